@@ -99,6 +99,8 @@ def decisions(outputs: np.ndarray, manifest: pd.DataFrame, observer: str, *, map
               rule="mean-logit") -> pd.DataFrame:
     """Trial-table rows from raw outputs: category scores, response (argmax), decision margin.
 
+    The choice is among the mapping's categories that occur as stimulus labels (all 16 for the
+    model-vs-human sets): a forced choice over the experiment's alternatives, as for the humans.
     A target tied with the best other category has margin 0 and is wrong; its response is then the
     first tied non-target category, so ``correct == (response == label) == (margin > 0)`` always holds.
     """
@@ -110,6 +112,10 @@ def decisions(outputs: np.ndarray, manifest: pd.DataFrame, observer: str, *, map
         raise ValueError(f"label(s) {unknown[:5]} of the stimuli are not categories of the mapping "
                          f"({', '.join(categories[:16])}{', ...' if len(categories) > 16 else ''}); pass a "
                          "mapping whose categories are the stimulus labels")
+    if resolved is not None and len(set(labels)) < len(resolved):
+        # A forced choice among the experiment's alternatives: the categories that occur as labels.
+        present = set(labels)
+        resolved = {c: idx for c, idx in resolved.items() if c in present}
     result = margins_from_outputs(np.asarray(outputs, dtype=np.float64), labels, resolved, resolve_rule(rule))
     cats = np.asarray(result.categories, dtype=object)
     response = cats[result.predicted].copy()
