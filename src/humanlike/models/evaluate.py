@@ -116,6 +116,9 @@ def decisions(outputs: np.ndarray, manifest: pd.DataFrame, observer: str, *, map
         # A forced choice among the experiment's alternatives: the categories that occur as labels.
         present = set(labels)
         resolved = {c: idx for c, idx in resolved.items() if c in present}
+    if len(set(labels)) < 2 and resolved is not None:
+        raise ValueError(f"all stimuli have the label {labels[0]!r}: a decision needs at least two categories "
+                         "among the labels (use extract_features for features only)")
     result = margins_from_outputs(np.asarray(outputs, dtype=np.float64), labels, resolved, resolve_rule(rule))
     cats = np.asarray(result.categories, dtype=object)
     response = cats[result.predicted].copy()
