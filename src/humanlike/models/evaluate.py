@@ -302,7 +302,7 @@ class _nullpath:
         return False
 
 
-def evaluate(model, stimuli, *, experiment=None, weights="default", transform=None, layers=None,
+def evaluate(model, stimuli, *, experiment=None, name=None, weights="default", transform=None, layers=None,
              pool="flatten", batch_size=64, num_workers=0, device="auto", precision="float32",
              mapping="imagenet16", rule="mean-logit", cache_dir=None, executor=None, workers=None,
              shard_size=DEFAULT_SHARD_SIZE, progress=False) -> EvaluationResult:
@@ -315,6 +315,7 @@ def evaluate(model, stimuli, *, experiment=None, weights="default", transform=No
         (see :func:`~humanlike.models.spec.resolve_model`).
     stimuli : folder, manifest CSV path or manifest DataFrame (see :mod:`humanlike.data.stimuli`).
     experiment : experiment name (default: the stimulus folder's name) or the one to select.
+    name : observer name (default: the architecture's or the module's class name).
     weights : ``"default"`` (the library's pretrained weights from the local cache), ``None``/``"none"``
         (random initialisation, fixed seed), a torchvision weights name, or a local weights file.
     transform : preprocessing override (PIL RGB image -> CHW float tensor).
@@ -345,6 +346,8 @@ def evaluate(model, stimuli, *, experiment=None, weights="default", transform=No
     ...                   weights=None, layers=["avgpool"])  # doctest: +SKIP
     >>> result.trials[["item", "response", "decision_margin"]].head()  # doctest: +SKIP
     """
+    if name is not None:
+        model = resolve_model(model, weights=weights, transform=transform, name=name)
     return evaluate_many([model], stimuli, experiment=experiment, weights=weights, transform=transform,
                          layers=layers, pool=pool, batch_size=batch_size, num_workers=num_workers, device=device,
                          precision=precision, mapping=mapping, rule=rule, cache_dir=cache_dir, executor=executor,

@@ -21,6 +21,7 @@ def register(sub, plan_sub) -> None:
                         help="one or more models, then the stimulus folder or manifest CSV")
     parser.add_argument("--out", type=Path, required=True, help="evaluation folder to write (merged if present)")
     parser.add_argument("--experiment", help="experiment name (default: the stimulus folder's name)")
+    parser.add_argument("--name", help="observer name for a single MODEL (default: the architecture's name)")
     parser.add_argument("--weights", default="default",
                         help="default (pretrained, from the local cache), none (random init), a torchvision "
                              "weights name, or a local weights file")
@@ -59,6 +60,12 @@ def run_evaluate_command(args) -> int:
     from ..models import evaluate_many, write_evaluation
 
     *models, stimuli = args.inputs
+    if args.name:
+        if len(models) != 1:
+            raise ValueError("--name needs exactly one MODEL")
+        from ..models import resolve_model
+
+        models = [resolve_model(models[0], weights=args.weights, name=args.name)]
     results = evaluate_many(
         models, stimuli, experiment=args.experiment, weights=args.weights, layers=args.layers, pool=args.pool,
         batch_size=args.batch_size, num_workers=args.num_workers, device=args.device, precision=args.precision,
