@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cli import emit_json, show_progress
+from .options import emit_json, show_progress
 
 
 def register(sub, plan_sub) -> None:
