@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .cli import emit_json
+from .options import confidence_level, emit_json, resample_count
 from .io import save_figure, write_table
 
 
@@ -23,11 +23,11 @@ def register(sub, plan_sub) -> None:
     mlds.add_argument("--link", choices=("probit", "logit", "cauchit"), default="probit")
     mlds.add_argument("--method", choices=("glm", "optim", "power"), default="glm",
                       help="glm (R's default), optim (psi_1 = 0, psi_p = 1, sigma free) or a power-function scale")
-    mlds.add_argument("--bootstrap", type=int, default=0, metavar="N", help="parametric bootstrap refits")
-    mlds.add_argument("--six-point", type=int, default=0, metavar="N", help="six-point test simulations")
-    mlds.add_argument("--runs", type=int, default=0, metavar="N", help="runs test / residual envelope simulations")
+    mlds.add_argument("--bootstrap", type=resample_count, default=0, metavar="N", help="parametric bootstrap refits")
+    mlds.add_argument("--six-point", type=resample_count, default=0, metavar="N", help="six-point test simulations")
+    mlds.add_argument("--runs", type=resample_count, default=0, metavar="N", help="runs test / residual envelope simulations")
     mlds.add_argument("--seed", type=int, default=0, help="random seed (same seed, same numbers)")
-    mlds.add_argument("--level", type=float, default=0.95, help="interval level (default %(default)s)")
+    mlds.add_argument("--level", type=confidence_level, default=0.95, help="interval level (default %(default)s)")
     mlds.add_argument("--observer", action="append", metavar="O", help="only this observer (repeatable)")
     mlds.add_argument("--firth", action="store_true",
                       help="separated (deterministic) data: report a Firth-penalised scale, flagged, instead of NaN")
