@@ -27,6 +27,7 @@ MAX_ITER = 100
 TOLERANCE = 1e-10
 SEPARATION_ETA = 7.0          # |η| > 7 means a fitted probability within 1.3e-12 of 0 or 1
 SMOOTHING = 0.5
+RUNAWAY_ETA = 12.0
 
 
 def design_matrix(trials, n_levels: int) -> np.ndarray:
@@ -121,7 +122,8 @@ def _fisher_scoring(x: np.ndarray, k: np.ndarray, n: np.ndarray, start=None, tol
         idx = np.flatnonzero(active)
         # Beyond |η| = 8 a probability is 0 or 1 to 1e-15: clipping keeps μ(1−μ) away from 0 and only
         # touches problems that are being flagged as separated anyway.
-        eta = np.clip(beta[idx] @ x.T, -8.0, 8.0)
+        raw = beta[idx] @ x.T
+        eta = np.clip(raw, -8.0, 8.0)
         mu = special.ndtr(eta)
         var = mu * (1.0 - mu)
         phi = np.exp(-0.5 * eta * eta) * (1.0 / np.sqrt(2.0 * np.pi))
@@ -134,14 +136,16 @@ def _fisher_scoring(x: np.ndarray, k: np.ndarray, n: np.ndarray, start=None, tol
         beta[idx] += step
         size = np.max(np.abs(beta[idx]), axis=1)
         done = np.max(np.abs(step), axis=1) < tol * (1.0 + size)
-        runaway = size > 1e6
+        # A fitted probability beyond 1e-30 of 0 or 1 on a shown trial type: the iterates are running
+        # off to infinity (separation); continuing only burns time before the smoothed refit.
+        runaway = (size > 1e6) | np.any((n[idx] > 0) & (np.abs(raw) > RUNAWAY_ETA), axis=1)
         converged[idx[done]] = True
         active[idx[done | runaway]] = False
     return beta, converged
 
 
 def fit_count_scales(trials, n_levels: int, successes, totals, start=None,
-                     tol: float = TOLERANCE) -> ScaleFits:
+                     tol: float = TOLERANCE, separated=None) -> ScaleFits:
     """Fit MLDS GLM scales to many sets of counts over one set of trial types.
 
     Parameters
@@ -155,6 +159,10 @@ def fit_count_scales(trials, n_levels: int, successes, totals, start=None,
         Starting ψ (e.g. the point estimate when fitting bootstrap replicates: a few steps then suffice).
     tol : float
         Convergence when no coefficient moves by more than ``tol`` relative to the largest.
+    separated : bool array (...), optional
+        Problems known to be separated (bootstrap replicates of a separated scale: resampled trials
+        of separable data stay separable); they go straight to the smoothed fit and their
+        ``loglik`` is NaN.
 
     Returns
     -------
@@ -185,17 +193,31 @@ def fit_count_scales(trials, n_levels: int, successes, totals, start=None,
     if start is not None:
         start = np.broadcast_to(np.asarray(start, dtype=np.float64), lead + (n_levels,)).reshape(-1, n_levels)
         start = np.where(np.isfinite(start), start, 0.0)[:, 1:]
-    beta, converged = _fisher_scoring(x, k2, n2, start, tol)
-    eta = beta @ x.T
+    known = (np.zeros(len(k2), bool) if separated is None
+             else np.broadcast_to(np.asarray(separated, bool), lead).reshape(-1))
+    beta = np.zeros((len(k2), x.shape[1]))
+    converged = np.zeros(len(k2), bool)
+    loglik = np.full(len(k2), np.nan)
     shown = n2 > 0
-    separated = ~converged | np.any(shown & (np.abs(eta) > SEPARATION_ETA), axis=1)
-    loglik = _loglik(eta, k2, n2)
-    if separated.any():
-        idx = np.flatnonzero(separated)
+    plain = np.flatnonzero(~known)
+    if len(plain):
+        b, c = _fisher_scoring(x, k2[plain], n2[plain], None if start is None else start[plain], tol)
+        beta[plain], converged[plain] = b, c
+        eta = b @ x.T
+        loglik[plain] = _loglik(eta, k2[plain], n2[plain])
+        found = ~c | np.any(shown[plain] & (np.abs(eta) > SEPARATION_ETA), axis=1)
+    else:
+        found = np.zeros(0, bool)
+    is_separated = known.copy()
+    is_separated[plain] = found
+    if is_separated.any():
+        idx = np.flatnonzero(is_separated)
         add = np.where(shown[idx], SMOOTHING, 0.0)
-        smooth_beta, smooth_conv = _fisher_scoring(x, k2[idx] + add, n2[idx] + 2 * add, None, tol)
+        smooth_beta, smooth_conv = _fisher_scoring(x, k2[idx] + add, n2[idx] + 2 * add,
+                                                   None if start is None else start[idx], tol)
         beta[idx] = smooth_beta
         converged[idx] = smooth_conv
+    separated = is_separated
     psi = np.concatenate([np.zeros((len(beta), 1)), beta], axis=1)
     return ScaleFits(psi.reshape(lead + (n_levels,)), loglik.reshape(lead), separated.reshape(lead),
                      n2.sum(axis=1).reshape(lead), converged.reshape(lead))
