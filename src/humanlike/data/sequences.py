@@ -322,3 +322,48 @@ def read_sequence_manifest(path) -> pd.DataFrame:
                             "from the later to the earlier class name; class pairs must be oriented by "
                             "sorted class names")
     return frame
+
+
+class ManifestSequences:
+    """The sequences of a manifest, for the in-memory observers (pixel, Gabor).
+
+    Only the two end images of every sequence are read (levels 1 and n, i.e. the blurred grey a′ and
+    b′); the observers blend them exactly as the writer did, so the interior PNGs (rounded to 8 bits)
+    are not needed. ``pairs`` and ``alphas`` mirror :class:`SequenceSet`.
+    """
+
+    def __init__(self, manifest):
+        frame = manifest if isinstance(manifest, pd.DataFrame) else read_sequence_manifest(manifest)
+        n_levels = int(frame["level"].max())
+        if "alpha" in frame:
+            alphas = frame[frame["sequence"] == frame["sequence"].iloc[0]].sort_values("level")["alpha"].to_numpy(float)
+        else:
+            alphas = blend_alphas(n_levels)
+        self.alphas = alphas
+        ends = frame[frame["level"].isin([1, n_levels])].sort_values(["sequence", "level"])
+        first = ends[ends["level"] == 1].set_index("sequence")
+        last = ends[ends["level"] == n_levels].set_index("sequence")
+        self._paths: list[str] = []
+        index: dict[str, int] = {}
+
+        def code(path: str) -> int:
+            if path not in index:
+                index[path] = len(self._paths)
+                self._paths.append(path)
+            return index[path]
+
+        self.pairs = pd.DataFrame({
+            "sequence": first.index.to_numpy(), "class_a": first["class_a"].to_numpy(),
+            "class_b": first["class_b"].to_numpy(),
+            "index_a": [code(p) for p in first["path"]], "index_b": [code(p) for p in last.loc[first.index, "path"]]})
+        self._cache: dict[int, np.ndarray] = {}
+
+    @property
+    def n_levels(self) -> int:
+        return len(self.alphas)
+
+    def blurred_image(self, cls: str, index: int) -> np.ndarray:  # noqa: ARG002 - same call as SequenceSet
+        """The end image ``index`` (grey, as written)."""
+        if index not in self._cache:
+            self._cache[index] = to_grey(_read_image(Path(self._paths[index]))).astype(np.float64)
+        return self._cache[index]

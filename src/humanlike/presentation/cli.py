@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan = sub.add_parser("plan", help="experiment planning: how many trials / observers are enough")
     plan_sub = plan.add_subparsers(dest="plan_command", required=True, metavar="METRIC")
     cli_ec.register(sub, plan_sub)
-    for name in ("cli_dmc", "cli_ood"):
+    for name in ("cli_dmc", "cli_ood", "cli_psychscore"):
         module = _optional_module(name)
         if module is not None:
             module.register(sub, plan_sub)
