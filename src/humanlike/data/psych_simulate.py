@@ -37,7 +37,8 @@ class SimulatedPopulation:
 
 def simulate_population(pairs: pd.DataFrame, n_levels: int = 7, n_observers: int = 10,
                         design: str = "triads", exponent_sd: float = 0.5, instance_sd: float = 0.15,
-                        noise: tuple[float, float] = (0.08, 0.2), seed: int = 0) -> SimulatedPopulation:
+                        noise: tuple[float, float] = (0.08, 0.2), seed: int = 0,
+                        response_seed: int | None = None) -> SimulatedPopulation:
     """Simulate a population judging every trial of every sequence once.
 
     Parameters
@@ -55,6 +56,9 @@ def simulate_population(pairs: pd.DataFrame, n_levels: int = 7, n_observers: int
     noise : (low, high)
         Range of the people's σ (standard-scale units).
     seed : int
+        Seed of the planted scales (and, by default, of everything else).
+    response_seed : int, optional
+        Seed of the people's noise levels and responses: the same planted scales judged anew.
 
     Returns
     -------
@@ -89,11 +93,12 @@ def simulate_population(pairs: pd.DataFrame, n_levels: int = 7, n_observers: int
     else:
         delta = psi[:, trials[:, 0]] - psi[:, trials[:, 1]] - psi[:, trials[:, 2]] + psi[:, trials[:, 3]]
     names = [f"subject-{k + 1:02d}" for k in range(n_observers)]
-    sigma = np.array([seeded_stream(seed, "noise", n).uniform(lo, hi) for n in names])
+    seed_r = seed if response_seed is None else response_seed
+    sigma = np.array([seeded_stream(seed_r, "noise", n).uniform(lo, hi) for n in names])
     frames = []
     n_seq, n_trials = delta.shape
     for name, s in zip(names, sigma):
-        u = seeded_stream(seed, "responses", name).random(delta.shape)
+        u = seeded_stream(seed_r, "responses", name).random(delta.shape)
         response = (u < special.ndtr(delta / s)).astype(np.int8)
         frame = pd.DataFrame({
             "observer": name, "observer_kind": "human",

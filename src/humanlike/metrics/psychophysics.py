@@ -94,10 +94,13 @@ def quad_design(n_levels: int) -> np.ndarray:
 def pairwise_distances(features) -> np.ndarray:
     """ℓ2 distances between the levels of each sequence: (..., levels, dims) -> (..., levels, levels)."""
     f = np.asarray(features, dtype=np.float64)
-    sq = np.einsum("...id,...id->...i", f, f)
-    gram = f @ np.swapaxes(f, -1, -2)
-    d2 = sq[..., :, None] + sq[..., None, :] - 2.0 * gram
-    return np.sqrt(np.maximum(d2, 0.0))
+    n = f.shape[-2]
+    out = np.zeros(f.shape[:-2] + (n, n))
+    # Direct differences, not the Gram-matrix identity: its cancellation leaves residues of ~1e-4 on
+    # large vectors, enough to break the exact ties that equal blend steps produce.
+    for i in range(n):
+        out[..., i, :] = np.sqrt(np.sum((f - f[..., i:i + 1, :]) ** 2, axis=-1))
+    return out
 
 
 def pair_differences(distances, design) -> np.ndarray:
