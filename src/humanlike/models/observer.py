@@ -50,17 +50,20 @@ def truncated_network(model, layers, weights=None):
             self.net = net
             self.cut = nn.Identity()
             self._held = None
-            self.net.get_submodule(deepest).register_forward_hook(self._stop)
 
         def _stop(self, module, inputs, output):
             self._held = output
             raise _Stop
 
         def forward(self, x):
+            # The stop hook lives only for this call: the user's module is left as it was given.
+            handle = self.net.get_submodule(deepest).register_forward_hook(self._stop)
             try:
                 self.net(x)
             except _Stop:
                 pass
+            finally:
+                handle.remove()
             held, self._held = self._held, None
             return self.cut(held)
 

@@ -33,7 +33,11 @@ def psychscore_figure(result: PsychScoreResult, title: str | None = None):
         colour = KIND_COLOUR.get(kinds.get(name, "model"), "#1f77b4")
         shown = np.clip(d, -span, span)
         if shown.size > 1 and np.ptp(shown) > 0:
-            parts = left.violinplot(shown, positions=[yi], vert=False, widths=0.8, showextrema=False)
+            try:
+                parts = left.violinplot(shown, positions=[yi], orientation="horizontal", widths=0.8,
+                                        showextrema=False)
+            except TypeError:  # matplotlib < 3.10
+                parts = left.violinplot(shown, positions=[yi], vert=False, widths=0.8, showextrema=False)
             for body in parts["bodies"]:
                 body.set_facecolor(colour)
                 body.set_alpha(0.25)
