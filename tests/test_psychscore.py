@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special
 
-from humanlike.analyses.psychscore import (JudgementError, orient_judgements, pool_class_counts,
-                                           psychophysical_score)
+from humanlike.analyses.psychscore import (JudgementError, normalise_judgements, orient_judgements,
+                                           pool_class_counts, psychophysical_score)
 from humanlike.data.observers import judgements_from_distances, random_judgements, sequence_distances
 from humanlike.data.psych_simulate import simulate_population
 from humanlike.data.sequences import (ManifestSequences, build_sequences, load_object_images, object_mask,
@@ -148,7 +148,7 @@ def test_pixel_observer_is_a_linear_scale(tmp_path):
     np.testing.assert_allclose(dist, np.abs(alphas[:, None] - alphas[None, :])[None] * norms[:, None, None],
                                rtol=1e-9)
     j = judgements_from_distances(dist, seqs.pairs, "pixel", seed=3)
-    t = j[["S1", "S2", "S3"]].to_numpy()
+    t = j[["s1", "s2", "s3"]].to_numpy()
     linear_delta = t[:, 0] - 2 * t[:, 1] + t[:, 2]
     assert np.array_equal(j["tie"].to_numpy(), linear_delta == 0)
     assert np.array_equal(j.loc[~j["tie"], "response"].to_numpy(), (linear_delta[~j["tie"]] > 0).astype(int))
@@ -286,8 +286,11 @@ def test_orientation_invariance_under_relabelling(scored):
     data, result = scored
     flipped = data.copy()
     rows = flipped["class_a"].isin(["c0", "c3"])          # relabel these sequences as running B -> A
-    s = flipped.loc[rows, ["S1", "S2", "S3"]].to_numpy()
-    flipped.loc[rows, ["S1", "S2", "S3"]] = (8 - s)          # level L -> n + 1 - L (descending triads)
+    s = flipped.loc[rows, ["s1", "s2", "s3"]].to_numpy(dtype=int)
+    flipped["s1"] = flipped["s1"].astype(int)
+    flipped["s2"] = flipped["s2"].astype(int)
+    flipped["s3"] = flipped["s3"].astype(int)
+    flipped.loc[rows, ["s1", "s2", "s3"]] = (8 - s)          # level L -> n + 1 - L (descending triads)
     flipped.loc[rows, "response"] = flipped.loc[rows, "response"]   # same judgement: stored in presentation order
     flipped.loc[rows, ["class_a", "class_b"]] = flipped.loc[rows, ["class_b", "class_a"]].to_numpy()
     again = psychophysical_score(flipped, n_resamples=200, seed=1)
@@ -299,7 +302,7 @@ def test_reversed_sequences_flip_skewness(population):
     data = population.judgements
     counts = pool_class_counts(data)
     mirrored = data.copy()
-    mirrored[["S1", "S2", "S3"]] = 8 - data[["S3", "S2", "S1"]].to_numpy()
+    mirrored[["s1", "s2", "s3"]] = 8 - data[["s3", "s2", "s1"]].to_numpy(dtype=int)
     mirrored["response"] = 1 - data["response"]
     fit = fit_count_scales(counts.trials, 7, counts.successes, counts.totals)
     c2 = pool_class_counts(mirrored)
@@ -329,9 +332,12 @@ def test_result_shapes_and_json(scored):
 def test_descending_triads_are_reordered():
     frame = pd.DataFrame({"observer": "o", "class_a": "a", "class_b": "b", "S1": [3, 1], "S2": [2, 2], "S3": [1, 3],
                           "response": [1, 0]})
-    out = orient_judgements(frame, 3)
-    assert out[["S1", "S2", "S3"]].to_numpy().tolist() == [[1, 2, 3], [1, 2, 3]]
+    out = normalise_judgements(frame)               # the R layout, one descending triad
+    assert out[["s1", "s2", "s3"]].to_numpy(dtype=int).tolist() == [[1, 2, 3], [1, 2, 3]]
     assert out["response"].tolist() == [0, 0]
+    mirrored = orient_judgements(out.assign(class_a="b", class_b="a"), 3)
+    assert mirrored[["class_a", "class_b"]].iloc[0].tolist() == ["a", "b"]
+    assert mirrored["response"].tolist() == [1, 1]
 
 
 def test_bad_tables_name_the_fault():

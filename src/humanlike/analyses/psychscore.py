@@ -22,15 +22,17 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from ..data.judgements import JudgementTableError, to_physical_order, validate_judgements
 from ..metrics.correlation import spearman_rows
 from ..metrics.psychophysics import scale_skewness
 from ..stats.engine import BLOCK, item_weights
 from ..stats.multiple import benjamini_hochberg
 from ..stats.results import Resampled
 from ..stats.rng import stream
-from ..stats.scales import fit_count_scales, flat_scale_test
+from ..stats.mlds_glm import is_separable
+from ..stats.scales import ScaleFits, design_matrix, fit_count_scales, flat_scale_test
 
-REQUIRED = ("observer", "class_a", "class_b", "S1", "S2", "S3", "response")
+REQUIRED = ("observer", "class_a", "class_b", "s1", "s2", "s3", "response")
 RANDOM_BASELINE = "random"
 DEFAULT_RESAMPLES = 1000
 
@@ -53,48 +55,63 @@ class ClassCounts:
     totals: np.ndarray
 
 
-def orient_judgements(judgements: pd.DataFrame, n_levels: int) -> pd.DataFrame:
-    """Put every trial in physical order and every class pair in sorted-name orientation.
+def normalise_judgements(judgements: pd.DataFrame) -> pd.DataFrame:
+    """The judgement table in canonical form: columns renamed from the R layout (``S1``..``S4``), rows
+    in physical order (:func:`humanlike.data.judgements.to_physical_order`), validated
+    (:func:`~humanlike.data.judgements.validate_judgements`), and ``class_a``/``class_b`` filled from
+    the scale id where a table has no class pairs (each scale is then its own unit)."""
+    frame = judgements.rename(columns={f"S{k}": f"s{k}" for k in range(1, 5)})
+    if "scale" not in frame and "sequence" in frame:
+        frame = frame.rename(columns={"sequence": "scale"})
+    if "class_a" not in frame and "class_b" not in frame and "scale" in frame:
+        frame = frame.assign(class_a=frame["scale"].astype(str), class_b="")
+    if "scale" not in frame and "class_a" in frame and "class_b" in frame:
+        frame = frame.assign(scale=frame["class_a"].astype(str) + "-" + frame["class_b"].astype(str))
+    missing = [c for c in REQUIRED if c not in frame]
+    if missing:
+        raise JudgementError(f"judgement table lacks columns {missing} (needs {list(REQUIRED)})")
+    try:
+        return validate_judgements(to_physical_order(validate_levels(frame)))
+    except JudgementTableError as err:
+        raise JudgementError(str(err)) from None
 
-    - A triad stored in descending order (S1 > S3) is reversed and its response flipped; a quadruple
-      whose pairs are stored in the other order (S1 > S3) has its pairs swapped and its response
-      flipped (R's ``SwapOrder``).
-    - A sequence running from the later to the earlier class name (class_a > class_b) is mirrored
-      (level L → n + 1 − L, the tuple reversed so it stays ascending; its two pairs trade places, so
-      the response flips) and its class names swapped. Skewness changes sign under this reversal, so
-      without it the score would depend on how each sequence happened to be labelled.
+
+def validate_levels(frame: pd.DataFrame) -> pd.DataFrame:
+    """Reject rows whose responses are not 0/1 before reordering would flip them into other values."""
+    response = pd.to_numeric(frame["response"], errors="coerce")
+    bad = ~response.isin([0, 1])
+    if bad.any():
+        row = frame.index[bad.to_numpy()][0]
+        raise JudgementError(f"row {row}: response must be 0 or 1, got {frame.loc[row, 'response']!r}")
+    return frame
+
+
+def orient_judgements(judgements: pd.DataFrame, n_levels: int) -> pd.DataFrame:
+    """Orient every class pair by sorted class names (physical order of the rows is assumed).
+
+    A sequence running from the later to the earlier class name (class_a > class_b) is mirrored
+    (level L → n + 1 − L, the tuple reversed so it stays ascending; its two pairs trade places, so the
+    response flips) and its class names swapped. Skewness changes sign under this reversal, so without
+    it the score would depend on how each sequence happened to be labelled.
     """
     frame = judgements.copy()
-    quads = "S4" in frame and frame["S4"].notna().any()
-    cols = ["S1", "S2", "S3", "S4"] if quads else ["S1", "S2", "S3"]
-    levels = frame[cols].to_numpy(dtype=np.int64, copy=True)
-    resp = frame["response"].to_numpy(dtype=np.int64, copy=True)
-    if quads:
-        swap = levels[:, 0] > levels[:, 2]
-        levels[swap] = levels[swap][:, [2, 3, 0, 1]]
-        if np.any((levels[:, 0] >= levels[:, 1]) | (levels[:, 2] >= levels[:, 3])):
-            bad = np.flatnonzero((levels[:, 0] >= levels[:, 1]) | (levels[:, 2] >= levels[:, 3]))[0]
-            raise JudgementError(f"row {bad}: the levels within each pair of a quadruple must ascend "
-                                 f"(got {levels[bad].tolist()})")
-    else:
-        swap = levels[:, 0] > levels[:, 2]
-        levels[swap] = levels[swap][:, ::-1]
-        if np.any((levels[:, 0] >= levels[:, 1]) | (levels[:, 1] >= levels[:, 2])):
-            bad = np.flatnonzero((levels[:, 0] >= levels[:, 1]) | (levels[:, 1] >= levels[:, 2]))[0]
-            raise JudgementError(f"row {bad}: triad levels must be three distinct levels in order "
-                                 f"(got {levels[bad].tolist()})")
-    resp = np.where(swap, 1 - resp, resp)
+    quads = frame["s4"].notna().to_numpy()
     mirror = (frame["class_a"].astype(str) > frame["class_b"].astype(str)).to_numpy()
-    if mirror.any():
-        levels[mirror] = (n_levels + 1 - levels[mirror])[:, ::-1]
-        resp = np.where(mirror, 1 - resp, resp)
-        a = frame["class_a"].astype(str).to_numpy()
-        b = frame["class_b"].astype(str).to_numpy()
-        frame["class_a"] = np.where(mirror, b, a)
-        frame["class_b"] = np.where(mirror, a, b)
+    if not mirror.any():
+        return frame
+    if quads.any() and not quads.all():
+        raise JudgementError("a table mixing triads and quadruples cannot be mirrored; orient it first")
+    cols = ["s1", "s2", "s3", "s4"] if quads.all() else ["s1", "s2", "s3"]
+    levels = frame[cols].to_numpy(dtype=np.int64, copy=True)
+    levels[mirror] = (n_levels + 1 - levels[mirror])[:, ::-1]
     for k, col in enumerate(cols):
-        frame[col] = levels[:, k]
-    frame["response"] = resp
+        frame[col] = pd.array(levels[:, k], dtype="Int64")
+    resp = frame["response"].to_numpy(dtype=np.int64, copy=True)
+    frame["response"] = np.where(mirror, 1 - resp, resp)
+    a = frame["class_a"].astype(str).to_numpy()
+    b = frame["class_b"].astype(str).to_numpy()
+    frame["class_a"] = np.where(mirror, b, a)
+    frame["class_b"] = np.where(mirror, a, b)
     return frame
 
 
@@ -104,8 +121,10 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
     Parameters
     ----------
     judgements : DataFrame
-        Columns observer, class_a, class_b, S1, S2, S3 (S4 for quadruples), response (0/1), and
-        observer_kind (``human``/``model``/``random``) when ``reference="humans"``.
+        The difference-judgement table (:mod:`humanlike.data.judgements`: observer, scale, s1..s4,
+        response; the R layout's ``S1``..``S4`` are accepted) with ``class_a``/``class_b`` (without them
+        every scale is its own unit) and ``observer_kind`` (``human``/``model``/``random``) when
+        ``reference="humans"``.
     reference : str
         ``"humans"``: all observers of kind ``human`` pooled into one population observer ``humans``;
         otherwise the name of one observer.
@@ -117,24 +136,13 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
     ClassCounts
         The reference is the first observer.
     """
-    missing = [c for c in REQUIRED if c not in judgements]
-    if missing:
-        raise JudgementError(f"judgement table lacks columns {missing} (needs {list(REQUIRED)})")
-    if len(judgements) == 0:
-        raise JudgementError("judgement table is empty")
-    bad_resp = ~judgements["response"].isin([0, 1])
-    if bad_resp.any():
-        row = judgements.index[bad_resp][0]
-        raise JudgementError(f"row {row}: response must be 0 or 1, got {judgements.loc[row, 'response']!r}")
-    cols = [c for c in ("S1", "S2", "S3", "S4") if c in judgements and judgements[c].notna().any()]
-    if judgements[cols].isna().any().any():
-        row = judgements.index[judgements[cols].isna().any(axis=1)][0]
-        raise JudgementError(f"row {row}: missing stimulus level in {cols}")
-    top = int(judgements[cols].to_numpy().max())
+    frame = normalise_judgements(judgements)
+    level_cols = ["s1", "s2", "s3", "s4"]
+    top = int(np.nanmax(frame[level_cols].to_numpy(dtype=float, na_value=np.nan)))
     n_levels = top if n_levels is None else int(n_levels)
-    if judgements[cols].to_numpy().min() < 1 or top > n_levels:
-        raise JudgementError(f"stimulus levels must lie in 1..{n_levels}")
-    frame = orient_judgements(judgements, n_levels)
+    if top > n_levels:
+        raise JudgementError(f"stimulus levels must lie in 1..{n_levels}, found level {top}")
+    frame = orient_judgements(frame, n_levels)
     frame["observer"] = frame["observer"].astype(str)
     if reference == "humans":
         if "observer_kind" not in frame:
@@ -150,9 +158,7 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
     observers = [reference] + sorted(o for o in frame["observer"].unique() if o != reference)
     unique_pairs = frame[["class_a", "class_b"]].astype(str).drop_duplicates()
     class_pairs = sorted(zip(unique_pairs["class_a"], unique_pairs["class_b"]))
-    tuples = frame[cols].to_numpy(dtype=np.int64)
-    if len(cols) == 3:
-        tuples = np.concatenate([tuples, np.zeros((len(tuples), 1), np.int64)], axis=1)
+    tuples = frame[level_cols].fillna(0).to_numpy(dtype=np.int64)          # s4 = 0 marks a triad
     trials, trial_index = np.unique(tuples, axis=0, return_inverse=True)
     obs_index = pd.Categorical(frame["observer"], categories=observers).codes
     pair_keys = frame["class_a"].astype(str) + "\x00" + frame["class_b"].astype(str)
@@ -207,6 +213,26 @@ def _resampled_counts(counts: ClassCounts, seed: int, start: int, stop: int):
             k_out[:, o, p] = draws[:, :m]
             n_out[:, o, p] = draws[:, :m] + draws[:, m:]
     return k_out, n_out
+
+
+def confirm_separation(counts: ClassCounts, fit):
+    """Cross-check the numerical separation flags with the exact linear-programming test
+    (:func:`humanlike.stats.mlds_glm.is_separable`) on every point-estimate scale; a scale the LP finds
+    separable but the iterations did not is refitted with the smoothing too."""
+    x = design_matrix(counts.trials, counts.n_levels)
+    lp = np.zeros(fit.separated.shape, dtype=bool)
+    for o, p in np.ndindex(*fit.separated.shape):
+        k, n = counts.successes[o, p], counts.totals[o, p]
+        ones, zeros = k > 0, (n - k) > 0
+        rows = np.concatenate([x[ones], x[zeros]])
+        y = np.concatenate([np.ones(ones.sum()), np.zeros(zeros.sum())])
+        lp[o, p] = is_separable(rows, y)
+    extra = lp & ~fit.separated
+    if not extra.any():
+        return fit
+    smoothed = fit_count_scales(counts.trials, counts.n_levels, counts.successes, counts.totals, separated=extra)
+    psi = np.where(extra[..., None], smoothed.psi, fit.psi)
+    return ScaleFits(psi, fit.loglik, fit.separated | lp, fit.n_trials, fit.converged)
 
 
 def _pair_indices(weights: np.ndarray) -> np.ndarray:
@@ -327,7 +353,7 @@ def psychophysical_score(judgements: pd.DataFrame, reference: str = "humans", n_
     n_obs, n_pairs, _ = counts.totals.shape
     if n_pairs < 3:
         raise JudgementError(f"a rank correlation over class pairs needs at least 3 class pairs, got {n_pairs}")
-    fit = fit_count_scales(counts.trials, counts.n_levels, counts.successes, counts.totals)
+    fit = confirm_separation(counts, fit_count_scales(counts.trials, counts.n_levels, counts.successes, counts.totals))
     skew = scale_skewness(fit.psi)                                     # (observers, pairs)
     score, rho, var = _scores(skew)
     rep_skew = np.full((n_resamples, n_obs, n_pairs), np.nan)
@@ -359,7 +385,9 @@ def psychophysical_score(judgements: pd.DataFrame, reference: str = "humans", n_
         columns.append(rep_var[:, j])
     settings = {"n_resamples": n_resamples, "level": level, "seed": seed, "reference": reference,
                 "resampling": "class pairs, and trials within every scale", "n_levels": counts.n_levels,
-                "link": "probit", "separation": "flagged; refitted with +1/2 success and failure per trial type"}
+                "link": "probit",
+                "separation": "detected (iterations and the LP test); refitted with +1/2 success and failure per "
+                              "trial type"}
     scores = Resampled(np.array(estimate), np.column_stack(columns) if n_resamples else np.zeros((0, len(labels))),
                        labels, ("observer", "metric"), np.array(reasons, dtype=object), settings=settings, level=level)
     scales, chance = _scale_tables(counts, fit, skew, rep_skew, level)

@@ -27,7 +27,6 @@ import pandas as pd
 from ..metrics.psychophysics import pair_differences, pairwise_distances, quad_design, tie_mask, triad_design
 
 DESIGNS = ("triads", "quads")
-JUDGEMENT_KEY_COLUMNS = ("observer", "observer_kind", "sequence", "class_a", "class_b")
 
 
 def seeded_stream(seed: int, *key) -> np.random.Generator:
@@ -159,8 +158,9 @@ def judgements_from_distances(distances, pairs: pd.DataFrame, observer: str, des
     Returns
     -------
     DataFrame
-        One row per trial: observer, observer_kind, sequence, class_a, class_b, S1..S3 (or S4), response,
-        tie (whether the two distances were equal and the response a coin flip).
+        One row per trial in the judgement-table layout: observer, scale (the sequence), s1..s4 (s4
+        missing for triads), response, observer_kind, class_a, class_b, tie (whether the two distances
+        were equal and the response a coin flip).
     """
     d = np.asarray(distances, dtype=np.float64)
     if d.ndim != 3 or d.shape[1] != d.shape[2] or len(d) != len(pairs):
@@ -186,15 +186,18 @@ def random_judgements(pairs: pd.DataFrame, n_levels: int, design: str = "triads"
 
 def _table(pairs: pd.DataFrame, trials: np.ndarray, response: np.ndarray, observer: str, kind: str,
            ties) -> pd.DataFrame:
+    """Rows in the difference-judgement table's layout (:mod:`humanlike.data.judgements`): ``scale`` is
+    the sequence id, ``s4`` missing for triads; ``class_a``/``class_b`` name the class pair."""
     n_seq, n_trials = response.shape
     frame = pd.DataFrame({
-        "observer": observer, "observer_kind": kind,
-        "sequence": np.repeat(pairs["sequence"].to_numpy(), n_trials),
-        "class_a": np.repeat(pairs["class_a"].to_numpy(), n_trials),
-        "class_b": np.repeat(pairs["class_b"].to_numpy(), n_trials)})
-    for k in range(trials.shape[1]):
-        frame[f"S{k + 1}"] = np.tile(trials[:, k], n_seq)
-    frame["response"] = response.ravel()
+        "observer": observer, "scale": np.repeat(pairs["sequence"].to_numpy(), n_trials)})
+    for k in range(4):
+        frame[f"s{k + 1}"] = (pd.array(np.tile(trials[:, k], n_seq), dtype="Int64") if k < trials.shape[1]
+                              else pd.array([pd.NA] * len(frame), dtype="Int64"))
+    frame["response"] = response.ravel().astype(int)
+    frame["observer_kind"] = kind
+    frame["class_a"] = np.repeat(pairs["class_a"].to_numpy(), n_trials)
+    frame["class_b"] = np.repeat(pairs["class_b"].to_numpy(), n_trials)
     if ties is not None:
         frame["tie"] = np.asarray(ties).ravel()
     return frame

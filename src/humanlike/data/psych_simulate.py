@@ -25,8 +25,8 @@ from .observers import design_for, seeded_stream
 class SimulatedPopulation:
     """Judgements of a simulated population and the truth they were drawn from.
 
-    ``judgements``: one row per trial (observer, observer_kind = "human", sequence, class_a, class_b,
-    S1..S3 or S4, response). ``planted``: one row per class pair with the planted exponent ``gamma``
+    ``judgements``: one row per trial in the judgement-table layout (observer, scale = the sequence,
+    s1..s4, response) plus observer_kind = "human", class_a, class_b. ``planted``: one row per class pair with the planted exponent ``gamma``
     and skewness ``skewness``. ``noise``: σ per observer.
     """
 
@@ -100,14 +100,14 @@ def simulate_population(pairs: pd.DataFrame, n_levels: int = 7, n_observers: int
     for name, s in zip(names, sigma):
         u = seeded_stream(seed_r, "responses", name).random(delta.shape)
         response = (u < special.ndtr(delta / s)).astype(np.int8)
-        frame = pd.DataFrame({
-            "observer": name, "observer_kind": "human",
-            "sequence": np.repeat(pairs["sequence"].to_numpy(), n_trials),
-            "class_a": np.repeat(pairs["class_a"].to_numpy(), n_trials),
-            "class_b": np.repeat(pairs["class_b"].to_numpy(), n_trials)})
-        for k in range(trials.shape[1]):
-            frame[f"S{k + 1}"] = np.tile(trials[:, k] + 1, n_seq)
-        frame["response"] = response.ravel()
+        frame = pd.DataFrame({"observer": name, "scale": np.repeat(pairs["sequence"].to_numpy(), n_trials)})
+        for k in range(4):
+            frame[f"s{k + 1}"] = (pd.array(np.tile(trials[:, k] + 1, n_seq), dtype="Int64") if k < trials.shape[1]
+                                  else pd.array([pd.NA] * len(frame), dtype="Int64"))
+        frame["response"] = response.ravel().astype(int)
+        frame["observer_kind"] = "human"
+        frame["class_a"] = np.repeat(pairs["class_a"].to_numpy(), n_trials)
+        frame["class_b"] = np.repeat(pairs["class_b"].to_numpy(), n_trials)
         frames.append(frame)
     gamma = np.exp([log_gamma[cp] for cp in class_pairs])
     planted = pd.DataFrame({
