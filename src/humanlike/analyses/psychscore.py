@@ -360,12 +360,15 @@ def psychophysical_score(judgements: pd.DataFrame, reference: str = "humans", n_
     rep_score = np.full((n_resamples, n_obs - 1), np.nan)
     rep_rho = np.full((n_resamples, n_obs - 1), np.nan)
     rep_var = np.full((n_resamples, n_obs), np.nan)
+    n_unconverged = 0
     for start in range(0, n_resamples, chunk):
         stop = min(start + chunk, n_resamples)
         k, n = _resampled_counts(counts, seed, start, stop)
         refit = fit_count_scales(counts.trials, counts.n_levels, k, n, start=fit.psi, tol=1e-8,
                                  separated=fit.separated)
         s = scale_skewness(refit.psi)                                  # (R, observers, pairs)
+        s = np.where(refit.converged, s, np.nan)        # a fit that did not settle is no replicate
+        n_unconverged += int(np.sum(~refit.converged))
         rep_skew[start:stop] = s
         idx = _pair_indices(item_weights(seed, ("class-pairs",), n_pairs, start, stop))
         drawn = np.take_along_axis(s, idx[:, None, :], axis=2)
@@ -388,6 +391,7 @@ def psychophysical_score(judgements: pd.DataFrame, reference: str = "humans", n_
                 "link": "probit",
                 "separation": "detected (iterations and the LP test); refitted with +1/2 success and failure per "
                               "trial type"}
+    settings["unconverged_replicate_fits"] = n_unconverged
     scores = Resampled(np.array(estimate), np.column_stack(columns) if n_resamples else np.zeros((0, len(labels))),
                        labels, ("observer", "metric"), np.array(reasons, dtype=object), settings=settings, level=level)
     scales, chance = _scale_tables(counts, fit, skew, rep_skew, level)

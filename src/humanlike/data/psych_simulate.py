@@ -115,3 +115,27 @@ def simulate_population(pairs: pd.DataFrame, n_levels: int = 7, n_observers: int
         "gamma": gamma, "skewness": scale_skewness(alphas[None, :] ** gamma[:, None])})
     return SimulatedPopulation(pd.concat(frames, ignore_index=True), planted,
                                pd.Series(sigma, index=names, name="sigma"))
+
+
+def simulate_psychscore_demo(n_classes: int = 8, sequences_per_pair: int = 3, n_humans: int = 6,
+                             seed: int = 0) -> pd.DataFrame:
+    """Judgements for the built-in demo, no images needed: a human population and two model observers
+    on abstract class pairs (``class-01`` …). ``model-humanlike`` shares the humans' planted scales and
+    judges anew (its score should be high); ``model-alien`` has scales of its own (score near 0).
+
+    Examples
+    --------
+    >>> sorted(simulate_psychscore_demo(n_classes=3, n_humans=1)["observer"].unique())
+    ['model-alien', 'model-humanlike', 'subject-01']
+    """
+    import itertools
+
+    classes = [f"class-{k + 1:02d}" for k in range(n_classes)]
+    pairs = pd.DataFrame([{"sequence": f"{a}-{b}-{k:02d}", "class_a": a, "class_b": b}
+                          for a, b in itertools.combinations(classes, 2) for k in range(sequences_per_pair)])
+    humans = simulate_population(pairs, n_observers=n_humans, seed=seed).judgements
+    like = simulate_population(pairs, n_observers=2, seed=seed, response_seed=seed + 1).judgements
+    alien = simulate_population(pairs, n_observers=2, seed=seed + 2).judgements
+    like = like.assign(observer="model-humanlike", observer_kind="model")
+    alien = alien.assign(observer="model-alien", observer_kind="model")
+    return pd.concat([humans, like, alien], ignore_index=True)

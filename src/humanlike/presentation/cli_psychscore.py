@@ -154,3 +154,20 @@ def format_result(result) -> str:
     lines.append(f"{result.reference} scales vs chance (flat scale, LR test): G = {chance.G:.1f}, df = {chance.df}, "
                  f"p = {chance.p:.3g}; {chance.class_pairs_not_flat}/{chance.class_pairs} class pairs not flat (BH 5%)")
     return "\n".join(lines)
+
+
+def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial table is not used here
+    """The Psychophysical-Score on simulated judgements: the score table and the Figure-2 plot."""
+    import matplotlib.pyplot as plt
+
+    from ..analyses.psychscore import psychophysical_score
+    from ..data.psych_simulate import simulate_psychscore_demo
+    from .plots_psych import psychscore_figure
+
+    result = psychophysical_score(simulate_psychscore_demo(seed=args.seed), n_resamples=min(int(args.resamples), 200),
+                                  level=args.level, seed=args.seed)
+    out = Path(args.out)
+    fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
+    files = [write_table(result.to_frame(), out / "psychscore", args.format), save_figure(fig, out / "psychscore.png")]
+    plt.close(fig)
+    return files

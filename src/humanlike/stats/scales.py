@@ -28,6 +28,7 @@ TOLERANCE = 1e-10
 SEPARATION_ETA = 7.0          # |η| > 7 means a fitted probability within 1.3e-12 of 0 or 1
 SMOOTHING = 0.5
 RUNAWAY_ETA = 12.0
+DEVIANCE_TOLERANCE = 1e-14
 
 
 def design_matrix(trials, n_levels: int) -> np.ndarray:
@@ -116,13 +117,14 @@ def _fisher_scoring(x: np.ndarray, k: np.ndarray, n: np.ndarray, start=None, tol
     active = np.ones(n_problems, dtype=bool)
     converged = np.zeros(n_problems, dtype=bool)
     ridge = 1e-12 * np.eye(q)
+    dev_old = np.full(n_problems, np.inf)
     for _ in range(MAX_ITER):
         if not active.any():
             break
         idx = np.flatnonzero(active)
+        raw = beta[idx] @ x.T
         # Beyond |η| = 8 a probability is 0 or 1 to 1e-15: clipping keeps μ(1−μ) away from 0 and only
         # touches problems that are being flagged as separated anyway.
-        raw = beta[idx] @ x.T
         eta = np.clip(raw, -8.0, 8.0)
         mu = special.ndtr(eta)
         var = mu * (1.0 - mu)
@@ -133,13 +135,30 @@ def _fisher_scoring(x: np.ndarray, k: np.ndarray, n: np.ndarray, start=None, tol
             step = np.linalg.solve(info, score[..., None])[..., 0]
         except np.linalg.LinAlgError:
             step = np.einsum("bij,bj->bi", np.linalg.pinv(info), score)
-        beta[idx] += step
+        old_beta = beta[idx]
+        dev_before = -2.0 * _loglik(eta, k[idx], n[idx])
+        dev = -2.0 * _loglik(np.clip((old_beta + step) @ x.T, -8.0, 8.0), k[idx], n[idx])
+        # Step halving (as R's glm.fit does on a rising deviance): from a warm start on a flat,
+        # smoothed likelihood a full Fisher step can overshoot and run away.
+        for _halving in range(20):
+            worse = dev > dev_before * (1 + 1e-12) + 1e-12
+            if not worse.any():
+                break
+            step[worse] *= 0.5
+            dev[worse] = -2.0 * _loglik(np.clip((old_beta[worse] + step[worse]) @ x.T, -8.0, 8.0),
+                                        k[idx[worse]], n[idx[worse]])
+        beta[idx] = old_beta + step
         size = np.max(np.abs(beta[idx]), axis=1)
-        done = np.max(np.abs(step), axis=1) < tol * (1.0 + size)
+        # Converged when the coefficients stop moving, or (as R's glm.fit) when the deviance stops
+        # changing: on flat likelihoods (smoothed near-separated scales) the coefficients can wander in
+        # the last digits long after the fit is settled.
+        done = (np.max(np.abs(step), axis=1) < tol * (1.0 + size)) | (
+            np.abs(dev - dev_old[idx]) / (np.abs(dev) + 0.1) < DEVIANCE_TOLERANCE)
+        dev_old[idx] = dev
         # A fitted probability beyond 1e-30 of 0 or 1 on a shown trial type: the iterates are running
         # off to infinity (separation); continuing only burns time before the smoothed refit.
         runaway = (size > 1e6) | np.any((n[idx] > 0) & (np.abs(raw) > RUNAWAY_ETA), axis=1)
-        converged[idx[done]] = True
+        converged[idx[done & ~runaway]] = True
         active[idx[done | runaway]] = False
     return beta, converged
 
