@@ -99,6 +99,8 @@ def decisions(outputs: np.ndarray, manifest: pd.DataFrame, observer: str, *, map
               rule="mean-logit") -> pd.DataFrame:
     """Trial-table rows from raw outputs: category scores, response (argmax), decision margin.
 
+    The choice is among the mapping's categories that occur as stimulus labels (all 16 for the
+    model-vs-human sets): a forced choice over the experiment's alternatives, as for the humans.
     A target tied with the best other category has margin 0 and is wrong; its response is then the
     first tied non-target category, so ``correct == (response == label) == (margin > 0)`` always holds.
     """
@@ -110,6 +112,13 @@ def decisions(outputs: np.ndarray, manifest: pd.DataFrame, observer: str, *, map
         raise ValueError(f"label(s) {unknown[:5]} of the stimuli are not categories of the mapping "
                          f"({', '.join(categories[:16])}{', ...' if len(categories) > 16 else ''}); pass a "
                          "mapping whose categories are the stimulus labels")
+    if resolved is not None and len(set(labels)) < len(resolved):
+        # A forced choice among the experiment's alternatives: the categories that occur as labels.
+        present = set(labels)
+        resolved = {c: idx for c, idx in resolved.items() if c in present}
+    if len(set(labels)) < 2 and resolved is not None:
+        raise ValueError(f"all stimuli have the label {labels[0]!r}: a decision needs at least two categories "
+                         "among the labels (use extract_features for features only)")
     result = margins_from_outputs(np.asarray(outputs, dtype=np.float64), labels, resolved, resolve_rule(rule))
     cats = np.asarray(result.categories, dtype=object)
     response = cats[result.predicted].copy()
@@ -293,7 +302,7 @@ class _nullpath:
         return False
 
 
-def evaluate(model, stimuli, *, experiment=None, weights="default", transform=None, layers=None,
+def evaluate(model, stimuli, *, experiment=None, name=None, weights="default", transform=None, layers=None,
              pool="flatten", batch_size=64, num_workers=0, device="auto", precision="float32",
              mapping="imagenet16", rule="mean-logit", cache_dir=None, executor=None, workers=None,
              shard_size=DEFAULT_SHARD_SIZE, progress=False) -> EvaluationResult:
@@ -306,6 +315,7 @@ def evaluate(model, stimuli, *, experiment=None, weights="default", transform=No
         (see :func:`~humanlike.models.spec.resolve_model`).
     stimuli : folder, manifest CSV path or manifest DataFrame (see :mod:`humanlike.data.stimuli`).
     experiment : experiment name (default: the stimulus folder's name) or the one to select.
+    name : observer name (default: the architecture's or the module's class name).
     weights : ``"default"`` (the library's pretrained weights from the local cache), ``None``/``"none"``
         (random initialisation, fixed seed), a torchvision weights name, or a local weights file.
     transform : preprocessing override (PIL RGB image -> CHW float tensor).
@@ -336,6 +346,8 @@ def evaluate(model, stimuli, *, experiment=None, weights="default", transform=No
     ...                   weights=None, layers=["avgpool"])  # doctest: +SKIP
     >>> result.trials[["item", "response", "decision_margin"]].head()  # doctest: +SKIP
     """
+    if name is not None:
+        model = resolve_model(model, weights=weights, transform=transform, name=name)
     return evaluate_many([model], stimuli, experiment=experiment, weights=weights, transform=transform,
                          layers=layers, pool=pool, batch_size=batch_size, num_workers=num_workers, device=device,
                          precision=precision, mapping=mapping, rule=rule, cache_dir=cache_dir, executor=executor,

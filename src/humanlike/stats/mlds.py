@@ -145,10 +145,10 @@ class MldsFit:
         return self.status in ("ok", "penalized")
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per level: level, stimulus, scale, standard_scale, standard_error."""
+        """One row per level: level, stimulus, scale, standard_scale, scale_se (Wald standard error of scale)."""
         return pd.DataFrame({
             "level": np.arange(1, self.n_levels + 1), "stimulus": self.stimulus, "scale": self.scale,
-            "standard_scale": self.standard_scale, "standard_error": self.standard_errors})
+            "standard_scale": self.standard_scale, "scale_se": self.standard_errors})
 
     def to_json_dict(self) -> dict:
         return {

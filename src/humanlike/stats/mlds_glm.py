@@ -27,6 +27,7 @@ R_MAXIT = 50_000
 _PROBIT_THRESH = -sps.norm.ppf(DOUBLE_EPS)
 _CAUCHIT_THRESH = -sps.cauchy.ppf(DOUBLE_EPS)
 _LOGIT_THRESH = 30.0
+_INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class Link:
 
     def derivative(self, eta: np.ndarray) -> np.ndarray:
         if self.name == "probit":
-            return np.maximum(sps.norm.pdf(eta), DOUBLE_EPS)
+            return np.maximum(np.exp(-0.5 * eta * eta) * _INV_SQRT_2PI, DOUBLE_EPS)
         if self.name == "cauchit":
             return np.maximum(sps.cauchy.pdf(eta), DOUBLE_EPS)
         outside = np.abs(eta) > _LOGIT_THRESH
@@ -78,7 +79,8 @@ def as_link(link: str | Link) -> Link:
 
 def bernoulli_deviance(y: np.ndarray, mu: np.ndarray, axis: int = -1) -> np.ndarray:
     """Binomial deviance of 0/1 responses, summed over ``axis`` (R's ``binomial()$dev.resids``)."""
-    return -2.0 * np.sum(np.where(y > 0, np.log(mu), np.log1p(-mu)), axis=axis)
+    # One log per trial: the probability of the response given. 1 - mu is exact for mu near 1.
+    return -2.0 * np.sum(np.log(np.where(y > 0, mu, 1.0 - mu)), axis=axis)
 
 
 def r_deviance(y: np.ndarray, mu: np.ndarray) -> np.ndarray:
