@@ -30,8 +30,8 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                     "score every observer by |Spearman rho| with the reference's skewness over class pairs, "
                     "with a bootstrap over class pairs and trials.")
     ps.add_argument("judgements", nargs="*", type=Path,
-                    help="judgement tables (CSV/Parquet: observer, observer_kind, class_a, class_b, S1..S3[,S4], "
-                         "response)")
+                    help="difference-judgement tables (CSV/Parquet: observer, scale, s1..s3[,s4], response, "
+                         "observer_kind, class_a, class_b)")
     ps.add_argument("--sequences", type=Path, help="sequence folder/manifest for the built-in observers")
     ps.add_argument("--observers", nargs="*", choices=("pixel", "gabor", "random"), default=None,
                     help="built-in observers to run on --sequences (default: pixel gabor)")
@@ -118,6 +118,9 @@ def gather_judgements(args):
 def run_psychscore_command(args) -> int:
     from ..analyses.psychscore import psychophysical_score
 
+    if getattr(args, "observer_level", "none") != "none":
+        raise ValueError("psychscore resamples class pairs and the trials within every scale; "
+                         "--observer-level is not used here")
     judgements = gather_judgements(args)
     result = psychophysical_score(judgements, reference=args.reference, n_resamples=args.resamples,
                                   level=args.level, seed=args.seed)
