@@ -110,7 +110,7 @@ def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd
     --------
     >>> table = pd.DataFrame({"observer": "o", "scale": "s", "s1": [1], "s2": [2], "s3": [3],
     ...                       "response": [1]})
-    >>> validate_judgements(table)["s4"].isna().all()
+    >>> bool(validate_judgements(table)["s4"].isna().all())
     True
     """
     if not isinstance(frame, pd.DataFrame):
@@ -226,7 +226,7 @@ def to_physical_order(frame: pd.DataFrame) -> pd.DataFrame:
     moved = swap | flip
     response = np.array(pd.to_numeric(out["response"], errors="coerce"), dtype=float)
     response[moved] = 1 - response[moved]
-    out["response"] = response
+    out["response"] = response.astype(int) if np.all(np.isin(response, (0.0, 1.0))) else response
     previous = out["reversed"].fillna(False).astype(bool).to_numpy() if "reversed" in out else False
     out["reversed"] = moved ^ previous if "reversed" in frame else moved
     return out

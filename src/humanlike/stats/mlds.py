@@ -256,9 +256,9 @@ def fit_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "glm",
     Examples
     --------
     >>> from humanlike.data.simulate_mlds import simulate_judgements
-    >>> table = simulate_judgements(np.linspace(0, 1, 6) ** 2, sigma=0.1, repeats=3, seed=1)
+    >>> table = simulate_judgements(np.linspace(0, 1, 6) ** 2, sigma=0.3, repeats=3, seed=1)
     >>> fit = fit_mlds(table)
-    >>> fit.status, fit.standard_scale[0], fit.standard_scale[-1]
+    >>> fit.status, float(fit.standard_scale[0]), float(fit.standard_scale[-1])
     ('ok', 0.0, 1.0)
     """
     if link not in LINKS:
