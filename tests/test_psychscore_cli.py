@@ -131,3 +131,15 @@ def test_count_fit_equals_fit_mlds_on_real_data(shared_data):
             np.testing.assert_allclose(psi, reference.standard_scale, atol=1e-6)
             assert row.skewness == pytest.approx(scale_skewness(np.asarray(reference.scale)), abs=1e-6)
             assert not row.separated and row.p_flat < 1e-20
+
+
+def test_demo_extras_write_scores_and_figure(tmp_path):
+    import argparse
+
+    from humanlike.presentation.cli_psychscore import demo_extras
+
+    args = argparse.Namespace(seed=0, resamples=40, level=0.95, out=tmp_path, format="csv")
+    files = demo_extras(None, args)
+    assert [f.name for f in files] == ["psychscore.csv", "psychscore.png"]
+    table = pd.read_csv(files[0]).set_index("observer")
+    assert table.loc["model-humanlike", "score"] > 0.8 > table.loc["model-alien", "score"]
