@@ -27,6 +27,7 @@ class UndefinedPolicy(str, Enum):
 
 
 REASON_BOTH_CONSTANT = "both observers constant (expected agreement is 1)"
+REASON_FEWER_THAN_TWO = "fewer than two trials"
 
 
 def _as_float(*arrays):
@@ -83,10 +84,25 @@ def kappa(a, b, c, d, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):
 
 
 def kappa_reason(a, b, c, d) -> np.ndarray:
-    """A reason string per entry: '' where kappa is defined, the cause where it is NaN (strict policy)."""
-    p1, p2 = accuracies(a, b, c, d)
-    both_constant = ((p1 == 0) | (p1 == 1)) & ((p2 == 0) | (p2 == 1))
-    return np.where(both_constant, REASON_BOTH_CONSTANT, "")
+    """A reason string per entry: '' where kappa is defined, the cause where it is NaN (strict policy).
+
+    Kappa is undefined only when the expected agreement is 1: both observers constant *and* equal (both
+    always right or both always wrong). One observer always right and the other always wrong gives
+    expected agreement 0 and kappa 0 (defined, reason ''). A table of fewer than two trials is reported
+    as ``"fewer than two trials"`` (one trial makes both observers constant whatever they answer).
+
+    Examples
+    --------
+    >>> kappa_reason(10, 0, 0, 0).item(), kappa_reason(0, 10, 0, 0).item(), kappa_reason(1, 0, 0, 0).item()
+    ('both observers constant (expected agreement is 1)', '', 'fewer than two trials')
+    """
+    a, b, c, d = np.broadcast_arrays(*_as_float(a, b, c, d))
+    n = a + b + c + d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p1, p2 = (a + b) / n, (a + c) / n
+    undefined = ((p1 == 0) & (p2 == 0)) | ((p1 == 1) & (p2 == 1))
+    reason = np.where(undefined, REASON_BOTH_CONSTANT, "")
+    return np.where(n < 2, REASON_FEWER_THAN_TWO, reason).astype(object)
 
 
 def kappa_from_counts_and_margins(n11, k1, k2, n, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):
