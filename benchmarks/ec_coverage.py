@@ -32,7 +32,7 @@ from humanlike.stats.resampling import bootstrap_pair
 TRIALS = (50, 100, 200, 400, 800, 1600)
 ACCURACIES = ((0.55, 0.55), (0.7, 0.8), (0.55, 0.9), (0.9, 0.95), (0.95, 0.98), (0.98, 0.98))
 KAPPAS = (-0.2, 0.0, 0.2, 0.5, 0.8)
-METHODS = ("profile", "score", "union", "percentile", "bca")
+METHODS = ("profile", "profile-raw", "score", "percentile", "bca")
 
 
 def cell_seed(*key) -> np.random.SeedSequence:
@@ -63,8 +63,8 @@ def coverage_of_cell(cell, n_simulations: int, n_resamples: int, level: float = 
     bounds["profile"] = (np.asarray(prof.low), np.asarray(prof.high))
     score = ec_profile_interval(*unique.T, level=level, statistic="score")
     bounds["score"] = (np.asarray(score.low), np.asarray(score.high))
-    bounds["union"] = (np.minimum(bounds["profile"][0], bounds["score"][0]),
-                       np.maximum(bounds["profile"][1], bounds["score"][1]))
+    raw = ec_profile_interval(*unique.T, level=level, pseudo_count=0.0)
+    bounds["profile-raw"] = (np.asarray(raw.low), np.asarray(raw.high))
     boot_seeds = ss.spawn(len(unique))
     for method in ("percentile", "bca"):
         low, high = np.empty(len(unique)), np.empty(len(unique))
@@ -89,8 +89,8 @@ def markdown(rows, n_simulations: int, n_resamples: int, seconds: float) -> str:
         f"Produced by `benchmarks/ec_coverage.py`: {n_simulations} copy-model tables per cell, "
         f"{n_resamples} bootstrap resamples, {seconds:.0f} s. Monte-Carlo SE of a coverage near 0.95: "
         f"{np.sqrt(0.95 * 0.05 / n_simulations):.3f}. `profile` is the default "
-        "(`humanlike.stats.ec_interval.ec_profile_interval`); `score` its Pearson-X2 variant; "
-        "`union` the set of kappas neither test rejects; `percentile` and `bca` the bootstrap (`humanlike.stats.resampling.bootstrap_pair`). "
+        "(`humanlike.stats.ec_interval.ec_profile_interval`, pseudo-count 0.25); `score` its Pearson-X2 variant; "
+        "`profile-raw` the same without the pseudo-count; `percentile` and `bca` the bootstrap (`humanlike.stats.resampling.bootstrap_pair`). "
         "An interval that is undefined (both observers constant in the bootstrap) counts as not covering. "
         "Cells outside 0.93-0.97 are marked with `*`.",
         "",

@@ -37,10 +37,18 @@ def test_end_points_are_where_the_deviance_crosses_chi2():
     assert r.high == pytest.approx(r.estimate + 1.96 * se, abs=0.003)
 
 
+def test_pseudo_count_keeps_the_estimate_inside_and_widens_the_side_of_an_empty_cell():
+    raw = ec_profile_interval(88, 4, 8, 0, pseudo_count=0.0)
+    adjusted = ec_profile_interval(88, 4, 8, 0)
+    assert adjusted.high > raw.high  # no shared error: the upper end was too short (issue 11's hard cell)
+    perfect = ec_profile_interval(90, 0, 0, 10)
+    assert perfect.estimate == 1.0 and perfect.high == 1.0 and perfect.low < 1.0
+
+
 def test_undefined_estimate_still_gives_an_honest_interval():
     r = ec_profile_interval(50, 0, 0, 0)
     assert np.isnan(r.estimate) and "constant" in r.reason
-    assert r.high == pytest.approx(1.0) and r.low < 0.5  # never-erring observers allow any kappa up to 1
+    assert r.high > 0.99 and -0.1 < r.low < 0.05  # never-erring observers allow any kappa in about [0, 1]
 
 
 def test_bad_counts_rejected():
@@ -55,8 +63,7 @@ def test_default_interval_holds_its_level_in_the_hard_cell():
     tables = simulate_copy_counts(100, 0.2, 0.9, 0.95, size=800, seed=2024)
     r = ec_profile_interval(*tables.T)
     coverage = np.mean((r.low <= 0.2) & (0.2 <= r.high))
-    # Measured 0.91-0.95 over seeds (docs/ec_coverage.md); the bootstrap covers ~0.83 here.
-    assert 0.90 <= coverage <= 0.975, coverage
+    assert 0.93 <= coverage <= 0.975, coverage
     # ... where the library's percentile bootstrap does not (the failure the issue reports).
     hits = 0
     rng = np.random.default_rng(5)

@@ -33,6 +33,8 @@ GRID_POINTS = 15
 #: Bisection steps for each end point (interval [-1, 1] halved this often: resolution 2 / 2**steps).
 BISECTION_STEPS = 22
 _Z_SPAN = 6.0
+#: Added to every cell before profiling (not to the estimate): chosen by the coverage table, see below.
+PSEUDO_COUNT = 0.25
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,8 @@ def _endpoint(counts, n, l_max, crit, inside, outside, grids, statistic):
     return inside
 
 
-def ec_profile_interval(a, b, c, d, level: float = 0.95, chunk_size: int = 256, statistic: str = "lr") -> ECInterval:
+def ec_profile_interval(a, b, c, d, level: float = 0.95, chunk_size: int = 256, statistic: str = "lr",
+                        pseudo_count: float = PSEUDO_COUNT) -> ECInterval:
     """Profile-likelihood interval for the error consistency (kappa) of single pairs, vectorised.
 
     Parameters
@@ -176,6 +179,15 @@ def ec_profile_interval(a, b, c, d, level: float = 0.95, chunk_size: int = 256, 
         broadcast against each other.
     level : float
         Confidence level in (0, 1).
+    statistic : {"lr", "score"}
+        ``"lr"`` (default) inverts the likelihood-ratio test, ``"score"`` Pearson's X2 against the
+        restricted fit (worse coverage at large kappa; kept for comparison).
+    pseudo_count : float
+        Added to each of the four cells before profiling (the estimate is the kappa of the raw counts and
+        always lies inside the interval). Without it the interval is too short on the side of an empty
+        cell (no shared error, ``d = 0``): 0.91-0.95 coverage in the hard cell (100 trials, accuracies
+        0.9 / 0.95, kappa 0.2) over seeds; 0.25 lifts that to about 0.95-0.965 and the other cells by at
+        most about 1 point (docs/ec_coverage.md).
     chunk_size : int
         Distinct tables handled per vectorised step (bounds memory: about
         ``chunk_size * 625 * 8`` bytes per array).
@@ -215,7 +227,7 @@ def ec_profile_interval(a, b, c, d, level: float = 0.95, chunk_size: int = 256, 
     low_u = np.empty(len(unique))
     high_u = np.empty(len(unique))
     for start in range(0, len(unique), int(chunk_size)):
-        counts = unique[start:start + int(chunk_size)]
+        counts = unique[start:start + int(chunk_size)] + float(pseudo_count)
         n = counts.sum(axis=1)
         l_max = _max_loglik(counts, n, statistic)
         grids = _accuracy_grids(counts, n)
@@ -233,6 +245,10 @@ def ec_profile_interval(a, b, c, d, level: float = 0.95, chunk_size: int = 256, 
         high_u[sl] = np.where(hi_in, 1.0, high)
     low = low_u[inverse].reshape(shape)
     high = high_u[inverse].reshape(shape)
+    # The pseudo-count pulls the likelihood slightly inwards: keep the estimate inside its interval.
+    with np.errstate(invalid="ignore"):
+        low = np.where(estimate < low, estimate, low)
+        high = np.where(estimate > high, estimate, high)
 
     def out(x):
         return x[()] if x.ndim == 0 else x
