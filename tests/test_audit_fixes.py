@@ -38,8 +38,10 @@ def test_one_right_one_wrong_is_kappa_zero_with_a_true_reason_and_p_one():
 
 
 def test_one_trial_reason_is_not_both_constant():
-    assert kappa_reason(1, 0, 0, 0).item() == "fewer than two trials"
-    assert np.isnan(kappa(1, 0, 0, 0))
+    for table in ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 0, 1)):
+        assert kappa_reason(*table).item() == "fewer than two trials"
+        assert np.isnan(kappa(*table)) and np.isnan(ec_test_exact(*table).p_value)
+    assert kappa(0, 1, 0, 0, policy="model-vs-human") == 0.0  # the benchmark's code: formula as is
 
 
 # --- Beta-posterior test: the published rule ---------------------------------------------------------

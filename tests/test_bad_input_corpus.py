@@ -148,14 +148,13 @@ def test_one_item_condition_gives_undefined_ec_with_its_reason():
     assert kappa_reason(*counts).item() == "fewer than two trials"
 
 
-@pytest.mark.xfail(strict=True, reason="needs pipeline integration: one-item conditions are averaged in as kappa 0")
 def test_one_item_condition_is_not_averaged_in_as_zero():
     from humanlike.analyses.errorconsistency import error_consistency
     frame = _good(n_items=1)
     frame.loc[frame["observer"] == "resnet50", ["response", "correct"]] = ["dog", False]  # 1 right, 1 wrong
     pairs = error_consistency(frame, n_resamples=10, seed=0).pairs
-    assert pairs["reason"].tolist() == ["fewer than two trials"]  # lower layer: already true
-    assert pairs["error_consistency"].isna().all()  # pipeline: still kappa 0
+    assert pairs["reason"].tolist() == ["fewer than two trials"]
+    assert pairs["error_consistency"].isna().all()  # not kappa 0 (which would be averaged in)
 
 
 @pytest.mark.parametrize("resamples", ["1", "-5"])

@@ -293,7 +293,7 @@ def ec_test_exact(a, b, c, d, policy: UndefinedPolicy | str = UndefinedPolicy.ST
     p_one = np.minimum(p_one, 1.0)
     # Undefined only when the expected agreement is 1 (both always right or both always wrong); one
     # observer always right and the other always wrong has kappa 0 and a one-point null: p = 1.
-    both_constant = (k1 == k2) & ((k1 == 0) | (k1 == n))
+    both_constant = ((k1 == k2) & ((k1 == 0) | (k1 == n))) | (n < 2)  # kappa undefined (strict policy)
     p_two = np.where(both_constant, np.nan, p_two)
     p_one = np.where(both_constant, np.nan, p_one)
     return ECTestResult(
