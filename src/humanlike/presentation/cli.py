@@ -75,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     except (TrialTableError, FileNotFoundError, ConnectionError, ValueError) as err:
         print(f"humanlike {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Files are written atomically, so what exists is complete; a run without a manifest is partial.
+        print(f"humanlike {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

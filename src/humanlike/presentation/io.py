@@ -19,6 +19,10 @@ class OutputCollisionError(ValueError):
     """Two outputs of one run would be written to the same file (the second would overwrite the first)."""
 
 
+class OutputPathError(ValueError):
+    """An output cannot be written where asked (the folder is a file, or not writable)."""
+
+
 def _umask() -> int:
     """The process umask, read without changing it where the OS tells it (Linux), else set and restored."""
     try:
@@ -41,10 +45,20 @@ def _atomic(path: Path, write) -> Path:
     the permissions of a file created normally (0666 minus the umask), not mkstemp's private 0600.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise OutputPathError(f"{path}: is a folder; cannot write a file there")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise OutputPathError(f"{path.parent}: exists and is not a folder; choose another output folder") from None
+    except PermissionError:
+        raise OutputPathError(f"{path.parent}: cannot be created (permission denied)") from None
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        except PermissionError:
+            raise OutputPathError(f"{path.parent}: not writable (permission denied)") from None
         os.close(fd)
         write(Path(tmp))
         os.chmod(tmp, 0o666 & ~_umask())
