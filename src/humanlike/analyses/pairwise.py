@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from ..metrics.ec import (
     pair_indices,
 )
 from ..stats.engine import Output, SufficientStatisticKernel
-from ..stats.resampling import group_mean, nanmean_quiet
+from ..stats.resampling import nanmean_quiet
 
 HUMANS = "humans"
 MODEL_MODEL = "model-model"
@@ -166,6 +167,14 @@ class ExperimentLayout:
     def n_pairs(self) -> int:
         return int(self.first.size)
 
+    @cached_property
+    def pair_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs sorted by group, and each group's (start, stop) in that order (every pair is in one group)."""
+        group_of_pair = np.argmax(self.group_matrix, axis=1)
+        order = np.argsort(group_of_pair, kind="stable")
+        bounds = np.searchsorted(group_of_pair[order], np.arange(self.group_matrix.shape[1] + 1))
+        return order, bounds
+
     def pair_kinds(self) -> np.ndarray:
         human = np.arange(len(self.observers)) < self.n_humans
         a, b = human[self.first], human[self.second]
@@ -276,7 +285,7 @@ class PairAggregation:
         human_w = np.broadcast_to(weights_block[:, offset + 2 * n_obs:], (rows, layout.n_humans))
         obs_w = np.concatenate([human_w, np.ones((rows, n_obs - layout.n_humans))], axis=1)
         pair_w = obs_w[:, layout.first] * obs_w[:, layout.second]
-        out = {m: group_mean(pair_means[m], layout.group_matrix, pair_w) for m in self.measures}
+        out = {m: grouped_mean(pair_means[m], *layout.pair_order, pair_w) for m in self.measures}
         with np.errstate(invalid="ignore", divide="ignore"):
             accuracy = correct / answered
             human_acc = accuracy[:, :layout.n_humans]
@@ -307,6 +316,28 @@ class PairAggregation:
         for parts in pair_parts:
             result += parts
         return np.concatenate(result, axis=1)
+
+
+def grouped_mean(values: np.ndarray, order: np.ndarray, bounds: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """NaN-skipping weighted mean of pair values within each group, (R x P) -> (R x G).
+
+    Pairs ``order[bounds[g]:bounds[g+1]]`` form group g (each pair in exactly one group); a group with no
+    defined value, or no weight, gives NaN. Same numbers as ``stats.resampling.group_mean`` with an
+    indicator matrix, without the dense product.
+    """
+    valid = ~np.isnan(values)
+    w = (weights * valid)[:, order]
+    num = (np.where(valid, values, 0.0) * weights)[:, order]
+    n_groups = bounds.size - 1
+    out = np.full((values.shape[0], n_groups), np.nan)
+    nonempty = np.flatnonzero(bounds[1:] > bounds[:-1])
+    if nonempty.size:
+        starts = bounds[nonempty]
+        total = np.add.reduceat(num, starts, axis=1)
+        weight = np.add.reduceat(w, starts, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[:, nonempty] = np.where(weight > 0, total / weight, np.nan)
+    return out
 
 
 def warn_undefined(resampled, threshold: float = 0.1, what: str = "error consistency") -> None:
