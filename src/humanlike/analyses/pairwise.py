@@ -283,8 +283,10 @@ class PairAggregation:
         # Observer weights are the same in every stratum of the experiment; take the most specific block.
         weights_block = max(blocks, key=lambda b: b.shape[0])
         human_w = np.broadcast_to(weights_block[:, offset + 2 * n_obs:], (rows, layout.n_humans))
-        obs_w = np.concatenate([human_w, np.ones((rows, n_obs - layout.n_humans))], axis=1)
-        pair_w = obs_w[:, layout.first] * obs_w[:, layout.second]
+        pair_w = None
+        if not np.all(human_w == 1.0):
+            obs_w = np.concatenate([human_w, np.ones((rows, n_obs - layout.n_humans))], axis=1)
+            pair_w = obs_w[:, layout.first] * obs_w[:, layout.second]
         out = {m: grouped_mean(pair_means[m], *layout.pair_order, pair_w) for m in self.measures}
         with np.errstate(invalid="ignore", divide="ignore"):
             accuracy = correct / answered
@@ -318,23 +320,30 @@ class PairAggregation:
         return np.concatenate(result, axis=1)
 
 
-def grouped_mean(values: np.ndarray, order: np.ndarray, bounds: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def grouped_mean(values: np.ndarray, order: np.ndarray, bounds: np.ndarray,
+                 weights: np.ndarray | None = None) -> np.ndarray:
     """NaN-skipping weighted mean of pair values within each group, (R x P) -> (R x G).
 
     Pairs ``order[bounds[g]:bounds[g+1]]`` form group g (each pair in exactly one group); a group with no
     defined value, or no weight, gives NaN. Same numbers as ``stats.resampling.group_mean`` with an
     indicator matrix, without the dense product.
     """
+    values = values[:, order]
     valid = ~np.isnan(values)
-    w = (weights * valid)[:, order]
-    num = (np.where(valid, values, 0.0) * weights)[:, order]
+    num = np.where(valid, values, 0.0)
+    if weights is None:
+        w = valid
+    else:
+        weights = np.broadcast_to(weights, values.shape)[:, order]
+        w = weights * valid
+        num *= weights
     n_groups = bounds.size - 1
     out = np.full((values.shape[0], n_groups), np.nan)
     nonempty = np.flatnonzero(bounds[1:] > bounds[:-1])
     if nonempty.size:
         starts = bounds[nonempty]
         total = np.add.reduceat(num, starts, axis=1)
-        weight = np.add.reduceat(w, starts, axis=1)
+        weight = np.add.reduceat(w, starts, axis=1, dtype=float)
         with np.errstate(invalid="ignore", divide="ignore"):
             out[:, nonempty] = np.where(weight > 0, total / weight, np.nan)
     return out
