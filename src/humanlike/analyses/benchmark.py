@@ -119,6 +119,7 @@ def run_benchmark(
     observer_level: str | None = None,
     memory_budget: int | None = None,
     progress: bool | None = None,
+    validate: bool = True,
 ) -> BenchmarkResult:
     """Reproduce the model-vs-human benchmark rows with bootstrap intervals.
 
@@ -137,6 +138,8 @@ def run_benchmark(
         the default skips undefined kappas.
     experiments : list of str, optional
         Only these experiments (their rows are identical to those of the full run).
+    validate : bool
+        Validate the trial table first (skip only for tables that come validated, e.g. from a loader).
 
     Returns
     -------
@@ -152,5 +155,5 @@ def run_benchmark(
     details = error_consistency(
         trials, experiments=experiments, exclusions=exclusions, settings=settings, policy=policy,
         n_resamples=n_resamples, level=level, seed=seed, interval=interval, resample_observers=resample_observers,
-        observer_level=observer_level, memory_budget=memory_budget, progress=progress)
+        observer_level=observer_level, memory_budget=memory_budget, progress=progress, validate=validate)
     return BenchmarkResult(benchmark_rows(details), details.ranking, details)

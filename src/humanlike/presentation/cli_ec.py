@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from dataclasses import replace
 
 from ..stats.engine import ResamplingSettings
 from .io import save_figure, write_json, write_table
@@ -178,11 +177,10 @@ def _fmt(row) -> str:
 def run_benchmark_command(args) -> int:
     from ..analyses.benchmark import run_benchmark
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
-    from .plots import benchmark_figure
 
-    trials = load_data(args.data)
+    trials = load_data(args.data)   # validated by the loader
     result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
-                           settings=ec_settings(args), policy=args.policy)
+                           settings=ec_settings(args), policy=args.policy, validate=False)
     result = _with_dmc_rows(result, trials, args,
                             exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
     if args.out is not None:
@@ -192,6 +190,8 @@ def run_benchmark_command(args) -> int:
             write_table(result.ranking.to_frame(), args.out / "ranking", args.format)
         write_json(result.to_json_dict(), args.out / "benchmark.json")
     if args.figure is not None:
+        from .plots import benchmark_figure
+
         save_figure(benchmark_figure(result), args.figure)
     if args.json:
         emit_json(result.to_json_dict())
@@ -205,9 +205,10 @@ def run_benchmark_command(args) -> int:
 def run_ec_command(args) -> int:
     from ..analyses.errorconsistency import error_consistency
 
-    trials = load_data(args.data)
+    trials = load_data(args.data)   # validated by the loader
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
-                               settings=ec_settings(args), policy=args.policy, pair_intervals=True)
+                               settings=ec_settings(args), policy=args.policy, pair_intervals=True,
+                               validate=False)
     experiments = result.settings["experiments"]
     doc = (result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
            else result.to_json_dict())
