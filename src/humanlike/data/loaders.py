@@ -227,6 +227,8 @@ def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HU
     paths = [Path(p) for p in paths]
     if not paths:
         raise TrialTableError("no data path given")
+    evaluated = [p for p in paths if is_evaluation_folder(p)]
+    paths = [p for p in paths if p not in evaluated]
     tidy = [p for p in paths if p.is_file()]
     folders = [p for p in paths if not p.is_file()]
     frames = [validate_trials(_read_tidy(p)) for p in tidy]
@@ -234,9 +236,84 @@ def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HU
         frames.append(cached_table(
             folders, {"loader": "raw-data", "human_pattern": human_pattern, "on_conflict": on_conflict},
             lambda: load_raw_data(folders, human_pattern=human_pattern, on_conflict=on_conflict), enabled=cache))
+    if evaluated:
+        frames = _with_evaluations(frames, evaluated)
     if len(frames) == 1:
         return frames[0]
     return validate_trials(pd.concat(frames, ignore_index=True))
+
+
+# --------------------------------------------------------------------------------------------------
+# Evaluation folders (written by ``humanlike evaluate``; see humanlike.models.output)
+# --------------------------------------------------------------------------------------------------
+
+EVALUATION_MANIFEST = "evaluation.json"
+EVALUATION_FORMAT = "humanlike-evaluation"
+
+
+def is_evaluation_folder(path: PathLike) -> bool:
+    """A folder written by ``humanlike evaluate`` (it holds an ``evaluation.json`` of that format)."""
+    manifest = Path(path) / EVALUATION_MANIFEST
+    if not manifest.is_file():
+        return False
+    import json
+
+    try:
+        return json.loads(manifest.read_text()).get("format") == EVALUATION_FORMAT
+    except (json.JSONDecodeError, AttributeError, OSError):
+        raise TrialTableError(f"{manifest}: unreadable evaluation manifest") from None
+
+
+def read_evaluation_trials(path: PathLike) -> pd.DataFrame:
+    """The validated trial table of an evaluation folder."""
+    import json
+
+    path = Path(path)
+    doc = json.loads((path / EVALUATION_MANIFEST).read_text())
+    trials_file = path / doc.get("trials", "trials.csv")
+    if not trials_file.is_file():
+        raise TrialTableError(f"{path}: evaluation folder without its trial file {trials_file.name}")
+    return validate_trials(_read_tidy(trials_file))
+
+
+def _with_evaluations(frames: list[pd.DataFrame], folders: Sequence[Path]) -> list[pd.DataFrame]:
+    """Append evaluation folders' trials, their items renamed to the ids the other sources use.
+
+    Models run on stimulus files carry the bare file name (``oven10.png``) or the model-vs-human file name;
+    raw-data humans carry ``0_oven_00_oven10.png`` or, once aligned with the benchmark's models,
+    ``oven10.png``. Within each (experiment, condition), an item keeps its id if the other sources have
+    it, else takes the one id whose stem or last '_' field equals its own.
+    """
+    reference = pd.concat(frames, ignore_index=True) if frames else None
+    out = list(frames)
+    for folder in folders:
+        trials = read_evaluation_trials(folder)
+        if reference is not None:
+            trials = trials.assign(item=_match_items(trials, reference))
+        out.append(trials)
+    return out
+
+
+def _match_items(trials: pd.DataFrame, reference: pd.DataFrame) -> pd.Series:
+    items = trials["item"].copy()
+    for (experiment, condition), rows in trials.groupby(["experiment", "condition"]):
+        known = reference.loc[(reference["experiment"] == experiment) & (reference["condition"] == condition), "item"]
+        known = set(known.unique())
+        if not known:
+            continue
+        by_last: dict[str, set] = {}
+        for ref in known:
+            by_last.setdefault(ref.rsplit("_", 1)[-1], set()).add(ref)
+
+        def match(item: str) -> str:
+            for candidate in (item, _stem(item)):
+                if candidate in known:
+                    return candidate
+            hits = by_last.get(_stem(item).rsplit("_", 1)[-1], set())
+            return next(iter(hits)) if len(hits) == 1 else item
+
+        items.loc[rows.index] = rows["item"].map(match)
+    return items
 
 
 def _cache_dir() -> Path:

@@ -117,7 +117,7 @@ def _demo_extras(trials, args) -> list[Path]:
     from .options import optional_module
 
     files = []
-    for name in ("cli_dmc", "cli_ood"):
+    for name in ("cli_dmc", "cli_ood", "cli_psychscore"):
         module = optional_module(name)
         if module is not None and hasattr(module, "demo_extras"):
             files += module.demo_extras(trials, args)
