@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .cache import cached_table
 from .schema import NO_ANSWER, TrialTableError, validate_trials
 
 PathLike = str | os.PathLike
@@ -244,14 +245,16 @@ def _resolve_conflicts(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
 
 
 def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
-                on_conflict: str = "prefer-margins", labels: Sequence[str] | None = None) -> pd.DataFrame:
+                on_conflict: str = "prefer-margins", labels: Sequence[str] | None = None,
+                cache: bool = True) -> pd.DataFrame:
     """Load a trial table from a tidy CSV/Parquet file, a raw-data folder, or several of them.
 
     Tidy files are validated as they are (label columns read as strings; errors name the file);
     raw-data folders are parsed and aligned (see :func:`load_raw_data`). Several sources are
     concatenated; raw-data folders among them are aligned together, so humans from one folder and models
     from another share item ids. ``labels`` declares the task's label set (see
-    :func:`humanlike.data.schema.validate_trials`).
+    :func:`humanlike.data.schema.validate_trials`). Parsed raw-data folders are cached (``cache=False`` or
+    ``HUMANLIKE_CACHE=off`` to bypass; see :mod:`humanlike.data.cache`).
 
     Examples
     --------
@@ -273,7 +276,9 @@ def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HU
     folders = [p for p in paths if not p.is_file()]
     frames = [_validate_file(p, labels) for p in tidy]
     if folders:
-        frames.append(load_raw_data(folders, human_pattern=human_pattern, on_conflict=on_conflict))
+        frames.append(cached_table(
+            folders, {"loader": "raw-data", "human_pattern": human_pattern, "on_conflict": on_conflict},
+            lambda: load_raw_data(folders, human_pattern=human_pattern, on_conflict=on_conflict), enabled=cache))
     if evaluated:
         frames = _with_evaluations(frames, evaluated)
     if len(frames) == 1:
