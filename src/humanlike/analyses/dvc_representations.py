@@ -568,14 +568,16 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     class_matrix[np.arange(pairs_i.size) * 2 + 1, pairs_j] = 1
 
     splits = []
+    # Units as rows: a random half is then a fast row gather (its transpose is the images x units view).
+    by_unit = (np.ascontiguousarray(fa.T), np.ascontiguousarray(fb.T))
     for s in range(options.n_splits):
         rng = stream(settings.seed, "dvc-split", s)
         scores = []
-        for f in (fa, fb):
-            perm = rng.permutation(f.shape[1])
-            half = f.shape[1] // 2
+        for f in by_unit:
+            perm = rng.permutation(f.shape[0])
+            half = f.shape[0] // 2
             for cols in (perm[:half], perm[half:]):
-                scores.append(half_scores(f[:, np.sort(cols)], options.n_components, rng,
+                scores.append(half_scores(f[np.sort(cols)].T, options.n_components, rng,
                                           iterations=options.pca_iterations, standardize=options.standardize))
         splits.append(_Split(np.concatenate(scores, axis=1), class_slices, folds, options.n_components))
 
@@ -595,6 +597,9 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     per_resample = 8 * (classes.size * n_folds * (d * d * 3 + 2 * d) + pairs_i.size * n_folds * 4 * (
         options.n_components ** 2 * 6 + 4 * options.n_components) + int(counts.max()) * 8 * (
         1 + (options.correlation == "spearman") * 4 * options.n_components))
+    if options.split_bootstrap == "rotate":
+        # One evaluation sees only 1/n_splits of a chunk's resamples.
+        per_resample = per_resample // len(splits) + 4 * labels.size
     chunks = resample_chunks(settings.n_resamples, per_resample, min(settings.memory_budget, 512 * 1024**2))
     bar = progress_bar(len(chunks), settings.progress, "dvc bootstrap")
     for start, stop in chunks:
