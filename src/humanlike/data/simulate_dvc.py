@@ -66,3 +66,30 @@ def appendix_a3_decisions(bias_sd: float, *, n_classes: int = 10, n_per_class: i
     a = onehot + noise * rng.standard_normal(onehot.shape) + bias
     b = onehot + noise * rng.standard_normal(onehot.shape) + bias
     return a, b, labels
+
+
+def simulate_choice_pair(rho: float, *, n_per_category: int = 500, dprime=(1.5, 1.0), criterion=(0.0, 0.3),
+                         passes: int = 1, seed: int = 0):
+    """Two observers' binary choices (Sebastian & Geisler's model) with DV correlation ``rho`` per category.
+
+    Each observer's DV is unit-variance Gaussian with mean -d'/2 (category "a") or +d'/2 ("b"); it answers
+    "b" iff DV > criterion. The two DVs correlate by ``rho`` within each category. Returns a trial table
+    (experiment "sim", observers "obs-1", "obs-2"; with ``passes=2`` a single observer "obs-1" whose two
+    passes' DVs correlate by ``rho`` — the double-pass design — with a ``repeat`` column).
+    """
+    import pandas as pd
+
+    rng = stream(seed, "choice-pair")
+    labels = np.repeat(["a", "b"], n_per_category)
+    sign = np.where(labels == "b", 0.5, -0.5)
+    cov = np.array([[1.0, rho], [rho, 1.0]])
+    dv = rng.multivariate_normal(np.zeros(2), cov, size=labels.size)
+    frames = []
+    for k in range(2):
+        d = dv[:, k] + sign * dprime[k]
+        response = np.where(d > criterion[k], "b", "a")
+        frames.append(pd.DataFrame({
+            "observer": "obs-1" if passes == 2 else f"obs-{k + 1}", "observer_kind": "human", "experiment": "sim",
+            "condition": "0", "item": [f"i{j:05d}" for j in range(labels.size)], "label": labels,
+            "response": response, "correct": response == labels, **({"repeat": k} if passes == 2 else {})}))
+    return pd.concat(frames, ignore_index=True)

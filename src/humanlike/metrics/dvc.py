@@ -263,19 +263,35 @@ def rho_from_orthant(h, k, p, iterations: int = 60, tol: float = 1e-12):
     if todo.size:
         hh, kk, pp = h[todo], k[todo], p[todo]
         lo, hi = np.full(todo.size, -1.0), np.full(todo.size, 1.0)
-        rho = np.zeros(todo.size)
-        for _ in range(iterations):
-            f = bivariate_normal_cdf(hh, kk, rho) - pp
-            lo = np.where(f < 0, rho, lo)
-            hi = np.where(f > 0, rho, hi)
-            if np.all(np.abs(f) < tol):
-                break
-            step = rho - f / bivariate_normal_density(hh, kk, rho)
-            bisect = 0.5 * (lo + hi)
-            rho = np.where(np.isfinite(step) & (step > lo) & (step < hi), step, bisect)
+        rho = _tetrachoric_start(special.ndtr(hh), special.ndtr(kk), pp)
+        active = np.arange(todo.size)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            for _ in range(iterations):
+                # Newton on the entries not yet converged only; bisection whenever a step leaves the bracket.
+                r, a, b = rho[active], hh[active], kk[active]
+                f = bivariate_normal_cdf(a, b, r) - pp[active]
+                lo[active] = np.where(f < 0, r, lo[active])
+                hi[active] = np.where(f > 0, r, hi[active])
+                done = np.abs(f) < tol
+                step = r - f / bivariate_normal_density(a, b, r)
+                inside = np.isfinite(step) & (step > lo[active]) & (step < hi[active])
+                rho[active] = np.where(done, r, np.where(inside, step, 0.5 * (lo[active] + hi[active])))
+                active = active[~done]
+                if active.size == 0:
+                    break
         out[todo] = rho
     out = out.reshape(shape)
     return out[()] if out.ndim == 0 else out
+
+
+def _tetrachoric_start(phi1, phi2, p_aa):
+    """Starting value cos(pi / (1 + sqrt(ad / bc))) (Pearson's approximation) from the four cell shares."""
+    b = phi1 - p_aa
+    c = phi2 - p_aa
+    d = 1.0 - phi1 - phi2 + p_aa
+    with np.errstate(invalid="ignore", divide="ignore"):
+        start = np.cos(np.pi / (1.0 + np.sqrt(p_aa * d / (b * c))))
+    return np.clip(np.nan_to_num(start), -0.999, 0.999)
 
 
 def joint_cell_probability_ml(counts, phi1, phi2, iterations: int = 80):
