@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .cli import add_output_options, add_resampling_options, emit_json, show_progress
+from .options import add_output_options, add_resampling_options, emit_json, show_progress
 from .io import save_figure, write_json, write_table
 
 BENCHMARK_COLUMNS = ("observer", "observer_kind", "scope", "metric", "estimate", "ci_low", "ci_high", "n_pairs")
@@ -30,8 +30,6 @@ def register(sub, plan_sub) -> None:
     dmc.add_argument("--dprime", action="store_true", help="human index as m-AFC d' instead of accuracy")
     dmc.add_argument("--alternatives", type=int, metavar="M",
                      help="number of alternatives for --dprime (default: number of labels of the experiment)")
-    dmc.add_argument("--observer-level", choices=("jackknife", "bootstrap", "none"), default="jackknife",
-                     help="how human observers enter the intervals (default %(default)s; see docs/dmc.md)")
     dmc.add_argument("--max-splits", type=int, default=1000,
                      help="all unique splits up to this many, else a seeded sample (default %(default)s)")
     dmc.add_argument("--bootstrap-splits", type=int, default=32,
@@ -40,7 +38,7 @@ def register(sub, plan_sub) -> None:
                      help="drop the model-vs-human benchmark's excluded conditions first")
     dmc.add_argument("--figure", type=Path,
                      help="write the EC-and-DMC-against-accuracy figure here (png/pdf/svg; runs EC too)")
-    add_resampling_options(dmc, resamples=2000)
+    add_resampling_options(dmc, observer_level="jackknife", interval=False)
     add_output_options(dmc, out_default=None)
     dmc.set_defaults(handler=run_dmc_command)
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .cli import add_output_options, add_resampling_options, emit_json, show_progress
+from .options import add_output_options, add_resampling_options, emit_json, show_progress
 from .io import save_figure, write_json, write_table
 
 
 def register(sub, plan_sub) -> None:
     demo = sub.add_parser("demo", help="the main job on the built-in simulated benchmark (seconds)")
-    add_resampling_options(demo, resamples=2000)
+    add_resampling_options(demo)
     add_output_options(demo)
     demo.set_defaults(handler=run_demo)
 
@@ -52,7 +52,7 @@ def register(sub, plan_sub) -> None:
 
 
 def _add_ec_options(parser: argparse.ArgumentParser) -> None:
-    add_resampling_options(parser)
+    add_resampling_options(parser, interval=False)
     add_output_options(parser, out_default=None)
     parser.add_argument("--interval", choices=("percentile", "bca"), default="percentile")
     parser.add_argument("--policy", choices=("strict", "model-vs-human"), default="strict",
@@ -104,11 +104,11 @@ def run_demo(args) -> int:
 
 def _demo_extras(trials, args) -> list[Path]:
     """Further analyses on the demo data, contributed by the other command families."""
-    from .cli import _optional_module
+    from .options import optional_module
 
     files = []
     for name in ("cli_dmc", "cli_ood"):
-        module = _optional_module(name)
+        module = optional_module(name)
         if module is not None and hasattr(module, "demo_extras"):
             files += module.demo_extras(trials, args)
     return files
@@ -118,9 +118,9 @@ def _with_dmc_rows(result, trials, args, exclusions):
     """The benchmark rows gain decision-margin consistency beside EC (models with margins only)."""
     from dataclasses import replace
 
-    from .cli import _optional_module
+    from .options import optional_module
 
-    dmc_cli = _optional_module("cli_dmc")
+    dmc_cli = optional_module("cli_dmc")
     if dmc_cli is None or "decision_margin" not in trials:
         return result
     extra = dmc_cli.dmc_benchmark_rows(trials, args.resamples, args.level, args.seed, exclusions=exclusions,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .cli import add_output_options, add_resampling_options, emit_json
+from .options import add_output_options, add_resampling_options, emit_json
 from .io import save_figure, write_json, write_table
 
 
@@ -19,7 +19,7 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                     "reference conditions), Gaussian-mixture regimes, tests, and the error alignment "
                     "(EC, MA, CLED) of every model with the humans per condition and regime.")
     ood.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
-    add_resampling_options(ood, resamples=1000)
+    add_resampling_options(ood, interval=False)
     add_output_options(ood, out_default=None)
     ood.add_argument("--figures", type=Path, help="folder for the figures (PNG)")
     ood.add_argument("--reference", nargs="+", metavar="EXP=COND",

@@ -51,6 +51,11 @@ def to_json_text(obj) -> str:
     return json.dumps(_jsonable(obj), indent=2, allow_nan=False)
 
 
+def atomic_write_text(path, text: str) -> Path:
+    """Write text (UTF-8) to ``path`` atomically."""
+    return _atomic(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
 def write_json(obj, path) -> Path:
     return _atomic(Path(path), lambda tmp: tmp.write_text(to_json_text(obj) + "\n"))
 
