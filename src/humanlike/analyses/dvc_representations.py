@@ -32,6 +32,7 @@ The spread over split repeats is reported separately (``split_sd``).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -234,6 +235,12 @@ def _check(fa, fb, labels, options: DVCOptions):
                                 f"{options.n_components} principal components; use n_components <= {half}")
     if labels.size <= options.n_components + 2:
         raise DVCInputError(f"{labels.size} images are too few for {options.n_components} components")
+    if counts.min() < 8 * options.n_components:
+        # A resample repeats images; an LDA on few distinct images per component overfits more in the
+        # resamples than in the data, which pushes the replicates (and the interval) away from the estimate.
+        warnings.warn(f"class(es) with {counts.min()} images for {options.n_components} components per half: "
+                      "the bootstrap interval can be biased; use n_components <= "
+                      f"{max(1, counts.min() // 8)}", RuntimeWarning, stacklevel=3)
     return classes, counts
 
 
