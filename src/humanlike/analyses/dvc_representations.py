@@ -37,17 +37,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from ..data.representations import Representation, align_representations
-from ..metrics.dvc import (
-    correlations_from_covariances, lda_axes, split_normalised_dvc, weighted_moments,
-)
+from ..metrics.dvc import split_normalised_dvc
 from ..metrics.ec import kappa_bound_from_accuracy_difference
 from ..stats.engine import ResamplingSettings, item_weights, progress_bar, resample_chunks
 from ..stats.resampling import CorrectnessBlock, group_mean, nanmean_quiet
 from ..stats.results import Resampled
 from ..stats.rng import stream
+from .dvc_split import SplitStatistics, evaluate_split, half_scores
 
 HALVES = ("A1", "A2", "B1", "B2")
 CORRELATIONS = ("pearson", "spearman")
@@ -141,6 +139,7 @@ class DVCResult:
     n_images: int
     names: tuple[str, str] = ("A", "B")
     correlations: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    split_sd: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def normalisation(self) -> str:
@@ -161,7 +160,7 @@ class DVCResult:
 
     def to_frame(self) -> pd.DataFrame:
         frame = self.summary.to_frame()
-        frame["split_sd"] = self.summary.settings.get("split_sd", np.full(len(frame), np.nan))
+        frame["split_sd"] = self.split_sd if self.split_sd is not None else np.nan
         return frame
 
     def to_json_dict(self) -> dict:
@@ -186,8 +185,7 @@ class DVCResult:
             k = self.kappa.to_frame().set_index("statistic")
             doc["kappa"] = {name: {"estimate": k.loc[name, "estimate"], "ci_low": k.loc[name, "ci_low"],
                                    "ci_high": k.loc[name, "ci_high"]} for name in k.index}
-        doc["settings"] = {**{kk: v for kk, v in self.summary.settings.items() if kk != "split_sd"},
-                           **self.options.__dict__}
+        doc["settings"] = {**self.summary.settings, **self.options.__dict__}
         return doc
 
 
@@ -242,257 +240,6 @@ def _check(fa, fb, labels, options: DVCOptions):
                       "the bootstrap interval can be biased; use n_components <= "
                       f"{max(1, counts.min() // 8)}", RuntimeWarning, stacklevel=3)
     return classes, counts
-
-
-# --------------------------------------------------------------------------------------------------
-# PCA per half
-# --------------------------------------------------------------------------------------------------
-
-
-def half_scores(features: np.ndarray, n_components: int, rng: np.random.Generator, *,
-                iterations: int = 2, standardize: bool = False, oversample: int = 10) -> np.ndarray:
-    """Principal-component scores of one half (images x n_components), each scaled to unit variance.
-
-    Randomized range finder with ``iterations`` power iterations (exact SVD when the matrix is small). The
-    scaling of the scores does not change LDA decision variables up to scale, and keeps float32 sums exact
-    enough.
-
-    Parameters
-    ----------
-    features : (images, units) array
-    n_components : int
-    rng : numpy.random.Generator
-        Draws the random test matrix (from the split's stream).
-    iterations : int
-    standardize : bool
-        z-score units first (constant units stay 0).
-
-    Returns
-    -------
-    (images, n_components) float32 array
-    """
-    x = np.asarray(features, dtype=np.float32)
-    x = x - x.mean(axis=0, dtype=np.float64).astype(np.float32)
-    if standardize:
-        sd = x.std(axis=0)
-        x = x / np.where(sd > 0, sd, 1.0).astype(np.float32)
-    k = min(n_components + oversample, min(x.shape))
-    with threadpool_limits(1, user_api="blas"):
-        return _range_finder_scores(x, n_components, k, rng, iterations)
-
-
-def _range_finder_scores(x, n_components, k, rng, iterations):
-    # Small QR/SVD calls run single-threaded: threaded BLAS on tiny matrices is slower, badly so on a
-    # loaded machine; the large products below are dominated by memory traffic anyway.
-    if min(x.shape) <= 2 * k:
-        u, s, _ = np.linalg.svd(x.astype(np.float64), full_matrices=False)
-        basis = u[:, :n_components]
-    else:
-        q = x @ rng.standard_normal((x.shape[1], k)).astype(np.float32)
-        q, _ = np.linalg.qr(q)
-        for _ in range(iterations):
-            q, _ = np.linalg.qr(x.T @ q)
-            q, _ = np.linalg.qr(x @ q)
-        small = q.T @ x
-        u, s, _ = np.linalg.svd(small.astype(np.float64), full_matrices=False)
-        basis = q.astype(np.float64) @ u[:, :n_components]
-    scores = basis * np.sqrt(x.shape[0])
-    return scores.astype(np.float32)
-
-
-# --------------------------------------------------------------------------------------------------
-# One split: per-class sufficient statistics and their evaluation under weights
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _ClassBlock:
-    """One class of one split: scores centred at the class mean, their products, fold order."""
-
-    centre: np.ndarray          # (D,) float64 class mean of the scores
-    centred: np.ndarray         # (n_c, D) float32, rows in fold order
-    products: np.ndarray        # (n_c, D(D+1)/2) float32
-    order: np.ndarray           # permutation: fold-sorted position -> class position
-    fold_bounds: np.ndarray     # (F+1,) slice bounds of each fold in fold order
-
-
-class _Split:
-    def __init__(self, scores: np.ndarray, class_slices, folds, n_components: int):
-        self.p = n_components
-        self.dim = scores.shape[1]
-        upper = np.triu_indices(self.dim)
-        self.blocks = []
-        for (lo, hi), fold in zip(class_slices, folds):
-            order = np.argsort(fold, kind="stable")
-            z = scores[lo:hi][order].astype(np.float64)
-            centre = z.mean(axis=0)
-            y = (z - centre).astype(np.float32)
-            bounds = np.searchsorted(fold[order], np.arange(fold.max() + 2))
-            self.blocks.append(_ClassBlock(centre, y, (y[:, upper[0]] * y[:, upper[1]]), order, bounds))
-
-    def class_sums(self, weights: list[np.ndarray]):
-        """Per class and fold, weighted count, first and second moments (about the class centre)."""
-        s0, s1, s2 = [], [], []
-        dim = self.dim
-        upper = np.triu_indices(dim)
-        for block, w in zip(self.blocks, weights):
-            w = w[:, block.order]
-            n0, n1, n2 = [], [], []
-            for f in range(block.fold_bounds.size - 1):
-                lo, hi = block.fold_bounds[f], block.fold_bounds[f + 1]
-                wf = w[:, lo:hi]
-                n0.append(wf.sum(axis=1, dtype=np.float64))
-                n1.append((wf @ block.centred[lo:hi]).astype(np.float64))
-                packed = (wf @ block.products[lo:hi]).astype(np.float64)
-                full = np.empty((w.shape[0], dim, dim))
-                full[:, upper[0], upper[1]] = packed
-                full[:, upper[1], upper[0]] = packed
-                n2.append(full)
-            s0.append(np.stack(n0, axis=1))
-            s1.append(np.stack(n1, axis=1))
-            s2.append(np.stack(n2, axis=1))
-        return np.stack(s0, axis=1), np.stack(s1, axis=1), np.stack(s2, axis=1)   # (R,K,F[,D[,D]])
-
-
-def _evaluate_split(split: _Split, weights, pairs_i, pairs_j, cv: bool, ridge: float, correlation: str):
-    """The six within-class correlations of every (resample, pair, side): (R, P, 2, 6).
-
-    ``weights`` holds one (R, n_c) matrix per class; with ``cv`` the axes of fold f are fitted on the other
-    folds and give the DVs of fold f (all sums by fold, so the bootstrap stays a weight-matrix product).
-    """
-    s0, s1, s2 = split.class_sums(weights)
-    p, dim = split.p, split.dim
-    halves = dim // p
-    if cv:
-        t0 = s0.sum(axis=2, keepdims=True) - s0
-        t1 = s1.sum(axis=2, keepdims=True) - s1
-        t2 = s2.sum(axis=2, keepdims=True) - s2
-    else:
-        t0, t1, t2 = s0, s1, s2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        offset = t1 / t0[..., None]
-        cov = t2 / t0[..., None, None] - offset[..., :, None] * offset[..., None, :]
-    centres = np.stack([b.centre for b in split.blocks])                  # (K, D)
-    means = centres[None, :, None, :] + offset                            # (R, K, F, D)
-    r = means.shape[0]
-    f_count = means.shape[2]
-    blocks = cov.reshape(cov.shape[:3] + (halves, p, halves, p))
-    diag = np.stack([blocks[..., h, :, h, :] for h in range(halves)], axis=3)   # (R,K,F,4,p,p)
-    mean_h = means.reshape(means.shape[:3] + (halves, p))
-    axes = lda_axes(mean_h[:, pairs_i], mean_h[:, pairs_j], diag[:, pairs_i], diag[:, pairs_j],
-                    t0[:, pairs_i][..., None], t0[:, pairs_j][..., None], ridge=ridge)  # (R,P,F,4,p)
-    midpoint = 0.5 * (mean_h[:, pairs_i] + mean_h[:, pairs_j])             # (R,P,F,4,p)
-    out = np.empty((r, pairs_i.size, 2, 6))
-    embed = np.zeros((r, f_count, dim, halves))
-    for k, (ci, cj) in enumerate(zip(pairs_i, pairs_j)):
-        w = axes[:, k]                                                     # (R,F,4,p)
-        for h in range(halves):
-            embed[:, :, h * p:(h + 1) * p, h] = w[:, :, h]
-        for side, c in enumerate((ci, cj)):
-            if correlation == "spearman":
-                out[:, k, side] = _spearman_side(split.blocks[c], weights[c], w, midpoint[:, k], centres[c], p)
-                continue
-            # Held-out (or in-sample) DV sums of class c: DV = w_f . (y + centre - midpoint_f).
-            o = np.einsum("rfhp,rfhp->rfh", w, (centres[c].reshape(halves, p) - midpoint[:, k]))
-            a = np.einsum("rfhp,rfhp->rfh", w, s1[:, c].reshape(r, f_count, halves, p))
-            q = np.swapaxes(embed, -1, -2) @ (s2[:, c] @ embed)              # (R,F,4,4)
-            n = s0[:, c]
-            e2 = (q + a[..., :, None] * o[..., None, :] + o[..., :, None] * a[..., None, :]
-                  + n[..., None, None] * o[..., :, None] * o[..., None, :]).sum(axis=1)
-            e1 = (a + n[..., None] * o).sum(axis=1)
-            total = n.sum(axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                dv_cov = e2 / total[:, None, None] - e1[:, :, None] * e1[:, None, :] / total[:, None, None] ** 2
-            out[:, k, side] = correlations_from_covariances(dv_cov)
-    return out
-
-
-def _spearman_side(block: _ClassBlock, weights, axes, midpoint, centre, p):
-    """Within-class Spearman correlations of explicit DVs under weights (weighted mid-ranks): (R, 6)."""
-    from ..metrics.dvc import CORRELATION_PAIRS
-
-    halves = axes.shape[-2]
-    w = weights[:, block.order].astype(np.float64)                         # (R, n)
-    fold_of = np.repeat(np.arange(block.fold_bounds.size - 1), np.diff(block.fold_bounds))
-    y = block.centred.astype(np.float64).reshape(-1, halves, p)
-    shift = centre.reshape(halves, p)[None, None] - midpoint[:, :, :, :]  # (R,F,4,p)
-    dv = np.einsum("nhp,rnhp->rnh", y, axes[:, fold_of]) + np.einsum("rnhp,rnhp->rnh", axes[:, fold_of],
-                                                                        shift[:, fold_of])
-    ranks = weighted_midranks(dv, w)
-    cov = weighted_covariance(ranks, w)
-    var = np.diagonal(cov, axis1=-2, axis2=-1)
-    out = []
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for h, g in CORRELATION_PAIRS:
-            den = np.sqrt(var[:, h] * var[:, g])
-            out.append(np.where(den > 0, cov[:, h, g] / den, np.nan))
-    return np.stack(out, axis=-1)
-
-
-def weighted_midranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Mid-ranks of ``values`` (R, n, H) along n when item i occurs ``weights`` (R, n) times.
-
-    The rank of a value drawn w times is the number of drawn values below it plus (w + 1)/2, the average
-    rank of its copies: exactly the mid-rank it has in the resampled data. Ties between distinct items are
-    not averaged (continuous DVs have none).
-    """
-    order = np.argsort(values, axis=1, kind="stable")
-    w = np.broadcast_to(weights[:, :, None], values.shape)
-    sorted_w = np.take_along_axis(w, order, axis=1)
-    below = np.cumsum(sorted_w, axis=1) - sorted_w
-    ranks_sorted = below + (sorted_w + 1.0) / 2.0
-    ranks = np.empty_like(ranks_sorted)
-    np.put_along_axis(ranks, order, ranks_sorted, axis=1)
-    return ranks
-
-
-def weighted_covariance(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted covariance (R, H, H) of values (R, n, H) with weights (R, n)."""
-    total = weights.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.einsum("rn,rnh->rh", weights, values) / total[:, None]
-        centred = values - mean[:, None, :]
-        return np.einsum("rn,rnh,rng->rhg", weights, centred, centred) / total[:, None, None]
-
-
-def half_correlations(scores: np.ndarray, labels, *, n_components: int, folds=None, weights=None,
-                      ridge: float = 0.0, correlation: str = "pearson"):
-    """Within-class DV correlations from the stacked PCA scores of the four halves, for every class pair.
-
-    Parameters
-    ----------
-    scores : (images, 4 * n_components) array
-        Scores of A1, A2, B1, B2 side by side.
-    labels : (images,) array
-        Class of each image.
-    n_components : int
-        Components per half.
-    folds : (images,) int array, optional
-        Fold of each image for cross-validated DVs (None: in-sample).
-    weights : (R, images) array, optional
-        Image weights (bootstrap counts); None is the data itself (R = 1).
-    ridge, correlation
-        As in :class:`DVCOptions`.
-
-    Returns
-    -------
-    correlations : (R, pairs, 2, 6) array
-        For class pairs i < j (``numpy.triu_indices`` order of the sorted classes) and the sides (class i,
-        class j): the correlations of :data:`humanlike.metrics.dvc.CORRELATION_PAIRS`.
-    classes : list of str
-    """
-    labels = np.asarray(labels).astype(str)
-    order = np.argsort(labels, kind="stable")
-    classes, counts = np.unique(labels, return_counts=True)
-    bounds = np.concatenate([[0], np.cumsum(counts)])
-    slices = list(zip(bounds[:-1], bounds[1:]))
-    fold = np.zeros(labels.size, int) if folds is None else np.asarray(folds, dtype=int)
-    split = _Split(np.asarray(scores, dtype=np.float32)[order], slices, [fold[order][lo:hi] for lo, hi in slices],
-                   n_components)
-    w = np.ones((1, labels.size), np.float32) if weights is None else np.asarray(weights, np.float32)[:, order]
-    per_class = [w[:, lo:hi] for lo, hi in slices]
-    pairs_i, pairs_j = np.triu_indices(classes.size, k=1)
-    return _evaluate_split(split, per_class, pairs_i, pairs_j, folds is not None, ridge, correlation), list(classes)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -586,10 +333,10 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
             for cols in (perm[:half], perm[half:]):
                 scores.append(half_scores(f[np.sort(cols)].T, options.n_components, rng,
                                           iterations=options.pca_iterations, standardize=options.standardize))
-        splits.append(_Split(np.concatenate(scores, axis=1), class_slices, folds, options.n_components))
+        splits.append(SplitStatistics(np.concatenate(scores, axis=1), class_slices, folds, options.n_components))
 
     def evaluate(split, weights):
-        return _evaluate_split(split, weights, pairs_i, pairs_j, options.cv is not None, options.ridge,
+        return evaluate_split(split, weights, pairs_i, pairs_j, options.cv is not None, options.ridge,
                                options.correlation)
 
     ones = [np.ones((1, n), np.float32) for n in counts]
@@ -627,7 +374,7 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     reasons = np.where(np.isnan(estimate), "every (class, pair) value undefined: "
                        "a split-half reliability is not positive", "")
     summary = Resampled(estimate, replicates, labels_out, ("table", "class_i", "class_j", "normalisation"),
-                        reasons=reasons, settings={**settings.to_dict(), "split_sd": split_sd},
+                        reasons=reasons, settings=settings.to_dict(),
                         level=settings.level)
     split_rows = pd.DataFrame({"split": np.arange(len(splits)), "dvc_signed": per_split[:, 0],
                                "dvc_abs": per_split[:, estimate.size // 2]})
@@ -636,7 +383,8 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     kappa = None
     if options.kappa_folds:
         kappa = choice_kappa(fa, fb, labels, classes, counts, options, settings)
-    return DVCResult(summary, kappa, split_rows, options, list(classes), int(labels.size), names, corr_frame)
+    return DVCResult(summary, kappa, split_rows, options, list(classes), int(labels.size), names, corr_frame,
+                     split_sd)
 
 
 def _correlation_frame(corr, classes, pairs_i, pairs_j) -> pd.DataFrame:
