@@ -348,9 +348,11 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
 
     replicates = np.empty((settings.n_resamples, estimate.size))
     d = splits[0].dim
-    per_resample = 8 * (classes.size * n_folds * (d * d * 3 + 2 * d) + pairs_i.size * n_folds * 4 * (
-        options.n_components ** 2 * 6 + 4 * options.n_components) + int(counts.max()) * 8 * (
-        1 + (options.correlation == "spearman") * 4 * options.n_components))
+    pcs = options.n_components
+    # Bytes per resample in one evaluation: class moments, pair-wise LDA temporaries, per-image DVs.
+    per_resample = 8 * (classes.size * n_folds * (d * pcs * 3 + 2 * d)
+                        + pairs_i.size * n_folds * 4 * (pcs ** 2 * 6 + 4 * pcs)
+                        + int(counts.max()) * 12 * (1 + (options.correlation == "spearman") * 4 * pcs))
     if options.split_bootstrap == "rotate":
         # One evaluation sees only 1/n_splits of a chunk's resamples.
         per_resample = per_resample // len(splits) + 4 * labels.size

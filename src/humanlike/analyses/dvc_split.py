@@ -78,62 +78,70 @@ def range_finder_scores(x, n_components, k, rng, iterations):
 
 @dataclass
 class ClassBlock:
-    """One class of one split: scores centred at the class mean, their products, fold order."""
+    """One class of one split: scores centred at the class mean, per-half products, fold order."""
 
     centre: np.ndarray          # (D,) float64 class mean of the scores
-    centred: np.ndarray         # (n_c, D) float32, rows in fold order
-    products: np.ndarray        # (n_c, D(D+1)/2) float32
+    centred: np.ndarray         # (n_c, D) float64, rows in fold order
+    products: np.ndarray        # (n_c, halves * p(p+1)/2) float32: within-half products only
     order: np.ndarray           # permutation: fold-sorted position -> class position
     fold_bounds: np.ndarray     # (F+1,) slice bounds of each fold in fold order
 
 
 class SplitStatistics:
+    """The per-class statistics of one split: what LDA needs (within-half moments) and the scores from which
+    a resample's DVs are formed."""
+
     def __init__(self, scores: np.ndarray, class_slices, folds, n_components: int):
         self.p = n_components
         self.dim = scores.shape[1]
-        upper = np.triu_indices(self.dim)
+        self.halves = self.dim // n_components
+        upper = np.triu_indices(n_components)
         self.blocks = []
         for (lo, hi), fold in zip(class_slices, folds):
             order = np.argsort(fold, kind="stable")
             z = scores[lo:hi][order].astype(np.float64)
             centre = z.mean(axis=0)
-            y = (z - centre).astype(np.float32)
+            y = z - centre
+            y4 = y.reshape(len(y), self.halves, n_components).astype(np.float32)
+            products = (y4[:, :, upper[0]] * y4[:, :, upper[1]]).reshape(len(y), -1)
             bounds = np.searchsorted(fold[order], np.arange(fold.max() + 2))
-            self.blocks.append(ClassBlock(centre, y, (y[:, upper[0]] * y[:, upper[1]]), order, bounds))
+            self.blocks.append(ClassBlock(centre, y, products, order, bounds))
 
     def class_sums(self, weights: list[np.ndarray]):
-        """Per class and fold, weighted count, first and second moments (about the class centre)."""
+        """Per class and fold: weighted count (R,K,F), first moments (R,K,F,D) and within-half second
+        moments (R,K,F,halves,p,p), all about the class centre."""
         s0, s1, s2 = [], [], []
-        dim = self.dim
-        upper = np.triu_indices(dim)
+        p, halves = self.p, self.halves
+        upper = np.triu_indices(p)
         for block, w in zip(self.blocks, weights):
-            w = w[:, block.order]
             n0, n1, n2 = [], [], []
             for f in range(block.fold_bounds.size - 1):
                 lo, hi = block.fold_bounds[f], block.fold_bounds[f + 1]
                 wf = w[:, lo:hi]
                 n0.append(wf.sum(axis=1, dtype=np.float64))
-                n1.append((wf @ block.centred[lo:hi]).astype(np.float64))
-                packed = (wf @ block.products[lo:hi]).astype(np.float64)
-                full = np.empty((w.shape[0], dim, dim))
-                full[:, upper[0], upper[1]] = packed
-                full[:, upper[1], upper[0]] = packed
+                n1.append(wf.astype(np.float64) @ block.centred[lo:hi])
+                packed = (wf @ block.products[lo:hi]).astype(np.float64).reshape(len(w), halves, -1)
+                full = np.empty((len(w), halves, p, p))
+                full[:, :, upper[0], upper[1]] = packed
+                full[:, :, upper[1], upper[0]] = packed
                 n2.append(full)
             s0.append(np.stack(n0, axis=1))
             s1.append(np.stack(n1, axis=1))
             s2.append(np.stack(n2, axis=1))
-        return np.stack(s0, axis=1), np.stack(s1, axis=1), np.stack(s2, axis=1)   # (R,K,F[,D[,D]])
+        return np.stack(s0, axis=1), np.stack(s1, axis=1), np.stack(s2, axis=1)
 
 
 def evaluate_split(split: SplitStatistics, weights, pairs_i, pairs_j, cv: bool, ridge: float, correlation: str):
     """The six within-class correlations of every (resample, pair, side): (R, P, 2, 6).
 
-    ``weights`` holds one (R, n_c) matrix per class; with ``cv`` the axes of fold f are fitted on the other
-    folds and give the DVs of fold f (all sums by fold, so the bootstrap stays a weight-matrix product).
+    ``weights`` holds one (R, n_c) matrix per class (class order); with ``cv`` the axes of fold f are
+    fitted on the other folds and give the DVs of fold f. LDA needs only within-half moments (weighted
+    sums); the DV correlations come from the DVs themselves — per half one (images x p) @ (p x R) product
+    — and their weighted second moments, so no (4p x 4p) cross-covariance is ever formed.
     """
+    weights = [w[:, b.order] for b, w in zip(split.blocks, weights)]
     s0, s1, s2 = split.class_sums(weights)
-    p, dim = split.p, split.dim
-    halves = dim // p
+    p, halves = split.p, split.halves
     if cv:
         t0 = s0.sum(axis=2, keepdims=True) - s0
         t1 = s1.sum(axis=2, keepdims=True) - s1
@@ -141,39 +149,39 @@ def evaluate_split(split: SplitStatistics, weights, pairs_i, pairs_j, cv: bool, 
     else:
         t0, t1, t2 = s0, s1, s2
     with np.errstate(invalid="ignore", divide="ignore"):
-        offset = t1 / t0[..., None]
-        cov = t2 / t0[..., None, None] - offset[..., :, None] * offset[..., None, :]
-    centres = np.stack([b.centre for b in split.blocks])                  # (K, D)
-    means = centres[None, :, None, :] + offset                            # (R, K, F, D)
-    r = means.shape[0]
-    f_count = means.shape[2]
-    blocks = cov.reshape(cov.shape[:3] + (halves, p, halves, p))
-    diag = np.stack([blocks[..., h, :, h, :] for h in range(halves)], axis=3)   # (R,K,F,4,p,p)
-    mean_h = means.reshape(means.shape[:3] + (halves, p))
+        offset = (t1 / t0[..., None]).reshape(t1.shape[:3] + (halves, p))
+        diag = t2 / t0[..., None, None, None] - offset[..., :, None] * offset[..., None, :]
+    centres = np.stack([b.centre for b in split.blocks]).reshape(-1, halves, p)     # (K, 4, p)
+    mean_h = centres[None, :, None] + offset                                        # (R, K, F, 4, p)
+    r = mean_h.shape[0]
     axes = lda_axes(mean_h[:, pairs_i], mean_h[:, pairs_j], diag[:, pairs_i], diag[:, pairs_j],
                     t0[:, pairs_i][..., None], t0[:, pairs_j][..., None], ridge=ridge)  # (R,P,F,4,p)
-    midpoint = 0.5 * (mean_h[:, pairs_i] + mean_h[:, pairs_j])             # (R,P,F,4,p)
+    midpoint = 0.5 * (mean_h[:, pairs_i] + mean_h[:, pairs_j])                      # (R,P,F,4,p)
     out = np.empty((r, pairs_i.size, 2, 6))
-    embed = np.zeros((r, f_count, dim, halves))
     for k, (ci, cj) in enumerate(zip(pairs_i, pairs_j)):
-        w = axes[:, k]                                                     # (R,F,4,p)
-        for h in range(halves):
-            embed[:, :, h * p:(h + 1) * p, h] = w[:, :, h]
         for side, c in enumerate((ci, cj)):
+            block = split.blocks[c]
             if correlation == "spearman":
-                out[:, k, side] = spearman_side(split.blocks[c], weights[c], w, midpoint[:, k], centres[c], p)
+                out[:, k, side] = spearman_side(block, weights[c], axes[:, k], midpoint[:, k], block.centre, p)
                 continue
-            # Held-out (or in-sample) DV sums of class c: DV = w_f . (y + centre - midpoint_f).
-            o = np.einsum("rfhp,rfhp->rfh", w, (centres[c].reshape(halves, p) - midpoint[:, k]))
-            a = np.einsum("rfhp,rfhp->rfh", w, s1[:, c].reshape(r, f_count, halves, p))
-            q = np.swapaxes(embed, -1, -2) @ (s2[:, c] @ embed)              # (R,F,4,4)
-            n = s0[:, c]
-            e2 = (q + a[..., :, None] * o[..., None, :] + o[..., :, None] * a[..., None, :]
-                  + n[..., None, None] * o[..., :, None] * o[..., None, :]).sum(axis=1)
-            e1 = (a + n[..., None] * o).sum(axis=1)
-            total = n.sum(axis=1)
+            # DV = w_f . (y + centre - midpoint_f) for the images of fold f (all images when in-sample).
+            shift = np.einsum("rfhp,rfhp->rfh", axes[:, k], centres[c] - midpoint[:, k])
+            total = np.zeros(r)
+            first = np.zeros((r, halves))
+            second = np.zeros((r, halves, halves))
+            for f in range(block.fold_bounds.size - 1):
+                lo, hi = block.fold_bounds[f], block.fold_bounds[f + 1]
+                y = block.centred[lo:hi]
+                dv = np.stack([y[:, h * p:(h + 1) * p] @ axes[:, k, f, h].T for h in range(halves)], axis=-1)
+                dv += shift[:, f][None]                                              # (n_f, R, 4)
+                wf = weights[c][:, lo:hi].T.astype(np.float64)                      # (n_f, R)
+                weighted = wf[:, :, None] * dv
+                total += wf.sum(axis=0)
+                first += weighted.sum(axis=0)
+                second += np.einsum("nrh,nrg->rhg", weighted, dv)
             with np.errstate(invalid="ignore", divide="ignore"):
-                dv_cov = e2 / total[:, None, None] - e1[:, :, None] * e1[:, None, :] / total[:, None, None] ** 2
+                mean = first / total[:, None]
+                dv_cov = second / total[:, None, None] - mean[:, :, None] * mean[:, None, :]
             out[:, k, side] = correlations_from_covariances(dv_cov)
     return out
 
@@ -181,10 +189,10 @@ def evaluate_split(split: SplitStatistics, weights, pairs_i, pairs_j, cv: bool, 
 def spearman_side(block: ClassBlock, weights, axes, midpoint, centre, p):
     """Within-class Spearman correlations of explicit DVs under weights (weighted mid-ranks): (R, 6)."""
     halves = axes.shape[-2]
-    w = weights[:, block.order].astype(np.float64)                         # (R, n)
+    w = weights.astype(np.float64)                                          # (R, n), fold order
     fold_of = np.repeat(np.arange(block.fold_bounds.size - 1), np.diff(block.fold_bounds))
-    y = block.centred.astype(np.float64).reshape(-1, halves, p)
-    shift = centre.reshape(halves, p)[None, None] - midpoint[:, :, :, :]  # (R,F,4,p)
+    y = block.centred.reshape(-1, halves, p)
+    shift = centre.reshape(halves, p)[None, None] - midpoint              # (R,F,4,p)
     dv = np.einsum("nhp,rnhp->rnh", y, axes[:, fold_of]) + np.einsum("rnhp,rnhp->rnh", axes[:, fold_of],
                                                                         shift[:, fold_of])
     ranks = weighted_midranks(dv, w)
