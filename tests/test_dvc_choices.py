@@ -154,7 +154,7 @@ def test_interval_covers_and_double_pass_self_dvc():
 
 def test_two_category_view_rejects_more_categories():
     trials = simulate_choice_pair(0.5, n_per_category=20)
-    trials.loc[trials.index[:3], ["label", "response"]] = "c"
+    trials.loc[trials["item"] == "i00000", ["label", "response"]] = "c"
     with pytest.raises(ValueError, match="exactly two"):
         choice_dvc(trials, settings=ResamplingSettings(n_resamples=0))
 

@@ -42,10 +42,11 @@ from ..data.representations import Representation, align_representations
 from ..metrics.dvc import split_normalised_dvc
 from ..metrics.ec import kappa_bound_from_accuracy_difference
 from ..stats.engine import ResamplingSettings, item_weights, progress_bar, resample_chunks
-from ..stats.resampling import CorrectnessBlock, group_mean, nanmean_quiet
+from ..stats.resampling import group_mean, nanmean_quiet
 from ..stats.results import Resampled
 from ..stats.rng import stream
 from .dvc_split import SplitStatistics, evaluate_split, half_scores
+from .pair_blocks import CorrectnessBlock
 
 HALVES = ("A1", "A2", "B1", "B2")
 CORRELATIONS = ("pearson", "spearman")
