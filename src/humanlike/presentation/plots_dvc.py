@@ -10,6 +10,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"
+
+
+def _xerr(frame):
+    """Error-bar lengths; a percentile interval need not contain its estimate, so lengths are clipped at 0."""
+    low = np.clip(frame["estimate"] - frame["ci_low"], 0, None)
+    high = np.clip(frame["ci_high"] - frame["estimate"], 0, None)
+    return [np.nan_to_num(low), np.nan_to_num(high)]
 MODEL_COLOUR = "#1f77b4"
 GREY = "#7f7f7f"
 
@@ -22,8 +29,7 @@ def representation_figure(result):
     y = np.arange(len(names))
     fig, ax = plt.subplots(figsize=(6.5, 0.9 + 0.28 * len(names)))
     for frame, colour, label, shift in ((signed, MODEL_COLOUR, "signed", -0.15), (absolute, GREY, "abs (paper)", 0.15)):
-        ax.errorbar(frame["estimate"], y + shift, xerr=[frame["estimate"] - frame["ci_low"],
-                                                        frame["ci_high"] - frame["estimate"]],
+        ax.errorbar(frame["estimate"], y + shift, xerr=_xerr(frame),
                     fmt="o", ms=3, color=colour, label=label, capsize=2)
     overall = result.table("overall").iloc[0]
     ax.axvline(overall["estimate"], color=MODEL_COLOUR, lw=1, ls="--", label=f"overall {overall['estimate']:.2f}")
@@ -48,14 +54,13 @@ def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall"):
     models = frame[frame["kind"] == "model-human"].sort_values("estimate")
     fig, ax = plt.subplots(figsize=(6.5, 1.0 + 0.25 * len(models)))
     y = np.arange(len(models))
-    ax.errorbar(models["estimate"], y, xerr=[models["estimate"] - models["ci_low"], models["ci_high"] - models["estimate"]],
+    ax.errorbar(models["estimate"], y, xerr=_xerr(models),
                 fmt="o", ms=3, color=MODEL_COLOUR, capsize=2, label="tetrachoric of correctness")
     if probit is not None:
         p = probit.groups(scope).set_index("group")
         have = [k for k, g in enumerate(models["group"]) if g in p.index]
         rows = p.loc[models["group"].iloc[have]]
-        ax.errorbar(rows["estimate"], y[have] + 0.25, xerr=[rows["estimate"] - rows["ci_low"],
-                                                          rows["ci_high"] - rows["estimate"]],
+        ax.errorbar(rows["estimate"], y[have] + 0.25, xerr=_xerr(rows),
                     fmt="s", ms=3, color=GREY, capsize=2, label="margin vs correctness (probit)")
     humans = frame[frame["group"] == "humans"]
     if not humans.empty:
