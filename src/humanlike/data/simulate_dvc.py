@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..stats.rng import stream
+
+def _rng(seed: int, tag: int) -> np.random.Generator:
+    # The data layer imports nothing above it: a seed and a per-simulator tag make the stream.
+    return np.random.default_rng([int(seed), tag])
 
 
 def planted_representations(rho: float, *, n_classes: int = 4, n_per_class: int = 200, n_units: int = 200,
@@ -32,7 +35,7 @@ def planted_representations(rho: float, *, n_classes: int = 4, n_per_class: int 
     """
     if not -1.0 <= rho <= 1.0:
         raise ValueError(f"rho must lie in [-1, 1], got {rho}")
-    rng = stream(seed, "planted-dvc")
+    rng = _rng(seed, 1)
     n = n_classes * n_per_class
     labels = np.repeat(np.arange(n_classes), n_per_class)
     means = rng.normal(scale=separation, size=(n_classes, latent_dim))
@@ -59,7 +62,7 @@ def appendix_a3_decisions(bias_sd: float, *, n_classes: int = 10, n_per_class: i
     scores_a, scores_b : (images, n_classes) float
     labels : (images,) int
     """
-    rng = stream(seed, "appendix-a3")
+    rng = _rng(seed, 2)
     labels = np.repeat(np.arange(n_classes), n_per_class)
     onehot = np.eye(n_classes)[labels]
     bias = rng.normal(scale=bias_sd, size=n_classes) if bias_sd > 0 else np.zeros(n_classes)
@@ -79,7 +82,7 @@ def simulate_choice_pair(rho: float, *, n_per_category: int = 500, dprime=(1.5, 
     """
     import pandas as pd
 
-    rng = stream(seed, "choice-pair")
+    rng = _rng(seed, 3)
     labels = np.repeat(["a", "b"], n_per_category)
     sign = np.where(labels == "b", 0.5, -0.5)
     cov = np.array([[1.0, rho], [rho, 1.0]])
