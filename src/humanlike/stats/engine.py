@@ -242,6 +242,47 @@ def standard_normals(seed: int, key: tuple, n: int, start: int, stop: int) -> np
     return np.concatenate(parts) if parts else np.zeros((0, n))
 
 
+def random_subsets(seed: int, key: tuple, n: int, size: int, start: int, stop: int) -> np.ndarray:
+    """Per resample ``start..stop-1``, a random subset of ``size`` of the indices ``0..n-1`` (rows, sorted).
+
+    Drawn in blocks of :data:`BLOCK` resamples from ``stream(seed, *key, block)``, so row r depends only on
+    ``seed``, ``key`` and r (e.g. DMC evaluates a random subset of the split halves in each resample, one
+    subset per observer group shared by its strata).
+
+    Examples
+    --------
+    >>> a = random_subsets(0, ("splits", "edge"), 10, 3, 0, 250)
+    >>> a.shape, bool((random_subsets(0, ("splits", "edge"), 10, 3, 150, 160) == a[150:160]).all())
+    ((250, 3), True)
+    """
+    if not 0 < size <= n:
+        raise ValueError(f"a subset of {size} from {n} indices is not possible")
+    parts = []
+    for b in _blocks(start, stop):
+        u = stream(seed, *key, b).random((BLOCK, n))
+        chosen = np.sort(np.argpartition(u, size - 1, axis=1)[:, :size], axis=1) if size < n else \
+            np.broadcast_to(np.arange(n), (BLOCK, n))
+        lo, hi = max(start - b * BLOCK, 0), min(stop - b * BLOCK, BLOCK)
+        parts.append(chosen[lo:hi])
+    return np.concatenate(parts) if parts else np.zeros((0, size), dtype=np.int64)
+
+
+def evaluate_chunk(kernel: Kernel, stratum: Stratum, item_weights_: np.ndarray, observer_weights_: np.ndarray | None,
+                   seed: int, start: int, stop: int) -> np.ndarray:
+    """A kernel's values for the bootstrap resamples ``start..stop-1`` of one stratum.
+
+    A kernel that draws randomness of its own in each resample (beyond the weights) defines
+    ``evaluate_resamples(stratum, item_weights, observer_weights, seed, start, stop)`` and draws it from
+    per-key block streams (:func:`random_subsets`), so that resample r still depends only on the seed, the key
+    and r; every other kernel is called through ``evaluate``. Point estimates and jackknife rows always go
+    through ``evaluate`` (no randomness).
+    """
+    own = getattr(kernel, "evaluate_resamples", None)
+    if own is None:
+        return kernel.evaluate(stratum, item_weights_, observer_weights_)
+    return own(stratum, item_weights_, observer_weights_, seed, start, stop)
+
+
 def resample_chunks(n_resamples: int, bytes_per_resample: int, memory_budget: int = DEFAULT_MEMORY_BUDGET
                     ) -> list[tuple[int, int]]:
     """(start, stop) ranges covering ``n_resamples``, each using at most ``memory_budget`` bytes.
@@ -317,7 +358,7 @@ def bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Outp
                 u = observer_weights(settings.seed, s.group, members, start, stop) if members else None
             elif s.group in design.groups:
                 u = _ones_or_none(design, s, settings)
-            values[s.key] = kernel.evaluate(s, w, u)
+            values[s.key] = evaluate_chunk(kernel, s, w, u, settings.seed, start, stop)
         replicates[start:stop] = aggregate(values)
         bar.update(1)
     bar.close()
