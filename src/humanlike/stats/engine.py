@@ -414,8 +414,14 @@ def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregat
             warnings.simplefilter("ignore", category=RuntimeWarning)
             centre = np.nanmean(loo, axis=0)
         deviation = np.nan_to_num(math.sqrt((n - 1) / n) * (loo - centre))
-        for start, stop in resample_chunks(settings.n_resamples, 8 * (n + estimate.size), settings.memory_budget):
-            noise[start:stop] += standard_normals(settings.seed, ("observer-jackknife",) + group, n, start, stop) @ deviation
+        # Only the outputs that depend on this group move (e.g. its experiment's rows and the overall ones).
+        columns = np.flatnonzero(np.any(deviation != 0, axis=0))
+        if columns.size == 0:
+            continue
+        deviation = deviation[:, columns]
+        for start, stop in resample_chunks(settings.n_resamples, 8 * (n + 2 * columns.size), settings.memory_budget):
+            z = standard_normals(settings.seed, ("observer-jackknife",) + group, n, start, stop)
+            noise[start:stop, columns] += z @ deviation
     return noise
 
 
