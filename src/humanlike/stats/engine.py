@@ -21,9 +21,10 @@ same ``reduce``. Parametric resampling (responses drawn from fitted probabilitie
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
@@ -331,6 +332,30 @@ def bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Outp
     """
     if len(design) == 0:
         raise ValueError("the design has no strata")
+    with one_blas_thread():
+        return _bootstrap(design, kernel, aggregate, output, settings)
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Run matrix products on one BLAS thread (threadpoolctl), so that numbers never depend on the chunking.
+
+    A multithreaded BLAS splits a matrix product among threads by its shape, and a row of the result can then
+    be rounded differently (in the last bit) depending on how many rows the chunk holds; with one thread every
+    row is computed the same way. On the small machines this package targets, one thread is also no slower
+    (the work is already vectorised over resamples).
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Output,
+               settings: ResamplingSettings) -> Resampled:
     point = {s.key: kernel.evaluate(s, np.ones((1, s.n_items)), _ones_or_none(design, s, settings))
              for s in design}
     estimate = np.asarray(aggregate(point), dtype=float).reshape(-1)
@@ -437,10 +462,11 @@ def parametric_replicates(key: tuple, probabilities: np.ndarray, refit: Callable
     parts = []
     chunks = resample_chunks(settings.n_resamples, per, settings.memory_budget)
     bar = progress_bar(len(chunks), settings.progress, "parametric bootstrap")
-    for start, stop in chunks:
-        y = bernoulli_responses(settings.seed, key, p, start, stop)
-        parts.append(np.asarray(refit(y.astype(np.float64)), dtype=float))
-        bar.update(1)
+    with one_blas_thread():
+        for start, stop in chunks:
+            y = bernoulli_responses(settings.seed, key, p, start, stop)
+            parts.append(np.asarray(refit(y.astype(np.float64)), dtype=float))
+            bar.update(1)
     bar.close()
     if not parts:
         return np.zeros((0, 0))
