@@ -439,14 +439,23 @@ def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregat
             warnings.simplefilter("ignore", category=RuntimeWarning)
             centre = np.nanmean(loo, axis=0)
         deviation = np.nan_to_num(math.sqrt((n - 1) / n) * (loo - centre))
-        # Only the outputs that depend on this group move (e.g. its experiment's rows and the overall ones).
+        # Only the outputs that depend on this group move (e.g. its experiment's rows and the overall ones); an
+        # output that leaving an observer out does not change gets exactly no noise (the mean of equal values
+        # can differ from them in the last bit, which would make numbers depend on the other groups).
+        unchanged = np.all((loo == loo[:1]) | (np.isnan(loo) & np.isnan(loo[:1])), axis=0)
+        deviation[:, unchanged] = 0.0
         columns = np.flatnonzero(np.any(deviation != 0, axis=0))
         if columns.size == 0:
             continue
         deviation = deviation[:, columns]
         for start, stop in resample_chunks(settings.n_resamples, 8 * (n + 2 * columns.size), settings.memory_budget):
             z = standard_normals(settings.seed, ("observer-jackknife",) + group, n, start, stop)
-            noise[start:stop, columns] += z @ deviation
+            # Summed observer by observer (not one matrix product, whose rounding depends on the number of
+            # columns): an output's noise is then the same whichever other groups and outputs exist.
+            added = np.zeros((stop - start, columns.size))
+            for o in range(n):
+                added += z[:, o:o + 1] * deviation[o]
+            noise[start:stop, columns] += added
     return noise
 
 
