@@ -23,7 +23,7 @@ import numpy as np
 
 from ..data.design import Design, Stratum
 from ..metrics.dmc import condition_columns, condition_values, pooled_statistics, uniform_trials, values_from_sums
-from ..stats.engine import SufficientStatisticKernel, random_subsets
+from ..stats.engine import BLOCK, SufficientStatisticKernel, random_subsets
 from .dmc_data import DMCExperiment
 
 DMC = "decision_margin_consistency"
@@ -134,13 +134,26 @@ class DMCKernel(SufficientStatisticKernel):
         return condition_columns(self.values(stratum, item_weights, observer_weights))
 
     def evaluate_resamples(self, stratum, item_weights, observer_weights, seed, start, stop):
+        # Matrix products (BLAS) may round a row differently depending on where it sits in the matrix; the
+        # rows are therefore evaluated in whole blocks of BLOCK resamples at their absolute positions (a chunk
+        # that does not cover whole blocks is padded), so a resample's value never depends on the chunking.
+        n_rows = stop - start
+        offset = start % BLOCK
+        padded = -(-(offset + n_rows) // BLOCK) * BLOCK
+        w, u = item_weights, observer_weights
+        if padded != n_rows:
+            w = np.ones((padded, item_weights.shape[1]), dtype=item_weights.dtype)
+            w[offset:offset + n_rows] = item_weights
+            if u is not None and u.shape[0] == n_rows and n_rows > 1:
+                u = np.ones((padded, u.shape[1]))
+                u[offset:offset + n_rows] = observer_weights
         exp = self.experiment(stratum)
         n_splits = exp.splits.shape[0]
         split_index = None
         if self.bootstrap_splits is not None and n_splits > self.bootstrap_splits:
             split_index = random_subsets(seed, ("splits",) + stratum.group, n_splits, self.bootstrap_splits,
-                                         start, stop)
-        return condition_columns(self.values(stratum, item_weights, observer_weights, split_index))
+                                         start - offset, start - offset + padded)
+        return condition_columns(self.values(stratum, w, u, split_index))[offset:offset + n_rows]
 
     def leave_one_out(self, stratum: Stratum) -> np.ndarray:
         n = stratum.n_items

@@ -84,6 +84,14 @@ def model_pairs(n_models: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(n_models, k=1)
 
 
+def _aligned(rows: int) -> int:
+    """The largest block size <= ``rows`` that divides or is a multiple of 100 (the engine's block of resamples),
+    so that sub-blocks of a chunk start at the same positions whatever the chunking."""
+    if rows >= 100:
+        return rows - rows % 100
+    return max(d for d in (1, 2, 4, 5, 10, 20, 25, 50) if d <= rows)
+
+
 def condition_values(correct: np.ndarray, trials: np.ndarray, margins: np.ndarray, model_correct: np.ndarray,
                      splits: np.ndarray, item_weights: np.ndarray, observer_weights: np.ndarray | None = None,
                      split_index: np.ndarray | None = None, method: str = "pearson",
@@ -126,7 +134,7 @@ def condition_values(correct: np.ndarray, trials: np.ndarray, margins: np.ndarra
     n_h, n_m = correct.shape[0], margins.shape[0]
     s_all = splits.shape[0]
     width = max(n_m + 1, s_all if split_index is None else split_index.shape[1], 1)
-    block = max(1, _CELLS // (width * n_items))
+    block = _aligned(max(1, _CELLS // (width * n_items)))
     if n_rows > block:
         parts = [condition_values(correct, trials, margins, model_correct, splits, w[lo:lo + block],
                                   None if observer_weights is None else observer_weights[lo:lo + block],
