@@ -80,6 +80,7 @@ class DMCKernel(SufficientStatisticKernel):
         self.method = method
         self.bootstrap_splits = bootstrap_splits
         self._layouts: dict[tuple, object] = {}
+        self._observer_cache: dict[tuple, tuple] = {}
 
     # -- the arrays of a stratum, in the (observers x items) orientation of the metric functions
     @staticmethod
@@ -96,9 +97,16 @@ class DMCKernel(SufficientStatisticKernel):
                 and uniform_trials(stratum.arrays["trials"].T))
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
-        stats, layout = pooled_statistics(*self._arrays(stratum))
+        # Every observer once (item resamples, the estimate, the item jackknife): pooled cross products.
+        stats, layout = pooled_statistics(*self._arrays(stratum), per_observer=False)
         self._layouts[stratum.key] = layout
         return stats
+
+    def observer_statistics(self, stratum: Stratum) -> tuple[np.ndarray, object]:
+        """Statistics with per-observer cross products, for observer weights (observer bootstrap, jackknife)."""
+        if stratum.key not in self._observer_cache:
+            self._observer_cache[stratum.key] = pooled_statistics(*self._arrays(stratum), per_observer=True)
+        return self._observer_cache[stratum.key]
 
     def width(self, stratum: Stratum) -> int:
         return 5 + 2 * len(self.experiment(stratum).models)
@@ -123,8 +131,12 @@ class DMCKernel(SufficientStatisticKernel):
         if u is not None and (u.shape[1] == 0 or (u.shape[0] == 1 and np.all(u == 1.0))):
             u = None
         if self.pooled(stratum):
-            sums = w @ self.cached_statistics(stratum)
-            return values_from_sums(sums, self._layouts[stratum.key], stratum.arrays["margin"].T, exp.splits,
+            if u is None:
+                stats = self.cached_statistics(stratum)
+                layout = self._layouts[stratum.key]
+            else:
+                stats, layout = self.observer_statistics(stratum)
+            return values_from_sums(w @ stats, layout, stratum.arrays["margin"].T, exp.splits,
                                     lambda rows: w[rows], u, split_index)
         if u is not None and u.shape[0] != w.shape[0]:
             u = np.broadcast_to(u, (w.shape[0], u.shape[1]))

@@ -217,8 +217,9 @@ class PooledLayout:
     count_products: slice
     margins: slice
     margin_products: slice
-    cross: slice
+    cross: slice  # margin x per-observer counts (M x H columns), or margin x pooled counts (M) when pooled_only
     model_correct: slice
+    pooled_only: bool = False  # statistics valid only for every observer weighted once
 
 
 def uniform_trials(trials: np.ndarray) -> bool:
@@ -227,13 +228,16 @@ def uniform_trials(trials: np.ndarray) -> bool:
 
 
 def pooled_statistics(correct: np.ndarray, trials: np.ndarray, margins: np.ndarray,
-                      model_correct: np.ndarray) -> tuple[np.ndarray, PooledLayout]:
+                      model_correct: np.ndarray, per_observer: bool = True) -> tuple[np.ndarray, PooledLayout]:
     """Per-item statistics (I x S) whose weighted sums give every value of :func:`values_from_sums`.
 
     Columns: 1; each observer's correct count c_o (centred on its item mean); the products c_o c_p (o <= p);
     each model's margin (centred); the products of margins (j <= k); the products margin_k x c_o; each model's
     share correct. Centring shifts every vector by a constant, which leaves every correlation unchanged and
-    keeps the moment formulas exact in floating point. Requires :func:`uniform_trials`.
+    keeps the moment formulas exact in floating point. Requires :func:`uniform_trials`. With
+    ``per_observer=False`` the margin products are taken with the pooled counts only (M instead of M x H
+    columns): enough when every observer is weighted once (item resamples and the item jackknife), not for
+    observer weights.
 
     Examples
     --------
@@ -250,11 +254,12 @@ def pooled_statistics(correct: np.ndarray, trials: np.ndarray, margins: np.ndarr
     mc = margins - margins.mean(axis=1, keepdims=True) if n_m else margins
     ih, jh = np.triu_indices(n_h)
     im, jm = np.triu_indices(n_m)
-    blocks = [np.ones((n_items, 1)), cc.T, (cc[ih] * cc[jh]).T, mc.T, (mc[im] * mc[jm]).T,
-              (mc[:, None, :] * cc[None, :, :]).reshape(n_m * n_h, n_items).T, model_correct.T]
+    cross = ((mc[:, None, :] * cc[None, :, :]).reshape(n_m * n_h, n_items).T if per_observer
+             else (mc * cc.sum(axis=0)).T)
+    blocks = [np.ones((n_items, 1)), cc.T, (cc[ih] * cc[jh]).T, mc.T, (mc[im] * mc[jm]).T, cross, model_correct.T]
     edges = np.cumsum([0] + [b.shape[1] for b in blocks])
-    layout = PooledLayout(n_h, n_m, mean, trials[:, 0].astype(float), *(slice(edges[k], edges[k + 1])
-                                                                        for k in range(1, 7)))
+    layout = PooledLayout(n_h, n_m, mean, trials[:, 0].astype(float),
+                          *(slice(edges[k], edges[k + 1]) for k in range(1, 7)), pooled_only=not per_observer)
     return np.concatenate(blocks, axis=1), layout
 
 
@@ -294,24 +299,35 @@ def values_from_sums(sums: np.ndarray, layout: PooledLayout, margins: np.ndarray
     n_h, n_m = layout.n_humans, layout.n_models
     n = sums[:, 0]
     p = sums[:, layout.counts]
-    q = _symmetric(sums[:, layout.count_products], n_h)
-    cross = sums[:, layout.cross].reshape(n_rows, n_m, n_h)
+    q_flat = sums[:, layout.count_products]
     t = layout.trials_per_item
     shared = observer_weights is None or (observer_weights.shape[0] == 1 and n_rows != 1)
     u = np.ones(n_h) if observer_weights is None else (observer_weights[0] if shared else observer_weights)
+    if layout.pooled_only and not (shared and np.all(u == 1.0)):
+        raise ValueError("these statistics hold the pooled counts only; observer weights need per_observer=True")
+    ih, jh = np.triu_indices(n_h)
     with np.errstate(divide="ignore", invalid="ignore"):
         if shared:
+            # (u' Q)_h and u' Q u straight from the upper triangle of Q (no symmetric R x H x H copy).
+            to_rows = np.zeros((ih.size, n_h))
+            to_rows[np.arange(ih.size), ih] += u[jh]
+            off = ih != jh
+            to_rows[np.flatnonzero(off), jh[off]] += u[ih[off]]
             sum_c = p @ u
-            qu = q @ u
+            qu = q_flat @ to_rows
             sum_cc = qu @ u
-            sum_mc = cross @ u
+            if layout.pooled_only:
+                sum_mc = sums[:, layout.cross]
+            else:
+                sum_mc = sums[:, layout.cross].reshape(n_rows, n_m, n_h) @ u
             total_trials = np.full(n_rows, float(t @ u))
             correct_sum = (p + layout.mean_correct * n[:, None]) @ u
         else:
+            q = _symmetric(q_flat, n_h)
             sum_c = np.sum(p * u, axis=1)
             qu = np.einsum("rhg,rg->rh", q, u)
             sum_cc = np.sum(qu * u, axis=1)
-            sum_mc = np.einsum("rmh,rh->rm", cross, u)
+            sum_mc = np.einsum("rmh,rh->rm", sums[:, layout.cross].reshape(n_rows, n_m, n_h), u)
             total_trials = u @ t
             correct_sum = np.sum((p + layout.mean_correct * n[:, None]) * u, axis=1)
         no_data = ~(total_trials > 0)
@@ -322,18 +338,21 @@ def values_from_sums(sums: np.ndarray, layout: PooledLayout, margins: np.ndarray
         var_c = sum_cc / n - mean_c * mean_c
         flat_c = ~(var_c > COUNT_TOLERANCE) | no_data
 
+        # Margin moments straight from the upper triangle: the variances and the model pairs.
+        im, jm = np.triu_indices(n_m)
+        products = sums[:, layout.margin_products]
         sum_m = sums[:, layout.margins]
-        mm_sums = _symmetric(sums[:, layout.margin_products], n_m)
         mean_m = sum_m / n[:, None]
-        cov_mm = mm_sums / n[:, None, None] - mean_m[:, :, None] * mean_m[:, None, :]
-        var_m = np.clip(np.diagonal(cov_mm, axis1=1, axis2=2), 0, None)
+        diagonal = im == jm
+        var_m = np.clip(products[:, diagonal] / n[:, None] - mean_m * mean_m, 0, None)
+        first, second = model_pairs(n_m)
+        pair_cov = products[:, ~diagonal] / n[:, None] - mean_m[:, first] * mean_m[:, second]
         flat_m = _flat_margins(margins, item_weights, var_m)
         sd_m = np.sqrt(var_m)
         cov_mc = sum_mc / n[:, None] - mean_m * mean_c[:, None]
         mh = cov_mc / (sd_m * np.sqrt(np.clip(var_c, 0, None))[:, None])
         out["mh"] = np.where(flat_m | flat_c[:, None], np.nan, np.clip(mh, -1.0, 1.0))
-        first, second = model_pairs(n_m)
-        mm = cov_mm[:, first, second] / (sd_m[:, first] * sd_m[:, second])
+        mm = pair_cov / (sd_m[:, first] * sd_m[:, second])
         out["mm"] = np.where(flat_m[:, first] | flat_m[:, second], np.nan, np.clip(mm, -1.0, 1.0))
 
         if n_h >= 2 and splits.shape[0]:
@@ -341,10 +360,12 @@ def values_from_sums(sums: np.ndarray, layout: PooledLayout, margins: np.ndarray
             if shared and split_index is None:
                 v = members * u  # (S x H)
                 sum_x = p @ v.T
-                sum_xx = q.reshape(n_rows, -1) @ (v[:, :, None] * v[:, None, :]).reshape(v.shape[0], -1).T
+                pair_weight = np.where(ih == jh, 1.0, 2.0)
+                sum_xx = q_flat @ (v[:, ih] * v[:, jh] * pair_weight).T
                 sum_xc = qu @ v.T
                 trials_a = np.broadcast_to(v @ t, sum_x.shape)
             else:
+                q = _symmetric(q_flat, n_h)
                 v = members[None] if split_index is None else members[split_index]  # (1|R x S' x H)
                 v = v * (u if shared else u[:, None, :])
                 v = np.broadcast_to(v, (n_rows,) + v.shape[1:])

@@ -19,7 +19,9 @@ def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int =
     bounds = np.empty((2, flat.shape[1]))
     # np.quantile sorts every column at once; np.nanquantile goes column by column (slow for thousands of
     # columns), so it only sees the columns with undefined replicates. Both give the same numbers.
-    if (~with_nan).any():
+    if not with_nan.any():
+        bounds = np.quantile(flat, [alpha, 1.0 - alpha], axis=0)
+    elif (~with_nan).any():
         bounds[:, ~with_nan] = np.quantile(flat[:, ~with_nan], [alpha, 1.0 - alpha], axis=0)
     if with_nan.any():
         with warnings.catch_warnings():
