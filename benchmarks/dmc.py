@@ -33,16 +33,19 @@ def run(code: str, src: Path, threads: int | None) -> dict:
     env = dict(os.environ, PYTHONPATH=str(src))
     if threads:
         env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    report_rss = ("import atexit, resource, sys; atexit.register(lambda: sys.stderr.write("
+                  "'MAXRSS %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)); ")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", report_rss + code], env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"benchmark command failed:\n{done.stderr[-2000:]}")
+    rss = [int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("MAXRSS ")]
     return {"wall_seconds": round(wall, 2),
             "cpu_seconds": round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 2),
-            "peak_rss_mb": round(after.ru_maxrss / 1024.0, 1), "stdout": done.stdout}
+            "peak_rss_mb": round(rss[-1] / 1024.0, 1) if rss else None, "stdout": done.stdout}
 
 
 def main() -> int:

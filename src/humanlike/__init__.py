@@ -5,6 +5,7 @@ it. Layers: data -> metrics -> stats -> analyses -> presentation.
 """
 
 from .analyses.benchmark import BenchmarkResult, run_benchmark
+from .analyses.dmc import DMCResult, decision_margin_consistency
 from .analyses.errorconsistency import (
     MODELVSHUMAN_EXCLUSIONS, ErrorConsistencyResult, error_consistency,
 )
@@ -16,7 +17,7 @@ from .metrics.ec import UndefinedPolicy, kappa
 __version__ = "0.1.0"
 
 __all__ = [
-    "BenchmarkResult", "COLUMNS", "ErrorConsistencyResult", "MODELVSHUMAN_EXCLUSIONS", "TrialTableError",
+    "BenchmarkResult", "COLUMNS", "DMCResult", "decision_margin_consistency", "ErrorConsistencyResult", "MODELVSHUMAN_EXCLUSIONS", "TrialTableError",
     "UndefinedPolicy", "error_consistency", "kappa", "load_modelvshuman", "load_trials", "run_benchmark",
     "simulate_benchmark", "simulate_copy_pair", "validate_trials", "__version__",
 ]
