@@ -196,7 +196,7 @@ def weighted_correlation_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray, metho
     Examples
     --------
     >>> x = np.array([[[1.0, 2.0, 3.0]]]); y = np.array([[[1.0, 3.0, 2.0]]])
-    >>> float(weighted_correlation_rows(x, y, np.ones((1, 3)))[0, 0])
+    >>> round(float(weighted_correlation_rows(x, y, np.ones((1, 3)))[0, 0]), 12)
     0.5
     """
     if method == "spearman":
