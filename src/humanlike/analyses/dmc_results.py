@@ -309,40 +309,50 @@ class DMCResult:
         doc["settings"] = dict(self.settings)
         return doc
 
+    def _rows(self) -> dict:
+        """(scope, condition) -> {(group, metric): row} over the summary (built once; dict lookups after)."""
+        cached = self.__dict__.get("_row_index")
+        if cached is None:
+            cached = {}
+            for row in self.summary.to_dict("records"):
+                cached.setdefault((row["scope"], row["condition"]), {})[(row["group"], row["metric"])] = row
+            object.__setattr__(self, "_row_index", cached)
+        return cached
+
     def _scope_doc(self, scope: str, with_conditions: bool) -> dict:
-        s = self.summary[self.summary["scope"] == scope]
-        if s.empty:
+        index = self._rows()
+        if (scope, "") not in index:
             raise KeyError(f"no results for {scope!r}; available: {self.experiments + ['overall']}")
 
-        def entry(rows: pd.DataFrame, group: str, count: str | None) -> dict:
-            d = rows[(rows["group"] == group) & (rows["metric"] == DMC)]
-            if d.empty:
+        def entry(rows: dict, group: str, count: str | None) -> dict:
+            r = rows.get((group, DMC))
+            if r is None:
                 return {"mean": None, "ci_low": None, "ci_high": None, "reason": "not computed"}
-            r = d.iloc[0]
             out = {"mean": r["estimate"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
                    "undefined_share": r["undefined_share"], "t_low": r["t_low"], "t_high": r["t_high"]}
             if count:
                 out["n_experiments" if scope == "overall" else count] = int(r["n"])
-            acc = rows[(rows["group"] == group) & (rows["metric"] == ACCURACY)]
-            if not acc.empty:
-                out["accuracy"] = acc.iloc[0]["estimate"]
+            acc = rows.get((group, ACCURACY))
+            if acc is not None:
+                out["accuracy"] = acc["estimate"]
             if group == HUMANS:
-                raw = rows[(rows["group"] == group) & (rows["metric"] == SPLIT_HALF_R)]
-                out["raw_r"] = raw.iloc[0]["estimate"] if not raw.empty else None
+                raw = rows.get((group, SPLIT_HALF_R))
+                out["raw_r"] = raw["estimate"] if raw is not None else None
             if r["reason"]:
                 out["reason"] = r["reason"]
             return out
 
-        def block(rows: pd.DataFrame) -> dict:
-            models = [g for g in rows["group"].unique() if g not in FIXED_GROUPS]
+        def block(rows: dict) -> dict:
+            models = list(dict.fromkeys(g for g, _ in rows if g not in FIXED_GROUPS))
             return {"human_human": entry(rows, HUMANS, "n_splits"),
                     "model_human": {m: entry(rows, m, None) for m in models},
                     "model_human_mean": entry(rows, MODEL_HUMAN_MEAN, "n_models"),
                     "model_model": entry(rows, MODEL_MODEL, "n_pairs")}
 
-        top = block(s[s["condition"] == ""])
+        top = block(index[(scope, "")])
         if with_conditions:
-            per = {c: block(rows) for c, rows in s[s["condition"] != ""].groupby("condition", sort=True)}
+            conditions = sorted(c for sc, c in index if sc == scope and c != "")
+            per = {c: block(index[(scope, c)]) for c in conditions}
             for key in ("human_human", "model_human_mean", "model_model"):
                 top[key]["conditions"] = {c: doc[key] for c, doc in per.items()}
             for m in top["model_human"]:
