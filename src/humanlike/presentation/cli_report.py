@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 import time
 from pathlib import Path
 
@@ -39,6 +38,16 @@ def register(sub, plan_sub) -> None:
     report.set_defaults(handler=run_report)
 
 
+def rerun_command(args) -> str:
+    """The command line that reproduces this report (every setting that decides a number spelled out)."""
+    parts = ["humanlike", "report", *map(str, args.data), "--out", str(args.out),
+             "--analyses", ",".join(args.analyses), "--seed", str(args.seed), "--resamples", str(args.resamples),
+             "--level", str(args.level), "--interval", args.interval, "--observer-level", args.observer_level]
+    if args.no_exclusions:
+        parts.append("--no-exclusions")
+    return " ".join(shlex.quote(p) for p in parts)
+
+
 def run_report(args) -> int:
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
     from .options import load_data
@@ -57,8 +66,7 @@ def run_report(args) -> int:
     html = render_report(sections, title=args.title, headline=headline, provenance=provenance,
                          settings={**settings.to_dict(), "exclusions": "model-vs-human" if exclusions else "none",
                                    "analyses": ",".join(args.analyses), "notes": "; ".join(notes) or "none"},
-                         command="humanlike " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["report"]
-                         else "")
+                         command=rerun_command(args))
     path = write_report(html, args.out)
     print(f"humanlike report: wrote {path} ({path.stat().st_size / 1e6:.1f} MB, {len(sections)} sections) "
           f"in {time.perf_counter() - started:.1f} s")

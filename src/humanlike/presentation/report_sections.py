@@ -94,8 +94,70 @@ def ec_section(benchmark) -> SectionResult:
     return SectionResult(section, [measure])
 
 
-# Adapters by analysis name; other analyses register theirs here.
-ADAPTERS: dict[str, Callable[[object], SectionResult]] = {"benchmark": ec_section}
+# --- decision-margin consistency ------------------------------------------------------------------------
+
+
+def dmc_section(result) -> SectionResult:
+    """Decision-margin consistency (a :class:`~humanlike.analyses.dmc_results.DMCResult`)."""
+    from .plots_dmc import dmc_ranking_figure
+
+    overall = result.table("overall")
+    shown = overall[["group", "kind", "estimate", "ci_low", "ci_high", "t_low", "t_high", "n", "undefined_share",
+                     "reason"]].rename(columns={"group": "observer"})
+    per_experiment = result.summary[(result.summary["scope"] != "overall") & (result.summary["condition"] == "")
+                                    & (result.summary["metric"] == overall["metric"].iloc[0])]
+    per_experiment = per_experiment.pivot_table(index="group", columns="scope", values="estimate",
+                                                aggfunc="first").reset_index().rename(columns={"group": "observer"})
+    section = ReportSection(
+        "decision-margin-consistency", "Decision-margin consistency",
+        "Correlation over items between each model's decision margin and the humans' item accuracy (Alvarez & "
+        "Konkle); the human row is the split-half noise ceiling (Spearman–Brown corrected).",
+        tables=[ReportTable("dmc-overall", "Decision-margin consistency, overall", shown,
+                            caption="t_low/t_high: the published t-interval over splits (too narrow: splits share "
+                                    "observers), shown for comparison"),
+                ReportTable("dmc-experiments", "Decision-margin consistency per experiment (estimates)",
+                            per_experiment)],
+        figures=[ReportFigure("dmc-ranking", "Models ranked by decision-margin consistency",
+                              dmc_ranking_figure(result),
+                              alt="Models ranked by decision-margin consistency with humans, with intervals and "
+                                  "the human split-half ceiling.")],
+        methods=_settings_text(result.settings), notes=list(result.notes)[:20])
+    models = overall[overall["kind"] == "model-human"]
+    models = models[~models["group"].str.contains("(mean)", regex=False)]
+    humans = overall[overall["group"] == HUMAN_ROW]
+    values = pd.concat([humans, models])[["group", "estimate", "ci_low", "ci_high"]].rename(columns={"group": "observer"})
+    return SectionResult(section, [HeadlineMeasure("DMC", values)])
+
+
+# --- decision-variable correlation (latent correlation of correctness) ----------------------------------
+
+
+def latent_section(result) -> SectionResult:
+    """The tetrachoric (latent) correlation of correctness (a ``LatentBenchmarkResult``)."""
+    from .plots_dvc import benchmark_latent_figure
+
+    groups = result.groups("overall")
+    shown = groups[["group", "kind", "estimate", "ci_low", "ci_high", "undefined_share", "reason"]].rename(
+        columns={"group": "observer"})
+    section = ReportSection(
+        "latent-correlation", "Decision-variable correlation of correctness",
+        "The correlation of the latent decision variables behind two observers' correct/incorrect outcomes "
+        "(the tetrachoric analogue of error consistency, Sebastian & Geisler), per condition, aggregated like the "
+        "benchmark. Unlike kappa it is not capped by differences in accuracy.",
+        tables=[ReportTable("latent-overall", "Latent correlation of correctness, overall", shown)],
+        figures=[ReportFigure("latent-models", "Latent correlation with humans", benchmark_latent_figure(result),
+                              alt="Model–human latent correlation of correctness per model, with the human–human "
+                                  "band.")],
+        methods=_settings_text(result.values.settings))
+    values = groups[(groups["kind"] == "model-human") | (groups["group"] == HUMAN_ROW)]
+    values = values[["group", "estimate", "ci_low", "ci_high"]].rename(columns={"group": "observer"})
+    return SectionResult(section, [HeadlineMeasure("latent r", values)])
+
+
+# Adapters by analysis name, in page order; other analyses register theirs here.
+ADAPTERS: dict[str, Callable[[object], SectionResult]] = {
+    "benchmark": ec_section, "dmc": dmc_section, "latent": latent_section,
+}
 
 
 def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], ReportTable | None]:
@@ -108,3 +170,43 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
         sections.append(made.section)
         measures.extend(made.headline)
     return sections, headline_table(measures)
+
+
+def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exclusions) -> tuple[dict, list[str]]:
+    """Run the report's analyses on one trial table with one settings object.
+
+    Returns the results by adapter name and notes on analyses that do not apply to these data (e.g. no
+    decision margins for DMC). DMC keeps its own observer level (the jackknife) unless one was chosen.
+    """
+    from dataclasses import replace
+
+    from ..analyses.benchmark import run_benchmark
+    from ..analyses.dmc import decision_margin_consistency
+    from ..analyses.dvc_choices import latent_correctness_correlation
+
+    results: dict[str, object] = {}
+    notes: list[str] = []
+    if "ec" in analyses:
+        results["benchmark"] = run_benchmark(trials, exclusions=exclusions, settings=settings)
+    if "dmc" in analyses:
+        has_margins = "decision_margin" in trials and trials.loc[trials["observer_kind"] == "model",
+                                                                  "decision_margin"].notna().any()
+        if has_margins:
+            dmc_settings = settings if settings.observer_level != "none" else replace(settings, observer_level="jackknife")
+            results["dmc"] = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_settings)
+        else:
+            notes.append("decision-margin consistency skipped: no model has decision margins")
+    if "dvc" in analyses:
+        results["latent"] = latent_correctness_correlation(trials, exclusions=exclusions, settings=settings)
+    if "ood" in analyses:
+        ood = run_ood_for_report(trials, settings)
+        if isinstance(ood, str):
+            notes.append(ood)
+        else:
+            results["ood"] = ood
+    return results, notes
+
+
+def run_ood_for_report(trials: pd.DataFrame, settings):
+    """The OOD spectrum with its default reference, or a note saying why it does not apply."""
+    return "OOD spectrum: not yet part of the report"
