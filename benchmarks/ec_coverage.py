@@ -27,7 +27,7 @@ import numpy as np
 from humanlike.data.simulate import simulate_copy_counts
 from humanlike.metrics.ec import kappa_max, kappa_min
 from humanlike.stats.ec_interval import ec_profile_interval
-from humanlike.stats.resampling import bootstrap_pair
+from humanlike.analyses.ec_pair import bootstrap_pair
 
 TRIALS = (50, 100, 200, 400, 800, 1600)
 ACCURACIES = ((0.55, 0.55), (0.7, 0.8), (0.55, 0.9), (0.9, 0.95), (0.95, 0.98), (0.98, 0.98))

@@ -134,10 +134,13 @@ class ErrorConsistencyResult:
         pairs = self.pair_frame(level, method)
         if pairs is not None:
             pairs = pairs[pairs["experiment"] == experiment]
+            # Across conditions: the Bonferroni-corrected smallest p, i.e. the p-value of "EC differs from 0 in
+            # at least one condition" (the uncorrected minimum would overstate the evidence k-fold).
             p = self.pairs[self.pairs["experiment"] == experiment].groupby(["observer_1", "observer_2"])["p_value"]
-            pairs = pairs.merge(p.min().rename("p_value_min").reset_index(), on=["observer_1", "observer_2"])
+            corrected = (p.min() * p.count()).clip(upper=1.0).rename("p_value_any_condition").reset_index()
+            pairs = pairs.merge(corrected, on=["observer_1", "observer_2"])
             if self.settings.get("condition") is not None:
-                pairs = pairs.rename(columns={"p_value_min": "p_value"})
+                pairs = pairs.rename(columns={"p_value_any_condition": "p_value"})
             doc["pairs"] = _records(pairs.drop(columns=["experiment"]))
         doc["settings"] = dict(self.settings)
         return doc

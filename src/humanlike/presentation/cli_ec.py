@@ -277,7 +277,8 @@ def run_plan_ec(args) -> int:
                  "ci_width": frame.to_dict("records")}
     if args.width is not None:
         doc["trials_for_width"] = {"target_width": args.width,
-                                   "trials": int(trials_for_ci_width(args.width, a1, a2, args.kappa, level=args.level))}
+                                   "trials": int(trials_for_ci_width(args.width, a1, a2, args.kappa, level=args.level,
+                                                                     method=args.method, seed=args.seed))}
     if args.compare_kappa is not None:
         a3 = args.compare_accuracy if args.compare_accuracy is not None else a2
         power = power_ec_difference(n, args.kappa, args.compare_kappa, a1, a2, a3, alpha=args.alpha, seed=args.seed)
