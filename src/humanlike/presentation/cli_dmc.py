@@ -190,23 +190,25 @@ def format_dmc(result) -> str:
 # --- benchmark and demo ------------------------------------------------------------------------------
 
 def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | None = None, seed=None, *,
-                       exclusions=None, progress: bool | None = None, settings=None) -> pd.DataFrame:
+                       exclusions=None, progress: bool | None = None, settings=None, result=None) -> pd.DataFrame:
     """DMC rows in the benchmark's row format, to append to ``BenchmarkResult.rows``.
 
     Columns observer, observer_kind, scope, metric (``decision_margin_consistency``), estimate, ci_low,
     ci_high, n_pairs. Observer ``humans``: the split-half noise ceiling (n_pairs = number of splits);
     each model with margins: its DMC to the pooled human index (n_pairs = number of human observers
     pooled). Scopes: every experiment and ``overall`` (mean over experiments; n_pairs summed). Models
-    without margins get no rows. Returns an empty frame when no experiment can be analysed.
+    without margins get no rows. Returns an empty frame when no experiment can be analysed. ``result``: a
+    DMC result already computed (then nothing is recomputed).
     """
     from ..analyses.dmc import ACCURACY, DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, decision_margin_consistency
     from ..data.schema import TrialTableError
 
-    try:
-        result = decision_margin_consistency(trials, exclusions=exclusions, settings=settings,
-                                             n_resamples=n_resamples, level=level, seed=seed, progress=progress)
-    except TrialTableError:
-        return pd.DataFrame(columns=list(BENCHMARK_COLUMNS))
+    if result is None:
+        try:
+            result = decision_margin_consistency(trials, exclusions=exclusions, settings=settings,
+                                                 n_resamples=n_resamples, level=level, seed=seed, progress=progress)
+        except TrialTableError:
+            return pd.DataFrame(columns=list(BENCHMARK_COLUMNS))
     s = result.summary
     s = s[s["level"].isin(["experiment", "overall"])]
     humans_per_exp = s[(s["group"] == HUMANS) & (s["metric"] == ACCURACY) & (s["level"] == "experiment")]
@@ -236,8 +238,10 @@ def demo_extras(trials, args) -> list[Path]:
     from .plots_dmc import consistency_figure, dmc_ranking_figure
 
     out = args.out
-    result = decision_margin_consistency(trials, n_resamples=args.resamples, level=args.level, seed=args.seed,
-                                         progress=show_progress(args))
+    result = getattr(args, "demo_results", {}).get("dmc")
+    if result is None:
+        result = decision_margin_consistency(trials, n_resamples=args.resamples, level=args.level, seed=args.seed,
+                                             progress=show_progress(args))
     comparison = consistency_vs_accuracy(trials, dmc_result=result, n_resamples=args.resamples, level=args.level,
                                          seed=args.seed)
     return [

@@ -101,6 +101,7 @@ def run_demo(args) -> int:
         files.append(save_figure(ranking_figure(result.ranking), out / "ranking.png"))
     files += _demo_extras(trials, args)
     files.append(write_json(result.to_json_dict(), out / "benchmark.json"))
+    files.append(_demo_report(trials, args))
     if args.json:
         emit_json(result.to_json_dict())
         return 0
@@ -110,6 +111,24 @@ def run_demo(args) -> int:
     print(format_overall(result))
     print(f"\nwrote {len(files)} files to {out}/")
     return 0
+
+
+def _demo_report(trials, args) -> Path:
+    """The demo's analyses on one page (``report.html``), from the results computed above."""
+    from ..analyses.dvc_choices import latent_correctness_correlation
+    from .report import render_report, write_report
+    from .report_sections import build_sections
+
+    results = dict(args.demo_results)
+    results["latent"] = latent_correctness_correlation(trials, settings=resampling_settings(args))
+    sections, headline = build_sections(results)
+    settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
+    provenance = {"data": f"simulate_benchmark(seed={args.seed})", "trials": len(trials),
+                  "observers": int(trials["observer"].nunique()), "experiments": int(trials["experiment"].nunique())}
+    html = render_report(sections, title="humanlike demo: simulated benchmark", headline=headline,
+                         provenance=provenance, settings=settings,
+                         command=f"humanlike demo --seed {args.seed} --resamples {args.resamples}")
+    return write_report(html, Path(args.out) / "report.html")
 
 
 def _demo_extras(trials, args) -> list[Path]:
@@ -133,8 +152,17 @@ def _with_dmc_rows(result, trials, args, exclusions):
     dmc_cli = optional_module("cli_dmc")
     if dmc_cli is None or "decision_margin" not in trials:
         return result
-    extra = dmc_cli.dmc_benchmark_rows(trials, args.resamples, args.level, args.seed, exclusions=exclusions,
-                                       progress=show_progress(args))
+    from ..analyses.dmc import decision_margin_consistency
+    from ..data.schema import TrialTableError
+
+    try:
+        dmc = decision_margin_consistency(trials, exclusions=exclusions, n_resamples=args.resamples,
+                                          level=args.level, seed=args.seed, progress=show_progress(args))
+    except TrialTableError:
+        return result
+    # Computed once: the demo's DMC extras and report read it from here.
+    getattr(args, "demo_results", {})["dmc"] = dmc
+    extra = dmc_cli.dmc_benchmark_rows(trials, exclusions=exclusions, result=dmc)
     if extra.empty:
         return result
     return replace(result, rows=pd.concat([result.rows, extra], ignore_index=True))

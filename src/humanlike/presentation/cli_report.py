@@ -27,7 +27,9 @@ def register(sub, plan_sub) -> None:
         description="Runs the analyses on DATA and writes one HTML page (figures embedded, no external "
                     "request) with the headline table, every figure and table, the settings and the data's "
                     "provenance.")
-    report.add_argument("data", nargs="+", type=Path, help="raw-data folders or tidy trial files")
+    report.add_argument("data", nargs="*", type=Path, help="raw-data folders or tidy trial files")
+    report.add_argument("--judgements", nargs="+", type=Path, default=[], metavar="FILE",
+                        help="difference-judgement files: adds difference scales (MLDS) with bootstrap intervals")
     report.add_argument("--out", type=Path, default=Path("report.html"), help="the HTML file (default %(default)s)")
     report.add_argument("--analyses", type=analyses_list, default=list(REPORT_ANALYSES),
                         help=f"comma-separated subset of {','.join(REPORT_ANALYSES)} (default: all that apply)")
@@ -41,6 +43,7 @@ def register(sub, plan_sub) -> None:
 def rerun_command(args) -> str:
     """The command line that reproduces this report (every setting that decides a number spelled out)."""
     parts = ["humanlike", "report", *map(str, args.data), "--out", str(args.out),
+             *(["--judgements", *map(str, args.judgements)] if args.judgements else []),
              "--analyses", ",".join(args.analyses), "--seed", str(args.seed), "--resamples", str(args.resamples),
              "--level", str(args.level), "--interval", args.interval, "--observer-level", args.observer_level]
     if args.no_exclusions:
@@ -55,14 +58,27 @@ def run_report(args) -> int:
     from .report_sections import build_sections, run_report_analyses
 
     started = time.perf_counter()
-    trials = load_data(args.data)
+    if not args.data and not args.judgements:
+        raise ValueError("give DATA (trial files or folders) and/or --judgements FILE...")
     settings = resampling_settings(args)
     exclusions = None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS
-    results, notes = run_report_analyses(trials, args.analyses, settings, exclusions)
+    results, notes, provenance = {}, [], {}
+    if args.data:
+        trials = load_data(args.data)
+        results, notes = run_report_analyses(trials, args.analyses, settings, exclusions)
+        provenance.update(content_hash(args.data))
+        provenance.update(trials=len(trials), observers=int(trials["observer"].nunique()),
+                          experiments=int(trials["experiment"].nunique()))
+    if args.judgements:
+        from ..analyses.mlds import analyse_mlds
+        from ..data.judgements import load_judgements
+
+        judgements = load_judgements(args.judgements)
+        results["mlds"] = analyse_mlds(judgements, bootstrap=settings.n_resamples, seed=settings.seed,
+                                       level=settings.level)
+        provenance["judgement files"] = content_hash(args.judgements)
+        provenance["judgements"] = len(judgements)
     sections, headline = build_sections(results)
-    provenance = dict(content_hash(args.data))
-    provenance.update(trials=len(trials), observers=int(trials["observer"].nunique()),
-                      experiments=int(trials["experiment"].nunique()))
     html = render_report(sections, title=args.title, headline=headline, provenance=provenance,
                          settings={**settings.to_dict(), "exclusions": "model-vs-human" if exclusions else "none",
                                    "analyses": ",".join(args.analyses), "notes": "; ".join(notes) or "none"},

@@ -154,9 +154,47 @@ def latent_section(result) -> SectionResult:
     return SectionResult(section, [HeadlineMeasure("latent r", values)])
 
 
+# --- difference scaling and the Psychophysical-Score ------------------------------------------------------
+
+
+def mlds_section(results) -> SectionResult:
+    """Difference scales (an :class:`~humanlike.analyses.mlds.MldsResults`)."""
+    from .plots_mlds import mlds_scale_figure
+
+    fits = pd.DataFrame([{k: doc.get(k) for k in ("observer", "scale_id", "sigma", "loglik", "aic", "daf",
+                                                   "n_trials", "status")} for doc in results.to_json_dict()["results"]])
+    section = ReportSection(
+        "difference-scaling", "Difference scaling (MLDS)",
+        "Maximum-likelihood difference scales (Maloney & Yang; as R's MLDS computes them): the perceptual scale "
+        "of each observer and stimulus sequence, with parametric-bootstrap intervals where asked.",
+        tables=[ReportTable("mlds-fits", "Fits", fits), ReportTable("mlds-scales", "Scales", results.to_frame())],
+        figures=[ReportFigure("mlds-scales", "Perceptual scales", mlds_scale_figure(results),
+                              alt="The fitted perceptual scale of each observer against the stimulus level.")])
+    return SectionResult(section)
+
+
+def psychscore_section(result) -> SectionResult:
+    """The Psychophysical-Score (a :class:`~humanlike.analyses.psychscore.PsychScoreResult`)."""
+    from .plots_psych import psychscore_figure
+
+    section = ReportSection(
+        "psychophysical-score", "Psychophysical-Score",
+        "Skewness of every class-level perceptual scale per observer, and the |Spearman correlation| of each "
+        f"observer's skewness values with the reference's ({result.reference}) over class pairs "
+        "(RichardWebster et al.).",
+        tables=[ReportTable("psychscore", "Scores", result.to_frame()),
+                ReportTable("psychscore-chance", "Are the scales more than chance?", result.chance)],
+        figures=[ReportFigure("psychscore", "Skewness distributions and scores", psychscore_figure(result),
+                              alt="Per observer, the distribution of scale skewness over class pairs, and each "
+                                  "observer's Psychophysical-Score with its interval.")],
+        methods=_settings_text(result.settings))
+    return SectionResult(section)
+
+
 # Adapters by analysis name, in page order; other analyses register theirs here.
 ADAPTERS: dict[str, Callable[[object], SectionResult]] = {
-    "benchmark": ec_section, "dmc": dmc_section, "latent": latent_section,
+    "benchmark": ec_section, "dmc": dmc_section, "latent": latent_section, "mlds": mlds_section,
+    "psychscore": psychscore_section,
 }
 
 
