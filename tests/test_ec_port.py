@@ -302,3 +302,17 @@ def test_warning_free_on_clean_data(small_trials):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         error_consistency(small_trials, n_resamples=100, seed=0)
+
+
+def test_kendall_tau_rows_in_bounded_blocks():
+    from scipy import stats as sps
+
+    from humanlike.stats.ranking import kendall_tau_rows
+
+    rng = np.random.default_rng(1)
+    reference = rng.normal(size=15)
+    rows = np.round(rng.normal(size=(40, 15)), 1)   # ties included
+    blocked = kendall_tau_rows(reference, rows, memory_budget=2000)   # a few rows per block
+    np.testing.assert_array_equal(blocked, kendall_tau_rows(reference, rows))
+    expected = [sps.kendalltau(reference, r).statistic for r in rows]
+    np.testing.assert_allclose(blocked, expected, atol=1e-12)
