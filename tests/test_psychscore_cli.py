@@ -110,3 +110,36 @@ def test_network_observer_on_written_sequences(tmp_path):
     cut, _ = network_distances(net, tmp_path / "seq", ["1"], device="cpu")
     full, _ = network_distances(net, tmp_path / "seq", ["1", "5"], device="cpu")
     np.testing.assert_allclose(cut["1"], full["1"], rtol=1e-5)
+
+
+@pytest.mark.realdata
+def test_count_fit_equals_fit_mlds_on_real_data(shared_data):
+    """Pooling trials into counts changes nothing: the batched count fit equals the MLDS GLM fit (which
+    equals R MLDS) on the real data sets, and a scale without class pairs is never mirrored."""
+    from humanlike.analyses.psychscore import skewness_table
+    from humanlike.data.judgements import load_judgements
+    from humanlike.metrics.psychophysics import scale_skewness
+    from humanlike.stats.mlds import fit_mlds
+
+    folder = shared_data / "mlds"
+    for files in (["AutumnLab.csv"], ["kk1.csv", "kk2.csv", "kk3.csv"], ["kktriad.csv"], ["Transparency.csv"]):
+        table = load_judgements([folder / f for f in files])
+        scales, chance = skewness_table(table)
+        for row in scales.itertuples(index=False):
+            reference = fit_mlds(table[table["observer"] == row.observer])
+            psi = np.array([getattr(row, f"psi_{k + 1}") for k in range(reference.n_levels)])
+            np.testing.assert_allclose(psi, reference.standard_scale, atol=1e-6)
+            assert row.skewness == pytest.approx(scale_skewness(np.asarray(reference.scale)), abs=1e-6)
+            assert not row.separated and row.p_flat < 1e-20
+
+
+def test_demo_extras_write_scores_and_figure(tmp_path):
+    import argparse
+
+    from humanlike.presentation.cli_psychscore import demo_extras
+
+    args = argparse.Namespace(seed=0, resamples=40, level=0.95, out=tmp_path, format="csv")
+    files = demo_extras(None, args)
+    assert [f.name for f in files] == ["psychscore.csv", "psychscore.png"]
+    table = pd.read_csv(files[0]).set_index("observer")
+    assert table.loc["model-humanlike", "score"] > 0.8 > table.loc["model-alien", "score"]

@@ -64,7 +64,8 @@ def normalise_judgements(judgements: pd.DataFrame) -> pd.DataFrame:
     if "scale" not in frame and "sequence" in frame:
         frame = frame.rename(columns={"sequence": "scale"})
     if "class_a" not in frame and "class_b" not in frame and "scale" in frame:
-        frame = frame.assign(class_a=frame["scale"].astype(str), class_b="")
+        # Each scale its own unit, named (scale, scale): equal names are never mirrored.
+        frame = frame.assign(class_a=frame["scale"].astype(str), class_b=frame["scale"].astype(str))
     if "scale" not in frame and "class_a" in frame and "class_b" in frame:
         frame = frame.assign(scale=frame["class_a"].astype(str) + "-" + frame["class_b"].astype(str))
     missing = [c for c in REQUIRED if c not in frame]
@@ -435,3 +436,27 @@ def _scale_tables(counts: ClassCounts, fit, skew, rep_skew, level):
                        "p": float(sps.chi2.sf(total_g, total_df)), "class_pairs": n_pairs,
                        "class_pairs_not_flat": int(np.sum(bh.reject)), "separated_scales": int(fit.separated[o].sum())})
     return pd.DataFrame(rows), pd.DataFrame(chance)
+
+
+def skewness_table(judgements: pd.DataFrame, n_levels: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Skewness, σ, separation and the flat-scale test of every (observer, class pair) scale, without a
+    reference or a bootstrap — e.g. for MLDS data sets that are not class-pair blends (each ``scale``
+    is then its own unit).
+
+    Returns
+    -------
+    (scales, chance) : the tables of :class:`PsychScoreResult` (intervals NaN).
+
+    Examples
+    --------
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> scales, chance = skewness_table(simulate_psychscore_demo(n_classes=3, n_humans=2))
+    >>> sorted(scales["observer"].unique())[:2], bool(chance["p"].lt(0.05).all())
+    (['model-alien', 'model-humanlike'], True)
+    """
+    frame = judgements.copy()
+    first = str(frame["observer"].iloc[0])
+    counts = pool_class_counts(frame, reference=first, n_levels=n_levels)
+    fit = confirm_separation(counts, fit_count_scales(counts.trials, counts.n_levels, counts.successes, counts.totals))
+    skew = scale_skewness(fit.psi)
+    return _scale_tables(counts, fit, skew, np.zeros((0,) + skew.shape), 0.95)

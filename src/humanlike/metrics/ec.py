@@ -27,6 +27,7 @@ class UndefinedPolicy(str, Enum):
 
 
 REASON_BOTH_CONSTANT = "both observers constant (expected agreement is 1)"
+REASON_FEWER_THAN_TWO = "fewer than two trials"
 
 
 def _as_float(*arrays):
@@ -72,21 +73,46 @@ def kappa(a, b, c, d, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):
 
     Equals ``2(ad - bc) / ((a+b)(b+d) + (a+c)(c+d))``. Exactly one constant observer gives 0 (the
     numerator vanishes); both constant is undefined and handled by ``policy`` (see
-    :class:`UndefinedPolicy`).
+    :class:`UndefinedPolicy`). Under the strict policy fewer than two trials give NaN (reason
+    ``"fewer than two trials"`` from :func:`kappa_reason`).
     """
     a, b, c, d = _as_float(a, b, c, d)
     n = a + b + c + d
     if np.any(n <= 0):
         raise ValueError("kappa needs at least one trial (a+b+c+d > 0)")
     p1, p2 = (a + b) / n, (a + c) / n
-    return kappa_from_agreement((a + d) / n, expected_agreement(p1, p2), policy)
+    return _fewer_than_two(kappa_from_agreement((a + d) / n, expected_agreement(p1, p2), policy), n, policy)
+
+
+def _fewer_than_two(k, n, policy):
+    """Strict policy: NaN for fewer than two trials (one trial makes both observers constant; one right
+    and one wrong answer would otherwise read as kappa 0)."""
+    if UndefinedPolicy(policy) is not UndefinedPolicy.STRICT:
+        return k
+    k = np.where(np.asarray(n) < 2, np.nan, k)
+    return k[()] if k.ndim == 0 else k
 
 
 def kappa_reason(a, b, c, d) -> np.ndarray:
-    """A reason string per entry: '' where kappa is defined, the cause where it is NaN (strict policy)."""
-    p1, p2 = accuracies(a, b, c, d)
-    both_constant = ((p1 == 0) | (p1 == 1)) & ((p2 == 0) | (p2 == 1))
-    return np.where(both_constant, REASON_BOTH_CONSTANT, "")
+    """A reason string per entry: '' where kappa is defined, the cause where it is NaN (strict policy).
+
+    Kappa is undefined only when the expected agreement is 1: both observers constant *and* equal (both
+    always right or both always wrong). One observer always right and the other always wrong gives
+    expected agreement 0 and kappa 0 (defined, reason ''). A table of fewer than two trials is reported
+    as ``"fewer than two trials"`` (one trial makes both observers constant whatever they answer).
+
+    Examples
+    --------
+    >>> kappa_reason(10, 0, 0, 0).item(), kappa_reason(0, 10, 0, 0).item(), kappa_reason(1, 0, 0, 0).item()
+    ('both observers constant (expected agreement is 1)', '', 'fewer than two trials')
+    """
+    a, b, c, d = np.broadcast_arrays(*_as_float(a, b, c, d))
+    n = a + b + c + d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p1, p2 = (a + b) / n, (a + c) / n
+    undefined = ((p1 == 0) & (p2 == 0)) | ((p1 == 1) & (p2 == 1))
+    reason = np.where(undefined, REASON_BOTH_CONSTANT, "")
+    return np.where(n < 2, REASON_FEWER_THAN_TWO, reason).astype(object)
 
 
 def kappa_from_counts_and_margins(n11, k1, k2, n, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):
@@ -95,9 +121,10 @@ def kappa_from_counts_and_margins(n11, k1, k2, n, policy: UndefinedPolicy | str 
     The form the bootstrap uses: resampling gives weighted sums of x, y and x*y directly.
     """
     n11, k1, k2, n = _as_float(n11, k1, k2, n)
-    p1, p2 = k1 / n, k2 / n
-    c_obs = (2.0 * n11 + n - k1 - k2) / n
-    return kappa_from_agreement(c_obs, expected_agreement(p1, p2), policy)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p1, p2 = k1 / n, k2 / n
+        c_obs = (2.0 * n11 + n - k1 - k2) / n
+    return _fewer_than_two(kappa_from_agreement(c_obs, expected_agreement(p1, p2), policy), n, policy)
 
 
 def bias_corrected_kappa(k, n):

@@ -230,11 +230,6 @@ def run_units(units: list[WorkUnit], *, executor=None, workers=None, progress=Fa
 # --------------------------------------------------------------------------------------------------
 
 
-def _prepare(stimuli, experiment):
-    manifest = stimuli if isinstance(stimuli, pd.DataFrame) and "path" in stimuli else None
-    return discover_stimuli(stimuli if manifest is None else manifest, experiment=experiment)
-
-
 def _collect(spec: ModelSpec, units: list[WorkUnit], layers) -> tuple[np.ndarray, dict[str, Representation]]:
     outputs = np.concatenate([read_unit_outputs(u.target)[0] for u in units])
     features = {}
@@ -269,7 +264,7 @@ def evaluate_many(models: Sequence, stimuli, *, experiment=None, weights="defaul
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
         raise ValueError(f"two models share an observer name: {names}; name them (ModelSpec name=)")
-    manifest = _prepare(stimuli, experiment)
+    manifest = discover_stimuli(stimuli, experiment=experiment)
     hashes = _content_hashes(manifest["path"])
     with tempfile.TemporaryDirectory(prefix="humanlike-units-") if cache_dir is None else _nullpath(cache_dir) as root:
         root = Path(root)

@@ -9,7 +9,8 @@ link, ψ_1 = 0, σ = 1, no intercept; the standard scale is ψ/ψ_p.
 
 Perfect separation (a deterministic observer whose pooled answers a monotone scale can reproduce
 exactly) has no finite maximum: the iterates run off to infinity. It is detected per scale (no
-convergence, or a fitted probability within 1e-12 of 0 or 1 on a trial that was shown) and then, as a
+convergence: the iterates run off until a fitted probability is within 1e-300 of 0 or 1; the analyses
+confirm point estimates with the exact LP test of ``mlds_glm.is_separable``) and then, as a
 deliberate, documented choice, the scale is refitted with half a success and half a failure added to
 every trial type that was shown (a Jeffreys-style smoothing of each count); such scales are flagged
 ``separated`` and their number is reported.
@@ -25,9 +26,9 @@ from scipy import stats as sps
 
 MAX_ITER = 100
 TOLERANCE = 1e-10
-SEPARATION_ETA = 7.0          # |η| > 7 means a fitted probability within 1.3e-12 of 0 or 1
+ETA_CLIP = 30.0
 SMOOTHING = 0.5
-RUNAWAY_ETA = 12.0
+RUNAWAY_ETA = 37.0
 DEVIANCE_TOLERANCE = 1e-14
 
 
@@ -123,11 +124,11 @@ def _fisher_scoring(x: np.ndarray, k: np.ndarray, n: np.ndarray, start=None, tol
             break
         idx = np.flatnonzero(active)
         raw = beta[idx] @ x.T
-        # Beyond |η| = 8 a probability is 0 or 1 to 1e-15: clipping keeps μ(1−μ) away from 0 and only
-        # touches problems that are being flagged as separated anyway.
-        eta = np.clip(raw, -8.0, 8.0)
+        # Clipping at |η| = 30 (probabilities within 1e-197 of 0 or 1) keeps μ(1−μ) a normal float; a
+        # fit that gets there is running off to infinity anyway.
+        eta = np.clip(raw, -ETA_CLIP, ETA_CLIP)
         mu = special.ndtr(eta)
-        var = mu * (1.0 - mu)
+        var = mu * special.ndtr(-eta)           # 1 − μ computed directly: exact in the far tail
         phi = np.exp(-0.5 * eta * eta) * (1.0 / np.sqrt(2.0 * np.pi))
         score = ((k[idx] - n[idx] * mu) * (phi / var)) @ x
         info = ((n[idx] * (phi * phi / var)) @ outer).reshape(-1, q, q) + ridge
@@ -137,7 +138,7 @@ def _fisher_scoring(x: np.ndarray, k: np.ndarray, n: np.ndarray, start=None, tol
             step = np.einsum("bij,bj->bi", np.linalg.pinv(info), score)
         old_beta = beta[idx]
         dev_before = -2.0 * _loglik(eta, k[idx], n[idx])
-        dev = -2.0 * _loglik(np.clip((old_beta + step) @ x.T, -8.0, 8.0), k[idx], n[idx])
+        dev = -2.0 * _loglik(np.clip((old_beta + step) @ x.T, -ETA_CLIP, ETA_CLIP), k[idx], n[idx])
         # Step halving (as R's glm.fit does on a rising deviance): from a warm start on a flat,
         # smoothed likelihood a full Fisher step can overshoot and run away.
         for _halving in range(20):
@@ -145,7 +146,7 @@ def _fisher_scoring(x: np.ndarray, k: np.ndarray, n: np.ndarray, start=None, tol
             if not worse.any():
                 break
             step[worse] *= 0.5
-            dev[worse] = -2.0 * _loglik(np.clip((old_beta[worse] + step[worse]) @ x.T, -8.0, 8.0),
+            dev[worse] = -2.0 * _loglik(np.clip((old_beta[worse] + step[worse]) @ x.T, -ETA_CLIP, ETA_CLIP),
                                         k[idx[worse]], n[idx[worse]])
         beta[idx] = old_beta + step
         size = np.max(np.abs(beta[idx]), axis=1)
@@ -155,8 +156,8 @@ def _fisher_scoring(x: np.ndarray, k: np.ndarray, n: np.ndarray, start=None, tol
         done = (np.max(np.abs(step), axis=1) < tol * (1.0 + size)) | (
             np.abs(dev - dev_old[idx]) / (np.abs(dev) + 0.1) < DEVIANCE_TOLERANCE)
         dev_old[idx] = dev
-        # A fitted probability beyond 1e-30 of 0 or 1 on a shown trial type: the iterates are running
-        # off to infinity (separation); continuing only burns time before the smoothed refit.
+        # A fitted probability beyond 1e-300 of 0 or 1 on a shown trial type: no finite fit gets there,
+        # the iterates are running off to infinity (separation); continuing only burns time.
         runaway = (size > 1e6) | np.any((n[idx] > 0) & (np.abs(raw) > RUNAWAY_ETA), axis=1)
         converged[idx[done & ~runaway]] = True
         active[idx[done | runaway]] = False
@@ -224,7 +225,7 @@ def fit_count_scales(trials, n_levels: int, successes, totals, start=None,
         beta[plain], converged[plain] = b, c
         eta = b @ x.T
         loglik[plain] = _loglik(eta, k2[plain], n2[plain])
-        found = ~c | np.any(shown[plain] & (np.abs(eta) > SEPARATION_ETA), axis=1)
+        found = ~c
     else:
         found = np.zeros(0, bool)
     is_separated = known.copy()
