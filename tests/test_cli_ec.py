@@ -52,7 +52,7 @@ def test_ec_json_keys(modelvshuman_dir, capsys):
     assert hh["n_pairs"] == 45  # 10 humans
     assert len(doc["model_human"]) == 9
     assert {"mean", "ci_low", "ci_high", "n_pairs"} <= set(doc["model_model"])
-    assert all(0 <= p["p_value_min"] <= 1 for p in doc["pairs"])
+    assert all(0 <= p["p_value_min_uncorrected"] <= p["p_value_bonferroni"] <= 1 for p in doc["pairs"])
 
 
 def test_ec_condition_and_errors(modelvshuman_dir, capsys):

@@ -356,11 +356,13 @@ def consistency_from_sums(sums, n_observers: int, masked: bool,
     """
     counts = correctness_counts(sums, n_observers, masked)
     both, first, second, n = counts["both"], counts["first"], counts["second"], counts["trials"]
-    # The same operations as kappa_from_counts_and_margins, each computed once for all three measures.
+    # The same operations as kappa_from_counts_and_margins (fewer-than-two rule included), each computed once
+    # for all three measures.
     with np.errstate(invalid="ignore", divide="ignore"):
         p1, p2 = first / n, second / n
         observed_consistency = (2.0 * both + n - first - second) / n
-        kappa_values = kappa_from_agreement(observed_consistency, expected_agreement(p1, p2), policy)
+        kappa_values = _fewer_than_two(kappa_from_agreement(observed_consistency, expected_agreement(p1, p2), policy),
+                                       n, policy)
         accuracy_difference = (p1 - p2) ** 2
     return {"error_consistency": np.asarray(kappa_values, dtype=float), "observed_consistency": observed_consistency,
             "accuracy_difference": accuracy_difference, "correct": counts["correct"],

@@ -277,7 +277,9 @@ def run_plan_ec(args) -> int:
                  "ci_width": frame.to_dict("records")}
     if args.width is not None:
         doc["trials_for_width"] = {"target_width": args.width,
-                                   "trials": int(trials_for_ci_width(args.width, a1, a2, args.kappa, level=args.level))}
+                                   "method": args.method,
+                                   "trials": int(trials_for_ci_width(args.width, a1, a2, args.kappa, level=args.level,
+                                                                     method=args.method, seed=args.seed))}
     if args.compare_kappa is not None:
         a3 = args.compare_accuracy if args.compare_accuracy is not None else a2
         power = power_ec_difference(n, args.kappa, args.compare_kappa, a1, a2, a3, alpha=args.alpha, seed=args.seed)
@@ -290,7 +292,7 @@ def run_plan_ec(args) -> int:
     print(f"expected {int(args.level * 100)}% CI width of EC (true EC {args.kappa}, accuracies {a1}, {a2}, {args.method}):")
     print(frame.to_string(index=False))
     if "trials_for_width" in doc:
-        print(f"trials needed for width {args.width}: {doc['trials_for_width']['trials']}")
+        print(f"trials needed for width {args.width} ({args.method}): {doc['trials_for_width']['trials']}")
     if "power" in doc:
         print(f"\npower to detect EC {args.kappa} vs {args.compare_kappa} (alpha {args.alpha}):")
         print(pd.DataFrame(doc["power"]).to_string(index=False))
