@@ -59,7 +59,7 @@ class ErrorConsistencyResult:
         Per (experiment, condition, pair): the 2x2 counts, EC, observed consistency, squared accuracy
         difference, exact p-value.
     pair_resampled : Resampled or None
-        Per experiment pair, each measure averaged over conditions, from the same resamples (when
+        Per experiment pair, EC averaged over conditions, from the same resamples (when
         ``pair_intervals=True``).
     ranking : RankingStability or None
         Stability of the models' ranking by overall EC to humans.

@@ -292,7 +292,7 @@ def error_consistency(
     policy : {"strict", "model-vs-human"}
         What kappa is where it is undefined (:class:`~humanlike.metrics.ec.UndefinedPolicy`).
     pair_intervals : bool
-        Also give every experiment pair's condition-averaged measures intervals (same resamples).
+        Also give every experiment pair's condition-averaged EC an interval (same resamples).
     p_value : {"exact", "beta-posterior", "beta-posterior-published"}
         The per-condition test of independence in :attr:`ErrorConsistencyResult.pairs` (:func:`pair_p_values`;
         the simulation tests use the settings' seed).
