@@ -9,11 +9,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..analyses.errorconsistency import P_VALUE_METHODS
 from ..stats.engine import ResamplingSettings
 from .io import save_figure, write_json, write_table
 from .options import (
     add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, show_progress,
 )
+
+
+# What "--preset paper" changes (README: "Reproducing the papers").
+PRESETS = {
+    "default": {"policy": "strict", "p_value": "exact"},
+    "paper": {"policy": "model-vs-human", "p_value": "beta-posterior-published"},
+}
 
 
 def register(sub, plan_sub) -> None:
@@ -59,11 +67,25 @@ def register(sub, plan_sub) -> None:
 def _add_ec_options(parser: argparse.ArgumentParser) -> None:
     add_resampling_options(parser)
     add_output_options(parser, out_default=None)
-    parser.add_argument("--policy", choices=("strict", "model-vs-human"), default="strict",
-                        help="undefined kappa: 'strict' (NaN, skipped in means) or the benchmark's rule")
+    parser.add_argument("--policy", choices=("strict", "model-vs-human"), default=None,
+                        help="undefined kappa: 'strict' (NaN, skipped in means; default) or the benchmark's rule")
+    parser.add_argument("--p-value", choices=P_VALUE_METHODS, default=None,
+                        help="per-condition test of independence: 'exact' (default), Klein et al.'s "
+                             "'beta-posterior' (uniform prior, ties extreme) or its published rule")
+    parser.add_argument("--preset", choices=tuple(PRESETS), default="default",
+                        help="'paper': the benchmark's undefined policy (model-vs-human) and Klein et al.'s "
+                             "published p-value rule; explicit --policy/--p-value win")
     parser.add_argument("--two-level", action="store_true",
                         help="also resample the human observers (same as --observer-level bootstrap)")
     parser.add_argument("--figure", type=Path, help="write the figure here (png/pdf/svg)")
+
+
+def ec_choices(args) -> tuple[str, str]:
+    """(policy, p-value method) of an EC command line: the preset's, unless given explicitly."""
+    preset = PRESETS[getattr(args, "preset", "default")]
+    policy = args.policy if args.policy is not None else preset["policy"]
+    p_value = getattr(args, "p_value", None) or preset["p_value"]
+    return policy, p_value
 
 
 def ec_settings(args) -> ResamplingSettings:
@@ -207,8 +229,9 @@ def run_benchmark_command(args) -> int:
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
     trials = load_data(args.data)   # validated by the loader
+    policy, p_value = ec_choices(args)
     result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
-                           settings=ec_settings(args), policy=args.policy, validate=False)
+                           settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
     result = _with_dmc_rows(result, trials, args,
                             exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
     if args.out is not None:
@@ -234,8 +257,9 @@ def run_ec_command(args) -> int:
     from ..analyses.errorconsistency import error_consistency
 
     trials = load_data(args.data)   # validated by the loader
+    policy, p_value = ec_choices(args)
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
-                               settings=ec_settings(args), policy=args.policy, pair_intervals=True,
+                               settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,
                                validate=False)
     experiments = result.settings["experiments"]
     doc = (result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
@@ -305,6 +329,7 @@ def run_plan_ec(args) -> int:
                  "ci_width": frame.to_dict("records")}
     if args.width is not None:
         doc["trials_for_width"] = {"target_width": args.width,
+                                   "method": args.method,
                                    "trials": int(trials_for_ci_width(args.width, a1, a2, args.kappa, level=args.level,
                                                                      method=args.method, seed=args.seed))}
     if args.compare_kappa is not None:
@@ -319,7 +344,7 @@ def run_plan_ec(args) -> int:
     print(f"expected {int(args.level * 100)}% CI width of EC (true EC {args.kappa}, accuracies {a1}, {a2}, {args.method}):")
     print(frame.to_string(index=False))
     if "trials_for_width" in doc:
-        print(f"trials needed for width {args.width}: {doc['trials_for_width']['trials']}")
+        print(f"trials needed for width {args.width} ({args.method}): {doc['trials_for_width']['trials']}")
     if "power" in doc:
         print(f"\npower to detect EC {args.kappa} vs {args.compare_kappa} (alpha {args.alpha}):")
         print(pd.DataFrame(doc["power"]).to_string(index=False))
