@@ -154,6 +154,28 @@ def latent_section(result) -> SectionResult:
     return SectionResult(section, [HeadlineMeasure("latent r", values)])
 
 
+# --- the human-centred OOD spectrum ------------------------------------------------------------------------
+
+
+def ood_section(result) -> SectionResult:
+    """The OOD spectrum and error alignment per regime (an :class:`~humanlike.analyses.ood.OODResult`)."""
+    from .plots_ood import spectrum_figure
+
+    conditions = result.spectrum.conditions
+    section = ReportSection(
+        "ood-spectrum", "A human-centred OOD spectrum",
+        "Every condition scored by how far human accuracy falls from the reference conditions (Glass's delta on "
+        "logit accuracy), grouped into regimes by a Gaussian mixture, and each model's error alignment with humans "
+        "(error consistency and misclassification agreement, relative to human–human) per regime (Xu et al.).",
+        tables=[ReportTable("ood-conditions", "Conditions on the spectrum", conditions),
+                ReportTable("ood-regimes", "Alignment with humans per regime", result.alignment.regime_ratios)],
+        figures=[ReportFigure("ood-spectrum", "The OOD spectrum", spectrum_figure(result),
+                              alt="Conditions placed on the human-centred OOD spectrum, coloured by regime, with "
+                                  "models' alignment per regime.")],
+        methods=_settings_text(getattr(result, "settings", {}) or {}))
+    return SectionResult(section)
+
+
 # --- difference scaling and the Psychophysical-Score ------------------------------------------------------
 
 
@@ -193,7 +215,7 @@ def psychscore_section(result) -> SectionResult:
 
 # Adapters by analysis name, in page order; other analyses register theirs here.
 ADAPTERS: dict[str, Callable[[object], SectionResult]] = {
-    "benchmark": ec_section, "dmc": dmc_section, "latent": latent_section, "mlds": mlds_section,
+    "benchmark": ec_section, "dmc": dmc_section, "latent": latent_section, "ood": ood_section, "mlds": mlds_section,
     "psychscore": psychscore_section,
 }
 
@@ -246,5 +268,11 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
 
 
 def run_ood_for_report(trials: pd.DataFrame, settings):
-    """The OOD spectrum with its default reference, or a note saying why it does not apply."""
-    return "OOD spectrum: not yet part of the report"
+    """The OOD spectrum with its default (model-vs-human) reference, or a note saying why it does not apply."""
+    from ..analyses.ood import ood_analysis
+    from ..data.schema import TrialTableError
+
+    try:
+        return ood_analysis(trials, None, settings=settings)
+    except (TrialTableError, ValueError) as err:
+        return f"OOD spectrum skipped: {err}"
