@@ -91,8 +91,10 @@ def _fewer_than_two(k, n, policy, cells):
     a table of proportions (cells summing to 1, as the copy model uses) is not a one-trial table."""
     if UndefinedPolicy(policy) is not UndefinedPolicy.STRICT:
         return k
-    whole = np.logical_and.reduce([np.asarray(v) == np.floor(v) for v in cells])
-    k = np.where((np.asarray(n) < 2) & whole, np.nan, k)
+    one_trial = np.asarray(n) < 2
+    for v in cells:
+        one_trial = one_trial & (np.asarray(v) == np.floor(v))
+    k = np.where(one_trial, np.nan, k)
     return k[()] if k.ndim == 0 else k
 
 

@@ -172,7 +172,7 @@ def write_manifest(out_dir, files, settings=None, name: str = MANIFEST_NAME) -> 
     >>> _ = (d / "a.csv").write_text("x\\n1\\n")
     >>> doc = json.loads(write_manifest(d, [d / "a.csv"], {"seed": 0}).read_text())
     >>> doc["complete"], doc["files"][0]["path"], doc["files"][0]["bytes"]
-    (True, 'a.csv', 6)
+    (True, 'a.csv', 4)
     """
     out_dir = Path(out_dir)
     entries = []
