@@ -55,6 +55,7 @@ def half_scores(features: np.ndarray, n_components: int, rng: np.random.Generato
 def range_finder_scores(x, n_components, k, rng, iterations):
     # Small QR/SVD calls run single-threaded: threaded BLAS on tiny matrices is slower, badly so on a
     # loaded machine; the large products below are dominated by memory traffic anyway.
+    """Leading principal-component scores by a seeded randomised range finder (a fast truncated PCA)."""
     if min(x.shape) <= 2 * k:
         u, s, _ = np.linalg.svd(x.astype(np.float64), full_matrices=False)
         basis = u[:, :n_components]

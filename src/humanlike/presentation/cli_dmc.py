@@ -17,6 +17,7 @@ BENCHMARK_COLUMNS = ("observer", "observer_kind", "scope", "metric", "estimate",
 
 
 def register(sub, plan_sub) -> None:
+    """Register this module's commands (dmc) on the ``humanlike`` parser."""
     dmc = sub.add_parser(
         "dmc", help="decision-margin consistency (Alvarez & Konkle): human ceiling, model-human, model-model",
         description="Decision-margin consistency per condition and experiment: the human-human split-half "
@@ -83,6 +84,7 @@ def register(sub, plan_sub) -> None:
 # --- dmc ---------------------------------------------------------------------------------------------
 
 def run_dmc_command(args) -> int:
+    """Handle ``humanlike dmc`` for parsed arguments; returns the exit code."""
     from ..analyses.dmc import decision_margin_consistency
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
@@ -277,6 +279,7 @@ def _truth_spec(args):
 
 
 def run_plan_dmc(args) -> int:
+    """Handle ``humanlike plan dmc`` for parsed arguments; returns the exit code."""
     from ..stats.dmc_planning import (
         accuracy_correlation_vs_observers, item_accuracy_interval, trials_for_tolerance,
         within_tolerance_probability,

@@ -14,6 +14,7 @@ from .options import (
 
 
 def register(sub, plan_sub) -> None:
+    """Register this module's commands (dvc) on the ``humanlike`` parser."""
     dvc = sub.add_parser("dvc", help="decision-variable correlation (Qian, Geisler & Wei; Sebastian & Geisler)")
     dvc_sub = dvc.add_subparsers(dest="dvc_command", required=True, metavar="SOURCE")
 
@@ -63,6 +64,7 @@ def register(sub, plan_sub) -> None:
 # --- represent -----------------------------------------------------------------------------------------
 
 def run_represent(args) -> int:
+    """Handle ``humanlike represent`` for parsed arguments; returns the exit code."""
     from ..analyses.dvc_representations import DVCOptions, dvc_representations
     from ..data.representations import load_representation
 
@@ -114,6 +116,7 @@ def _ci(e: dict) -> str:
 # --- choices -------------------------------------------------------------------------------------------
 
 def run_choices(args) -> int:
+    """Handle ``humanlike choices`` for parsed arguments; returns the exit code."""
     from ..analyses.dvc_choices import choice_dvc, latent_correctness_correlation, margin_probit_correlation
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
     from ..data.schema import TrialTableError

@@ -25,6 +25,7 @@ PRESETS = {
 
 
 def register(sub, plan_sub) -> None:
+    """Register this module's commands (ec) on the ``humanlike`` parser."""
     demo = sub.add_parser("demo", help="the main job on the built-in simulated benchmark (seconds)")
     add_resampling_options(demo)
     add_output_options(demo)
@@ -101,6 +102,7 @@ def ec_settings(args) -> ResamplingSettings:
 # --- demo --------------------------------------------------------------------------------------------
 
 def run_demo(args) -> int:
+    """Handle ``humanlike demo`` for parsed arguments; returns the exit code."""
     from ..analyses.benchmark import run_benchmark
     from ..data.simulate import simulate_benchmark
     from .plots import benchmark_figure, ranking_figure
@@ -225,6 +227,7 @@ def _fmt(row) -> str:
 # --- benchmark -------------------------------------------------------------------------------------
 
 def run_benchmark_command(args) -> int:
+    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code."""
     from ..analyses.benchmark import run_benchmark
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
@@ -254,6 +257,7 @@ def run_benchmark_command(args) -> int:
 # --- ec ----------------------------------------------------------------------------------------------
 
 def run_ec_command(args) -> int:
+    """Handle ``humanlike ec`` for parsed arguments; returns the exit code."""
     from ..analyses.errorconsistency import error_consistency
 
     trials = load_data(args.data)   # validated by the loader
@@ -319,6 +323,7 @@ def _fmt_entry(e) -> str:
 # --- plan ec -----------------------------------------------------------------------------------------
 
 def run_plan_ec(args) -> int:
+    """Handle ``humanlike plan ec`` for parsed arguments; returns the exit code."""
     from ..stats.planning import expected_ec_ci_width, power_ec_difference, trials_for_ci_width, trials_for_power
 
     a1, a2 = args.accuracy

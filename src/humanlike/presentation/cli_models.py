@@ -9,6 +9,7 @@ from .options import emit_json, show_progress
 
 
 def register(sub, plan_sub) -> None:
+    """Register this module's commands (models) on the ``humanlike`` parser."""
     del plan_sub  # nothing to plan
     parser = sub.add_parser(
         "evaluate", help="run vision models on a folder of images: trials with decision margins, features",
@@ -52,6 +53,7 @@ def register(sub, plan_sub) -> None:
 
 
 def run_evaluate_command(args) -> int:
+    """Handle ``humanlike evaluate`` for parsed arguments; returns the exit code."""
     if len(args.inputs) < 2:
         raise ValueError("give at least one MODEL and then the STIMULI folder or manifest")
     try:

@@ -9,6 +9,7 @@ from .io import save_figure, write_json, write_table
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
+    """Register this module's commands (psychscore) on the ``humanlike`` parser."""
     seq = sub.add_parser(
         "sequences", help="difference-scaling blend sequences of two object classes (Psychophysical-Score)",
         description="Pick instance pairs of every class pair by mask overlap (Jaccard), convert to grey "
@@ -54,6 +55,7 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
 
 
 def run_sequences_command(args) -> int:
+    """Handle ``humanlike sequences`` for parsed arguments; returns the exit code."""
     from ..data.sequences import build_sequences, load_object_images, write_sequences
 
     objects = load_object_images(args.images, classes=args.classes, mask_threshold=args.mask_threshold)
@@ -116,6 +118,7 @@ def gather_judgements(args):
 
 
 def run_psychscore_command(args) -> int:
+    """Handle ``humanlike psychscore`` for parsed arguments; returns the exit code."""
     from ..analyses.psychscore import psychophysical_score
 
     if getattr(args, "observer_level", "none") != "none":

@@ -22,6 +22,7 @@ def analyses_list(text: str) -> list[str]:
 
 
 def register(sub, plan_sub) -> None:
+    """Register this module's commands (report) on the ``humanlike`` parser."""
     report = sub.add_parser(
         "report", help="one self-contained HTML report of every analysis of a data set",
         description="Runs the analyses on DATA and writes one HTML page (figures embedded, no external "
@@ -52,6 +53,7 @@ def rerun_command(args) -> str:
 
 
 def run_report(args) -> int:
+    """Handle ``humanlike report`` for parsed arguments; returns the exit code."""
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
     from .options import load_data
     from .report import content_hash, render_report, write_report

@@ -122,6 +122,7 @@ def content_hash(paths: Sequence[Path | str]) -> dict:
 
 
 def slug(text: str) -> str:
+    """A lower-case, hyphenated id for ``text`` (used for anchors)."""
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "section"
 
 
