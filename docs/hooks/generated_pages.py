@@ -16,22 +16,33 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 
-# Public modules, grouped as the API reference shows them (layer order: data -> metrics -> stats -> analyses).
-API_PAGES: dict[str, list[str]] = {
-    "data": ["humanlike.data.schema", "humanlike.data.loaders", "humanlike.data.design",
-             "humanlike.data.representations", "humanlike.data.simulate"],
-    "metrics": ["humanlike.metrics.ec", "humanlike.metrics.copy_model", "humanlike.metrics.margins",
-                "humanlike.metrics.alignment", "humanlike.metrics.correlation"],
-    "stats": ["humanlike.stats.engine", "humanlike.stats.results", "humanlike.stats.intervals",
-              "humanlike.stats.rng", "humanlike.stats.significance", "humanlike.stats.planning"],
-    "analyses": ["humanlike.analyses.errorconsistency", "humanlike.analyses.benchmark",
-                 "humanlike.analyses.dmc", "humanlike.analyses.ood"],
+# One API page per layer, in layer order. The modules are found in the source tree (not imported: griffe
+# reads the files statically, so the torch-backed ``humanlike.models`` renders without torch), so a new
+# module can never be left out of the reference.
+API_GROUPS = ("data", "metrics", "stats", "analyses", "models", "presentation")
+
+
+def public_modules(group: str) -> list[str]:
+    """Every public module of ``humanlike.<group>``: file names without a leading underscore, sorted."""
+    folder = ROOT / "src" / "humanlike" / group
+    return [f"humanlike.{group}.{path.stem}" for path in sorted(folder.glob("*.py"))
+            if not path.stem.startswith("_")]
+
+
+API_PAGES: dict[str, list[str]] = {group: public_modules(group) for group in API_GROUPS}
+
+API_INTROS = {
+    "data": "The trial table, the difference-judgement table, representations, stimuli, loaders, designs and "
+            "simulators. Nothing here imports a higher layer.",
+    "metrics": "Pure array functions and their kernels: numpy in, numpy out; no pandas, no I/O, no randomness.",
+    "stats": "The resampling engine, results and intervals, significance tests, planning, reliability, "
+             "difference-scaling fits and the OOD-spectrum statistics.",
+    "analyses": "Pipelines over trial tables: a kernel, an aggregation, a result with intervals.",
+    "models": "Running torch models on stimuli (the optional `models` extra: `pip install \"humanlike[models]\"`). "
+              "Nothing outside this subpackage imports torch.",
+    "presentation": "The command line (one module per command family), figures, the HTML report and atomic "
+                    "file output. The CLI only parses, calls an analysis, prints and writes.",
 }
-
-
-def existing(module: str) -> bool:
-    return (ROOT / "src" / (module.replace(".", "/") + ".py")).exists() or \
-        (ROOT / "src" / module.replace(".", "/") / "__init__.py").exists()
 
 
 def cli_reference() -> str:
@@ -53,10 +64,9 @@ def cli_reference() -> str:
 
 
 def api_page(group: str, modules: list[str]) -> str:
-    body = [f"# API: {group}", ""]
+    body = [f"# API: {group}", "", API_INTROS[group], ""]
     for module in modules:
-        if existing(module):
-            body.extend([f"::: {module}", ""])
+        body.extend([f"::: {module}", ""])
     return "\n".join(body)
 
 
