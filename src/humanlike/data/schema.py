@@ -24,6 +24,8 @@ CLASSES_16: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Column:
+    """One column of the trial table: its name, whether it is required, its kind and its meaning."""
+
     name: str
     required: bool
     kind: str  # "str", "bool", "float", "int"

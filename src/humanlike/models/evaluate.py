@@ -64,6 +64,7 @@ class EvaluationResult:
 
 
 def resolve_rule(rule) -> AggregationRule:
+    """The aggregation rule for a name (``"mean-logit"``, ``"mean-probability"``) or a rule object; unknown names raise."""
     if isinstance(rule, AggregationRule):
         return rule
     if rule not in RULES:

@@ -36,6 +36,7 @@ def load_rgb(path) -> Image.Image:
 
 
 def to_rgb(image: Image.Image) -> Image.Image:
+    """8-bit RGB of any image: 16-bit and float scaled, palettes expanded, transparency composited onto white."""
     if image.mode in ("I;16", "I;16B", "I;16L", "I"):
         array = np.asarray(image, dtype=np.float64)
         top = 65535.0 if image.mode.startswith("I;16") or array.max() > 255 else 255.0

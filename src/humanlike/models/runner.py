@@ -65,12 +65,14 @@ def resolve_device(device: str = "auto") -> torch.device:
 
 
 def check_precision(precision: str) -> str:
+    """The canonical precision name (``float32``, ``bf16``, ``fp16``) for an accepted spelling; others raise."""
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; use float32, bf16 or fp16")
     return {"fp32": "float32", "bfloat16": "bf16", "float16": "fp16"}.get(precision, precision)
 
 
 def check_pool(pool: str) -> str:
+    """``pool`` if it is a known pooling (flatten, avg, max, cls); otherwise a ValueError naming the choices."""
     if pool not in POOLS:
         raise ValueError(f"unknown pooling {pool!r}; use one of {POOLS}")
     return pool
@@ -127,6 +129,7 @@ def find_layers(model: nn.Module, layers: Sequence[str], model_name: str) -> lis
 
 
 def is_out_of_memory(err: BaseException) -> bool:
+    """Whether an exception is a device or host out-of-memory error (the unit then retries with half the batch)."""
     oom = getattr(torch.cuda, "OutOfMemoryError", ())
     if oom and isinstance(err, oom):
         return True
@@ -159,6 +162,7 @@ _LOADING = threading.Lock()
 
 
 def loaded_model(spec: ModelSpec, device: torch.device) -> nn.Module:
+    """The model of ``spec`` on ``device``, built once per process and kept (a caller's own module is never cached)."""
     if spec.source == "module":  # the caller's own object, never a look-alike from the cache
         return spec.build().to(device)
     key = (spec.key(), str(device))
@@ -238,6 +242,7 @@ def _autocast(device: torch.device, dtype):
 
 
 def layer_file(layer: str) -> str:
+    """File name of a layer's representation inside a unit folder (characters unsafe in file names replaced)."""
     return re.sub(r"[^\w.\-]", "_", layer) + ".npz"
 
 
@@ -274,9 +279,11 @@ def run_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) -> s
 
 
 def read_unit_outputs(folder) -> tuple[np.ndarray, np.ndarray]:
+    """The raw outputs (images x outputs) and item ids stored in a finished unit folder."""
     with np.load(Path(folder) / OUTPUTS_FILE, allow_pickle=False) as data:
         return data["outputs"], data["items"]
 
 
 def read_unit_layer(folder, layer: str) -> Representation:
+    """The representation of one layer stored in a finished unit folder."""
     return load_representation(Path(folder) / layer_file(layer))

@@ -39,6 +39,7 @@ def _digest(*parts) -> str:
 
 
 def file_digest(path: Path) -> str:
+    """BLAKE2b digest (128 bits, hex) of a file's content, read in 1 MiB blocks: the cache key of a weights file."""
     h = hashlib.blake2b(digest_size=16)
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

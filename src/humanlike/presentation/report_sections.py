@@ -30,6 +30,8 @@ class HeadlineMeasure:
 
 @dataclass
 class SectionResult:
+    """One analysis' contribution to the report: its section and its rows of the headline table."""
+
     section: ReportSection
     headline: list[HeadlineMeasure] = field(default_factory=list)
 
