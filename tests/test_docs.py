@@ -1,0 +1,157 @@
+"""The documentation: every public name documented, the site builds with warnings as errors and opens offline.
+
+The docstring examples themselves run as doctests through ``pytest`` (``--doctest-modules`` over
+``src/humanlike``, see pyproject.toml). Locally the build test skips when mkdocs is not installed and the
+``humanlike.models`` modules are skipped without torch; in CI (``CI=true``) both are failures.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import humanlike
+
+ROOT = Path(__file__).resolve().parents[1]
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+DOCS_PACKAGES = ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python")
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+
+def _missing_or_skip(message: str) -> None:
+    if IN_CI:
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def public_modules() -> list[str]:
+    names = [humanlike.__name__]
+    for info in pkgutil.walk_packages(humanlike.__path__, humanlike.__name__ + "."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        if info.name.startswith("humanlike.models") and not HAS_TORCH and not IN_CI:
+            continue  # the optional torch extra is not installed here; CI installs it
+        names.append(info.name)
+    return names
+
+
+def undocumented(module) -> list[str]:
+    """Public functions and classes defined in ``module`` whose docstring is missing or auto-generated."""
+    found = []
+    for name, obj in vars(module).items():
+        if name.startswith("_") or not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            continue
+        if obj.__module__ != module.__name__:  # imported from elsewhere: checked where it is defined
+            continue
+        doc = (obj.__doc__ or "").strip()
+        # a dataclass without a docstring gets its signature as __doc__: "Name(field: type, ...)"
+        if not doc or (inspect.isclass(obj) and doc.startswith(obj.__name__ + "(")):
+            found.append(f"{module.__name__}.{name}")
+    return found
+
+
+def test_walk_finds_every_layer():
+    modules = public_modules()
+    for layer in ("data", "metrics", "stats", "analyses", "presentation"):
+        assert any(m.startswith(f"humanlike.{layer}.") for m in modules), layer
+    assert "humanlike.stats.engine" in modules and "humanlike.presentation.cli" in modules
+    if HAS_TORCH or IN_CI:
+        assert "humanlike.models.runner" in modules
+
+
+def test_every_public_function_and_class_has_a_docstring():
+    if IN_CI and not HAS_TORCH:
+        pytest.fail("torch is missing in CI: install the models extra so humanlike.models is checked too")
+    missing = [name for module in public_modules() for name in undocumented(importlib.import_module(module))]
+    assert missing == [], f"{len(missing)} public names without a docstring: {missing}"
+
+
+def test_undocumented_detects_missing_and_generated_docstrings():
+    import types
+    from dataclasses import dataclass
+
+    module = types.ModuleType("fake")
+
+    def documented():
+        """Does a thing."""
+
+    def bare():
+        pass
+
+    @dataclass
+    class Record:
+        value: int
+
+    for obj in (documented, bare, Record):
+        obj.__module__ = "fake"
+        setattr(module, obj.__name__, obj)
+    assert undocumented(module) == ["fake.bare", "fake.Record"]
+
+
+# Tags that make a browser fetch something: these must point into the site itself. A plain <a href> to
+# another host (a citation, the theme's credit line) is a link the reader may follow, not a fetch.
+FETCHING_TAG = re.compile(r"<(script|link|img|iframe|source|video|audio|embed|object)\b[^>]*>", re.IGNORECASE)
+FETCHING_URL = re.compile(r"""\b(?:src|href|data|srcset)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)
+
+
+def external_fetches(html: str) -> list[str]:
+    return [tag.group(0) for tag in FETCHING_TAG.finditer(html) if FETCHING_URL.search(tag.group(0))]
+
+
+def test_external_fetches_spots_remote_assets_only():
+    html = ('<script src="https://unpkg.com/x"></script><link rel="preconnect" href="//fonts.gstatic.com">'
+            '<img src="figures/a.png"><script src="assets/b.js"></script><a href="https://doi.org/10.1/x">paper</a>')
+    assert external_fetches(html) == ['<script src="https://unpkg.com/x">',
+                                      '<link rel="preconnect" href="//fonts.gstatic.com">']
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory) -> Path:
+    missing = [name for name in DOCS_PACKAGES if importlib.util.find_spec(name.split(".")[0]) is None
+               or importlib.util.find_spec(name) is None]
+    if missing:
+        _missing_or_skip(f"the docs extra is not installed ({', '.join(missing)}): pip install -e '.[docs]'")
+    site = tmp_path_factory.mktemp("site")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, f"mkdocs build --strict failed:\n{run.stdout[-5000:]}\n{run.stderr[-10000:]}"
+    return site
+
+
+def test_docs_build_strict_and_every_page_is_there(built_site):
+    for page in ("index.html", "getting-started.html", "formats.html", "uncertainty.html", "performance.html",
+                 "adding-a-metric.html", "architecture.html", "report.html", "cli.html",
+                 "measures/error-consistency.html", "measures/decision-margin-consistency.html",
+                 "measures/ood-spectrum.html", "measures/decision-variable-correlation.html",
+                 "measures/mlds.html", "measures/psychophysical-score.html", "measures/model-evaluation.html",
+                 "api/data.html", "api/metrics.html", "api/stats.html", "api/analyses.html",
+                 "api/models.html", "api/presentation.html"):
+        assert (built_site / page).is_file(), page
+    cli = (built_site / "cli.html").read_text(encoding="utf-8")
+    assert "humanlike ec" in cli and "--resamples" in cli
+    api = (built_site / "api" / "stats.html").read_text(encoding="utf-8")
+    assert "ResamplingSettings" in api and "bootstrap" in api
+
+
+def test_built_site_opens_offline(built_site):
+    """No page makes the browser fetch from another host, and links are plain files (file:// works)."""
+    offenders = {}
+    for page in sorted(built_site.rglob("*.html")):
+        found = external_fetches(page.read_text(encoding="utf-8"))
+        if found:
+            offenders[str(page.relative_to(built_site))] = found[:3]
+    assert offenders == {}
+    index = (built_site / "index.html").read_text(encoding="utf-8")
+    assert 'href="getting-started.html"' in index  # use_directory_urls: false, so links open from the folder
+    assert (built_site / "search" / "search_index.js").is_file()  # the offline plugin's inlined search index
