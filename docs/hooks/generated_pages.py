@@ -66,7 +66,8 @@ def cli_reference() -> str:
 def api_page(group: str, modules: list[str]) -> str:
     body = [f"# API: {group}", "", API_INTROS[group], ""]
     for module in modules:
-        body.extend([f"::: {module}", ""])
+        # the module heading shows its import path; its members keep their short names
+        body.extend([f"::: {module}", "    options:", "      show_root_full_path: true", ""])
     return "\n".join(body)
 
 
