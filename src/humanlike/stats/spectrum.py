@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from humanlike.stats.rng import SeedLike, make_rng
+from humanlike.stats.rng import SeedLike, make_rng, stream
 
 REGIME_NAMES = ("reference", "near-OOD", "far-OOD", "extreme-OOD")
 
@@ -98,7 +98,7 @@ def glass_delta(condition_values, reference_values) -> GlassDelta:
     """Glass's delta ``(mean(cond) - mean(ref)) / sd(ref, ddof=1)``.
 
     NaNs are dropped first. Undefined (NaN with a reason) with fewer than 2 reference values, a reference
-    SD of 0, or no condition values. Used on logit accuracies it is the OOD score (negative = harder than
+    SD of 0 (below 1e-12 relative to the reference mean: equal values up to rounding), or no condition values. Used on logit accuracies it is the OOD score (negative = harder than
     the reference).
     """
     c = _finite_1d(condition_values, "condition_values")
@@ -108,7 +108,9 @@ def glass_delta(condition_values, reference_values) -> GlassDelta:
     sd_r = float(r.std(ddof=1)) if r.size >= 2 else float("nan")
     if r.size < 2:
         reason = REASON_FEW_REFERENCE
-    elif not sd_r > 0:
+    elif not sd_r > 1e-12 * max(1.0, abs(mean_r)):
+        # equal reference values (e.g. every reference observer 100% correct on as many trials) leave an SD
+        # of rounding residue (~1e-16), which would turn the score into +-1e15
         reason = REASON_ZERO_SD
     elif c.size == 0:
         reason = REASON_NO_CONDITION
@@ -404,10 +406,12 @@ def fit_regimes(
     n_init: int = 20,
     seed: SeedLike = None,
     reg_covar: float = 1e-6,
-    max_iter: int = 1000,
-    tol: float = 1e-5,
+    max_iter: int = 10_000,
+    tol: float = 1e-10,
     order: str = "descending",
     init_params: str = "k-means++",
+    min_component_size: int = 3,
+    min_sd_fraction: float = 0.02,
 ) -> RegimeFit:
     """Gaussian-mixture regimes of 1-D OOD scores (sklearn ``GaussianMixture``), ordered by mean.
 
@@ -425,6 +429,14 @@ def fit_regimes(
     'OOD-5', ... ``order='descending'`` (default) puts the highest mean first: Glass's delta of
     condition minus reference is ~0 for the reference and negative for harder conditions. Use
     ``'ascending'`` for scores where larger means further out of distribution.
+
+    Degenerate components are guarded in two ways. A variance floor: every component variance gets
+    ``max(reg_covar, (min_sd_fraction * SD of the scores)^2)`` added (sklearn's ``reg_covar``), so no
+    component can shrink onto a few nearly equal scores (default: 2% of the spread). A minimum size: a
+    candidate m > 1 whose best fit assigns fewer than ``min_component_size`` scores to some component is not
+    eligible for BIC / AICc (its criteria are still reported), so singleton or two-point components cannot win
+    on small inputs. EM runs to convergence (``tol`` 1e-10 on the mean log-likelihood, up to ``max_iter``
+    iterations), from ``n_init`` seeded starts per m.
 
     Assignment stability: every initialisation of the chosen m is mean-ordered (which aligns components
     across initialisations) and the share agreeing with the final label is reported per score.
@@ -448,9 +460,14 @@ def fit_regimes(
             raise ValueError("n_components must be >= 1")
         if n_components > n_unique:
             raise ValueError(f"n_components={n_components} exceeds the {n_unique} distinct finite scores")
+    if min_component_size < 1 or not 0 <= min_sd_fraction < 1:
+        raise ValueError("min_component_size must be >= 1 and min_sd_fraction in [0, 1)")
     rng = make_rng(seed)
     seeds = rng.integers(0, 2**31 - 1, size=n_init)
     X = x[:, None]
+    spread = float(np.std(x)) if n > 1 else 0.0
+    reg_covar = max(float(reg_covar), (min_sd_fraction * spread) ** 2)
+    eligible = np.zeros(max(max_components, n_components or 0), dtype=bool)
 
     top = max(max_components, n_components or 0)
     candidates = np.arange(1, top + 1)
@@ -468,6 +485,9 @@ def fit_regimes(
         runs = [_fit_one(X, m, int(sd), reg_covar, max_iter, tol, order, init_params) for sd in seeds]
         fits[m] = runs
         best = max(r[0] for r in runs)
+        best_params = runs[int(np.argmax([r[0] for r in runs]))][1]
+        sizes = np.bincount(_assign(x, *best_params), minlength=m)
+        eligible[idx] = m == 1 or sizes.min() >= min_component_size
         loglik[idx] = best
         bic[idx] = -2.0 * best + k_par[idx] * np.log(n)
         aicc[idx] = _aicc(best, k_par[idx], n)
@@ -475,7 +495,7 @@ def fit_regimes(
     if n_components is not None:
         chosen, crit_name = int(n_components), "fixed"
     else:
-        crit = bic if criterion == "bic" else aicc
+        crit = np.where(eligible, bic if criterion == "bic" else aicc, np.nan)
         if np.all(np.isnan(crit)):
             raise ValueError(f"no candidate number of components is valid for {criterion} with n={n}")
         chosen, crit_name = int(candidates[np.nanargmin(crit)]), criterion
@@ -598,16 +618,28 @@ def regime_stability_bootstrap(
     others at randomly drawn data points of the row (seeded) with the row's variance and equal weights;
     the start with the highest log-likelihood is kept, its components are ordered by mean, and each
     condition is assigned to its most probable component. Non-finite resampled scores are left out of
-    that row's fit and of the share (``n_valid`` counts the resamples used per condition).
+    that row's fit and of the share (``n_valid`` counts the resamples used per condition). With an int
+    ``seed`` the random starts of resample r come from ``stream(seed, "regime-starts", r // 100)``, so they do
+    not depend on ``chunk_elements``.
     """
     b = np.asarray(boot_scores, dtype=float)
     if b.ndim != 2 or b.shape[1] != fit.labels.size:
         raise ValueError(f"boot_scores must have shape (n_boot, {fit.labels.size}), got {b.shape}")
     if n_init < 1:
         raise ValueError("n_init must be >= 1")
-    rng = make_rng(seed)
     m = fit.n_components
     n_boot, n = b.shape
+    start_keys = None
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        # per-block streams: resample r's starts depend on the seed and r only, not on the chunking
+        def start_keys(lo, hi):
+            blocks = range(lo // 100, (hi - 1) // 100 + 1)
+            draws = np.concatenate([stream(int(seed), "regime-starts", blk).random((100, n_init - 1, n))
+                                    for blk in blocks])
+            return draws[lo - blocks[0] * 100: hi - blocks[0] * 100]
+        rng = None
+    else:
+        rng = make_rng(seed)
     valid = np.isfinite(b)
     labels = np.full(b.shape, -1, dtype=np.int64)
     chunk = max(1, int(chunk_elements // max(1, n_init * n * m)))
@@ -622,7 +654,7 @@ def regime_stability_bootstrap(
         var0[:, 0] = fit.sds**2 + reg_covar
         w0[:, 0] = fit.weights
         if n_init > 1:
-            keys = rng.random((bc, n_init - 1, n))
+            keys = start_keys(start, start + bc) if start_keys is not None else rng.random((bc, n_init - 1, n))
             keys = np.where(vb[:, None, :], keys, np.inf)
             pick = np.argsort(keys, axis=-1)[..., :m]
             xs = np.where(vb, xb, 0.0)
