@@ -398,6 +398,29 @@ def _fit_one(X, m, random_state, reg_covar, max_iter, tol, order, init_params):
     return float(gm.score(X) * X.shape[0]), params, bool(gm.converged_)
 
 
+def _fit_starts(x, m, rng, n_init, reg_covar, max_iter, tol, order):
+    """EM from ``n_init`` starts at once (vectorised over starts), each run to convergence.
+
+    Starts: the first at evenly spaced quantiles of the scores, the others at m distinct random scores; every
+    start with the scores' variance and equal weights. Returns [(log-likelihood, (means, variances, weights)
+    mean-ordered, converged)] per start.
+    """
+    n = x.size
+    mu0 = np.empty((1, n_init, m))
+    mu0[0, 0] = np.quantile(x, (np.arange(m) + 0.5) / m)
+    if n_init > 1:
+        keys = rng.random((n_init - 1, n))
+        mu0[0, 1:] = x[np.argsort(keys, axis=1)[:, :m]]
+    var0 = np.full((1, n_init, m), max(float(np.var(x)), reg_covar) + reg_covar)
+    w0 = np.full((1, n_init, m), 1.0 / m)
+    mu, var, w, ll = _batched_em(x[None, :], np.ones((1, n), dtype=bool), mu0, var0, w0, reg_covar, max_iter, tol)
+    runs = []
+    for i in range(n_init):
+        idx = np.argsort(_order_key(mu[0, i], order), kind="stable")
+        runs.append((float(ll[0, i]), (mu[0, i][idx], var[0, i][idx], w[0, i][idx]), True))
+    return runs
+
+
 def fit_regimes(
     scores,
     n_components: int | None = None,
@@ -409,15 +432,16 @@ def fit_regimes(
     max_iter: int = 10_000,
     tol: float = 1e-10,
     order: str = "descending",
-    init_params: str = "k-means++",
+    init_params: str = "random-points",
     min_component_size: int = 3,
     min_sd_fraction: float = 0.02,
 ) -> RegimeFit:
     """Gaussian-mixture regimes of 1-D OOD scores (sklearn ``GaussianMixture``), ordered by mean.
 
-    For each candidate m = 1..``max_components`` (plus ``n_components`` if larger), ``n_init`` fits from
-    seeded initialisations (the same seeds for every m; ``init_params`` as in sklearn, default k-means++
-    seeding); the fit with the highest log-likelihood is kept. ``reg_covar`` (added to every variance)
+    For each candidate m = 1..``max_components`` (plus ``n_components`` if larger), ``n_init`` EM fits from
+    seeded starts (``init_params='random-points'``, default: one start at evenly spaced quantiles, the others
+    at m distinct random scores, all EM runs vectorised; ``'sklearn'``: sklearn's ``GaussianMixture`` with
+    k-means++ seeding, one fit per start); the fit with the highest log-likelihood is kept. ``reg_covar`` (added to every variance)
     keeps a component from collapsing onto one score; a lone far-off score can still earn its own
     component under BIC/AICc.
     m is chosen by ``criterion``: ``'bic'`` (``-2 lnL + k ln n``) or ``'aicc'`` (``AIC + 2k(k+1)/(n-k-1)``),
@@ -464,6 +488,8 @@ def fit_regimes(
         raise ValueError("min_component_size must be >= 1 and min_sd_fraction in [0, 1)")
     rng = make_rng(seed)
     seeds = rng.integers(0, 2**31 - 1, size=n_init)
+    start_seed = int(rng.integers(0, 2**31 - 1))
+    rng_for_starts = lambda m: np.random.default_rng([start_seed, m])  # noqa: E731 - same starts for a given m
     X = x[:, None]
     spread = float(np.std(x)) if n > 1 else 0.0
     reg_covar = max(float(reg_covar), (min_sd_fraction * spread) ** 2)
@@ -482,7 +508,10 @@ def fit_regimes(
             continue
         if n_components is None and criterion == "aicc" and n - k_par[idx] - 1 <= 0:
             continue
-        runs = [_fit_one(X, m, int(sd), reg_covar, max_iter, tol, order, init_params) for sd in seeds]
+        if init_params == "sklearn":
+            runs = [_fit_one(X, m, int(sd), reg_covar, max_iter, tol, order, "k-means++") for sd in seeds]
+        else:
+            runs = _fit_starts(x, m, rng_for_starts(m), n_init, reg_covar, max_iter, tol, order)
         fits[m] = runs
         best = max(r[0] for r in runs)
         best_params = runs[int(np.argmax([r[0] for r in runs]))][1]
