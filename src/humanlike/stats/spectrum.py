@@ -401,7 +401,7 @@ def _fit_one(X, m, random_state, reg_covar, max_iter, tol, order, init_params):
 def _fit_starts(x, m, rng, n_init, reg_covar, max_iter, tol, order):
     """EM from ``n_init`` starts at once (vectorised over starts), each run to convergence.
 
-    Starts: the first at evenly spaced quantiles of the scores, the others at m distinct random scores; every
+    Starts: the first at evenly spaced quantiles of the scores, the others by k-means++ seeding; every
     start with the scores' variance and equal weights. Returns [(log-likelihood, (means, variances, weights)
     mean-ordered, converged)] per start.
     """
@@ -409,8 +409,19 @@ def _fit_starts(x, m, rng, n_init, reg_covar, max_iter, tol, order):
     mu0 = np.empty((1, n_init, m))
     mu0[0, 0] = np.quantile(x, (np.arange(m) + 0.5) / m)
     if n_init > 1:
-        keys = rng.random((n_init - 1, n))
-        mu0[0, 1:] = x[np.argsort(keys, axis=1)[:, :m]]
+        # k-means++ seeding, vectorised over starts: each next mean is a score drawn with probability
+        # proportional to its squared distance from the nearest mean chosen so far
+        u = rng.random((n_init - 1, m))
+        chosen = np.empty((n_init - 1, m))
+        chosen[:, 0] = x[np.minimum((u[:, 0] * n).astype(int), n - 1)]
+        for j in range(1, m):
+            d2 = np.min((x[None, :, None] - chosen[:, None, :j]) ** 2, axis=2)
+            cum = np.cumsum(d2, axis=1)
+            total = cum[:, -1:]
+            pick = np.where(total[:, 0] > 0, np.argmax(cum >= u[:, j:j + 1] * total, axis=1),
+                            np.minimum((u[:, j] * n).astype(int), n - 1))
+            chosen[:, j] = x[pick]
+        mu0[0, 1:] = chosen
     var0 = np.full((1, n_init, m), max(float(np.var(x)), reg_covar) + reg_covar)
     w0 = np.full((1, n_init, m), 1.0 / m)
     mu, var, w, ll = _batched_em(x[None, :], np.ones((1, n), dtype=bool), mu0, var0, w0, reg_covar, max_iter, tol)
@@ -440,7 +451,7 @@ def fit_regimes(
 
     For each candidate m = 1..``max_components`` (plus ``n_components`` if larger), ``n_init`` EM fits from
     seeded starts (``init_params='random-points'``, default: one start at evenly spaced quantiles, the others
-    at m distinct random scores, all EM runs vectorised; ``'sklearn'``: sklearn's ``GaussianMixture`` with
+    by k-means++ seeding, all EM runs vectorised; ``'sklearn'``: sklearn's ``GaussianMixture`` with
     k-means++ seeding, one fit per start); the fit with the highest log-likelihood is kept. ``reg_covar`` (added to every variance)
     keeps a component from collapsing onto one score; a lone far-off score can still earn its own
     component under BIC/AICc.
