@@ -430,3 +430,22 @@ def test_real_data_alignment(mvh_result):
     assert prof.shape[0] == 9 and prof.shape[1] >= 30
     assert np.isfinite(mvh_result.family_test.p_value)
     assert np.isfinite(mvh_result.regime_test.statistic)
+
+
+def test_real_data_estimates_identical_to_pre_port_code(mvh_result):
+    """Group EC / MA / CLED / ratio and OOD scores on model-vs-human equal commit bd872ce's (to 1e-12)."""
+    from pathlib import Path
+
+    keys = ["experiment", "condition", "group"]
+    old = pd.read_csv(Path(__file__).parent / "data" / "ood_reference_real.csv",
+                      dtype={"condition": str}).set_index(keys)
+    new = mvh_result.alignment.groups.set_index(keys).reindex(old.index)
+    assert len(old) == 780 and not new["ec"].isna().all()
+    for col in ("ec", "ma", "cled", "ratio", "accuracy", "ood_score"):
+        np.testing.assert_allclose(new[col], old[col], rtol=0, atol=1e-12, equal_nan=True)
+
+
+def test_real_data_regimes_do_not_depend_on_the_seed(mvh_result, mvh_trials):
+    other = ood.ood_spectrum(mvh_trials, n_observer_resamples=0, seed=12345)
+    assert other.conditions["regime"].tolist() == mvh_result.conditions["regime"].tolist()
+    assert mvh_result.spectrum.settings["n_tests"] == 78 - 7

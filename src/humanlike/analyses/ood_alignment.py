@@ -22,7 +22,6 @@ from ..data.design import Design, Stratum, build_design
 from ..data.schema import NO_ANSWER, TrialTableError, first_presentations, validate_trials
 from ..metrics.alignment_kernels import AlignmentOptions, PairAlignmentSums, pair_indices
 from ..stats.engine import Output, ResamplingSettings, SufficientStatisticKernel, bootstrap
-from ..stats.ranking import ranking_stability
 from ..stats.resampling import group_mean, nanmean_quiet
 from ..stats.results import Resampled
 from ..stats.spectrum import RegimeFit
@@ -64,7 +63,7 @@ def alignment_design(trials: pd.DataFrame, classes: tuple, keys: list[tuple[str,
         labels = np.empty(s.n_items, dtype=np.int64)
         labels[item_pos] = label_codes[idx]
         strata.append(replace(s, arrays={**s.arrays, "label_code": labels, "response_code": responses}))
-    return Design(tuple(strata), design.groups).select(lambda _: True)
+    return Design(tuple(strata), design.groups).select(lambda _: True)   # drops groups left without strata
 
 
 @dataclass(frozen=True)
@@ -95,6 +94,7 @@ class ConditionPairs:
 
 
 def condition_pairs(stratum: Stratum) -> ConditionPairs:
+    """The observers who answered in a stratum (humans first, as in the stratum) and their pairs."""
     present = np.flatnonzero((stratum.arrays["response_code"] != -2).any(axis=0))
     member_of = {int(c): m for m, c in enumerate(stratum.group_columns)}
     humans = [c for c in present if int(c) in member_of]
@@ -207,7 +207,6 @@ class AlignmentLayout:
                 labels += [("group", "", e, c, g, "", metric) for g in (HUMANS,) + cp.models]
             labels += [("group", "", e, c, m, "", "ratio") for m in cp.models]
         self.n_conditions = start
-        position = {m: j for j, m in enumerate(self.models)}
         self.regimes = []
         for name in regime_names:
             sub = representatives[representatives["regime"] == name]
@@ -222,7 +221,6 @@ class AlignmentLayout:
                                       for m in self.models]))
             self.regimes.append((name, keys, np.stack(take)))
             labels += [("regime", name, "", "", m, "", "ratio") for m in self.models]
-        del position
         self.labels = labels
 
     def aggregate(self, values: Mapping[tuple, np.ndarray]) -> np.ndarray:
@@ -381,4 +379,4 @@ def ood_alignment(
 
 
 __all__ = ["AlignmentKernel", "AlignmentLayout", "OODAlignment", "alignment_design", "alignment_ratio",
-           "condition_pairs", "ood_alignment", "representative_conditions", "ranking_stability"]
+           "condition_pairs", "ood_alignment", "representative_conditions"]

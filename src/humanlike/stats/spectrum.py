@@ -424,12 +424,45 @@ def _fit_starts(x, m, rng, n_init, reg_covar, max_iter, tol, order):
         mu0[0, 1:] = chosen
     var0 = np.full((1, n_init, m), max(float(np.var(x)), reg_covar) + reg_covar)
     w0 = np.full((1, n_init, m), 1.0 / m)
+    pm, pv, pw = _partition_starts(np.sort(x), m, rng, reg_covar)
+    mu0 = np.concatenate([mu0, pm[None]], axis=1)
+    var0 = np.concatenate([var0, pv[None]], axis=1)
+    w0 = np.concatenate([w0, pw[None]], axis=1)
     mu, var, w, ll = _batched_em(x[None, :], np.ones((1, n), dtype=bool), mu0, var0, w0, reg_covar, max_iter, tol)
     runs = []
-    for i in range(n_init):
+    for i in range(mu.shape[1]):
         idx = np.argsort(_order_key(mu[0, i], order), kind="stable")
         runs.append((float(ll[0, i]), (mu[0, i][idx], var[0, i][idx], w[0, i][idx]), True))
-    return runs
+    return runs[:n_init], max(runs, key=lambda r: r[0])
+
+
+MAX_PARTITION_STARTS = 3000
+
+
+def _partition_starts(xs, m, rng, reg_covar):
+    """Starts from contiguous partitions of the sorted scores into m segments (segment mean, variance, share):
+    all of them when there are at most :data:`MAX_PARTITION_STARTS`, else that many drawn at random. In one
+    dimension every mixture optimum is close to such a partition, so the search cannot miss a tight group."""
+    from itertools import combinations
+    from math import comb
+
+    n = xs.size
+    if m == 1 or n < m:
+        return np.zeros((0, m)), np.zeros((0, m)), np.zeros((0, m))
+    if comb(n - 1, m - 1) <= MAX_PARTITION_STARTS:
+        cuts = np.array(list(combinations(range(1, n), m - 1)), dtype=int).reshape(-1, m - 1)
+    else:
+        keys = rng.random((MAX_PARTITION_STARTS, n - 1))
+        cuts = np.sort(np.argsort(keys, axis=1)[:, :m - 1] + 1, axis=1)
+    bounds = np.concatenate([np.zeros((len(cuts), 1), int), cuts, np.full((len(cuts), 1), n)], axis=1)
+    c1 = np.concatenate([[0.0], np.cumsum(xs)])
+    c2 = np.concatenate([[0.0], np.cumsum(xs * xs)])
+    size = np.diff(bounds, axis=1).astype(float)
+    s1 = c1[bounds[:, 1:]] - c1[bounds[:, :-1]]
+    s2 = c2[bounds[:, 1:]] - c2[bounds[:, :-1]]
+    mean = s1 / size
+    var = np.maximum(s2 / size - mean**2, 0.0) + reg_covar
+    return mean, var, size / n
 
 
 def fit_regimes(
@@ -451,7 +484,8 @@ def fit_regimes(
 
     For each candidate m = 1..``max_components`` (plus ``n_components`` if larger), ``n_init`` EM fits from
     seeded starts (``init_params='random-points'``, default: one start at evenly spaced quantiles, the others
-    by k-means++ seeding, all EM runs vectorised; ``'sklearn'``: sklearn's ``GaussianMixture`` with
+    by k-means++ seeding, plus every contiguous partition of the sorted scores into m segments (or 3,000 drawn
+    at random when there are more), all EM runs vectorised; ``'sklearn'``: sklearn's ``GaussianMixture`` with
     k-means++ seeding, one fit per start); the fit with the highest log-likelihood is kept. ``reg_covar`` (added to every variance)
     keeps a component from collapsing onto one score; a lone far-off score can still earn its own
     component under BIC/AICc.
@@ -505,6 +539,7 @@ def fit_regimes(
     spread = float(np.std(x)) if n > 1 else 0.0
     reg_covar = max(float(reg_covar), (min_sd_fraction * spread) ** 2)
     eligible = np.zeros(max(max_components, n_components or 0), dtype=bool)
+    best_runs: dict[int, tuple] = {}
 
     top = max(max_components, n_components or 0)
     candidates = np.arange(1, top + 1)
@@ -522,10 +557,11 @@ def fit_regimes(
         if init_params == "sklearn":
             runs = [_fit_one(X, m, int(sd), reg_covar, max_iter, tol, order, "k-means++") for sd in seeds]
         else:
-            runs = _fit_starts(x, m, rng_for_starts(m), n_init, reg_covar, max_iter, tol, order)
+            runs, best_run = _fit_starts(x, m, rng_for_starts(m), n_init, reg_covar, max_iter, tol, order)
+            best_runs[m] = best_run
         fits[m] = runs
-        best = max(r[0] for r in runs)
-        best_params = runs[int(np.argmax([r[0] for r in runs]))][1]
+        best_run = best_runs.get(m, max(runs, key=lambda r: r[0]))
+        best, best_params = best_run[0], best_run[1]
         sizes = np.bincount(_assign(x, *best_params), minlength=m)
         eligible[idx] = m == 1 or sizes.min() >= min_component_size
         loglik[idx] = best
@@ -541,8 +577,8 @@ def fit_regimes(
         chosen, crit_name = int(candidates[np.nanargmin(crit)]), criterion
 
     runs = fits[chosen]
-    best_idx = int(np.argmax([r[0] for r in runs]))
-    means, variances, weights = runs[best_idx][1]
+    best_run = best_runs.get(chosen, max(runs, key=lambda r: r[0]))
+    means, variances, weights = best_run[1]
     final = _assign(x, means, variances, weights)
     agree = np.mean([_assign(x, *r[1]) == final for r in runs], axis=0)
 
@@ -566,7 +602,7 @@ def fit_regimes(
         criterion=crit_name,
         stability=stability,
         n_init=int(n_init),
-        converged=bool(runs[best_idx][2]),
+        converged=bool(best_run[2]),
         order=order,
     )
 
