@@ -72,3 +72,59 @@ def test_plan_ec_json(capsys):
     assert widths[0] == pytest.approx(2 * widths[1], rel=0.05)  # ~1/sqrt(n)
     assert doc["trials_for_width"]["trials"] > 400
     assert doc["power"][1]["power"] > doc["power"][0]["power"]
+
+
+# --- one engine behind every EC command (issue 7) ------------------------------------------------------------
+
+def test_ec_experiment_reproduces_the_benchmark_row(modelvshuman_dir, capsys):
+    """`ec --experiment edge` and `benchmark` draw edge's resamples from the same streams: identical rows."""
+    args = ["--json", "--resamples", "300", "--seed", "5", "--quiet", "--two-level"]
+    assert main(["ec", str(modelvshuman_dir), "--experiment", "edge"] + args) == 0
+    ec_doc = _json(capsys)
+    assert main(["benchmark", str(modelvshuman_dir)] + args) == 0
+    bench = _json(capsys)["observers"]
+    assert ec_doc["human_human"]["ci_low"] == bench["humans"]["experiments"]["edge"]["error_consistency"]["ci_low"]
+    for model, entry in ec_doc["model_human"].items():
+        row = bench[model]["experiments"]["edge"]["error_consistency"]
+        assert (entry["mean"], entry["ci_low"], entry["ci_high"]) == (row["estimate"], row["ci_low"], row["ci_high"])
+
+
+def test_ec_without_experiment_runs_every_experiment(modelvshuman_dir, capsys):
+    assert main(["ec", str(modelvshuman_dir), "--resamples", "0", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("experiment ") == 17 and "experiment uniform-noise" in out
+    assert main(["ec", str(modelvshuman_dir / "edge"), str(modelvshuman_dir / "sketch"), "--json",
+                 "--resamples", "0", "--quiet"]) == 0
+    doc = _json(capsys)
+    assert set(doc["experiments"]) == {"edge", "sketch"} and doc["settings"]["n_resamples"] == 0
+
+
+def test_ec_bca_pair_intervals_are_bca(modelvshuman_dir, capsys):
+    common = ["ec", str(modelvshuman_dir / "edge"), "--experiment", "edge", "--json", "--resamples", "400", "--quiet"]
+    assert main(common) == 0
+    percentile = _json(capsys)
+    assert main(common + ["--interval", "bca"]) == 0
+    bca = _json(capsys)
+    assert bca["settings"]["interval"] == "bca"
+    moved = [p["ci_low"] != q["ci_low"] for p, q in zip(percentile["pairs"], bca["pairs"])]
+    assert sum(moved) > 0.9 * len(moved)
+    assert [p["error_consistency"] for p in percentile["pairs"]] == [p["error_consistency"] for p in bca["pairs"]]
+
+
+def test_policy_and_two_level_change_the_numbers(modelvshuman_dir, capsys):
+    contrast = ["ec", str(modelvshuman_dir / "contrast"), "--experiment", "contrast", "--json", "--quiet"]
+    assert main(contrast + ["--resamples", "0"]) == 0
+    strict = _json(capsys)
+    assert main(contrast + ["--resamples", "0", "--policy", "model-vs-human"]) == 0
+    mvh = _json(capsys)
+    # contrast has model pairs that are both perfect in a condition: the benchmark's rule counts them as 1
+    assert mvh["model_model"]["mean"] > strict["model_model"]["mean"]
+    assert main(contrast + ["--resamples", "300"]) == 0
+    one = _json(capsys)["human_human"]
+    assert main(contrast + ["--resamples", "300", "--two-level"]) == 0
+    two = _json(capsys)["human_human"]
+    assert two["ci_high"] - two["ci_low"] > 1.2 * (one["ci_high"] - one["ci_low"])
+    assert main(contrast + ["--resamples", "300", "--observer-level", "jackknife"]) == 0
+    jack = _json(capsys)
+    assert jack["settings"]["observer_level"] == "jackknife"
+    assert main(contrast + ["--two-level", "--observer-level", "jackknife"]) == 2

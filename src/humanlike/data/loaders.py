@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .cache import cached_table
 from .schema import NO_ANSWER, TrialTableError, validate_trials
 
 PathLike = str | os.PathLike
@@ -48,14 +49,45 @@ def _stem(name: str) -> str:
     return match.group("stem") if match else name
 
 
+_TIDY_STRING_COLUMNS = ("observer", "observer_kind", "experiment", "condition", "item", "label", "response")
+
+
 def _read_tidy(path: Path) -> pd.DataFrame:
-    if path.suffix.lower() in (".parquet", ".pq"):
-        frame = pd.read_parquet(path)
-    else:
-        frame = pd.read_csv(path, dtype={"observer": str, "condition": str, "item": str, "label": str,
-                                         "response": str, "experiment": str}, keep_default_na=False,
-                            na_values={"decision_margin": ["", "NaN", "nan"], "rt": ["", "NaN", "nan"]})
+    """Read a tidy trial file with its label columns as strings (``0.90`` stays ``"0.90"``).
+
+    CSV: every label column is read as text. Parquet keeps its stored types: a label column stored as
+    floating-point numbers has already lost its spelling, so :func:`validate_trials` rejects it (integers
+    convert exactly and are accepted). Read errors (empty file, not UTF-8, not Parquet) become
+    :class:`TrialTableError` naming the file.
+    """
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            frame = pd.read_parquet(path)
+        elif suffix in (".csv", ".txt", ".tsv"):
+            frame = pd.read_csv(path, dtype={c: str for c in _TIDY_STRING_COLUMNS}, keep_default_na=False,
+                                sep="\t" if suffix == ".tsv" else ",", encoding="utf-8",
+                                na_values={"decision_margin": ["", "NaN", "nan"], "rt": ["", "NaN", "nan"]})
+        else:
+            raise TrialTableError(f"{path}: unknown file type '{path.suffix}' (expected .csv or .parquet)")
+    except TrialTableError:
+        raise
+    except pd.errors.EmptyDataError:
+        raise TrialTableError(f"{path}: the file is empty (expected a header row and one row per response)") from None
+    except UnicodeDecodeError as err:
+        raise TrialTableError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+    except (pd.errors.ParserError, ValueError, OSError) as err:
+        raise TrialTableError(f"{path}: cannot be read as a trial table: {err}") from None
     return frame
+
+
+def _validate_file(path: Path, labels=None) -> pd.DataFrame:
+    """Validate one tidy file, naming the file in any error."""
+    try:
+        return validate_trials(_read_tidy(path), labels=labels)
+    except TrialTableError as err:
+        message = str(err)
+        raise TrialTableError(message if message.startswith(str(path)) else f"{path}: {message}") from None
 
 
 def _raw_files(root: Path) -> list[Path]:
@@ -213,26 +245,118 @@ def _resolve_conflicts(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
 
 
 def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
-                on_conflict: str = "prefer-margins") -> pd.DataFrame:
+                on_conflict: str = "prefer-margins", labels: Sequence[str] | None = None,
+                cache: bool = True) -> pd.DataFrame:
     """Load a trial table from a tidy CSV/Parquet file, a raw-data folder, or several of them.
 
-    Tidy files are validated as they are; raw-data folders are parsed and aligned (see
-    :func:`load_raw_data`). Several sources are concatenated; raw-data folders among them are aligned
-    together, so humans from one folder and models from another share item ids.
+    Tidy files are validated as they are (label columns read as strings; errors name the file);
+    raw-data folders are parsed and aligned (see :func:`load_raw_data`). Several sources are
+    concatenated; raw-data folders among them are aligned together, so humans from one folder and models
+    from another share item ids. ``labels`` declares the task's label set (see
+    :func:`humanlike.data.schema.validate_trials`). Parsed raw-data folders are cached (``cache=False`` or
+    ``HUMANLIKE_CACHE=off`` to bypass; see :mod:`humanlike.data.cache`).
+
+    Examples
+    --------
+    >>> load_trials("no/such/file.csv")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    TrialTableError: no/such/file.csv: no such file or folder
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [Path(p) for p in paths]
     if not paths:
         raise TrialTableError("no data path given")
+    for p in paths:
+        if not p.exists():
+            raise TrialTableError(f"{p}: no such file or folder")
+    evaluated = [p for p in paths if is_evaluation_folder(p)]
+    paths = [p for p in paths if p not in evaluated]
     tidy = [p for p in paths if p.is_file()]
     folders = [p for p in paths if not p.is_file()]
-    frames = [validate_trials(_read_tidy(p)) for p in tidy]
+    frames = [_validate_file(p, labels) for p in tidy]
     if folders:
-        frames.append(load_raw_data(folders, human_pattern=human_pattern, on_conflict=on_conflict))
+        frames.append(cached_table(
+            folders, {"loader": "raw-data", "human_pattern": human_pattern, "on_conflict": on_conflict},
+            lambda: load_raw_data(folders, human_pattern=human_pattern, on_conflict=on_conflict), enabled=cache))
+    if evaluated:
+        frames = _with_evaluations(frames, evaluated)
     if len(frames) == 1:
         return frames[0]
-    return validate_trials(pd.concat(frames, ignore_index=True))
+    return validate_trials(pd.concat(frames, ignore_index=True), labels=labels)
+
+
+# --------------------------------------------------------------------------------------------------
+# Evaluation folders (written by ``humanlike evaluate``; see humanlike.models.output)
+# --------------------------------------------------------------------------------------------------
+
+EVALUATION_MANIFEST = "evaluation.json"
+EVALUATION_FORMAT = "humanlike-evaluation"
+
+
+def is_evaluation_folder(path: PathLike) -> bool:
+    """A folder written by ``humanlike evaluate`` (it holds an ``evaluation.json`` of that format)."""
+    manifest = Path(path) / EVALUATION_MANIFEST
+    if not manifest.is_file():
+        return False
+    import json
+
+    try:
+        return json.loads(manifest.read_text()).get("format") == EVALUATION_FORMAT
+    except (json.JSONDecodeError, AttributeError, OSError):
+        raise TrialTableError(f"{manifest}: unreadable evaluation manifest") from None
+
+
+def read_evaluation_trials(path: PathLike) -> pd.DataFrame:
+    """The validated trial table of an evaluation folder."""
+    import json
+
+    path = Path(path)
+    doc = json.loads((path / EVALUATION_MANIFEST).read_text())
+    trials_file = path / doc.get("trials", "trials.csv")
+    if not trials_file.is_file():
+        raise TrialTableError(f"{path}: evaluation folder without its trial file {trials_file.name}")
+    return validate_trials(_read_tidy(trials_file))
+
+
+def _with_evaluations(frames: list[pd.DataFrame], folders: Sequence[Path]) -> list[pd.DataFrame]:
+    """Append evaluation folders' trials, their items renamed to the ids the other sources use.
+
+    Models run on stimulus files carry the bare file name (``oven10.png``) or the model-vs-human file name;
+    raw-data humans carry ``0_oven_00_oven10.png`` or, once aligned with the benchmark's models,
+    ``oven10.png``. Within each (experiment, condition), an item keeps its id if the other sources have
+    it, else takes the one id whose stem or last '_' field equals its own.
+    """
+    reference = pd.concat(frames, ignore_index=True) if frames else None
+    out = list(frames)
+    for folder in folders:
+        trials = read_evaluation_trials(folder)
+        if reference is not None:
+            trials = trials.assign(item=_match_items(trials, reference))
+        out.append(trials)
+    return out
+
+
+def _match_items(trials: pd.DataFrame, reference: pd.DataFrame) -> pd.Series:
+    items = trials["item"].copy()
+    for (experiment, condition), rows in trials.groupby(["experiment", "condition"]):
+        known = reference.loc[(reference["experiment"] == experiment) & (reference["condition"] == condition), "item"]
+        known = set(known.unique())
+        if not known:
+            continue
+        by_last: dict[str, set] = {}
+        for ref in known:
+            by_last.setdefault(ref.rsplit("_", 1)[-1], set()).add(ref)
+
+        def match(item: str) -> str:
+            for candidate in (item, _stem(item)):
+                if candidate in known:
+                    return candidate
+            hits = by_last.get(_stem(item).rsplit("_", 1)[-1], set())
+            return next(iter(hits)) if len(hits) == 1 else item
+
+        items.loc[rows.index] = rows["item"].map(match)
+    return items
 
 
 def _cache_dir() -> Path:

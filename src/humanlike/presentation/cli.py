@@ -12,7 +12,7 @@ import sys
 from .options import optional_module
 
 # Command families, each a module with register(subparsers, plan_subparsers); absent ones are skipped.
-COMMAND_MODULES = ("cli_ec", "cli_dmc", "cli_ood")
+COMMAND_MODULES = ("cli_ec", "cli_dmc", "cli_ood", "cli_models", "cli_mlds", "cli_psychscore")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,8 +36,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
-    except (TrialTableError, FileNotFoundError, ConnectionError, ValueError) as err:
+    except KeyboardInterrupt:
+        # Files are written atomically, so an interrupted run leaves no half-written file behind.
+        print(f"humanlike {args.command}: interrupted; files already written are complete, the run is not",
+              file=sys.stderr)
+        return 130
+    except MemoryError:
+        print(f"humanlike {args.command}: error: out of memory; lower --resamples or --memory-budget",
+              file=sys.stderr)
+        return 2
+    except (TrialTableError, ConnectionError, ValueError) as err:
         print(f"humanlike {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        # Unreadable input, an --out or --figure that is not writable, is a file where a folder is needed, ...
+        where = f" ({err.filename})" if getattr(err, "filename", None) else ""
+        print(f"humanlike {args.command}: error: {err.strerror or err}{where}", file=sys.stderr)
         return 2
 
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .options import add_output_options, add_resampling_options, emit_json, show_progress
+from ..stats.engine import ResamplingSettings
 from .io import save_figure, write_json, write_table
+from .options import (
+    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, show_progress,
+)
 
 
 def register(sub, plan_sub) -> None:
@@ -25,9 +29,10 @@ def register(sub, plan_sub) -> None:
                        help="keep every condition (default: the benchmark's exclusion table)")
     bench.set_defaults(handler=run_benchmark_command)
 
-    ec = sub.add_parser("ec", help="pairwise error consistency of one experiment, with intervals and p-values")
+    ec = sub.add_parser("ec", help="pairwise error consistency per experiment, with intervals and p-values")
     ec.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
-    ec.add_argument("--experiment", required=True, help="experiment name")
+    ec.add_argument("--experiment", action="append",
+                    help="experiment name (repeatable; default: every experiment)")
     ec.add_argument("--condition", help="one condition (default: mean over the experiment's conditions)")
     _add_ec_options(ec)
     ec.set_defaults(handler=run_ec_command)
@@ -52,19 +57,23 @@ def register(sub, plan_sub) -> None:
 
 
 def _add_ec_options(parser: argparse.ArgumentParser) -> None:
-    add_resampling_options(parser, interval=False)
+    add_resampling_options(parser)
     add_output_options(parser, out_default=None)
-    parser.add_argument("--interval", choices=("percentile", "bca"), default="percentile")
     parser.add_argument("--policy", choices=("strict", "model-vs-human"), default="strict",
                         help="undefined kappa: 'strict' (NaN, skipped in means) or the benchmark's rule")
-    parser.add_argument("--two-level", action="store_true", help="also resample the human observers")
+    parser.add_argument("--two-level", action="store_true",
+                        help="also resample the human observers (same as --observer-level bootstrap)")
     parser.add_argument("--figure", type=Path, help="write the figure here (png/pdf/svg)")
 
 
-def _load(paths):
-    from ..data.loaders import load_trials
-
-    return load_trials(paths)
+def ec_settings(args) -> ResamplingSettings:
+    """The resampling settings of an EC command line (``--two-level`` is ``--observer-level bootstrap``)."""
+    settings = resampling_settings(args)
+    if getattr(args, "two_level", False):
+        if settings.observer_level not in ("none", "bootstrap"):
+            raise ValueError(f"--two-level contradicts --observer-level {settings.observer_level}")
+        settings = replace(settings, observer_level="bootstrap")
+    return settings
 
 
 # --- demo --------------------------------------------------------------------------------------------
@@ -75,8 +84,9 @@ def run_demo(args) -> int:
     from .plots import benchmark_figure, ranking_figure
 
     trials = simulate_benchmark(seed=args.seed)
-    result = run_benchmark(trials, exclusions=None, n_resamples=args.resamples, level=args.level,
-                           seed=args.seed, progress=show_progress(args))
+    result = run_benchmark(trials, exclusions=None, settings=resampling_settings(args))
+    # Analyses computed once for the whole demo; other command families read them from here.
+    args.demo_results = {"benchmark": result, "error_consistency": result.details}
     result = _with_dmc_rows(result, trials, args, exclusions=None)
     out = args.out
     files = [
@@ -96,7 +106,7 @@ def run_demo(args) -> int:
         return 0
     print(f"humanlike demo: simulated benchmark ({trials['observer'].nunique()} observers, "
           f"{trials['experiment'].nunique()} experiments, {len(trials)} trials), "
-          f"{args.resamples} bootstrap resamples, seed {args.seed}\n")
+          f"{args.resamples} bootstrap resamples, {args.interval} intervals, seed {args.seed}\n")
     print(format_overall(result))
     print(f"\nwrote {len(files)} files to {out}/")
     return 0
@@ -107,7 +117,7 @@ def _demo_extras(trials, args) -> list[Path]:
     from .options import optional_module
 
     files = []
-    for name in ("cli_dmc", "cli_ood"):
+    for name in ("cli_dmc", "cli_ood", "cli_psychscore"):
         module = optional_module(name)
         if module is not None and hasattr(module, "demo_extras"):
             files += module.demo_extras(trials, args)
@@ -167,13 +177,10 @@ def _fmt(row) -> str:
 def run_benchmark_command(args) -> int:
     from ..analyses.benchmark import run_benchmark
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
-    from .plots import benchmark_figure
 
-    trials = _load(args.data)
-    result = run_benchmark(
-        trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
-        n_resamples=args.resamples, level=args.level, seed=args.seed, policy=args.policy,
-        interval=args.interval, resample_observers=args.two_level, progress=show_progress(args))
+    trials = load_data(args.data)   # validated by the loader
+    result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
+                           settings=ec_settings(args), policy=args.policy, validate=False)
     result = _with_dmc_rows(result, trials, args,
                             exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
     if args.out is not None:
@@ -183,6 +190,8 @@ def run_benchmark_command(args) -> int:
             write_table(result.ranking.to_frame(), args.out / "ranking", args.format)
         write_json(result.to_json_dict(), args.out / "benchmark.json")
     if args.figure is not None:
+        from .plots import benchmark_figure
+
         save_figure(benchmark_figure(result), args.figure)
     if args.json:
         emit_json(result.to_json_dict())
@@ -193,43 +202,16 @@ def run_benchmark_command(args) -> int:
 
 # --- ec ----------------------------------------------------------------------------------------------
 
-def ec_json(result, experiment: str) -> dict:
-    """The ``ec --json`` document: human_human, model_human per model, model_model, and every pair."""
-    s = result.summary
-    s = s[s["scope"] == experiment]
-    ec = s[s["metric"] == "error_consistency"].set_index("group")
-    acc = s[s["metric"] == "ood_accuracy"].set_index("group")
-
-    def entry(group):
-        row = ec.loc[group]
-        return {"mean": row["estimate"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
-                "n_pairs": int(row["n_pairs"])}
-
-    doc = {"experiment": experiment, "condition": result.settings["condition"],
-           "human_human": {**entry("humans"), "mean_accuracy": acc.loc["humans", "estimate"]},
-           "model_human": {}, "model_model": entry("model-model")}
-    for group in ec.index:
-        if group not in ("humans", "model-model"):
-            doc["model_human"][group] = {**entry(group), "accuracy": acc.loc[group, "estimate"]}
-    pairs = result.pair_intervals.copy()
-    p = result.pairs.groupby(["observer_1", "observer_2"])["p_value"]
-    pairs = pairs.merge(p.min().rename("p_value_min").reset_index(), on=["observer_1", "observer_2"])
-    if result.settings["condition"] is not None:
-        pairs = pairs.rename(columns={"p_value_min": "p_value"})
-    doc["pairs"] = pairs.drop(columns=["experiment"]).to_dict("records")
-    doc["settings"] = result.settings
-    return doc
-
-
 def run_ec_command(args) -> int:
     from ..analyses.errorconsistency import error_consistency
 
-    trials = _load(args.data)
-    result = error_consistency(
-        trials, experiments=[args.experiment], condition=args.condition, n_resamples=args.resamples,
-        level=args.level, seed=args.seed, policy=args.policy, interval=args.interval,
-        resample_observers=args.two_level, pair_intervals=True, progress=show_progress(args))
-    doc = ec_json(result, args.experiment)
+    trials = load_data(args.data)   # validated by the loader
+    result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
+                               settings=ec_settings(args), policy=args.policy, pair_intervals=True,
+                               validate=False)
+    experiments = result.settings["experiments"]
+    doc = (result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
+           else result.to_json_dict())
     if args.out is not None:
         write_table(result.summary, args.out / "ec_summary", args.format)
         write_table(result.pairs, args.out / "ec_pairs_by_condition", args.format)
@@ -238,21 +220,48 @@ def run_ec_command(args) -> int:
     if args.figure is not None:
         from .plots import pairwise_figure
 
-        save_figure(pairwise_figure(result, args.experiment), args.figure)
+        for name in experiments:
+            path = args.figure if len(experiments) == 1 else args.figure.with_name(
+                f"{args.figure.stem}-{name}{args.figure.suffix}")
+            save_figure(pairwise_figure(result, name), path)
     if args.json:
         emit_json(doc)
         return 0
-    level = int(round(args.level * 100))
-    where = f"condition {args.condition}" if args.condition else "mean over conditions"
-    print(f"error consistency, experiment {args.experiment} ({where}); estimate [{level}% CI]")
-    h = doc["human_human"]
-    print(f"  human-human  {h['mean']:.3f} [{h['ci_low']:.3f}, {h['ci_high']:.3f}]  "
-          f"({h['n_pairs']} pairs, mean accuracy {h['mean_accuracy']:.3f})")
-    m = doc["model_model"]
-    print(f"  model-model  {m['mean']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}]  ({m['n_pairs']} pairs)")
-    for name, e in sorted(doc["model_human"].items(), key=lambda kv: -np.nan_to_num(kv[1]["mean"], nan=-9)):
-        print(f"  {name:<26} {e['mean']:.3f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}]  accuracy {e['accuracy']:.3f}")
+    print(format_ec(result))
     return 0
+
+
+def format_ec(result) -> str:
+    """Readable EC summary: per experiment human-human, model-model and every model with humans."""
+    settings = result.settings
+    level = int(round(settings["level"] * 100))
+    where = f"condition {settings['condition']}" if settings["condition"] else "mean over conditions"
+    lines = [f"error consistency ({where}); estimate [{level}% {settings['interval']} interval], "
+             f"{settings['n_resamples']} resamples, observer level {settings['observer_level']}, "
+             f"policy {settings['policy']}"]
+    for name in settings["experiments"]:
+        doc = result.experiment_json_dict(name)
+        lines.append(f"experiment {name}")
+        h = doc["human_human"]
+        lines.append(f"  human-human  {_fmt_entry(h)}  ({h['n_pairs']} pairs, mean accuracy {_num(h['mean_accuracy'])})")
+        m = doc["model_model"]
+        lines.append(f"  model-model  {_fmt_entry(m)}  ({m['n_pairs']} pairs)")
+        ranked = sorted(doc["model_human"].items(), key=lambda kv: -(kv[1]["mean"] if kv[1]["mean"] is not None else -9))
+        for model, e in ranked:
+            lines.append(f"  {model:<26} {_fmt_entry(e)}  accuracy {_num(e['accuracy'])}")
+    undefined = result.summary["undefined_share"].fillna(0)
+    if (undefined > 0).any():
+        lines.append(f"(largest share of resamples with an undefined value: {undefined.max():.1%}; "
+                     "see the undefined_share column)")
+    return "\n".join(lines)
+
+
+def _num(value) -> str:
+    return "nan" if value is None else f"{value:.3f}"
+
+
+def _fmt_entry(e) -> str:
+    return f"{_num(e['mean'])} [{_num(e['ci_low'])}, {_num(e['ci_high'])}]"
 
 
 # --- plan ec -----------------------------------------------------------------------------------------

@@ -1,0 +1,24 @@
+"""Running vision models on stimuli (optional extra: ``pip install humanlike[models]``).
+
+torch, torchvision and timm are imported only inside this subpackage; the rest of humanlike never
+imports it.
+"""
+
+from __future__ import annotations
+
+try:
+    import torch  # noqa: F401
+except ImportError as err:  # pragma: no cover - exercised where torch is absent
+    raise ImportError("humanlike.models needs torch: pip install humanlike[models]") from err
+
+from .evaluate import (EvaluationResult, decisions, evaluate, evaluate_many, extract_features,
+                       resolve_category_mapping)
+from .output import read_evaluation, write_evaluation
+from .runner import DeviceError, pool_activation, resolve_device
+from .spec import ModelSpec, ModelSpecError, WeightsUnavailableError, resolve_model
+
+__all__ = [
+    "DeviceError", "EvaluationResult", "ModelSpec", "ModelSpecError", "WeightsUnavailableError", "decisions",
+    "evaluate", "evaluate_many", "extract_features", "pool_activation", "read_evaluation", "resolve_category_mapping",
+    "resolve_device", "resolve_model", "write_evaluation",
+]

@@ -1,0 +1,138 @@
+"""Image decoding and batching: any PNG/JPEG (greyscale, RGBA, palette, 16-bit, odd sizes) to RGB, then
+the model's preprocessing, batched with a prefetching loader so decoding overlaps the forward pass."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from PIL import Image, UnidentifiedImageError
+
+from ..data.stimuli import StimulusError
+
+BACKGROUND = (255, 255, 255)
+
+
+def load_rgb(path) -> Image.Image:
+    """Decode an image file to an RGB PIL image.
+
+    Transparent pixels are composited onto white (a stimulus shown on a white screen); greyscale,
+    palette and 16-bit images become 8-bit RGB. Errors name the file.
+    """
+    path = Path(path)
+    try:
+        with Image.open(path) as image:
+            image.load()
+            return to_rgb(image)
+    except FileNotFoundError:
+        raise StimulusError(f"{path}: image file not found") from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as err:
+        raise StimulusError(f"{path}: cannot decode image ({err})") from None
+
+
+def to_rgb(image: Image.Image) -> Image.Image:
+    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        array = np.asarray(image, dtype=np.float64)
+        top = 65535.0 if image.mode.startswith("I;16") or array.max() > 255 else 255.0
+        image = Image.fromarray(np.clip(array / top * 255.0 + 0.5, 0, 255).astype(np.uint8), mode="L")
+    elif image.mode == "F":
+        array = np.asarray(image, dtype=np.float64)
+        image = Image.fromarray(np.clip(array * (255.0 if array.max() <= 1.0 else 1.0) + 0.5, 0, 255)
+                                .astype(np.uint8), mode="L")
+    if image.mode == "P" and "transparency" in image.info:
+        image = image.convert("RGBA")
+    if image.mode in ("RGBA", "LA", "PA", "RGBa", "La"):
+        rgba = image.convert("RGBA")
+        canvas = Image.new("RGB", rgba.size, BACKGROUND)
+        canvas.paste(rgba, mask=rgba.getchannel("A"))
+        return canvas
+    return image.convert("RGB") if image.mode != "RGB" else image.copy()
+
+
+class StimulusDataset(torch.utils.data.Dataset):
+    """Paths -> preprocessed tensors (the model's transform on the RGB image)."""
+
+    def __init__(self, paths: Sequence[str], transform):
+        self.paths = list(paths)
+        self.transform = transform
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        path = self.paths[index]
+        tensor = self.transform(load_rgb(path))
+        if not isinstance(tensor, torch.Tensor):
+            raise StimulusError(f"{path}: the preprocessing returned {type(tensor).__name__}, not a tensor")
+        if tensor.dtype == torch.uint8:
+            raise StimulusError(f"{path}: the preprocessing returned uint8; add ToDtype(float32, scale=True)")
+        return tensor
+
+
+def _collate(tensors: list[torch.Tensor]) -> torch.Tensor:
+    shapes = {tuple(t.shape) for t in tensors}
+    if len(shapes) > 1:
+        raise StimulusError(f"the preprocessing gives images of different shapes {sorted(shapes)}; add a "
+                            "resize and centre crop to a fixed size")
+    return torch.stack(tensors)
+
+
+def batches(paths: Sequence[str], transform, *, batch_size: int, num_workers: int = 0,
+            pin_memory: bool = False) -> Iterator[torch.Tensor]:
+    """Preprocessed batches in order.
+
+    ``num_workers > 0`` decodes in that many worker processes (a torch DataLoader; started with
+    ``spawn`` once CUDA is initialised in this process, else ``fork``); ``num_workers == 0`` decodes in
+    one background thread, two batches ahead, so decoding still overlaps the forward pass.
+    """
+    dataset = StimulusDataset(paths, transform)
+    if num_workers > 0:
+        context = "spawn" if torch.cuda.is_initialized() else None
+        loader = torch.utils.data.DataLoader(
+            dataset, batch_size=batch_size, shuffle=False, num_workers=num_workers, collate_fn=_collate,
+            pin_memory=pin_memory, multiprocessing_context=context, prefetch_factor=2)
+        yield from loader
+        return
+    yield from _threaded(dataset, batch_size, pin_memory)
+
+
+_DONE = object()
+
+
+def _threaded(dataset: StimulusDataset, batch_size: int, pin_memory: bool) -> Iterator[torch.Tensor]:
+    slots: queue.Queue = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def produce():
+        try:
+            for start in range(0, len(dataset), batch_size):
+                if stop.is_set():
+                    return
+                batch = _collate([dataset[i] for i in range(start, min(start + batch_size, len(dataset)))])
+                slots.put(batch.pin_memory() if pin_memory else batch)
+            slots.put(_DONE)
+        except BaseException as err:  # handed to the consumer, raised there
+            slots.put(err)
+
+    worker = threading.Thread(target=produce, name="humanlike-image-loader", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = slots.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting on a full queue
+            try:
+                slots.get_nowait()
+            except queue.Empty:
+                pass
+            worker.join(timeout=0.05)

@@ -1,0 +1,133 @@
+"""The evaluation folder: what ``humanlike evaluate --out DIR`` writes, readable as DATA by every command.
+
+::
+
+    DIR/evaluation.json     {"format": "humanlike-evaluation", "version": 1, "trials": "trials.csv",
+                             "stimuli": "stimuli.csv", "runs": [{model, experiment, model_key, weights,
+                             preprocessing, rule, mapping, layers, pool, precision, outputs, features}]}
+    DIR/trials.csv          the trial table of every model run into DIR
+    DIR/stimuli.csv         the stimulus manifest (paths relative to DIR where possible)
+    DIR/outputs/<experiment>/<model>.npz                raw outputs (logits, float32) + items
+    DIR/features/<experiment>/<model>/<layer>/*.npz     one representation shard per work unit
+    DIR/cache/              the work-unit cache (safe to delete; a rerun then recomputes)
+
+Running more models into the same DIR adds them; rerunning a model replaces its rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..data.loaders import EVALUATION_FORMAT, EVALUATION_MANIFEST, read_evaluation_trials
+from ..data.representations import save_representation
+from ..data.stimuli import MANIFEST_COLUMNS, write_manifest
+from .runner import layer_file
+
+TRIALS_FILE = "trials.csv"
+STIMULI_FILE = "stimuli.csv"
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.\-]", "_", name)
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(f".{dst.name}.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+
+
+def write_evaluation(results, out) -> Path:
+    """Write results of :func:`~humanlike.models.evaluate` into the evaluation folder ``out`` (merging with
+    what is already there). Every file is written atomically; ``evaluation.json`` last."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    doc_path = out / EVALUATION_MANIFEST
+    doc = json.loads(doc_path.read_text()) if doc_path.is_file() else {}
+    if doc and doc.get("format") != EVALUATION_FORMAT:
+        raise ValueError(f"{doc_path} is not a humanlike evaluation manifest")
+    runs = doc.get("runs", [])
+    old_trials = read_evaluation_trials(out) if doc else None
+    old_stimuli = _read_stimuli(out / STIMULI_FILE)
+
+    new_keys = {(r.model, e) for r in results for e in r.trials["experiment"].unique()}
+    runs = [r for r in runs if (r["model"], r["experiment"]) not in new_keys]
+    frames = [] if old_trials is None else [
+        old_trials[~pd.Series(list(zip(old_trials["observer"], old_trials["experiment"]))).isin(new_keys).to_numpy()]]
+    manifests = [] if old_stimuli is None else [old_stimuli]
+    for result in results:
+        experiment = "+".join(sorted(result.trials["experiment"].unique()))
+        outputs_path = Path("outputs") / _safe(experiment) / f"{_safe(result.model)}.npz"
+        _save_outputs(out / outputs_path, result)
+        feature_paths = {}
+        for layer, rep in result.features.items():
+            folder = Path("features") / _safe(experiment) / _safe(result.model) / _safe(layer)
+            _write_features(out / folder, result, layer, rep)
+            feature_paths[layer] = folder.as_posix()
+        runs.append({**result.info, "experiment": experiment, "layers": list(result.features),
+                     "outputs": outputs_path.as_posix(), "features": feature_paths})
+        frames.append(result.trials)
+        manifests.append(result.manifest)
+    trials = pd.concat(frames, ignore_index=True)
+    stimuli = pd.concat(manifests, ignore_index=True).drop_duplicates(["experiment", "condition", "item"], keep="last")
+    _atomic_csv(trials, out / TRIALS_FILE)
+    write_manifest(stimuli, out / STIMULI_FILE)
+    doc = {"format": EVALUATION_FORMAT, "version": 1, "trials": TRIALS_FILE, "stimuli": STIMULI_FILE,
+           "runs": runs}
+    tmp = doc_path.with_name(f".{doc_path.name}.tmp")
+    tmp.write_text(json.dumps(doc, indent=2, default=str) + "\n")
+    os.replace(tmp, doc_path)
+    return out
+
+
+def _write_features(folder: Path, result, layer: str, rep) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    if result.units:  # one shard per work unit, linked from the cache (no copy of large arrays)
+        for index, unit in enumerate(result.units):
+            _link_or_copy(Path(unit) / layer_file(layer), folder / f"shard-{index:05d}.npz")
+    else:
+        save_representation(rep, folder / "shard-00000.npz")
+
+
+def _save_outputs(path: Path, result) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.tmp.npz")
+    np.savez(tmp, outputs=result.outputs, items=result.manifest["item"].to_numpy(dtype=str),
+             experiment=result.manifest["experiment"].to_numpy(dtype=str),
+             condition=result.manifest["condition"].to_numpy(dtype=str))
+    os.replace(tmp, path)
+
+
+def _atomic_csv(frame: pd.DataFrame, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    frame.to_csv(tmp, index=False)
+    os.replace(tmp, path)
+
+
+def _read_stimuli(path: Path):
+    if not path.is_file():
+        return None
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    frame["path"] = [str((path.parent / p).resolve()) if not Path(p).is_absolute() else p for p in frame["path"]]
+    return frame[list(MANIFEST_COLUMNS)]
+
+
+def read_evaluation(out) -> dict:
+    """The evaluation manifest of ``out`` (runs, file names), for tools that want more than the trials."""
+    path = Path(out) / EVALUATION_MANIFEST
+    if not path.is_file():
+        raise FileNotFoundError(f"{out}: not a humanlike evaluation folder (no {EVALUATION_MANIFEST})")
+    return json.loads(path.read_text())

@@ -1,0 +1,276 @@
+"""Work units: one model on one shard of images, run wherever the executor puts it, written atomically.
+
+A unit's result is a folder ``<cache>/<model>-<key>/unit-<key>/`` holding ``outputs.npz`` (raw model
+outputs as float32, with the items) and one representation file per requested layer. The folder is
+written under a temporary name and renamed into place, so it either exists complete or not at all: a
+rerun skips finished units and a crash loses at most the unit in flight.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..data.representations import Representation, load_representation, save_representation
+from .images import batches
+from .spec import ModelSpec, ModelSpecError
+
+POOLS = ("flatten", "avg", "max", "cls")
+PRECISIONS = {"float32": None, "fp32": None, "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
+              "fp16": torch.float16, "float16": torch.float16}
+OUTPUTS_FILE = "outputs.npz"
+
+
+class DeviceError(ValueError):
+    """The requested device does not exist or is not available here."""
+
+
+def resolve_device(device: str = "auto") -> torch.device:
+    """``auto``: CUDA if available, else Apple MPS, else CPU. ``cuda``/``cuda:N``/``mps``/``cpu`` as asked,
+    with a clear error when not available."""
+    name = str(device).strip().lower()
+    if name == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        mps = getattr(torch.backends, "mps", None)
+        if mps is not None and mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    try:
+        dev = torch.device(name)
+    except RuntimeError:
+        raise DeviceError(f"unknown device {device!r}; use auto, cpu, cuda, cuda:N or mps") from None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise DeviceError(f"device {device!r}: CUDA is not available here (use --device auto or cpu)")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise DeviceError(f"device {device!r}: only {torch.cuda.device_count()} CUDA device(s)")
+    elif dev.type == "mps":
+        mps = getattr(torch.backends, "mps", None)
+        if mps is None or not mps.is_available():
+            raise DeviceError(f"device {device!r}: Apple MPS is not available here")
+    elif dev.type != "cpu":
+        raise DeviceError(f"unsupported device {device!r}; use auto, cpu, cuda, cuda:N or mps")
+    return dev
+
+
+def check_precision(precision: str) -> str:
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; use float32, bf16 or fp16")
+    return {"fp32": "float32", "bfloat16": "bf16", "float16": "fp16"}.get(precision, precision)
+
+
+def check_pool(pool: str) -> str:
+    if pool not in POOLS:
+        raise ValueError(f"unknown pooling {pool!r}; use one of {POOLS}")
+    return pool
+
+
+def pool_activation(activation, pool: str) -> torch.Tensor:
+    """(batch x ...) activation -> (batch x units), float32.
+
+    ``flatten``: every unit. ``avg``/``max``: over space for (B, C, H, W) maps, over tokens for (B, T, C)
+    sequences (transformers), identity for (B, C). ``cls``: the first token of a (B, T, C) sequence.
+    """
+    if isinstance(activation, (tuple, list)):
+        activation = activation[0]
+    if isinstance(activation, dict):
+        activation = next(iter(activation.values()))
+    x = activation.detach().float()
+    if pool == "flatten" or x.ndim == 2:
+        return x.reshape(x.shape[0], -1)
+    if pool == "cls":
+        if x.ndim != 3:
+            raise ValueError(f"pool='cls' needs a (batch, tokens, units) activation, got shape {tuple(x.shape)}")
+        return x[:, 0, :]
+    dims = tuple(range(2, x.ndim)) if x.ndim == 4 else (1,)
+    return x.mean(dim=dims) if pool == "avg" else x.amax(dim=dims)
+
+
+def model_outputs(output) -> torch.Tensor:
+    """The logits tensor of a forward's output (a tensor, ``.logits``, a tuple's first element, a dict)."""
+    if isinstance(output, torch.Tensor):
+        return output
+    if hasattr(output, "logits"):
+        return output.logits
+    if isinstance(output, (tuple, list)) and output and isinstance(output[0], torch.Tensor):
+        return output[0]
+    if isinstance(output, dict) and output:
+        return model_outputs(next(iter(output.values())))
+    raise TypeError(f"cannot find the logits in a model output of type {type(output).__name__}")
+
+
+def find_layers(model: nn.Module, layers: Sequence[str], model_name: str) -> list[nn.Module]:
+    """The submodules named ``layers`` (dotted names as in ``model.named_modules()``)."""
+    names = [n for n, _ in model.named_modules() if n]
+    modules = []
+    for layer in layers:
+        try:
+            modules.append(model.get_submodule(layer))
+        except AttributeError:
+            import difflib
+
+            close = difflib.get_close_matches(layer, names, n=4)
+            hint = f"; did you mean {', '.join(close)}?" if close else f"; top-level layers: {names[:12]}"
+            raise ModelSpecError(f"{model_name}: no layer named {layer!r}{hint}") from None
+    return modules
+
+
+def is_out_of_memory(err: BaseException) -> bool:
+    oom = getattr(torch.cuda, "OutOfMemoryError", ())
+    if oom and isinstance(err, oom):
+        return True
+    text = str(err).lower()
+    return isinstance(err, RuntimeError) and ("out of memory" in text or "can't allocate memory" in text)
+
+
+@dataclass
+class WorkUnit:
+    """One model on one shard of images. Everything a worker needs; picklable for named models."""
+
+    spec: ModelSpec
+    items: list[str]
+    paths: list[str]
+    labels: list[str]
+    target: str  # the unit's final folder
+    layers: tuple[str, ...] = ()
+    pool: str = "flatten"
+    batch_size: int = 64
+    num_workers: int = 0
+    device: str = "auto"
+    precision: str = "float32"
+    metadata: dict = field(default_factory=dict)
+
+
+# One built model per process: units of the same model reuse it; a new model replaces it (bounded memory).
+_LOADED: dict = {}
+_LOADING = threading.Lock()
+
+
+def loaded_model(spec: ModelSpec, device: torch.device) -> nn.Module:
+    if spec.source == "module":  # the caller's own object, never a look-alike from the cache
+        return spec.build().to(device)
+    key = (spec.key(), str(device))
+    with _LOADING:
+        if key not in _LOADED:
+            _LOADED.clear()
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+            _LOADED[key] = spec.build().to(device)
+        return _LOADED[key]
+
+
+def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, dict]:
+    """Run the unit: (outputs (images x outputs) float32, {layer: (images x units) float32}).
+
+    On out-of-memory the remaining images are retried with half the batch size, down to 1.
+    """
+    device = resolve_device(unit.device)
+    dtype = PRECISIONS[check_precision(unit.precision)]
+    model = loaded_model(unit.spec, device)
+    modules = find_layers(model, unit.layers, unit.spec.name)
+    transform = unit.spec.preprocessing()
+    outputs: list[torch.Tensor] = []
+    features: dict[str, list[torch.Tensor]] = {layer: [] for layer in unit.layers}
+    captured: dict[str, torch.Tensor] = {}
+
+    owner = threading.get_ident()
+
+    def hook_for(layer):
+        def hook(_module, _inputs, output):
+            # Units on executor threads may share one module: each keeps only its own thread's forwards.
+            if threading.get_ident() == owner:
+                captured[layer] = pool_activation(output, unit.pool).cpu()
+        return hook
+
+    handles = [m.register_forward_hook(hook_for(layer)) for layer, m in zip(unit.layers, modules)]
+    batch_size, done = max(1, int(unit.batch_size)), 0
+    try:
+        while done < len(unit.paths):
+            try:
+                for batch in batches(unit.paths[done:], transform, batch_size=batch_size,
+                                     num_workers=unit.num_workers, pin_memory=device.type == "cuda"):
+                    with torch.inference_mode(), _autocast(device, dtype):
+                        logits = model_outputs(model(batch.to(device, non_blocking=True)))
+                    # Margins are taken in float32 (later float64) whatever the autocast precision.
+                    outputs.append(logits.float().cpu())
+                    for layer in unit.layers:
+                        features[layer].append(captured.pop(layer))
+                    done += batch.shape[0]
+                    if progress is not None:
+                        progress(batch.shape[0])
+            except Exception as err:
+                if not is_out_of_memory(err) or batch_size == 1:
+                    raise
+                batch_size //= 2
+                captured.clear()
+                if device.type == "cuda":
+                    torch.cuda.empty_cache()
+    finally:
+        for handle in handles:
+            handle.remove()
+    logits = torch.cat(outputs).numpy().astype(np.float32, copy=False)
+    return logits, {layer: torch.cat(parts).numpy() for layer, parts in features.items()}
+
+
+def _autocast(device: torch.device, dtype):
+    import contextlib
+
+    if dtype is None:
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=device.type, dtype=dtype)
+
+
+def layer_file(layer: str) -> str:
+    return re.sub(r"[^\w.\-]", "_", layer) + ".npz"
+
+
+def run_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) -> str:
+    """Run a unit unless its folder exists; write the folder atomically; return its path.
+
+    This is the function executors call (in this process, a process pool, or a Dask worker).
+    """
+    target = Path(unit.target)
+    if (target / OUTPUTS_FILE).is_file():
+        return str(target)
+    logits, features = forward_unit(unit, progress)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        np.savez(tmp / OUTPUTS_FILE, outputs=logits, items=np.asarray(unit.items, dtype=str),
+                 labels=np.asarray(unit.labels, dtype=str))
+        for layer, values in features.items():
+            rep = Representation(values, np.asarray(unit.items), np.asarray(unit.labels),
+                                 name=f"{unit.spec.name}:{layer}",
+                                 metadata={"model": unit.spec.name, "layer": layer, "pool": unit.pool,
+                                           **unit.metadata})
+            save_representation(rep, tmp / layer_file(layer))
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            if not (target / OUTPUTS_FILE).is_file():  # lost a race to an identical unit: theirs is as good
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return str(target)
+
+
+def read_unit_outputs(folder) -> tuple[np.ndarray, np.ndarray]:
+    with np.load(Path(folder) / OUTPUTS_FILE, allow_pickle=False) as data:
+        return data["outputs"], data["items"]
+
+
+def read_unit_layer(folder, layer: str) -> Representation:
+    return load_representation(Path(folder) / layer_file(layer))

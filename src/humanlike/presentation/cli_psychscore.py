@@ -1,0 +1,179 @@
+"""The ``sequences`` and ``psychscore`` commands: blend sequences and the Psychophysical-Score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .options import add_resampling_options, emit_json
+from .io import save_figure, write_json, write_table
+
+
+def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
+    seq = sub.add_parser(
+        "sequences", help="difference-scaling blend sequences of two object classes (Psychophysical-Score)",
+        description="Pick instance pairs of every class pair by mask overlap (Jaccard), convert to grey "
+                    "((R+G+B)/3), blur, alpha-blend; write the images and a stimulus manifest.")
+    seq.add_argument("images", type=Path, help="folder with one sub-folder of images per class")
+    seq.add_argument("--out", type=Path, required=True, help="output folder (images/ and manifest.csv)")
+    seq.add_argument("--levels", type=int, default=7, help="blend levels (default %(default)s)")
+    seq.add_argument("--pairs-per-class-pair", type=int, default=10,
+                     help="instance pairs with the highest Jaccard index per class pair (default %(default)s)")
+    seq.add_argument("--blur", type=float, default=3.0, help="Gaussian blur sigma in pixels (default %(default)s)")
+    seq.add_argument("--classes", nargs="+", help="only these classes (default: all)")
+    seq.add_argument("--mask-threshold", type=float, default=127.5,
+                     help="grey distance from the background that makes a pixel part of the object")
+    seq.set_defaults(handler=run_sequences_command)
+
+    ps = sub.add_parser(
+        "psychscore", help="Psychophysical-Score: skewness of MLDS scales, model vs humans",
+        description="Pool difference judgements into class-level MLDS scales, take their skewness, and "
+                    "score every observer by |Spearman rho| with the reference's skewness over class pairs, "
+                    "with a bootstrap over class pairs and trials.")
+    ps.add_argument("judgements", nargs="*", type=Path,
+                    help="difference-judgement tables (CSV/Parquet: observer, scale, s1..s3[,s4], response, "
+                         "observer_kind, class_a, class_b)")
+    ps.add_argument("--sequences", type=Path, help="sequence folder/manifest for the built-in observers")
+    ps.add_argument("--observers", nargs="*", choices=("pixel", "gabor", "random"), default=None,
+                    help="built-in observers to run on --sequences (default: pixel gabor)")
+    ps.add_argument("--network", action="append", default=[], metavar="SPEC=LAYER[,LAYER]",
+                    help="a network observer on --sequences, e.g. torchvision:alexnet=features.2,features.7 "
+                         "(needs torch; repeatable)")
+    ps.add_argument("--weights", default="none", help="network weights (default: none = random init)")
+    ps.add_argument("--simulate-humans", type=int, default=None, metavar="N",
+                    help="simulate N people on --sequences (default 10 when no human judgements are given)")
+    ps.add_argument("--reference", default="humans", help="'humans' (all human observers pooled) or an observer")
+    ps.add_argument("--design", choices=("triads", "quads"), default="triads")
+    add_resampling_options(ps, interval=False)
+    # Every resample refits every scale of every observer (~1e6 small GLM fits per 1,000 resamples on
+    # the silhouettes), so this command defaults to 1,000 rather than the project-wide default.
+    ps.set_defaults(resamples=1000)
+    ps.add_argument("--out", type=Path, help="folder for the tables")
+    ps.add_argument("--json", action="store_true", help="print the result as JSON")
+    ps.add_argument("--figure", type=Path, help="figure file: skewness distributions and scores (PNG/PDF)")
+    ps.set_defaults(handler=run_psychscore_command)
+
+
+def run_sequences_command(args) -> int:
+    from ..data.sequences import build_sequences, load_object_images, write_sequences
+
+    objects = load_object_images(args.images, classes=args.classes, mask_threshold=args.mask_threshold)
+    seqs = build_sequences(objects, args.pairs_per_class_pair, args.levels, args.blur)
+    path = write_sequences(seqs, args.out)
+    n_pairs = len(seqs.class_pairs())
+    print(f"{len(seqs.pairs)} sequences of {seqs.n_levels} levels ({n_pairs} class pairs, "
+          f"Jaccard {seqs.pairs['jaccard'].min():.3f}..{seqs.pairs['jaccard'].max():.3f}) -> {path}")
+    return 0
+
+
+def _read_judgements(paths):
+    import pandas as pd
+
+    frames = []
+    for path in paths:
+        if not path.is_file():
+            raise FileNotFoundError(f"judgement file {path} does not exist")
+        frames.append(pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path))
+    return frames
+
+
+def gather_judgements(args):
+    """Judgement tables from files, plus built-in/network observers and simulated humans on --sequences."""
+    import pandas as pd
+
+    frames = _read_judgements(args.judgements)
+    has_humans = any("observer_kind" in f and (f["observer_kind"] == "human").any() for f in frames)
+    if args.sequences is None:
+        if not frames:
+            raise ValueError("give judgement files, or --sequences DIR to run observers on sequences")
+        if args.network or args.observers or args.simulate_humans:
+            raise ValueError("--observers, --network and --simulate-humans need --sequences")
+        return pd.concat(frames, ignore_index=True)
+    from ..data.observers import judgements_from_distances, random_judgements, sequence_distances
+    from ..data.psych_simulate import simulate_population
+    from ..data.sequences import ManifestSequences, read_sequence_manifest
+
+    manifest = read_sequence_manifest(args.sequences)
+    seqs = ManifestSequences(manifest)
+    n_humans = args.simulate_humans if args.simulate_humans is not None else (0 if has_humans else 10)
+    if n_humans:
+        frames.append(simulate_population(seqs.pairs, seqs.n_levels, n_humans, args.design, seed=args.seed).judgements)
+    for name in (args.observers if args.observers is not None else ["pixel", "gabor"]):
+        if name == "random":
+            frames.append(random_judgements(seqs.pairs, seqs.n_levels, args.design, args.seed))
+        else:
+            frames.append(judgements_from_distances(sequence_distances(seqs, name), seqs.pairs, name,
+                                                    args.design, args.seed))
+    for text in args.network:
+        if "=" not in text:
+            raise ValueError(f"--network expects SPEC=LAYER[,LAYER], got {text!r}")
+        from ..models.observer import network_judgements
+
+        spec, layers = text.split("=", 1)
+        weights = None if args.weights.lower() == "none" else args.weights
+        frames.append(network_judgements(spec, manifest, layers.split(","), weights=weights, design=args.design,
+                                         seed=args.seed))
+    return pd.concat(frames, ignore_index=True)
+
+
+def run_psychscore_command(args) -> int:
+    from ..analyses.psychscore import psychophysical_score
+
+    if getattr(args, "observer_level", "none") != "none":
+        raise ValueError("psychscore resamples class pairs and the trials within every scale; "
+                         "--observer-level is not used here")
+    judgements = gather_judgements(args)
+    result = psychophysical_score(judgements, reference=args.reference, n_resamples=args.resamples,
+                                  level=args.level, seed=args.seed)
+    if args.out is not None:
+        write_table(result.to_frame(), args.out / "psychscore", "csv")
+        write_table(result.scales, args.out / "psychscore_scales", "csv")
+        write_table(result.chance, args.out / "psychscore_chance", "csv")
+        write_json(result.to_json_dict(), args.out / "psychscore.json")
+    if args.figure is not None:
+        import matplotlib.pyplot as plt
+
+        from .plots_psych import psychscore_figure
+
+        fig = psychscore_figure(result)
+        save_figure(fig, args.figure)
+        plt.close(fig)
+    if args.json:
+        emit_json(result.to_json_dict())
+    else:
+        print(format_result(result))
+    return 0
+
+
+def format_result(result) -> str:
+    """A plain-text table of scores, intervals and skewness variances."""
+    frame = result.to_frame()
+    level = int(round(100 * result.settings.get("level", 0.95)))
+    lines = [f"Psychophysical-Score against {result.reference} ({len(result.scales[['class_a', 'class_b']].drop_duplicates())} "
+             f"class pairs, {result.settings['n_resamples']} resamples, {level}% intervals)",
+             f"{'observer':28s} {'score':>7s} {'interval':>17s} {'var(S)':>9s} {'interval':>19s} {'separated':>9s}"]
+    for row in frame.itertuples(index=False):
+        score = "" if row.observer == result.reference else f"{row.score:7.3f}"
+        ci = "" if row.observer == result.reference else f"[{row.score_ci_low:6.3f}, {row.score_ci_high:6.3f}]"
+        lines.append(f"{row.observer:28s} {score:>7s} {ci:>17s} {row.variance_S:9.4f} "
+                     f"[{row.variance_S_ci_low:8.4f}, {row.variance_S_ci_high:8.4f}] {int(row.separated_scales):9d}")
+    chance = result.chance.iloc[0]
+    lines.append(f"{result.reference} scales vs chance (flat scale, LR test): G = {chance.G:.1f}, df = {chance.df}, "
+                 f"p = {chance.p:.3g}; {chance.class_pairs_not_flat}/{chance.class_pairs} class pairs not flat (BH 5%)")
+    return "\n".join(lines)
+
+
+def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial table is not used here
+    """The Psychophysical-Score on simulated judgements: the score table and the Figure-2 plot."""
+    import matplotlib.pyplot as plt
+
+    from ..analyses.psychscore import psychophysical_score
+    from ..data.psych_simulate import simulate_psychscore_demo
+    from .plots_psych import psychscore_figure
+
+    result = psychophysical_score(simulate_psychscore_demo(seed=args.seed), n_resamples=min(int(args.resamples), 200),
+                                  level=args.level, seed=args.seed)
+    out = Path(args.out)
+    fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
+    files = [write_table(result.to_frame(), out / "psychscore", args.format), save_figure(fig, out / "psychscore.png")]
+    plt.close(fig)
+    return files
