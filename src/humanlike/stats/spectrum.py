@@ -428,15 +428,19 @@ def _fit_starts(x, m, rng, n_init, reg_covar, max_iter, tol, order):
     mu0 = np.concatenate([mu0, pm[None]], axis=1)
     var0 = np.concatenate([var0, pv[None]], axis=1)
     w0 = np.concatenate([w0, pw[None]], axis=1)
-    mu, var, w, ll = _batched_em(x[None, :], np.ones((1, n), dtype=bool), mu0, var0, w0, reg_covar, max_iter, tol)
+    # one row per start, so that each start stops as soon as it has converged
+    n_starts = mu0.shape[1]
+    rows = np.broadcast_to(x, (n_starts, n))
+    mu, var, w, ll = _batched_em(rows, np.ones((n_starts, n), dtype=bool), mu0.reshape(n_starts, 1, m),
+                                 var0.reshape(n_starts, 1, m), w0.reshape(n_starts, 1, m), reg_covar, max_iter, tol)
     runs = []
-    for i in range(mu.shape[1]):
-        idx = np.argsort(_order_key(mu[0, i], order), kind="stable")
-        runs.append((float(ll[0, i]), (mu[0, i][idx], var[0, i][idx], w[0, i][idx]), True))
+    for i in range(n_starts):
+        idx = np.argsort(_order_key(mu[i, 0], order), kind="stable")
+        runs.append((float(ll[i, 0]), (mu[i, 0][idx], var[i, 0][idx], w[i, 0][idx]), True))
     return runs[:n_init], max(runs, key=lambda r: r[0])
 
 
-MAX_PARTITION_STARTS = 3000
+MAX_PARTITION_STARTS = 500
 
 
 def _partition_starts(xs, m, rng, reg_covar):
@@ -473,8 +477,8 @@ def fit_regimes(
     n_init: int = 20,
     seed: SeedLike = None,
     reg_covar: float = 1e-6,
-    max_iter: int = 10_000,
-    tol: float = 1e-10,
+    max_iter: int = 3000,
+    tol: float = 1e-8,
     order: str = "descending",
     init_params: str = "random-points",
     min_component_size: int = 3,
@@ -484,7 +488,7 @@ def fit_regimes(
 
     For each candidate m = 1..``max_components`` (plus ``n_components`` if larger), ``n_init`` EM fits from
     seeded starts (``init_params='random-points'``, default: one start at evenly spaced quantiles, the others
-    by k-means++ seeding, plus every contiguous partition of the sorted scores into m segments (or 3,000 drawn
+    by k-means++ seeding, plus every contiguous partition of the sorted scores into m segments (or 500 drawn
     at random when there are more), all EM runs vectorised; ``'sklearn'``: sklearn's ``GaussianMixture`` with
     k-means++ seeding, one fit per start); the fit with the highest log-likelihood is kept. ``reg_covar`` (added to every variance)
     keeps a component from collapsing onto one score; a lone far-off score can still earn its own
@@ -504,7 +508,7 @@ def fit_regimes(
     component can shrink onto a few nearly equal scores (default: 2% of the spread). A minimum size: a
     candidate m > 1 whose best fit assigns fewer than ``min_component_size`` scores to some component is not
     eligible for BIC / AICc (its criteria are still reported), so singleton or two-point components cannot win
-    on small inputs. EM runs to convergence (``tol`` 1e-10 on the mean log-likelihood, up to ``max_iter``
+    on small inputs. EM runs to convergence (``tol`` 1e-8 on the mean log-likelihood, up to ``max_iter``
     iterations), from ``n_init`` seeded starts per m.
 
     Assignment stability: every initialisation of the chosen m is mean-ordered (which aligns components
