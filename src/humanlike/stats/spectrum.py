@@ -401,7 +401,8 @@ def _fit_one(X, m, random_state, reg_covar, max_iter, tol, order, init_params):
 def _fit_starts(x, m, rng, n_init, reg_covar, max_iter, tol, order):
     """EM from ``n_init`` starts at once (vectorised over starts), each run to convergence.
 
-    Starts: the first at evenly spaced quantiles of the scores, the others by k-means++ seeding; every
+    Starts: the first at evenly spaced quantiles of the scores, the others by k-means++ seeding and 10
+    k-means steps; every
     start with the scores' variance and equal weights. Returns [(log-likelihood, (means, variances, weights)
     mean-ordered, converged)] per start.
     """
@@ -421,6 +422,10 @@ def _fit_starts(x, m, rng, n_init, reg_covar, max_iter, tol, order):
             pick = np.where(total[:, 0] > 0, np.argmax(cum >= u[:, j:j + 1] * total, axis=1),
                             np.minimum((u[:, j] * n).astype(int), n - 1))
             chosen[:, j] = x[pick]
+        for _ in range(10):   # a few Lloyd (k-means) steps from the seeds, as k-means initialisation does
+            onehot = np.eye(m)[np.argmin(np.abs(x[None, :, None] - chosen[:, None, :]), axis=2)]
+            counts = onehot.sum(axis=1)
+            chosen = np.where(counts > 0, np.einsum("snm,n->sm", onehot, x) / np.maximum(counts, 1), chosen)
         mu0[0, 1:] = chosen
     var0 = np.full((1, n_init, m), max(float(np.var(x)), reg_covar) + reg_covar)
     w0 = np.full((1, n_init, m), 1.0 / m)
