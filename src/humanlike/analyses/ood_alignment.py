@@ -24,7 +24,7 @@ from ..metrics.alignment_kernels import AlignmentOptions, PairAlignmentSums, pai
 from ..stats.engine import Output, ResamplingSettings, SufficientStatisticKernel, bootstrap
 from ..stats.resampling import group_mean, nanmean_quiet
 from ..stats.results import Resampled
-from ..stats.spectrum import RegimeFit
+from ..stats.regimes import RegimeFit
 from .ood_common import HUMANS, METRICS, class_names, families_for, resolve_settings
 
 LABEL_NAMES = ("table", "regime", "experiment", "condition", "observer_1", "observer_2", "metric")

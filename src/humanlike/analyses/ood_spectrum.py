@@ -35,9 +35,9 @@ from ..stats.engine import observer_weights
 from ..stats.multiple import benjamini_hochberg
 from ..stats.results import Resampled
 from ..stats.rng import stream
+from ..stats.regimes import RegimeFit, RegimeStability, fit_regimes, regime_names, regime_stability_bootstrap
 from ..stats.spectrum import (
-    RegimeFit, RegimeStability, binomial_above_chance, chance_flags, fit_regimes, glass_delta, logit_accuracy,
-    mannwhitney_vs_reference, normality_tests, regime_names, regime_stability_bootstrap,
+    binomial_above_chance, chance_flags, glass_delta, logit_accuracy, mannwhitney_vs_reference, normality_tests,
 )
 from .ood_common import DEFAULT_REFERENCE, check_choice, condition_order, seed_int
 
