@@ -52,7 +52,7 @@ def test_ec_json_keys(modelvshuman_dir, capsys):
     assert hh["n_pairs"] == 45  # 10 humans
     assert len(doc["model_human"]) == 9
     assert {"mean", "ci_low", "ci_high", "n_pairs"} <= set(doc["model_model"])
-    assert all(0 <= p["p_value_min"] <= 1 for p in doc["pairs"])
+    assert all(0 <= p["p_value_min_uncorrected"] <= p["p_value_bonferroni"] <= 1 for p in doc["pairs"])
 
 
 def test_ec_condition_and_errors(modelvshuman_dir, capsys):
@@ -72,3 +72,75 @@ def test_plan_ec_json(capsys):
     assert widths[0] == pytest.approx(2 * widths[1], rel=0.05)  # ~1/sqrt(n)
     assert doc["trials_for_width"]["trials"] > 400
     assert doc["power"][1]["power"] > doc["power"][0]["power"]
+
+
+# --- one engine behind every EC command (issue 7) ------------------------------------------------------------
+
+def test_ec_experiment_reproduces_the_benchmark_row(modelvshuman_dir, capsys):
+    """`ec --experiment edge` and `benchmark` draw edge's resamples from the same streams: identical rows."""
+    args = ["--json", "--resamples", "300", "--seed", "5", "--quiet", "--two-level"]
+    assert main(["ec", str(modelvshuman_dir), "--experiment", "edge"] + args) == 0
+    ec_doc = _json(capsys)
+    assert main(["benchmark", str(modelvshuman_dir)] + args) == 0
+    bench = _json(capsys)["observers"]
+    assert ec_doc["human_human"]["ci_low"] == bench["humans"]["experiments"]["edge"]["error_consistency"]["ci_low"]
+    for model, entry in ec_doc["model_human"].items():
+        row = bench[model]["experiments"]["edge"]["error_consistency"]
+        assert (entry["mean"], entry["ci_low"], entry["ci_high"]) == (row["estimate"], row["ci_low"], row["ci_high"])
+
+
+def test_ec_without_experiment_runs_every_experiment(modelvshuman_dir, capsys):
+    assert main(["ec", str(modelvshuman_dir), "--resamples", "0", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("experiment ") == 17 and "experiment uniform-noise" in out
+    assert main(["ec", str(modelvshuman_dir / "edge"), str(modelvshuman_dir / "sketch"), "--json",
+                 "--resamples", "0", "--quiet"]) == 0
+    doc = _json(capsys)
+    assert set(doc["experiments"]) == {"edge", "sketch"} and doc["settings"]["n_resamples"] == 0
+
+
+def test_ec_bca_pair_intervals_are_bca(modelvshuman_dir, capsys):
+    common = ["ec", str(modelvshuman_dir / "edge"), "--experiment", "edge", "--json", "--resamples", "400", "--quiet"]
+    assert main(common) == 0
+    percentile = _json(capsys)
+    assert main(common + ["--interval", "bca"]) == 0
+    bca = _json(capsys)
+    assert bca["settings"]["interval"] == "bca"
+    moved = [p["ci_low"] != q["ci_low"] for p, q in zip(percentile["pairs"], bca["pairs"])]
+    assert sum(moved) > 0.9 * len(moved)
+    assert [p["error_consistency"] for p in percentile["pairs"]] == [p["error_consistency"] for p in bca["pairs"]]
+
+
+def test_policy_and_two_level_change_the_numbers(modelvshuman_dir, capsys):
+    contrast = ["ec", str(modelvshuman_dir / "contrast"), "--experiment", "contrast", "--json", "--quiet"]
+    assert main(contrast + ["--resamples", "0"]) == 0
+    strict = _json(capsys)
+    assert main(contrast + ["--resamples", "0", "--policy", "model-vs-human"]) == 0
+    mvh = _json(capsys)
+    # contrast has model pairs that are both perfect in a condition: the benchmark's rule counts them as 1
+    assert mvh["model_model"]["mean"] > strict["model_model"]["mean"]
+    assert main(contrast + ["--resamples", "300"]) == 0
+    one = _json(capsys)["human_human"]
+    assert main(contrast + ["--resamples", "300", "--two-level"]) == 0
+    two = _json(capsys)["human_human"]
+    assert two["ci_high"] - two["ci_low"] > 1.2 * (one["ci_high"] - one["ci_low"])
+    assert main(contrast + ["--resamples", "300", "--observer-level", "jackknife"]) == 0
+    jack = _json(capsys)
+    assert jack["settings"]["observer_level"] == "jackknife"
+    assert main(contrast + ["--two-level", "--observer-level", "jackknife"]) == 2
+
+
+def test_preset_paper_sets_the_published_choices(modelvshuman_dir, capsys):
+    edge = ["ec", str(modelvshuman_dir / "contrast"), "--experiment", "contrast", "--json", "--quiet",
+            "--resamples", "0"]
+    assert main(edge + ["--preset", "paper"]) == 0
+    paper = _json(capsys)
+    assert paper["settings"]["policy"] == "model-vs-human"
+    assert paper["settings"]["p_value"] == "beta-posterior-published"
+    assert main(edge + ["--policy", "model-vs-human"]) == 0
+    mvh = _json(capsys)
+    assert paper["model_model"]["mean"] == mvh["model_model"]["mean"]
+    # the p-values come from the simulation test now (multiples of 1/10,000), not the exact test
+    assert [p["p_value_bonferroni"] for p in paper["pairs"]] != [p["p_value_bonferroni"] for p in mvh["pairs"]]
+    assert main(edge + ["--preset", "paper", "--policy", "strict"]) == 0
+    assert _json(capsys)["settings"]["policy"] == "strict"

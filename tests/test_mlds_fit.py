@@ -173,3 +173,9 @@ def test_optim_and_power_fits_equal_r(shared_data, name):
     assert fit.loglik == pytest.approx(case["loglik"], abs=5e-4)
     if case["method"] == "power":
         assert fit.parameters["exponent"] == pytest.approx(case["exponent"], rel=1e-5)
+
+
+def test_optim_on_separated_data_is_reported_too():
+    table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.0, seed=1)
+    fit = fit_mlds(table, method="optim")
+    assert fit.status == "separated" and np.isnan(fit.sigma)

@@ -1,4 +1,4 @@
-"""The resampling engine: weights, weighted pair sums, jackknife, intervals, coverage by simulation."""
+"""Resampling helpers, the EC kernel's weighted pair sums and jackknife, intervals, single-pair coverage."""
 
 import numpy as np
 import pytest
@@ -6,9 +6,10 @@ from scipy import stats as sps
 
 from humanlike.metrics import ec
 from humanlike.metrics.copy_model import cell_probabilities
-from humanlike.stats.resampling import (
-    CorrectnessBlock, bca_interval, bootstrap_pair, chunk_sizes, multinomial_weights, percentile_interval,
-)
+from humanlike.analyses.ec_pair import bootstrap_pair, pair_error_consistency
+from humanlike.data.design import Stratum
+from humanlike.stats.engine import ResamplingSettings
+from humanlike.stats.resampling import bca_interval, chunk_sizes, multinomial_weights, percentile_interval
 
 
 def test_multinomial_weights_shape_and_distribution():
@@ -35,58 +36,61 @@ def _random_block(seed=0, n_items=40, n_obs=4):
     return rng.random((n_items, n_obs)) < rng.uniform(0.3, 0.9, n_obs)
 
 
-def test_block_unit_weights_give_counts():
+def _pair_values(x, observed=None, weights=None):
+    stats, masked = ec.correctness_statistics(x, observed)
+    w = np.ones((1, x.shape[0])) if weights is None else weights
+    return ec.consistency_from_sums(w @ stats, x.shape[1], masked)
+
+
+def test_unit_weights_give_counts():
     x = _random_block()
-    block = CorrectnessBlock(x)
-    s = block.weighted(None)
-    for p, (i, j) in enumerate(zip(block.first, block.second)):
+    s = _pair_values(x)
+    counts = ec.correctness_counts(ec.correctness_statistics(x)[0].sum(axis=0, keepdims=True), 4, False)
+    first, second = ec.pair_indices(4)
+    for p, (i, j) in enumerate(zip(first, second)):
         a, b, c, d = ec.counts_from_correctness(x[:, i], x[:, j])
-        assert s.both_correct[0, p] == a
-        assert s.first_correct[0, p] == a + b
-        assert s.second_correct[0, p] == a + c
-        assert s.error_consistency()[0, p] == pytest.approx(ec.kappa(a, b, c, d))
-    assert np.allclose(s.accuracy[0], x.mean(axis=0))
+        assert counts["both"][0, p] == a
+        assert counts["first"][0, p] == a + b
+        assert counts["second"][0, p] == a + c
+        assert s["error_consistency"][0, p] == pytest.approx(ec.kappa(a, b, c, d))
+    assert np.allclose(s["correct"][0] / s["answered"][0], x.mean(axis=0))
 
 
 def test_integer_weights_equal_replicated_data():
     x = _random_block(1)
-    rng = np.random.default_rng(2)
-    w = multinomial_weights(x.shape[0], 3, rng)
-    s = CorrectnessBlock(x).weighted(w)
+    w = multinomial_weights(x.shape[0], 3, np.random.default_rng(2))
+    s = _pair_values(x, weights=w)
     for r in range(3):
-        replicated = np.repeat(x, w[r].astype(int), axis=0)
-        direct = CorrectnessBlock(replicated).weighted(None)
-        assert np.allclose(s.error_consistency()[r], direct.error_consistency()[0], equal_nan=True)
-        assert np.allclose(s.accuracy[r], direct.accuracy[0])
+        direct = _pair_values(np.repeat(x, w[r].astype(int), axis=0))
+        assert np.allclose(s["error_consistency"][r], direct["error_consistency"][0], equal_nan=True)
+        assert np.allclose(s["correct"][r] / s["answered"][r], direct["correct"][0] / direct["answered"][0])
 
 
 def test_masked_block_uses_items_both_answered():
-    x = _random_block(4, n_items=30, n_obs=3)
+    x = _random_block(3, n_items=30, n_obs=3)
     observed = np.ones_like(x)
     observed[:5, 0] = False
-    observed[20:, 2] = False
-    s = CorrectnessBlock(x, observed).weighted(None)
-    both = observed[:, 0] & observed[:, 2]
-    a, b, c, d = ec.counts_from_correctness(x[both, 0], x[both, 2])
-    p = 1  # pair (0, 2)
-    assert s.trials[0, p] == a + b + c + d
-    assert s.error_consistency()[0, p] == pytest.approx(ec.kappa(a, b, c, d))
-    assert s.accuracy[0, 0] == pytest.approx(x[observed[:, 0], 0].mean())
+    s = _pair_values(x, observed)
+    a, b, c, d = ec.counts_from_correctness(x[5:, 0], x[5:, 1])
+    assert s["error_consistency"][0, 0] == pytest.approx(ec.kappa(a, b, c, d))
+    assert s["answered"][0].tolist() == [25, 30, 30]
 
 
 @pytest.mark.parametrize("masked", [False, True])
 def test_leave_one_out_matches_recomputation(masked):
+    from humanlike.analyses.pairwise import ErrorConsistencyKernel
+
     x = _random_block(5, n_items=12, n_obs=3)
     observed = np.ones_like(x)
     if masked:
         observed[0, 1] = False
-    block = CorrectnessBlock(x, observed)
-    loo = block.leave_one_out()
+    stratum = Stratum(("e", "c"), np.arange(12).astype(str), ("a", "b", "c"),
+                      {"n_correct": (x & observed).astype(float), "n_trials": observed.astype(float)})
+    loo = ErrorConsistencyKernel().leave_one_out(stratum)
     for i in range(x.shape[0]):
         keep = np.arange(x.shape[0]) != i
-        direct = CorrectnessBlock(x[keep], observed[keep]).weighted(None)
-        assert np.allclose(loo.error_consistency()[i], direct.error_consistency()[0], equal_nan=True)
-        assert np.allclose(loo.accuracy[i], direct.accuracy[0])
+        direct = _pair_values(x[keep], observed[keep])
+        assert np.allclose(loo[i, :3], direct["error_consistency"][0], equal_nan=True)
 
 
 def test_percentile_interval_ignores_nan():
@@ -124,19 +128,30 @@ def test_bootstrap_pair_reproducible_and_contains_estimate():
     again = bootstrap_pair(x, y, n_resamples=2000, seed=1)
     assert again[1] == low and again[2] == high
     est_b, low_b, high_b, _ = bootstrap_pair(x, y, n_resamples=2000, seed=1, method="bca")
-    assert est_b == est and low_b < est < high_b
+    assert est_b == est and low_b < est < high_b and (low_b, high_b) != (low, high)
+    # the engine form: same estimate, an interval within Monte-Carlo error of the multinomial shortcut
+    result = pair_error_consistency(x, y, settings=ResamplingSettings(n_resamples=2000, seed=1))
+    assert result.estimate[0] == est
+    e_low, e_high = result.interval()
+    assert e_low[0] == pytest.approx(low, abs=0.02) and e_high[0] == pytest.approx(high, abs=0.02)
+    with pytest.raises(ValueError, match="same length"):
+        bootstrap_pair(x, y[:-1])
 
 
-def _coverage(method_level=0.95, n_datasets=2000, n_resamples=1000, n=400, acc=0.75, kappa=0.5, seed=11):
-    """Share of simulated data sets whose percentile interval covers the true EC (one pair)."""
+def _coverage(method_level=0.95, n_datasets=2000, n_resamples=1000, n=400, acc=0.75, kappa=0.5, seed=11,
+              method="percentile"):
+    """Share of simulated data sets whose interval from the library's bootstrap_pair covers the true EC."""
     rng = np.random.default_rng(seed)
     cells = cell_probabilities(kappa, acc, acc)
     data = rng.multinomial(n, cells, size=n_datasets)                      # (datasets x 4)
-    boots = rng.multinomial(n, data / n, size=(n_resamples, n_datasets))   # (resamples x datasets x 4)
-    a, b, c = boots[..., 0], boots[..., 1], boots[..., 2]
-    reps = ec.kappa_from_counts_and_margins(a, a + b, a + c, n)
-    low, high = percentile_interval(reps, method_level)
-    return np.mean((low <= kappa) & (kappa <= high))
+    hits = 0
+    for counts in data:  # one library call per simulated data set: the test exercises bootstrap_pair itself
+        x = np.repeat([True, True, False, False], counts)
+        y = np.repeat([True, False, True, False], counts)
+        _, low, high, _ = bootstrap_pair(x, y, n_resamples=n_resamples, level=method_level, seed=rng,
+                                         method=method)
+        hits += low <= kappa <= high
+    return hits / n_datasets
 
 
 def test_bootstrap_interval_coverage_one_pair():

@@ -27,9 +27,9 @@ def _table(**overrides):
 
 
 def test_valid_table_passes_and_is_normalised():
-    out = validate_trials(_table(condition=0.9))
+    out = validate_trials(_table(condition="0.90"))
     assert list(out.columns[: len(REQUIRED)]) == list(REQUIRED)
-    assert out["condition"].tolist() == ["0.9"] * 4
+    assert out["condition"].tolist() == ["0.90"] * 4
     assert out["correct"].dtype == bool
 
 

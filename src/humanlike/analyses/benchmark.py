@@ -14,7 +14,9 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.ec import UndefinedPolicy
+from ..stats.engine import ResamplingSettings
 from ..stats.ranking import RankingStability
+from ..stats.results import Resampled
 from ..stats.rng import SeedLike
 from .errorconsistency import (
     HUMANS, MODEL_MODEL, MODELVSHUMAN_EXCLUSIONS, ErrorConsistencyResult, error_consistency,
@@ -25,14 +27,34 @@ BENCHMARK_METRICS = ("error_consistency", "observed_consistency", "accuracy_diff
 
 @dataclass(frozen=True)
 class BenchmarkResult:
-    """The benchmark rows: one per observer (each model, and ``humans``) and scope (experiment/overall)."""
+    """The benchmark rows: one per observer (each model, and ``humans``), scope (experiment/overall), metric.
+
+    ``rows`` columns: observer, observer_kind, scope, metric, estimate, ci_low, ci_high, n_pairs, reason,
+    undefined_share (the share of resamples in which the value is undefined). ``details`` is the full
+    :class:`~humanlike.analyses.errorconsistency.ErrorConsistencyResult` (model–model rows, pairs, replicates).
+    """
 
     rows: pd.DataFrame
     ranking: RankingStability | None
     details: ErrorConsistencyResult
 
-    def to_frame(self) -> pd.DataFrame:
-        return self.rows
+    @property
+    def resampled(self) -> Resampled:
+        """The benchmark columns (all but model–model) with their replicates."""
+        return self.details.resampled.select(self._columns())
+
+    def _columns(self) -> np.ndarray:
+        return np.array([lab[1] != MODEL_MODEL for lab in self.details.resampled.labels], dtype=bool)
+
+    def interval(self, level: float | None = None, method: str | None = None):
+        """(low, high) of every benchmark row (in :attr:`rows` order, DMC rows excluded)."""
+        return self.resampled.interval(level, method)
+
+    def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """:attr:`rows`, or the rows recomputed at another level / interval method (EC rows only)."""
+        if level is None and method is None:
+            return self.rows
+        return benchmark_rows(self.details, level, method)
 
     def overall(self) -> pd.DataFrame:
         """Overall rows, wide: one line per observer, models sorted by EC to humans."""
@@ -42,11 +64,14 @@ class BenchmarkResult:
         return wide.sort_values("error_consistency", ascending=False).reset_index()
 
     def to_json_dict(self) -> dict:
-        """``{observer: {metric: {estimate, ci_low, ci_high}, 'experiments': {name: {...}}}}``."""
+        """``{observers: {observer: {metric: {estimate, ci_low, ci_high, undefined_share}, experiments: {...}}},
+        settings, ranking}``."""
         out: dict = {}
         for (observer, scope), group in self.rows.groupby(["observer", "scope"], sort=False):
-            entry = {m: _clean({"estimate": r.estimate, "ci_low": r.ci_low, "ci_high": r.ci_high})
-                     for m, r in zip(group["metric"], group.itertuples())}
+            entry = {}
+            for r in group.itertuples():
+                entry[r.metric] = _clean({"estimate": r.estimate, "ci_low": r.ci_low, "ci_high": r.ci_high,
+                                          "undefined_share": getattr(r, "undefined_share", np.nan)})
             target = out.setdefault(observer, {"experiments": {}})
             if scope == "overall":
                 target.update(entry)
@@ -57,7 +82,8 @@ class BenchmarkResult:
 
 
 def _clean(d: dict) -> dict:
-    return {k: (None if isinstance(v, float) and not np.isfinite(v) else float(v)) for k, v in d.items()}
+    return {k: (None if v is None or (isinstance(v, float) and not np.isfinite(v)) else float(v))
+            for k, v in d.items()}
 
 
 def _clean_records(frame: pd.DataFrame) -> list[dict]:
@@ -65,31 +91,74 @@ def _clean_records(frame: pd.DataFrame) -> list[dict]:
             for r in frame.to_dict("records")]
 
 
+BENCHMARK_COLUMNS = ["observer", "observer_kind", "scope", "metric", "estimate", "ci_low", "ci_high", "n_pairs",
+                     "reason", "undefined_share"]
+
+
+def benchmark_rows(details: ErrorConsistencyResult, level: float | None = None,
+                   method: str | None = None) -> pd.DataFrame:
+    """The benchmark's rows of an EC result (model–model rows dropped, ``group`` renamed ``observer``)."""
+    s = details.to_frame(level, method)
+    rows = s[s["group"] != MODEL_MODEL].rename(columns={"group": "observer"}).copy()
+    rows["observer_kind"] = np.where(rows["observer"] == HUMANS, "human", "model")
+    return rows[BENCHMARK_COLUMNS].reset_index(drop=True)
+
+
 def run_benchmark(
     trials: pd.DataFrame,
     *,
     exclusions: dict[str, tuple[str, ...]] | None = MODELVSHUMAN_EXCLUSIONS,
-    n_resamples: int = 10_000,
-    level: float = 0.95,
-    seed: SeedLike = 0,
+    settings: ResamplingSettings | None = None,
     policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
-    interval: str = "percentile",
-    resample_observers: bool = False,
-    progress: bool = False,
+    experiments: list[str] | None = None,
+    n_resamples: int | None = None,
+    level: float | None = None,
+    seed: SeedLike | str = "unset",
+    interval: str | None = None,
+    resample_observers: bool | None = None,
+    observer_level: str | None = None,
+    memory_budget: int | None = None,
+    progress: bool | None = None,
+    validate: bool = True,
+    p_value: str = "exact",
 ) -> BenchmarkResult:
     """Reproduce the model-vs-human benchmark rows with bootstrap intervals.
 
-    ``exclusions`` defaults to the benchmark's table (:data:`MODELVSHUMAN_EXCLUSIONS`); pass ``None`` to
-    keep every condition (e.g. for simulated data). ``policy="model-vs-human"`` reproduces the benchmark
-    code's kappa exactly (observed agreement 1 gives 1); the default policy skips undefined kappas.
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    exclusions : dict or None
+        Defaults to the benchmark's table (:data:`MODELVSHUMAN_EXCLUSIONS`); ``None`` keeps every condition
+        (e.g. for simulated data).
+    settings : ResamplingSettings, optional
+        The one settings object; the keywords ``n_resamples`` ... ``progress`` override single fields (see
+        :func:`~humanlike.analyses.errorconsistency.resampling_settings_from`).
+    policy : {"strict", "model-vs-human"}
+        ``"model-vs-human"`` reproduces the benchmark code's kappa exactly (observed agreement 1 gives 1);
+        the default skips undefined kappas.
+    experiments : list of str, optional
+        Only these experiments (their rows are identical to those of the full run).
+    validate : bool
+        Validate the trial table first (skip only for tables that come validated, e.g. from a loader).
+    p_value : str
+        The per-condition test in ``details.pairs`` (see
+        :func:`~humanlike.analyses.errorconsistency.pair_p_values`).
+
+    Returns
+    -------
+    BenchmarkResult
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> result = run_benchmark(simulate_benchmark(seed=0), exclusions=None, n_resamples=100)
+    >>> sorted(result.rows["metric"].unique())[:2]
+    ['accuracy_difference', 'error_consistency']
     """
-    result = error_consistency(
-        trials, exclusions=exclusions, n_resamples=n_resamples, level=level, seed=seed, policy=policy,
-        interval=interval, resample_observers=resample_observers, progress=progress)
-    s = result.summary
-    keep = s["group"] != MODEL_MODEL
-    rows = s[keep].rename(columns={"group": "observer"}).copy()
-    rows["observer_kind"] = np.where(rows["observer"] == HUMANS, "human", "model")
-    rows = rows[["observer", "observer_kind", "scope", "metric", "estimate", "ci_low", "ci_high", "n_pairs",
-                 "reason"]]
-    return BenchmarkResult(rows.reset_index(drop=True), result.ranking, result)
+    details = error_consistency(
+        trials, experiments=experiments, exclusions=exclusions, settings=settings, policy=policy,
+        n_resamples=n_resamples, level=level, seed=seed, interval=interval, resample_observers=resample_observers,
+        observer_level=observer_level, memory_budget=memory_budget, progress=progress, validate=validate,
+        p_value=p_value)
+    return BenchmarkResult(benchmark_rows(details), details.ranking, details)

@@ -3,34 +3,46 @@
 The pipeline (METHODS.md §1–2): per condition, every pairwise EC (and observed consistency and squared
 accuracy difference); mean over conditions per pair; per experiment, the human–human mean over unordered
 pairs, each model's mean over humans, and the model–model mean; overall, the mean over experiments with
-equal weight. The bootstrap resamples items within each condition jointly for all observers (pairs stay
-aligned) and pushes every resample through the same aggregation; optionally the human observers of each
-experiment are resampled too (two-level).
+equal weight. It runs through the one resampling engine (:func:`humanlike.stats.engine.bootstrap`): the
+design's strata are the (experiment, condition) cells of first presentations, the kernel is
+:class:`~humanlike.analyses.pairwise.ErrorConsistencyKernel`, the aggregation
+:class:`~humanlike.analyses.pairwise.PairAggregation`. Items are resampled within each condition jointly for
+all observers (pairs stay aligned), each condition from its own random stream; optionally the human
+observers of each experiment are resampled too (``observer_level="bootstrap"``) or their leave-one-out
+spread is added (``"jackknife"``).
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from ..data.design import Design, build_design
 from ..data.schema import TrialTableError, first_presentations, validate_trials
-from ..metrics.ec import UndefinedPolicy, kappa_reason
+from ..metrics.ec import UndefinedPolicy, correctness_counts, kappa_reason
+from ..stats.engine import ResamplingSettings, bootstrap, progress_bar
 from ..stats.ranking import RankingStability, ranking_stability
-from ..stats.resampling import (
-    CorrectnessBlock, PairStats, bca_interval, chunk_sizes, group_mean, multinomial_weights, nanmean_quiet,
-    observer_weights, percentile_interval,
+from ..stats.results import Resampled
+from ..stats.rng import SeedLike
+from ..stats.significance import ec_test_beta_posterior, ec_test_exact
+from .ec_result import ErrorConsistencyResult
+from .pairwise import (
+    HUMANS, MODEL_MODEL, PAIR, REASON_ALL_UNDEFINED, REASON_NO_PAIRS, ErrorConsistencyKernel, PairAggregation,
+    PairKernel, experiment_layouts, stratum_correctness, warn_undefined,
 )
-from ..stats.rng import SeedLike, make_rng
-from ..stats.significance import ec_test_exact
 
-REASON_NO_PAIRS = "no pairs of this kind"
-REASON_ALL_UNDEFINED = "every pair undefined (both observers constant in every condition)"
+__all__ = [
+    "HUMANS", "MODEL_MODEL", "MODELVSHUMAN_EXCLUSIONS", "METRICS", "REASON_ALL_UNDEFINED", "REASON_NO_PAIRS",
+    "ErrorConsistencyResult", "apply_exclusions", "ec_design", "error_consistency", "exclusions_table",
+    "pair_measures", "resampling_settings_from",
+]
+
 METRICS = ("error_consistency", "observed_consistency", "accuracy_difference")
-HUMANS = "humans"
-MODEL_MODEL = "model-model"
+# Kept for analyses/dmc.py until it uses humanlike.stats.engine.progress_bar (issue 7).
+_progress = progress_bar
 
 # The model-vs-human benchmark's excluded conditions, as the condition strings of its raw data
 # (METHODS.md §2). Experiments not listed keep every condition; the five single-condition experiments
@@ -68,183 +80,68 @@ def apply_exclusions(trials: pd.DataFrame, exclusions: dict[str, tuple[str, ...]
     return trials.loc[~drop]
 
 
-@dataclass
-class _Experiment:
-    """The correctness blocks of one experiment and the group structure of its observer pairs."""
 
-    name: str
-    observers: list[str]
-    n_humans: int
-    conditions: list[str]
-    blocks: list[CorrectnessBlock]
-    groups: list[str]
-    group_matrix: np.ndarray = field(repr=False)   # pairs x groups indicator
-    first: np.ndarray = field(repr=False)
-    second: np.ndarray = field(repr=False)
+def resampling_settings_from(settings: ResamplingSettings | None = None, *, n_resamples: int | None = None,
+                             level: float | None = None, seed: SeedLike | str = "unset", interval: str | None = None,
+                             resample_observers: bool | None = None, observer_level: str | None = None,
+                             memory_budget: int | None = None, progress: bool | None = None,
+                             chunk: int | None = None) -> ResamplingSettings:
+    """One :class:`~humanlike.stats.engine.ResamplingSettings` from ``settings`` and the older keywords.
 
-    @property
-    def models(self) -> list[str]:
-        return self.observers[self.n_humans:]
+    Keywords that are given override ``settings``; ``resample_observers=True`` means
+    ``observer_level="bootstrap"``. A ``numpy.random.Generator`` or ``SeedSequence`` seed is turned into the
+    integer seed it yields (recorded in the settings, so the run can be repeated); ``seed=None`` draws one
+    from fresh entropy. ``chunk`` is accepted for compatibility and ignored: the memory budget sets the chunks,
+    which never change a number.
 
-
-def _build_experiment(name: str, trials: pd.DataFrame) -> _Experiment:
-    kinds = trials.drop_duplicates("observer").set_index("observer")["observer_kind"]
-    humans = sorted(kinds.index[kinds == "human"])
-    models = sorted(kinds.index[kinds == "model"])
-    observers = humans + models
-    blocks, conditions = [], []
-    for condition, rows in trials.groupby("condition", sort=True):
-        table = rows.pivot(index="item", columns="observer", values="correct").reindex(columns=observers)
-        observed = table.notna().to_numpy()
-        if not observed.any(axis=0).all():
-            absent = [o for o, seen in zip(observers, observed.any(axis=0)) if not seen]
-            # An observer absent from a whole condition keeps its pairs undefined there (NaN), not dropped.
-            warnings.warn(f"experiment '{name}', condition '{condition}': no responses from {absent}",
-                          stacklevel=3)
-        correct = table.fillna(False).to_numpy(dtype=bool)
-        blocks.append(CorrectnessBlock(correct, observed))
-        conditions.append(str(condition))
-    first, second = np.triu_indices(len(observers), k=1)
-    is_human = np.arange(len(observers)) < len(humans)
-    groups = [HUMANS, MODEL_MODEL] + models
-    g = np.zeros((first.size, len(groups)))
-    g[:, 0] = is_human[first] & is_human[second]
-    g[:, 1] = ~is_human[first] & ~is_human[second]
-    for k, model in enumerate(models):
-        m = observers.index(model)
-        g[:, 2 + k] = ((first == m) & is_human[second]) | ((second == m) & is_human[first])
-    return _Experiment(name, observers, len(humans), conditions, blocks, groups, g, first, second)
-
-
-def _experiment_values(exp: _Experiment, stats: list[PairStats], policy, human_w: np.ndarray | None):
-    """Aggregate one experiment: condition stats -> pair means -> group values, for every replicate row."""
-    per_metric = {
-        "error_consistency": [s.error_consistency(policy) for s in stats],
-        "observed_consistency": [s.observed_consistency() for s in stats],
-        "accuracy_difference": [s.squared_accuracy_difference() for s in stats],
-    }
-    rows = max(s.both_correct.shape[0] for s in stats)
-    pair_values = {m: nanmean_quiet(np.stack([np.broadcast_to(v, (rows, v.shape[1])) for v in vals]), axis=0)
-                   for m, vals in per_metric.items()}
-    n_obs = len(exp.observers)
-    if human_w is None:
-        obs_w = np.ones((1, n_obs))
-    else:
-        obs_w = np.concatenate([human_w, np.ones((human_w.shape[0], n_obs - exp.n_humans))], axis=1)
-    pair_w = obs_w[:, exp.first] * obs_w[:, exp.second]
-    out = {m: group_mean(v, exp.group_matrix, pair_w) for m, v in pair_values.items()}
-    # OOD accuracy: correct trials pooled over the kept conditions, per observer.
-    correct = sum(np.broadcast_to(s.accuracy * s.observer_trials, (rows, n_obs)) for s in stats)
-    total = sum(np.broadcast_to(s.observer_trials, (rows, n_obs)) for s in stats)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        accuracy = correct / total
-    human_acc = accuracy[:, :exp.n_humans]
-    hw = np.broadcast_to(obs_w[:, :exp.n_humans], human_acc.shape)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_human = np.nansum(human_acc * hw, axis=1) / np.sum(hw * ~np.isnan(human_acc), axis=1)
-    group_acc = np.column_stack([mean_human, nanmean_quiet(accuracy[:, exp.n_humans:], axis=1)
-                                 if n_obs > exp.n_humans else np.full(rows, np.nan),
-                                 accuracy[:, exp.n_humans:]])
-    out["ood_accuracy"] = group_acc
-    return out, pair_values
-
-
-@dataclass(frozen=True)
-class ErrorConsistencyResult:
-    """Error consistency of a trial table: summary rows with intervals, pairs, ranking.
-
-    ``summary``: one row per (scope, group, metric), scope = an experiment or ``"overall"``, group =
-    ``"humans"`` (human–human), ``"model-model"``, or a model name (model–human); columns estimate,
-    ci_low, ci_high, n_pairs. ``pairs``: per (experiment, condition, pair) the 2x2 counts, EC, observed
-    consistency, squared accuracy difference, exact p-value. ``pair_intervals``: per experiment pair,
-    EC averaged over conditions with its bootstrap interval (when requested). ``ranking``: stability of
-    the models' ranking by overall EC to humans.
+    Examples
+    --------
+    >>> resampling_settings_from(n_resamples=500, resample_observers=True).observer_level
+    'bootstrap'
     """
-
-    summary: pd.DataFrame
-    pairs: pd.DataFrame
-    pair_intervals: pd.DataFrame | None
-    ranking: RankingStability | None
-    model_replicates: np.ndarray | None
-    settings: dict
-
-    def to_frame(self) -> pd.DataFrame:
-        return self.summary
-
-    def table(self, metric: str = "error_consistency", scope: str = "overall") -> pd.DataFrame:
-        """Wide view: one row per group for one metric and scope."""
-        s = self.summary
-        return s[(s["metric"] == metric) & (s["scope"] == scope)].reset_index(drop=True)
-
-
-def _pairs_table(experiments: list[_Experiment], policy) -> pd.DataFrame:
-    frames = []
-    for exp in experiments:
-        kinds = np.array(["human"] * exp.n_humans + ["model"] * (len(exp.observers) - exp.n_humans))
-        names = np.array(exp.observers)
-        for condition, block in zip(exp.conditions, exp.blocks):
-            s = block.weighted(None)
-            a = s.both_correct[0]
-            b = s.first_correct[0] - a
-            c = s.second_correct[0] - a
-            d = s.trials[0] - a - b - c
-            frames.append(pd.DataFrame({
-                "experiment": exp.name, "condition": condition,
-                "observer_1": names[exp.first], "observer_2": names[exp.second],
-                "kind_1": kinds[exp.first], "kind_2": kinds[exp.second],
-                "both_correct": a.astype(int), "only_1_correct": b.astype(int),
-                "only_2_correct": c.astype(int), "both_wrong": d.astype(int),
-                "accuracy_1": s.first_correct[0] / s.trials[0], "accuracy_2": s.second_correct[0] / s.trials[0],
-                "error_consistency": s.error_consistency(policy)[0],
-                "reason": kappa_reason(a, b, c, d) if policy is UndefinedPolicy.STRICT else "",
-                "observed_consistency": s.observed_consistency()[0],
-                "accuracy_difference": s.squared_accuracy_difference()[0],
-            }))
-    pairs = pd.concat(frames, ignore_index=True)
-    counts = pairs[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].to_numpy().T
-    test = ec_test_exact(*counts)
-    pairs["p_value"] = test.p_value
-    pairs["pair_kind"] = np.where(
-        (pairs["kind_1"] == "human") & (pairs["kind_2"] == "human"), "human-human",
-        np.where((pairs["kind_1"] == "model") & (pairs["kind_2"] == "model"), "model-model", "model-human"))
-    return pairs
+    base = settings if settings is not None else ResamplingSettings()
+    changes: dict = {}
+    if n_resamples is not None:
+        changes["n_resamples"] = int(n_resamples)
+    if level is not None:
+        changes["level"] = float(level)
+    if not (isinstance(seed, str) and seed == "unset"):
+        changes["seed"] = integer_seed(seed)
+    if interval is not None:
+        changes["interval"] = interval
+    if resample_observers is not None and observer_level is not None and resample_observers != (
+            observer_level == "bootstrap"):
+        raise ValueError(f"resample_observers={resample_observers} contradicts observer_level={observer_level!r}")
+    if observer_level is not None:
+        changes["observer_level"] = observer_level
+    elif resample_observers is not None:
+        changes["observer_level"] = "bootstrap" if resample_observers else "none"
+    if memory_budget is not None:
+        changes["memory_budget"] = int(memory_budget)
+    if progress is not None:
+        changes["progress"] = bool(progress)
+    if chunk is not None:
+        warnings.warn("'chunk' is ignored: the memory budget sets the chunks (which never change a number)",
+                      DeprecationWarning, stacklevel=3)
+    return replace(base, **changes) if changes else base
 
 
-def error_consistency(
-    trials: pd.DataFrame,
-    *,
-    experiments: list[str] | None = None,
-    condition: str | None = None,
-    exclusions: dict[str, tuple[str, ...]] | None = None,
-    n_resamples: int = 10_000,
-    level: float = 0.95,
-    seed: SeedLike = 0,
-    policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
-    interval: str = "percentile",
-    resample_observers: bool = False,
-    pair_intervals: bool = False,
-    chunk: int = 1000,
-    progress: bool = False,
-    validate: bool = True,
-) -> ErrorConsistencyResult:
-    """Pairwise error consistency with bootstrap intervals through the whole aggregation.
+def integer_seed(seed: SeedLike) -> int:
+    """The non-negative integer root seed the engine uses, from an int, Generator, SeedSequence or None."""
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63 - 1))
+    if isinstance(seed, np.random.SeedSequence):
+        return int(seed.generate_state(1, np.uint64)[0] >> np.uint64(1))
+    if seed is None:
+        return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, a Generator or a SeedSequence, not {seed!r}")
+    return int(seed)
 
-    Parameters
-    ----------
-    trials : trial table (see :mod:`humanlike.data.schema`).
-    experiments, condition : restrict to these experiments / this one condition.
-    exclusions : {experiment: conditions} to drop first (``MODELVSHUMAN_EXCLUSIONS`` for the benchmark).
-    n_resamples : bootstrap resamples (0 skips the bootstrap; intervals are then NaN).
-    interval : ``"percentile"`` or ``"bca"`` (bias-corrected and accelerated, with a jackknife over items;
-        with ``resample_observers`` the acceleration still comes from the item jackknife).
-    resample_observers : also resample the human observers of each experiment (two-level bootstrap);
-        pairs of a human with itself are given no weight.
-    pair_intervals : also give every experiment pair's condition-averaged EC an interval.
-    chunk : resamples processed at once (bounds memory: about chunk x items x 4 bytes per condition).
-    """
-    if interval not in ("percentile", "bca"):
-        raise ValueError(f"interval must be 'percentile' or 'bca', not {interval!r}")
-    policy = UndefinedPolicy(policy)
+
+def select_trials(trials: pd.DataFrame, *, experiments: list[str] | None = None, condition: str | None = None,
+                  exclusions: dict[str, tuple[str, ...]] | None = None, validate: bool = True) -> pd.DataFrame:
+    """The first presentations EC compares, after the exclusions and the experiment/condition filters."""
     if validate:
         trials = validate_trials(trials)
     # EC compares single responses: the first presentation of each item.
@@ -262,152 +159,201 @@ def error_consistency(
         trials = trials[trials["condition"] == str(condition)]
     if trials.empty:
         raise TrialTableError("no trials left after the exclusions and filters")
+    return trials
 
-    built = [_build_experiment(name, rows) for name, rows in trials.groupby("experiment", sort=True)]
-    experiments_ = [e for e in built if len(e.observers) >= 2]
-    if not experiments_:
+
+def ec_design(trials: pd.DataFrame) -> Design:
+    """The design of (experiment, condition) strata of a selected trial table, humans grouped per experiment.
+
+    Experiments with fewer than two observers are dropped; an observer absent from a whole condition keeps its
+    pairs undefined there (NaN), with a warning.
+    """
+    design = build_design(trials, by=("experiment", "condition"), group_by=("experiment",), group_kind="human",
+                          observer_order="kind", margins=False)
+    design = design.select(lambda s: len(s.observers) >= 2)
+    if len(design) == 0:
         raise TrialTableError("error consistency needs at least two observers in an experiment")
-
-    all_groups = [HUMANS, MODEL_MODEL] + sorted({m for e in experiments_ for m in e.models})
-    columns = [(e.name, g) for e in experiments_ for g in e.groups] + [("overall", g) for g in all_groups]
-    col_index = {c: k for k, c in enumerate(columns)}
-    metric_names = METRICS + ("ood_accuracy",)
-
-    def evaluate(stats_by_exp, human_ws, rows):
-        out = {m: np.full((rows, len(columns)), np.nan) for m in metric_names}
-        per_exp_pairs = []
-        for exp, stats, hw in zip(experiments_, stats_by_exp, human_ws):
-            values, pair_values = _experiment_values(exp, stats, policy, hw)
-            per_exp_pairs.append(pair_values["error_consistency"])
-            idx = [col_index[(exp.name, g)] for g in exp.groups]
-            for m in metric_names:
-                out[m][:, idx] = np.broadcast_to(values[m], (rows, len(idx)))
-        for g in all_groups:
-            idx = [col_index[(e.name, g)] for e in experiments_ if g in e.groups]
-            for m in metric_names:
-                out[m][:, col_index[("overall", g)]] = nanmean_quiet(out[m][:, idx], axis=1)
-        return out, per_exp_pairs
-
-    point_stats = [[b.weighted(None) for b in e.blocks] for e in experiments_]
-    estimate, point_pairs = evaluate(point_stats, [None] * len(experiments_), 1)
-
-    rng = make_rng(seed)
-    replicates = {m: [] for m in metric_names}
-    pair_reps = [[] for _ in experiments_]
-    if n_resamples > 0:
-        sizes = chunk_sizes(n_resamples, chunk)
-        bar = _progress(len(sizes), progress, "bootstrap")
-        for size in sizes:
-            stats_by_exp, human_ws = [], []
-            for exp in experiments_:
-                stats_by_exp.append([b.weighted(multinomial_weights(b.n_items, size, rng)) for b in exp.blocks])
-                human_ws.append(observer_weights(exp.n_humans, size, rng)
-                                if resample_observers and exp.n_humans > 0 else None)
-            out, pairs_chunk = evaluate(stats_by_exp, human_ws, size)
-            for m in metric_names:
-                replicates[m].append(out[m])
-            if pair_intervals:
-                for k, p in enumerate(pairs_chunk):
-                    pair_reps[k].append(p.astype(np.float32))
-            bar.update(1)
-        bar.close()
-        replicates = {m: np.concatenate(v) for m, v in replicates.items()}
-
-    jackknife = None
-    if interval == "bca" and n_resamples > 0:
-        jackknife = _jackknife(experiments_, point_stats, evaluate, metric_names)
-
-    records = []
-    pair_counts = {(e.name, g): int(e.group_matrix[:, k].sum()) for e in experiments_ for k, g in enumerate(e.groups)}
-    for g in all_groups:
-        pair_counts[("overall", g)] = sum(pair_counts.get((e.name, g), 0) for e in experiments_)
-    for m in metric_names:
-        est = estimate[m][0]
-        if n_resamples > 0:
-            if interval == "bca":
-                low, high = bca_interval(replicates[m], est, jackknife[m], level)
-            else:
-                low, high = percentile_interval(replicates[m], level)
-        else:
-            low = high = np.full(est.shape, np.nan)
-        for k, (scope, group) in enumerate(columns):
-            n_pairs = pair_counts[(scope, group)]
-            reason = ""
-            if not np.isfinite(est[k]):
-                reason = (REASON_NO_PAIRS if n_pairs == 0 and m != "ood_accuracy"
-                          else REASON_ALL_UNDEFINED if m == "error_consistency" else "no trials")
-            records.append((scope, group, _group_kind(group), m, est[k], low[k], high[k], n_pairs, reason))
-    summary = pd.DataFrame(records, columns=["scope", "group", "kind", "metric", "estimate", "ci_low",
-                                             "ci_high", "n_pairs", "reason"])
-
-    pairs = _pairs_table(experiments_, policy)
-    pair_frame = None
-    if pair_intervals:
-        frames = []
-        for k, exp in enumerate(experiments_):
-            names = np.array(exp.observers)
-            est = point_pairs[k][0]
-            if n_resamples > 0:
-                low, high = percentile_interval(np.concatenate(pair_reps[k]), level)
-            else:
-                low = high = np.full(est.shape, np.nan)
-            kinds = np.array(["human"] * exp.n_humans + ["model"] * (len(names) - exp.n_humans))
-            frames.append(pd.DataFrame({
-                "experiment": exp.name, "observer_1": names[exp.first], "observer_2": names[exp.second],
-                "kind_1": kinds[exp.first], "kind_2": kinds[exp.second],
-                "error_consistency": est, "ci_low": low, "ci_high": high,
-                "n_conditions": len(exp.conditions)}))
-        pair_frame = pd.concat(frames, ignore_index=True)
-
-    ranking, model_reps = None, None
-    models = all_groups[2:]
-    if models and n_resamples > 0:
-        idx = [col_index[("overall", m)] for m in models]
-        model_reps = replicates["error_consistency"][:, idx]
-        est = estimate["error_consistency"][0, idx]
-        if np.isfinite(est).all():
-            ranking = ranking_stability(models, est, model_reps, level)
-
-    settings = dict(n_resamples=n_resamples, level=level, seed=seed if isinstance(seed, int) else None,
-                    policy=policy.value, interval=interval, resample_observers=resample_observers,
-                    experiments=[e.name for e in experiments_], condition=condition,
-                    exclusions=bool(exclusions))
-    return ErrorConsistencyResult(summary, pairs, pair_frame, ranking, model_reps, settings)
+    for s in design:
+        _, observed = stratum_correctness(s)
+        absent = [o for o, seen in zip(s.observers, observed.any(axis=0)) if not seen]
+        if absent:
+            warnings.warn(f"experiment '{s.key[0]}', condition '{s.key[1]}': no responses from {absent}",
+                          stacklevel=3)
+    return design
 
 
-def _group_kind(group: str) -> str:
-    if group == HUMANS:
-        return "human-human"
-    if group == MODEL_MODEL:
-        return "model-model"
-    return "model-human"
+P_VALUE_METHODS = ("exact", "beta-posterior", "beta-posterior-published")
 
 
-def _jackknife(experiments_, point_stats, evaluate, metric_names):
-    """Leave-one-item-out values of every output column (rows: all items of all conditions)."""
-    rows = {m: [] for m in metric_names}
-    for e_idx, exp in enumerate(experiments_):
-        for c_idx, block in enumerate(exp.blocks):
-            loo = block.leave_one_out()
-            stats_by_exp = [list(s) for s in point_stats]
-            stats_by_exp[e_idx][c_idx] = loo
-            out, _ = evaluate(stats_by_exp, [None] * len(experiments_), block.n_items)
-            for m in metric_names:
-                rows[m].append(out[m])
-    return {m: np.concatenate(v) for m, v in rows.items()}
+def pair_p_values(counts: np.ndarray, method: str = "exact", policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
+                  seed: int = 0) -> np.ndarray:
+    """Two-sided p-values of independence for 2x2 tables (4 x tables: a, b, c, d).
+
+    ``"exact"``: the exact conditional test (:func:`~humanlike.stats.significance.ec_test_exact`).
+    ``"beta-posterior"``: Klein et al.'s simulation test with a uniform prior and ties counted as extreme.
+    ``"beta-posterior-published"``: Klein et al.'s published rule — posterior Beta(k, n-k) and only strictly
+    more extreme simulated kappas — NaN where that posterior is improper (an observer always right or wrong).
+    """
+    if method not in P_VALUE_METHODS:
+        raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, not {method!r}")
+    if method == "exact":
+        return ec_test_exact(*counts).p_value
+    if method == "beta-posterior":
+        return ec_test_beta_posterior(*counts, seed=seed, policy=policy).p_value
+    a, b, c, d = counts
+    n = a + b + c + d
+    k1, k2 = a + b, a + c
+    proper = (k1 > 0) & (k1 < n) & (k2 > 0) & (k2 < n)
+    out = np.full(n.shape, np.nan)
+    if proper.any():
+        out[proper] = ec_test_beta_posterior(*(x[proper] for x in counts), seed=seed, policy=policy,
+                                             prior=(0.0, 0.0), extreme="greater").p_value
+    return out
 
 
-class _NoBar:
-    def update(self, n=1):
-        pass
+def pair_measures(design: Design, kernel: PairKernel, p_value: str = "exact", seed: int = 0) -> pd.DataFrame:
+    """Per (experiment, condition, pair): the 2x2 counts, accuracies, the kernel's measures and p-values
+    (:func:`pair_p_values`)."""
+    frames = []
+    for layout in experiment_layouts(design):
+        names = np.asarray(layout.observers)
+        human = np.arange(names.size) < layout.n_humans
+        kinds = np.where(human, "human", "model")
+        for key in layout.keys:
+            s = design.stratum(key)
+            total = kernel.cached_statistics(s).sum(axis=0, keepdims=True, dtype=np.float64)
+            masked = kernel.masked(s)
+            counts = correctness_counts(total, names.size, masked)
+            values = kernel.pair_values(total, names.size, masked)
+            a = counts["both"][0]
+            b = counts["first"][0] - a
+            c = counts["second"][0] - a
+            d = counts["trials"][0] - a - b - c
+            frame = pd.DataFrame({
+                "experiment": key[0], "condition": key[1],
+                "observer_1": names[layout.first], "observer_2": names[layout.second],
+                "kind_1": kinds[layout.first], "kind_2": kinds[layout.second],
+                "both_correct": a.astype(int), "only_1_correct": b.astype(int),
+                "only_2_correct": c.astype(int), "both_wrong": d.astype(int),
+                "accuracy_1": counts["first"][0] / counts["trials"][0],
+                "accuracy_2": counts["second"][0] / counts["trials"][0]})
+            for m in kernel.measures:
+                frame[m] = values[m][0]
+                if m == "error_consistency":
+                    frame["reason"] = (kappa_reason(a, b, c, d) if kernel.policy is UndefinedPolicy.STRICT
+                                       else "")
+            frames.append(frame)
+    pairs = pd.concat(frames, ignore_index=True)
+    counts = pairs[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].to_numpy().T
+    pairs["p_value"] = pair_p_values(counts, p_value, kernel.policy, seed)
+    pairs["pair_kind"] = np.where(
+        (pairs["kind_1"] == "human") & (pairs["kind_2"] == "human"), "human-human",
+        np.where((pairs["kind_1"] == "model") & (pairs["kind_2"] == "model"), "model-model", "model-human"))
+    return pairs
 
-    def close(self):
-        pass
+
+def error_consistency(
+    trials: pd.DataFrame,
+    *,
+    experiments: list[str] | None = None,
+    condition: str | None = None,
+    exclusions: dict[str, tuple[str, ...]] | None = None,
+    settings: ResamplingSettings | None = None,
+    policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
+    pair_intervals: bool = False,
+    p_value: str = "exact",
+    validate: bool = True,
+    n_resamples: int | None = None,
+    level: float | None = None,
+    seed: SeedLike | str = "unset",
+    interval: str | None = None,
+    resample_observers: bool | None = None,
+    observer_level: str | None = None,
+    memory_budget: int | None = None,
+    progress: bool | None = None,
+    chunk: int | None = None,
+) -> ErrorConsistencyResult:
+    """Pairwise error consistency with bootstrap intervals through the whole aggregation.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table (see :mod:`humanlike.data.schema`).
+    experiments : list of str, optional
+        Restrict to these experiments. Each experiment's numbers (intervals included) do not depend on
+        which others are selected.
+    condition : str, optional
+        Restrict to this one condition.
+    exclusions : dict, optional
+        ``{experiment: conditions}`` to drop first (:data:`MODELVSHUMAN_EXCLUSIONS` for the benchmark).
+    settings : ResamplingSettings, optional
+        Resamples, level, interval method, observer level, seed, memory budget, progress. The keywords below
+        override single fields (see :func:`resampling_settings_from`).
+    policy : {"strict", "model-vs-human"}
+        What kappa is where it is undefined (:class:`~humanlike.metrics.ec.UndefinedPolicy`).
+    pair_intervals : bool
+        Also give every experiment pair's condition-averaged EC an interval (same resamples).
+    p_value : {"exact", "beta-posterior", "beta-posterior-published"}
+        The per-condition test of independence in :attr:`ErrorConsistencyResult.pairs` (:func:`pair_p_values`;
+        the simulation tests use the settings' seed).
+    validate : bool
+        Validate the trial table first.
+    n_resamples, level, seed, interval, resample_observers, observer_level, memory_budget, progress, chunk
+        The older keyword form of ``settings`` (``resample_observers=True`` is ``observer_level="bootstrap"``;
+        ``chunk`` is ignored).
+
+    Returns
+    -------
+    ErrorConsistencyResult
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> r = error_consistency(simulate_benchmark(seed=0), n_resamples=200, seed=1)
+    >>> row = r.table("error_consistency").set_index("group").loc["humans"]
+    >>> bool(row["ci_low"] < row["estimate"] < row["ci_high"])
+    True
+    """
+    settings = resampling_settings_from(settings, n_resamples=n_resamples, level=level, seed=seed, interval=interval,
+                                        resample_observers=resample_observers, observer_level=observer_level,
+                                        memory_budget=memory_budget, progress=progress, chunk=chunk)
+    policy = UndefinedPolicy(policy)
+    if p_value not in P_VALUE_METHODS:
+        raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, not {p_value!r}")
+    selected = select_trials(trials, experiments=experiments, condition=condition, exclusions=exclusions,
+                             validate=validate)
+    design = ec_design(selected)
+    kernel = ErrorConsistencyKernel(policy)
+    aggregation = PairAggregation(design, kernel.measures, pair_columns=pair_intervals)
+    resampled = bootstrap(design, kernel, aggregation, aggregation.output, settings)
+    warn_undefined(resampled)
+
+    is_pair = np.array([lab[1] == PAIR for lab in resampled.labels], dtype=bool)
+    summary = trim_labels(resampled.select(~is_pair), 4)
+    pairs_resampled = trim_labels(resampled.select(is_pair), None) if pair_intervals else None
+    n_pairs = np.array([aggregation.n_pairs.get((scope, group), 0) for scope, group, *_ in summary.labels])
+
+    ranking, model_replicates = None, None
+    models = list(aggregation.all_groups[2:])
+    if models and settings.n_resamples > 0:
+        ec_models = summary.where(scope="overall", metric="error_consistency", group=models)
+        model_replicates = ec_models.replicates
+        if np.isfinite(ec_models.estimate).all():
+            ranking = ranking_stability(models, ec_models.estimate, model_replicates, settings.level)
+
+    record = dict(settings.to_dict(), policy=policy.value,
+                  resample_observers=settings.observer_level == "bootstrap",
+                  experiments=[e.name for e in aggregation.layouts], condition=condition,
+                  exclusions=bool(exclusions), p_value=p_value)
+    return ErrorConsistencyResult(summary, n_pairs, pair_measures(design, kernel, p_value, settings.seed),
+                                  pairs_resampled, ranking, model_replicates, record)
 
 
-def _progress(total: int, enabled: bool, desc: str):
-    if not enabled:
-        return _NoBar()
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="chunk", leave=False)
+def trim_labels(resampled: Resampled, keep: int | None) -> Resampled:
+    """Drop the label fields a part of the output does not use (pair names in the summary, ``group`` in pairs)."""
+    if keep is not None:
+        return replace(resampled, labels=[lab[:keep] for lab in resampled.labels],
+                       label_names=resampled.label_names[:keep])
+    fields = (0, 4, 5, 2, 3)   # experiment, observer_1, observer_2, kind, metric
+    return replace(resampled, labels=[tuple(lab[k] for k in fields) for lab in resampled.labels],
+                   label_names=("experiment", "observer_1", "observer_2", "kind", "metric"))

@@ -58,9 +58,8 @@ from ..metrics.ec import UndefinedPolicy
 from ..stats.multiple import benjamini_hochberg
 from ..stats.permutation import PermutationResult, grouping_contrast_cohens_d, within_vs_between_groups
 from ..stats.ranking import ranking_stability
-from ..stats.resampling import (
-    CorrectnessBlock, group_mean, multinomial_weights, nanmean_quiet, observer_weights, percentile_interval,
-)
+from ..stats.resampling import group_mean, multinomial_weights, nanmean_quiet, observer_weights, percentile_interval
+from .pair_blocks import CorrectnessBlock
 from ..stats.rng import SeedLike, make_rng
 from ..stats.spectrum import (
     RegimeFit, RegimeStability, binomial_above_chance, chance_flags, fit_regimes, glass_delta,

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .cache import cached_table
 from .schema import NO_ANSWER, TrialTableError, validate_trials
 
 PathLike = str | os.PathLike
@@ -48,14 +49,45 @@ def _stem(name: str) -> str:
     return match.group("stem") if match else name
 
 
+_TIDY_STRING_COLUMNS = ("observer", "observer_kind", "experiment", "condition", "item", "label", "response")
+
+
 def _read_tidy(path: Path) -> pd.DataFrame:
-    if path.suffix.lower() in (".parquet", ".pq"):
-        frame = pd.read_parquet(path)
-    else:
-        frame = pd.read_csv(path, dtype={"observer": str, "condition": str, "item": str, "label": str,
-                                         "response": str, "experiment": str}, keep_default_na=False,
-                            na_values={"decision_margin": ["", "NaN", "nan"], "rt": ["", "NaN", "nan"]})
+    """Read a tidy trial file with its label columns as strings (``0.90`` stays ``"0.90"``).
+
+    CSV: every label column is read as text. Parquet keeps its stored types: a label column stored as
+    floating-point numbers has already lost its spelling, so :func:`validate_trials` rejects it (integers
+    convert exactly and are accepted). Read errors (empty file, not UTF-8, not Parquet) become
+    :class:`TrialTableError` naming the file.
+    """
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            frame = pd.read_parquet(path)
+        elif suffix in (".csv", ".txt", ".tsv"):
+            frame = pd.read_csv(path, dtype={c: str for c in _TIDY_STRING_COLUMNS}, keep_default_na=False,
+                                sep="\t" if suffix == ".tsv" else ",", encoding="utf-8",
+                                na_values={"decision_margin": ["", "NaN", "nan"], "rt": ["", "NaN", "nan"]})
+        else:
+            raise TrialTableError(f"{path}: unknown file type '{path.suffix}' (expected .csv or .parquet)")
+    except TrialTableError:
+        raise
+    except pd.errors.EmptyDataError:
+        raise TrialTableError(f"{path}: the file is empty (expected a header row and one row per response)") from None
+    except UnicodeDecodeError as err:
+        raise TrialTableError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+    except (pd.errors.ParserError, ValueError, OSError) as err:
+        raise TrialTableError(f"{path}: cannot be read as a trial table: {err}") from None
     return frame
+
+
+def _validate_file(path: Path, labels=None) -> pd.DataFrame:
+    """Validate one tidy file, naming the file in any error."""
+    try:
+        return validate_trials(_read_tidy(path), labels=labels)
+    except TrialTableError as err:
+        message = str(err)
+        raise TrialTableError(message if message.startswith(str(path)) else f"{path}: {message}") from None
 
 
 def _raw_files(root: Path) -> list[Path]:
@@ -213,30 +245,45 @@ def _resolve_conflicts(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
 
 
 def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
-                on_conflict: str = "prefer-margins") -> pd.DataFrame:
+                on_conflict: str = "prefer-margins", labels: Sequence[str] | None = None,
+                cache: bool = True) -> pd.DataFrame:
     """Load a trial table from a tidy CSV/Parquet file, a raw-data folder, or several of them.
 
-    Tidy files are validated as they are; raw-data folders are parsed and aligned (see
-    :func:`load_raw_data`). Several sources are concatenated; raw-data folders among them are aligned
-    together, so humans from one folder and models from another share item ids.
+    Tidy files are validated as they are (label columns read as strings; errors name the file);
+    raw-data folders are parsed and aligned (see :func:`load_raw_data`). Several sources are
+    concatenated; raw-data folders among them are aligned together, so humans from one folder and models
+    from another share item ids. ``labels`` declares the task's label set (see
+    :func:`humanlike.data.schema.validate_trials`). Parsed raw-data folders are cached (``cache=False`` or
+    ``HUMANLIKE_CACHE=off`` to bypass; see :mod:`humanlike.data.cache`).
+
+    Examples
+    --------
+    >>> load_trials("no/such/file.csv")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    TrialTableError: no/such/file.csv: no such file or folder
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [Path(p) for p in paths]
     if not paths:
         raise TrialTableError("no data path given")
+    for p in paths:
+        if not p.exists():
+            raise TrialTableError(f"{p}: no such file or folder")
     evaluated = [p for p in paths if is_evaluation_folder(p)]
     paths = [p for p in paths if p not in evaluated]
     tidy = [p for p in paths if p.is_file()]
     folders = [p for p in paths if not p.is_file()]
-    frames = [validate_trials(_read_tidy(p)) for p in tidy]
+    frames = [_validate_file(p, labels) for p in tidy]
     if folders:
-        frames.append(load_raw_data(folders, human_pattern=human_pattern, on_conflict=on_conflict))
+        frames.append(cached_table(
+            folders, {"loader": "raw-data", "human_pattern": human_pattern, "on_conflict": on_conflict},
+            lambda: load_raw_data(folders, human_pattern=human_pattern, on_conflict=on_conflict), enabled=cache))
     if evaluated:
         frames = _with_evaluations(frames, evaluated)
     if len(frames) == 1:
         return frames[0]
-    return validate_trials(pd.concat(frames, ignore_index=True))
+    return validate_trials(pd.concat(frames, ignore_index=True), labels=labels)
 
 
 # --------------------------------------------------------------------------------------------------

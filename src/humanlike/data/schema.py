@@ -6,6 +6,7 @@ One row per response, long format. Every loader produces it, every analysis cons
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,6 +14,12 @@ import pandas as pd
 
 OBSERVER_KINDS = ("human", "model")
 NO_ANSWER = "na"
+
+#: The 16 categories of the model-vs-human benchmark: the default label set of 16-choice data.
+CLASSES_16: tuple[str, ...] = (
+    "airplane", "bear", "bicycle", "bird", "boat", "bottle", "car", "cat",
+    "chair", "clock", "dog", "elephant", "keyboard", "knife", "oven", "truck",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -54,14 +61,44 @@ def _describe(frame: pd.DataFrame, mask: np.ndarray, limit: int = 3) -> str:
     return f"{int(mask.sum())} row(s), e.g. {examples}"
 
 
-def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True) -> pd.DataFrame:
+def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True,
+                    labels: Sequence[str] | None = None) -> pd.DataFrame:
     """Check a trial table and return a normalised copy (canonical dtypes and column order).
 
-    Raises :class:`TrialTableError` naming the column, observer, condition or item at fault for:
-    missing required columns; unknown observer kinds; NaN in a required column; ``correct`` that
-    disagrees with ``response == label``; an observer answering the same item twice without a
-    distinguishing ``repeat``; responses outside the experiment's label set (``'na'`` aside);
-    a decision margin whose sign disagrees with correctness.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per response with the columns of :data:`COLUMNS`.
+    check_labels : bool
+        Check responses (and labels) against the label set.
+    labels : sequence of str, optional
+        The task's label set (the classes an observer could answer). ``None``: the labels that occur in
+        each experiment, extended by the benchmark's 16 categories (:data:`CLASSES_16`) when all of them
+        are among those, so 16-choice data whose items cover only some classes is valid.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A normalised copy.
+
+    Raises
+    ------
+    TrialTableError
+        Naming the column, observer, condition or item at fault, for: missing required columns; unknown
+        observer kinds; NaN or blank cells in a required column; a string column stored as floating-point
+        numbers (``0.90`` would become ``"0.9"``: store strings); ``correct`` that disagrees with
+        ``response == label``; an observer answering the same item twice without a distinguishing
+        ``repeat``; an item with different labels (for different observers or conditions); responses
+        outside the label set (``'na'`` aside); a decision margin whose sign disagrees with correctness.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"observer": ["s1", "s1"], "observer_kind": "human", "experiment": "e",
+    ...                   "condition": "0", "item": ["i1", "i2"], "label": ["cat", "dog"],
+    ...                   "response": ["cat", "bear"], "correct": [True, False]})
+    >>> len(validate_trials(t))
+    2
     """
     if not isinstance(frame, pd.DataFrame):
         raise TrialTableError(f"expected a pandas DataFrame, got {type(frame).__name__}")
@@ -76,9 +113,18 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True) -> pd.Dat
         if nan.any():
             raise TrialTableError(f"column '{name}' has NaN in {_describe(out, nan)}")
     for name in _STRING_COLUMNS:
+        if pd.api.types.is_float_dtype(out[name]):
+            raise TrialTableError(
+                f"column '{name}' holds floating-point numbers ({out[name].dtype}); it is a label, and "
+                f"numbers lose their spelling (0.90 becomes '0.9'): store '{name}' as strings"
+            )
         out[name] = out[name].astype(str)
-    out["response"] = out["response"].str.strip()
-    out["label"] = out["label"].str.strip()
+    for name in _STRING_COLUMNS:
+        out[name] = out[name].str.strip()
+        blank = (out[name] == "").to_numpy()
+        if blank.any():
+            hint = f" (write '{NO_ANSWER}' for no answer)" if name == "response" else ""
+            raise TrialTableError(f"column '{name}' has blank cells{hint} in {_describe(out, blank)}")
 
     kinds = set(out["observer_kind"].unique())
     unknown = kinds - set(OBSERVER_KINDS)
@@ -125,15 +171,28 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True) -> pd.Dat
         hint = "" if "repeat" in out else " without a 'repeat' column to tell the presentations apart"
         raise TrialTableError(f"an observer answers the same item more than once{hint}: {_describe(out, dup)}")
 
+    _check_item_labels(out)
     if check_labels:
+        declared = None if labels is None else {str(x) for x in labels}
         for experiment, group in out.groupby("experiment", sort=False):
-            labels = set(group["label"].unique())
-            bad = ~group["response"].isin(labels | {NO_ANSWER})
+            present = set(group["label"].unique())
+            if declared is not None:
+                label_set = declared
+                bad_label = ~group["label"].isin(declared)
+                if bad_label.any():
+                    raise TrialTableError(
+                        f"experiment '{experiment}': label(s) {sorted(group.loc[bad_label, 'label'].unique())[:5]} "
+                        f"are outside the declared label set: {_describe(group, bad_label.to_numpy())}"
+                    )
+            else:
+                label_set = present | set(CLASSES_16) if present <= set(CLASSES_16) else present
+            bad = ~group["response"].isin(label_set | {NO_ANSWER})
             if bad.any():
                 wrong = sorted(group.loc[bad, "response"].unique())[:5]
                 raise TrialTableError(
                     f"experiment '{experiment}': response(s) {wrong} are outside the label set "
-                    f"{sorted(labels)}: {_describe(group, bad.to_numpy())}"
+                    f"{sorted(label_set)} (declare the task's labels with labels=...): "
+                    f"{_describe(group, bad.to_numpy())}"
                 )
 
     if "decision_margin" in out:
@@ -151,11 +210,56 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True) -> pd.Dat
     return out[order + extra].reset_index(drop=True)
 
 
+def _check_item_labels(out: pd.DataFrame) -> None:
+    """An item (within an experiment) has one true class: raise naming the first item with several."""
+    n_labels = out.groupby(["experiment", "item"], sort=False)["label"].nunique()
+    bad = n_labels[n_labels > 1]
+    if len(bad):
+        experiment, item = bad.index[0]
+        rows = out[(out["experiment"] == experiment) & (out["item"] == item)]
+        seen = rows.groupby("label")[["observer", "condition"]].first()
+        detail = "; ".join(f"'{lab}' (e.g. observer={r.observer}, condition={r.condition})" for lab, r in seen.iterrows())
+        raise TrialTableError(
+            f"item '{item}' of experiment '{experiment}' has different labels: {detail}"
+            + (f" ({len(bad)} such items)" if len(bad) > 1 else "")
+        )
+
+
+#: Columns that identify one stimulus presentation; repeats are numbered within them.
+PRESENTATION_KEY = ("observer", "experiment", "condition", "item")
+
+
+def number_repeats(trials: pd.DataFrame) -> pd.DataFrame:
+    """Add (or overwrite) ``repeat``: 0, 1, ... per observer, experiment, condition and item.
+
+    Presentations are numbered in ``trial`` order where that column exists, else in row order. Numbering
+    is per experiment: item ids shared by two experiments (edge and silhouette use the same stimulus
+    names) are not repeats of each other.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"observer": "s1", "experiment": ["edge", "silhouette", "edge"],
+    ...                   "condition": "0", "item": "x", "trial": [1, 1, 2]})
+    >>> number_repeats(t)["repeat"].tolist()
+    [0, 0, 1]
+    """
+    out = trials.copy()
+    order = out.sort_values("trial", kind="stable").index if "trial" in out else out.index
+    ranks = out.loc[order].groupby(list(PRESENTATION_KEY), sort=False).cumcount()
+    out["repeat"] = ranks.reindex(out.index).astype(np.int64)
+    return out
+
+
 def first_presentations(trials: pd.DataFrame) -> pd.DataFrame:
-    """Only each observer's first presentation of each item (all rows when there is no ``repeat``)."""
+    """Only each observer's first presentation of each item (all rows when there is no ``repeat``).
+
+    "Each item" is per experiment and condition (see :data:`PRESENTATION_KEY`): the same item id in
+    another experiment is another stimulus, not a repeat, and is kept.
+    """
     if "repeat" not in trials:
         return trials
-    first = trials.groupby(["observer", "item"])["repeat"].transform("min")
+    first = trials.groupby(list(PRESENTATION_KEY))["repeat"].transform("min")
     return trials[trials["repeat"] == first]
 
 

@@ -21,13 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from humanlike.data.schema import validate_trials
-
-#: The 16 categories of the model-vs-human benchmark.
-CLASSES_16: tuple[str, ...] = (
-    "airplane", "bear", "bicycle", "bird", "boat", "bottle", "car", "cat",
-    "chair", "clock", "dog", "elephant", "keyboard", "knife", "oven", "truck",
-)  # fmt: skip
+from humanlike.data.schema import CLASSES_16, validate_trials
 
 _TOL = 1e-9
 

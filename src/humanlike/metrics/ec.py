@@ -27,6 +27,7 @@ class UndefinedPolicy(str, Enum):
 
 
 REASON_BOTH_CONSTANT = "both observers constant (expected agreement is 1)"
+REASON_FEWER_THAN_TWO = "fewer than two trials"
 
 
 def _as_float(*arrays):
@@ -72,21 +73,50 @@ def kappa(a, b, c, d, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):
 
     Equals ``2(ad - bc) / ((a+b)(b+d) + (a+c)(c+d))``. Exactly one constant observer gives 0 (the
     numerator vanishes); both constant is undefined and handled by ``policy`` (see
-    :class:`UndefinedPolicy`).
+    :class:`UndefinedPolicy`). Under the strict policy fewer than two trials give NaN (reason
+    ``"fewer than two trials"`` from :func:`kappa_reason`).
     """
     a, b, c, d = _as_float(a, b, c, d)
     n = a + b + c + d
     if np.any(n <= 0):
         raise ValueError("kappa needs at least one trial (a+b+c+d > 0)")
     p1, p2 = (a + b) / n, (a + c) / n
-    return kappa_from_agreement((a + d) / n, expected_agreement(p1, p2), policy)
+    return _fewer_than_two(kappa_from_agreement((a + d) / n, expected_agreement(p1, p2), policy), n, policy,
+                           (a, b, c, d))
+
+
+def _fewer_than_two(k, n, policy, cells):
+    """Strict policy: NaN for a table of fewer than two trials (one trial makes both observers constant; one
+    right and one wrong answer would otherwise read as kappa 0). Only whole-number counts are trial counts:
+    a table of proportions (cells summing to 1, as the copy model uses) is not a one-trial table."""
+    if UndefinedPolicy(policy) is not UndefinedPolicy.STRICT:
+        return k
+    whole = np.logical_and.reduce([np.asarray(v) == np.floor(v) for v in cells])
+    k = np.where((np.asarray(n) < 2) & whole, np.nan, k)
+    return k[()] if k.ndim == 0 else k
 
 
 def kappa_reason(a, b, c, d) -> np.ndarray:
-    """A reason string per entry: '' where kappa is defined, the cause where it is NaN (strict policy)."""
-    p1, p2 = accuracies(a, b, c, d)
-    both_constant = ((p1 == 0) | (p1 == 1)) & ((p2 == 0) | (p2 == 1))
-    return np.where(both_constant, REASON_BOTH_CONSTANT, "")
+    """A reason string per entry: '' where kappa is defined, the cause where it is NaN (strict policy).
+
+    Kappa is undefined only when the expected agreement is 1: both observers constant *and* equal (both
+    always right or both always wrong). One observer always right and the other always wrong gives
+    expected agreement 0 and kappa 0 (defined, reason ''). A table of fewer than two trials is reported
+    as ``"fewer than two trials"`` (one trial makes both observers constant whatever they answer).
+
+    Examples
+    --------
+    >>> kappa_reason(10, 0, 0, 0).item(), kappa_reason(0, 10, 0, 0).item(), kappa_reason(1, 0, 0, 0).item()
+    ('both observers constant (expected agreement is 1)', '', 'fewer than two trials')
+    """
+    a, b, c, d = np.broadcast_arrays(*_as_float(a, b, c, d))
+    n = a + b + c + d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p1, p2 = (a + b) / n, (a + c) / n
+    undefined = ((p1 == 0) & (p2 == 0)) | ((p1 == 1) & (p2 == 1))
+    reason = np.where(undefined, REASON_BOTH_CONSTANT, "")
+    whole = (a == np.floor(a)) & (b == np.floor(b)) & (c == np.floor(c)) & (d == np.floor(d))
+    return np.where((n < 2) & whole, REASON_FEWER_THAN_TWO, reason).astype(object)
 
 
 def kappa_from_counts_and_margins(n11, k1, k2, n, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):
@@ -95,9 +125,11 @@ def kappa_from_counts_and_margins(n11, k1, k2, n, policy: UndefinedPolicy | str 
     The form the bootstrap uses: resampling gives weighted sums of x, y and x*y directly.
     """
     n11, k1, k2, n = _as_float(n11, k1, k2, n)
-    p1, p2 = k1 / n, k2 / n
-    c_obs = (2.0 * n11 + n - k1 - k2) / n
-    return kappa_from_agreement(c_obs, expected_agreement(p1, p2), policy)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p1, p2 = k1 / n, k2 / n
+        c_obs = (2.0 * n11 + n - k1 - k2) / n
+    return _fewer_than_two(kappa_from_agreement(c_obs, expected_agreement(p1, p2), policy), n, policy,
+                           (n11, k1, k2, n))
 
 
 def bias_corrected_kappa(k, n):
@@ -192,3 +224,175 @@ def counts_from_correctness(x, y):
     c = int(np.sum(~x & y))
     d = int(np.sum(~x & ~y))
     return a, b, c, d
+
+
+# --------------------------------------------------------------------------------------------------
+# Error consistency as a kernel: per-item sufficient statistics and the reduction from weighted sums
+# --------------------------------------------------------------------------------------------------
+#
+# A bootstrap resample of the items of one stratum is a weight vector w (how often each item is drawn);
+# every count kappa needs is then a weighted sum of per-item statistics, so a whole batch of resamples is
+# one matrix product W @ S. The estimate (w = 1), every resample and every leave-one-item-out row
+# (column totals minus one item's row) go through the same reduction below.
+
+PAIR_MEASURES = ("error_consistency", "observed_consistency", "accuracy_difference")
+
+
+def pair_indices(n_observers: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (i, j), i < j, of all unordered pairs of ``n_observers`` observers (row-major order).
+
+    Examples
+    --------
+    >>> [p.tolist() for p in pair_indices(3)]
+    [[0, 0, 1], [1, 2, 2]]
+    """
+    return np.triu_indices(n_observers, k=1)
+
+
+def correctness_statistics(correct, observed=None) -> tuple[np.ndarray, bool]:
+    """Per-item sufficient statistics of a correctness block (items x observers), as float32.
+
+    Parameters
+    ----------
+    correct : array_like of bool, (items, observers)
+        Whether each observer answered each item correctly.
+    observed : array_like of bool, (items, observers), optional
+        Which observer answered which item; ``None`` (or all true) for a complete block.
+
+    Returns
+    -------
+    statistics : numpy.ndarray, (items, S), float32
+        Complete block: columns ``[1, x_1..x_O, x_i x_j for the pairs i < j]``. Incomplete block:
+        ``[m (O), x (O), x_i x_j, x_i m_j, m_i x_j, m_i m_j (P each)]`` with ``x = correct & observed`` and
+        ``m = observed``, so that every pair is counted on the items both observers answered.
+    masked : bool
+        Whether the incomplete layout was used (pass it to :func:`consistency_from_sums`).
+
+    Notes
+    -----
+    The values are 0/1 and weights are integer counts, so the weighted sums are exact integers in float32
+    (below 2**24 items), and float32 products halve the cost of the bootstrap.
+
+    Examples
+    --------
+    >>> s, masked = correctness_statistics([[1, 1], [1, 0], [0, 0]])
+    >>> s.tolist(), masked
+    ([[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]], False)
+    """
+    correct = np.asarray(correct, dtype=bool)
+    if correct.ndim != 2:
+        raise ValueError(f"correctness must be a 2-D (items x observers) array, got shape {correct.shape}")
+    if observed is not None:
+        observed = np.asarray(observed, dtype=bool)
+        if observed.shape != correct.shape:
+            raise ValueError(f"observed mask has shape {observed.shape}, correctness {correct.shape}")
+        if observed.all():
+            observed = None
+    first, second = pair_indices(correct.shape[1])
+    if observed is None:
+        parts = [np.ones((correct.shape[0], 1), dtype=bool), correct, correct[:, first] & correct[:, second]]
+        return np.concatenate(parts, axis=1).astype(np.float32), False
+    x, m = correct & observed, observed
+    parts = [m, x, x[:, first] & x[:, second], x[:, first] & m[:, second], m[:, first] & x[:, second],
+             m[:, first] & m[:, second]]
+    return np.concatenate(parts, axis=1).astype(np.float32), True
+
+
+def correctness_counts(sums, n_observers: int, masked: bool) -> dict[str, np.ndarray]:
+    """Split weighted sums of :func:`correctness_statistics` into named counts.
+
+    Returns a dict of float64 arrays: ``both`` (R x P, both correct), ``first`` / ``second`` (R x P, the
+    first / second observer correct on the items both answered), ``trials`` (R x P, items both answered),
+    ``correct`` and ``answered`` (R x O, per observer). R is the number of rows of ``sums``.
+    """
+    sums = np.atleast_2d(np.asarray(sums, dtype=np.float64))
+    n_obs = int(n_observers)
+    first, second = pair_indices(n_obs)
+    n_pairs = first.size
+    if masked:
+        if sums.shape[1] != 2 * n_obs + 4 * n_pairs:
+            raise ValueError(f"sums have {sums.shape[1]} columns; {2 * n_obs + 4 * n_pairs} expected for "
+                             f"{n_obs} observers (incomplete layout)")
+        answered, correct = sums[:, :n_obs], sums[:, n_obs:2 * n_obs]
+        p = 2 * n_obs
+        both, first_c, second_c, trials = (sums[:, p + k * n_pairs:p + (k + 1) * n_pairs] for k in range(4))
+    else:
+        if sums.shape[1] != 1 + n_obs + n_pairs:
+            raise ValueError(f"sums have {sums.shape[1]} columns; {1 + n_obs + n_pairs} expected for "
+                             f"{n_obs} observers (complete layout)")
+        total = sums[:, :1]
+        correct = sums[:, 1:1 + n_obs]
+        both = sums[:, 1 + n_obs:]
+        first_c, second_c = correct[:, first], correct[:, second]
+        trials = np.broadcast_to(total, both.shape)
+        answered = np.broadcast_to(total, correct.shape)
+    return {"both": both, "first": first_c, "second": second_c, "trials": trials, "correct": correct,
+            "answered": answered}
+
+
+def consistency_from_sums(sums, n_observers: int, masked: bool,
+                          policy: UndefinedPolicy | str = UndefinedPolicy.STRICT) -> dict[str, np.ndarray]:
+    """Per-pair EC, observed consistency and squared accuracy difference from weighted sums.
+
+    Parameters
+    ----------
+    sums : array_like, (R, S)
+        Weighted column sums of :func:`correctness_statistics` (one row per resample; the column totals give
+        the estimate).
+    n_observers : int
+    masked : bool
+        The layout flag returned by :func:`correctness_statistics`.
+    policy : UndefinedPolicy or str
+        What kappa is where it is undefined.
+
+    Returns
+    -------
+    dict
+        ``error_consistency``, ``observed_consistency``, ``accuracy_difference`` (R x P, pairs in
+        :func:`pair_indices` order; NaN where the pair shares no item) and the per-observer counts
+        ``correct`` and ``answered`` (R x O; their ratio is the accuracy).
+
+    Examples
+    --------
+    >>> s, masked = correctness_statistics([[1, 1], [1, 0], [0, 0], [0, 1]])
+    >>> out = consistency_from_sums(s.sum(axis=0, keepdims=True), 2, masked)
+    >>> float(out["error_consistency"][0, 0]), float(out["observed_consistency"][0, 0])
+    (0.0, 0.5)
+    """
+    counts = correctness_counts(sums, n_observers, masked)
+    both, first, second, n = counts["both"], counts["first"], counts["second"], counts["trials"]
+    # The same operations as kappa_from_counts_and_margins, each computed once for all three measures.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p1, p2 = first / n, second / n
+        observed_consistency = (2.0 * both + n - first - second) / n
+        kappa_values = _fewer_than_two(kappa_from_agreement(observed_consistency, expected_agreement(p1, p2), policy),
+                                       n, policy, (both, first, second, n))
+        accuracy_difference = (p1 - p2) ** 2
+    return {"error_consistency": np.asarray(kappa_values, dtype=float), "observed_consistency": observed_consistency,
+            "accuracy_difference": accuracy_difference, "correct": counts["correct"],
+            "answered": counts["answered"]}
+
+
+def error_overlap(a, b, c, d):
+    """Error overlap: the Jaccard index of the two observers' error sets, d / (b + c + d).
+
+    The share of the trials on which at least one observer errs where both err. Unlike kappa it is not
+    corrected for chance (two independent observers with error rates e1, e2 overlap by about
+    e1 e2 / (e1 + e2 - e1 e2)); NaN when neither observer makes an error.
+
+    Examples
+    --------
+    >>> float(error_overlap(5, 1, 2, 2))
+    0.4
+    """
+    a, b, c, d = _as_float(a, b, c, d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = d / (b + c + d)
+    return out[()] if out.ndim == 0 else out
+
+
+def error_overlap_from_sums(sums, n_observers: int, masked: bool) -> np.ndarray:
+    """Per-pair :func:`error_overlap` (R x P) from weighted sums of :func:`correctness_statistics`."""
+    counts = correctness_counts(sums, n_observers, masked)
+    both, first, second, n = counts["both"], counts["first"], counts["second"], counts["trials"]
+    return np.asarray(error_overlap(both, first - both, second - both, n - first - second + both), dtype=float)

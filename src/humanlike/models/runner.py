@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,22 +150,25 @@ class WorkUnit:
     device: str = "auto"
     precision: str = "float32"
     metadata: dict = field(default_factory=dict)
+    tensor_files: list[str] | None = None  # decoded-tensor cache files, one per image (optional)
 
 
 # One built model per process: units of the same model reuse it; a new model replaces it (bounded memory).
 _LOADED: dict = {}
+_LOADING = threading.Lock()
 
 
 def loaded_model(spec: ModelSpec, device: torch.device) -> nn.Module:
     if spec.source == "module":  # the caller's own object, never a look-alike from the cache
         return spec.build().to(device)
     key = (spec.key(), str(device))
-    if key not in _LOADED:
-        _LOADED.clear()
-        if device.type == "cuda":
-            torch.cuda.empty_cache()
-        _LOADED[key] = spec.build().to(device)
-    return _LOADED[key]
+    with _LOADING:
+        if key not in _LOADED:
+            _LOADED.clear()
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+            _LOADED[key] = spec.build().to(device)
+        return _LOADED[key]
 
 
 def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, dict]:
@@ -181,9 +185,13 @@ def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) 
     features: dict[str, list[torch.Tensor]] = {layer: [] for layer in unit.layers}
     captured: dict[str, torch.Tensor] = {}
 
+    owner = threading.get_ident()
+
     def hook_for(layer):
         def hook(_module, _inputs, output):
-            captured[layer] = pool_activation(output, unit.pool).cpu()
+            # Units on executor threads may share one module: each keeps only its own thread's forwards.
+            if threading.get_ident() == owner:
+                captured[layer] = pool_activation(output, unit.pool).cpu()
         return hook
 
     handles = [m.register_forward_hook(hook_for(layer)) for layer, m in zip(unit.layers, modules)]
@@ -191,13 +199,18 @@ def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) 
     try:
         while done < len(unit.paths):
             try:
+                cached = unit.tensor_files[done:] if unit.tensor_files is not None else None
                 for batch in batches(unit.paths[done:], transform, batch_size=batch_size,
-                                     num_workers=unit.num_workers, pin_memory=device.type == "cuda"):
+                                     num_workers=unit.num_workers, pin_memory=device.type == "cuda",
+                                     cached=cached):
                     with torch.inference_mode(), _autocast(device, dtype):
                         logits = model_outputs(model(batch.to(device, non_blocking=True)))
                     # Margins are taken in float32 (later float64) whatever the autocast precision.
                     outputs.append(logits.float().cpu())
                     for layer in unit.layers:
+                        if layer not in captured:
+                            raise ModelSpecError(f"{unit.spec.name}: layer {layer!r} did not run in the forward "
+                                                 "pass (it exists but the model does not call it)")
                         features[layer].append(captured.pop(layer))
                     done += batch.shape[0]
                     if progress is not None:

@@ -54,7 +54,7 @@ def module_digest(module: nn.Module) -> str:
         h.update(name.encode())
         t = tensor.detach().cpu().contiguous()
         h.update(str(t.dtype).encode() + str(tuple(t.shape)).encode())
-        h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
     return h.hexdigest()
 
 

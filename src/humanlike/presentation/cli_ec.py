@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .options import add_output_options, add_resampling_options, emit_json, show_progress
+from ..analyses.errorconsistency import P_VALUE_METHODS
+from ..stats.engine import ResamplingSettings
 from .io import save_figure, write_json, write_table
+from .options import (
+    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, show_progress,
+)
+
+
+# What "--preset paper" changes (README: "Reproducing the papers").
+PRESETS = {
+    "default": {"policy": "strict", "p_value": "exact"},
+    "paper": {"policy": "model-vs-human", "p_value": "beta-posterior-published"},
+}
 
 
 def register(sub, plan_sub) -> None:
@@ -25,9 +37,10 @@ def register(sub, plan_sub) -> None:
                        help="keep every condition (default: the benchmark's exclusion table)")
     bench.set_defaults(handler=run_benchmark_command)
 
-    ec = sub.add_parser("ec", help="pairwise error consistency of one experiment, with intervals and p-values")
+    ec = sub.add_parser("ec", help="pairwise error consistency per experiment, with intervals and p-values")
     ec.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
-    ec.add_argument("--experiment", required=True, help="experiment name")
+    ec.add_argument("--experiment", action="append",
+                    help="experiment name (repeatable; default: every experiment)")
     ec.add_argument("--condition", help="one condition (default: mean over the experiment's conditions)")
     _add_ec_options(ec)
     ec.set_defaults(handler=run_ec_command)
@@ -52,19 +65,37 @@ def register(sub, plan_sub) -> None:
 
 
 def _add_ec_options(parser: argparse.ArgumentParser) -> None:
-    add_resampling_options(parser, interval=False)
+    add_resampling_options(parser)
     add_output_options(parser, out_default=None)
-    parser.add_argument("--interval", choices=("percentile", "bca"), default="percentile")
-    parser.add_argument("--policy", choices=("strict", "model-vs-human"), default="strict",
-                        help="undefined kappa: 'strict' (NaN, skipped in means) or the benchmark's rule")
-    parser.add_argument("--two-level", action="store_true", help="also resample the human observers")
+    parser.add_argument("--policy", choices=("strict", "model-vs-human"), default=None,
+                        help="undefined kappa: 'strict' (NaN, skipped in means; default) or the benchmark's rule")
+    parser.add_argument("--p-value", choices=P_VALUE_METHODS, default=None,
+                        help="per-condition test of independence: 'exact' (default), Klein et al.'s "
+                             "'beta-posterior' (uniform prior, ties extreme) or its published rule")
+    parser.add_argument("--preset", choices=tuple(PRESETS), default="default",
+                        help="'paper': the benchmark's undefined policy (model-vs-human) and Klein et al.'s "
+                             "published p-value rule; explicit --policy/--p-value win")
+    parser.add_argument("--two-level", action="store_true",
+                        help="also resample the human observers (same as --observer-level bootstrap)")
     parser.add_argument("--figure", type=Path, help="write the figure here (png/pdf/svg)")
 
 
-def _load(paths):
-    from ..data.loaders import load_trials
+def ec_choices(args) -> tuple[str, str]:
+    """(policy, p-value method) of an EC command line: the preset's, unless given explicitly."""
+    preset = PRESETS[getattr(args, "preset", "default")]
+    policy = args.policy if args.policy is not None else preset["policy"]
+    p_value = getattr(args, "p_value", None) or preset["p_value"]
+    return policy, p_value
 
-    return load_trials(paths)
+
+def ec_settings(args) -> ResamplingSettings:
+    """The resampling settings of an EC command line (``--two-level`` is ``--observer-level bootstrap``)."""
+    settings = resampling_settings(args)
+    if getattr(args, "two_level", False):
+        if settings.observer_level not in ("none", "bootstrap"):
+            raise ValueError(f"--two-level contradicts --observer-level {settings.observer_level}")
+        settings = replace(settings, observer_level="bootstrap")
+    return settings
 
 
 # --- demo --------------------------------------------------------------------------------------------
@@ -75,8 +106,9 @@ def run_demo(args) -> int:
     from .plots import benchmark_figure, ranking_figure
 
     trials = simulate_benchmark(seed=args.seed)
-    result = run_benchmark(trials, exclusions=None, n_resamples=args.resamples, level=args.level,
-                           seed=args.seed, progress=show_progress(args))
+    result = run_benchmark(trials, exclusions=None, settings=resampling_settings(args))
+    # Analyses computed once for the whole demo; other command families read them from here.
+    args.demo_results = {"benchmark": result, "error_consistency": result.details}
     result = _with_dmc_rows(result, trials, args, exclusions=None)
     out = args.out
     files = [
@@ -91,15 +123,34 @@ def run_demo(args) -> int:
         files.append(save_figure(ranking_figure(result.ranking), out / "ranking.png"))
     files += _demo_extras(trials, args)
     files.append(write_json(result.to_json_dict(), out / "benchmark.json"))
+    files.append(_demo_report(trials, args))
     if args.json:
         emit_json(result.to_json_dict())
         return 0
     print(f"humanlike demo: simulated benchmark ({trials['observer'].nunique()} observers, "
           f"{trials['experiment'].nunique()} experiments, {len(trials)} trials), "
-          f"{args.resamples} bootstrap resamples, seed {args.seed}\n")
+          f"{args.resamples} bootstrap resamples, {args.interval} intervals, seed {args.seed}\n")
     print(format_overall(result))
     print(f"\nwrote {len(files)} files to {out}/")
     return 0
+
+
+def _demo_report(trials, args) -> Path:
+    """The demo's analyses on one page (``report.html``), from the results computed above."""
+    from ..analyses.dvc_choices import latent_correctness_correlation
+    from .report import render_report, write_report
+    from .report_sections import build_sections
+
+    results = dict(args.demo_results)
+    results["latent"] = latent_correctness_correlation(trials, settings=resampling_settings(args))
+    sections, headline = build_sections(results)
+    settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
+    provenance = {"data": f"simulate_benchmark(seed={args.seed})", "trials": len(trials),
+                  "observers": int(trials["observer"].nunique()), "experiments": int(trials["experiment"].nunique())}
+    html = render_report(sections, title="humanlike demo: simulated benchmark", headline=headline,
+                         provenance=provenance, settings=settings,
+                         command=f"humanlike demo --seed {args.seed} --resamples {args.resamples}")
+    return write_report(html, Path(args.out) / "report.html")
 
 
 def _demo_extras(trials, args) -> list[Path]:
@@ -123,8 +174,17 @@ def _with_dmc_rows(result, trials, args, exclusions):
     dmc_cli = optional_module("cli_dmc")
     if dmc_cli is None or "decision_margin" not in trials:
         return result
-    extra = dmc_cli.dmc_benchmark_rows(trials, args.resamples, args.level, args.seed, exclusions=exclusions,
-                                       progress=show_progress(args))
+    from ..analyses.dmc import decision_margin_consistency
+    from ..data.schema import TrialTableError
+
+    try:
+        dmc = decision_margin_consistency(trials, exclusions=exclusions, n_resamples=args.resamples,
+                                          level=args.level, seed=args.seed, progress=show_progress(args))
+    except TrialTableError:
+        return result
+    # Computed once: the demo's DMC extras and report read it from here.
+    getattr(args, "demo_results", {})["dmc"] = dmc
+    extra = dmc_cli.dmc_benchmark_rows(trials, exclusions=exclusions, result=dmc)
     if extra.empty:
         return result
     return replace(result, rows=pd.concat([result.rows, extra], ignore_index=True))
@@ -167,13 +227,11 @@ def _fmt(row) -> str:
 def run_benchmark_command(args) -> int:
     from ..analyses.benchmark import run_benchmark
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
-    from .plots import benchmark_figure
 
-    trials = _load(args.data)
-    result = run_benchmark(
-        trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
-        n_resamples=args.resamples, level=args.level, seed=args.seed, policy=args.policy,
-        interval=args.interval, resample_observers=args.two_level, progress=show_progress(args))
+    trials = load_data(args.data)   # validated by the loader
+    policy, p_value = ec_choices(args)
+    result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
+                           settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
     result = _with_dmc_rows(result, trials, args,
                             exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
     if args.out is not None:
@@ -183,6 +241,8 @@ def run_benchmark_command(args) -> int:
             write_table(result.ranking.to_frame(), args.out / "ranking", args.format)
         write_json(result.to_json_dict(), args.out / "benchmark.json")
     if args.figure is not None:
+        from .plots import benchmark_figure
+
         save_figure(benchmark_figure(result), args.figure)
     if args.json:
         emit_json(result.to_json_dict())
@@ -193,43 +253,17 @@ def run_benchmark_command(args) -> int:
 
 # --- ec ----------------------------------------------------------------------------------------------
 
-def ec_json(result, experiment: str) -> dict:
-    """The ``ec --json`` document: human_human, model_human per model, model_model, and every pair."""
-    s = result.summary
-    s = s[s["scope"] == experiment]
-    ec = s[s["metric"] == "error_consistency"].set_index("group")
-    acc = s[s["metric"] == "ood_accuracy"].set_index("group")
-
-    def entry(group):
-        row = ec.loc[group]
-        return {"mean": row["estimate"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
-                "n_pairs": int(row["n_pairs"])}
-
-    doc = {"experiment": experiment, "condition": result.settings["condition"],
-           "human_human": {**entry("humans"), "mean_accuracy": acc.loc["humans", "estimate"]},
-           "model_human": {}, "model_model": entry("model-model")}
-    for group in ec.index:
-        if group not in ("humans", "model-model"):
-            doc["model_human"][group] = {**entry(group), "accuracy": acc.loc[group, "estimate"]}
-    pairs = result.pair_intervals.copy()
-    p = result.pairs.groupby(["observer_1", "observer_2"])["p_value"]
-    pairs = pairs.merge(p.min().rename("p_value_min").reset_index(), on=["observer_1", "observer_2"])
-    if result.settings["condition"] is not None:
-        pairs = pairs.rename(columns={"p_value_min": "p_value"})
-    doc["pairs"] = pairs.drop(columns=["experiment"]).to_dict("records")
-    doc["settings"] = result.settings
-    return doc
-
-
 def run_ec_command(args) -> int:
     from ..analyses.errorconsistency import error_consistency
 
-    trials = _load(args.data)
-    result = error_consistency(
-        trials, experiments=[args.experiment], condition=args.condition, n_resamples=args.resamples,
-        level=args.level, seed=args.seed, policy=args.policy, interval=args.interval,
-        resample_observers=args.two_level, pair_intervals=True, progress=show_progress(args))
-    doc = ec_json(result, args.experiment)
+    trials = load_data(args.data)   # validated by the loader
+    policy, p_value = ec_choices(args)
+    result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
+                               settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,
+                               validate=False)
+    experiments = result.settings["experiments"]
+    doc = (result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
+           else result.to_json_dict())
     if args.out is not None:
         write_table(result.summary, args.out / "ec_summary", args.format)
         write_table(result.pairs, args.out / "ec_pairs_by_condition", args.format)
@@ -238,21 +272,48 @@ def run_ec_command(args) -> int:
     if args.figure is not None:
         from .plots import pairwise_figure
 
-        save_figure(pairwise_figure(result, args.experiment), args.figure)
+        for name in experiments:
+            path = args.figure if len(experiments) == 1 else args.figure.with_name(
+                f"{args.figure.stem}-{name}{args.figure.suffix}")
+            save_figure(pairwise_figure(result, name), path)
     if args.json:
         emit_json(doc)
         return 0
-    level = int(round(args.level * 100))
-    where = f"condition {args.condition}" if args.condition else "mean over conditions"
-    print(f"error consistency, experiment {args.experiment} ({where}); estimate [{level}% CI]")
-    h = doc["human_human"]
-    print(f"  human-human  {h['mean']:.3f} [{h['ci_low']:.3f}, {h['ci_high']:.3f}]  "
-          f"({h['n_pairs']} pairs, mean accuracy {h['mean_accuracy']:.3f})")
-    m = doc["model_model"]
-    print(f"  model-model  {m['mean']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}]  ({m['n_pairs']} pairs)")
-    for name, e in sorted(doc["model_human"].items(), key=lambda kv: -np.nan_to_num(kv[1]["mean"], nan=-9)):
-        print(f"  {name:<26} {e['mean']:.3f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}]  accuracy {e['accuracy']:.3f}")
+    print(format_ec(result))
     return 0
+
+
+def format_ec(result) -> str:
+    """Readable EC summary: per experiment human-human, model-model and every model with humans."""
+    settings = result.settings
+    level = int(round(settings["level"] * 100))
+    where = f"condition {settings['condition']}" if settings["condition"] else "mean over conditions"
+    lines = [f"error consistency ({where}); estimate [{level}% {settings['interval']} interval], "
+             f"{settings['n_resamples']} resamples, observer level {settings['observer_level']}, "
+             f"policy {settings['policy']}"]
+    for name in settings["experiments"]:
+        doc = result.experiment_json_dict(name)
+        lines.append(f"experiment {name}")
+        h = doc["human_human"]
+        lines.append(f"  human-human  {_fmt_entry(h)}  ({h['n_pairs']} pairs, mean accuracy {_num(h['mean_accuracy'])})")
+        m = doc["model_model"]
+        lines.append(f"  model-model  {_fmt_entry(m)}  ({m['n_pairs']} pairs)")
+        ranked = sorted(doc["model_human"].items(), key=lambda kv: -(kv[1]["mean"] if kv[1]["mean"] is not None else -9))
+        for model, e in ranked:
+            lines.append(f"  {model:<26} {_fmt_entry(e)}  accuracy {_num(e['accuracy'])}")
+    undefined = result.summary["undefined_share"].fillna(0)
+    if (undefined > 0).any():
+        lines.append(f"(largest share of resamples with an undefined value: {undefined.max():.1%}; "
+                     "see the undefined_share column)")
+    return "\n".join(lines)
+
+
+def _num(value) -> str:
+    return "nan" if value is None else f"{value:.3f}"
+
+
+def _fmt_entry(e) -> str:
+    return f"{_num(e['mean'])} [{_num(e['ci_low'])}, {_num(e['ci_high'])}]"
 
 
 # --- plan ec -----------------------------------------------------------------------------------------
@@ -268,7 +329,9 @@ def run_plan_ec(args) -> int:
                  "ci_width": frame.to_dict("records")}
     if args.width is not None:
         doc["trials_for_width"] = {"target_width": args.width,
-                                   "trials": int(trials_for_ci_width(args.width, a1, a2, args.kappa, level=args.level))}
+                                   "method": args.method,
+                                   "trials": int(trials_for_ci_width(args.width, a1, a2, args.kappa, level=args.level,
+                                                                     method=args.method, seed=args.seed))}
     if args.compare_kappa is not None:
         a3 = args.compare_accuracy if args.compare_accuracy is not None else a2
         power = power_ec_difference(n, args.kappa, args.compare_kappa, a1, a2, a3, alpha=args.alpha, seed=args.seed)
@@ -281,7 +344,7 @@ def run_plan_ec(args) -> int:
     print(f"expected {int(args.level * 100)}% CI width of EC (true EC {args.kappa}, accuracies {a1}, {a2}, {args.method}):")
     print(frame.to_string(index=False))
     if "trials_for_width" in doc:
-        print(f"trials needed for width {args.width}: {doc['trials_for_width']['trials']}")
+        print(f"trials needed for width {args.width} ({args.method}): {doc['trials_for_width']['trials']}")
     if "power" in doc:
         print(f"\npower to detect EC {args.kappa} vs {args.compare_kappa} (alpha {args.alpha}):")
         print(pd.DataFrame(doc["power"]).to_string(index=False))

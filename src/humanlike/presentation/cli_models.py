@@ -43,6 +43,9 @@ def register(sub, plan_sub) -> None:
     parser.add_argument("--workers", type=int, default=2, help="local Dask workers (default %(default)s)")
     parser.add_argument("--shard-size", type=int, default=1024, help="images per work unit (default %(default)s)")
     parser.add_argument("--cache-dir", type=Path, help="work-unit cache (default OUT/cache)")
+    parser.add_argument("--tensor-cache", action="store_true",
+                        help="also cache decoded, preprocessed images (models with the same preprocessing "
+                             "then skip decoding; ~0.6 MB per 224x224 image)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run_evaluate_command)
@@ -71,7 +74,7 @@ def run_evaluate_command(args) -> int:
         batch_size=args.batch_size, num_workers=args.num_workers, device=args.device, precision=args.precision,
         mapping=args.mapping, rule=args.rule, cache_dir=args.cache_dir or args.out / "cache",
         executor=args.executor, workers=args.workers, shard_size=args.shard_size,
-        progress=show_progress(args))
+        tensor_cache=args.tensor_cache, progress=show_progress(args))
     write_evaluation(results, args.out)
     summary = [{"model": r.model, "experiment": "+".join(sorted(r.trials["experiment"].unique())),
                 "trials": len(r.trials), "accuracy": float(r.trials["correct"].mean()),

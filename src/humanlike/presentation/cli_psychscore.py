@@ -172,6 +172,8 @@ def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial 
 
     result = psychophysical_score(simulate_psychscore_demo(seed=args.seed), n_resamples=min(int(args.resamples), 200),
                                   level=args.level, seed=args.seed)
+    if hasattr(args, "demo_results"):
+        args.demo_results["psychscore"] = result  # the demo report shows it
     out = Path(args.out)
     fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
     files = [write_table(result.to_frame(), out / "psychscore", args.format), save_figure(fig, out / "psychscore.png")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -14,19 +15,58 @@ import pandas as pd
 TABLE_FORMATS = ("csv", "parquet", "json")
 
 
+class OutputCollisionError(ValueError):
+    """Two outputs of one run would be written to the same file (the second would overwrite the first)."""
+
+
+class OutputPathError(ValueError):
+    """An output cannot be written where asked (the folder is a file, or not writable)."""
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the OS tells it (Linux), else set and restored."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _atomic(path: Path, write) -> Path:
     """Write through a temporary file in the same folder and rename it into place, so a reader never
-    sees a half-written file."""
+    sees a half-written file.
+
+    The temporary file is removed on any failure, KeyboardInterrupt included, and the final file gets
+    the permissions of a file created normally (0666 minus the umask), not mkstemp's private 0600.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
+    if path.is_dir():
+        raise OutputPathError(f"{path}: is a folder; cannot write a file there")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise OutputPathError(f"{path.parent}: exists and is not a folder; choose another output folder") from None
+    except PermissionError:
+        raise OutputPathError(f"{path.parent}: cannot be created (permission denied)") from None
+    tmp = None
+    try:
+        try:
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        except PermissionError:
+            raise OutputPathError(f"{path.parent}: not writable (permission denied)") from None
+        os.close(fd)
         write(Path(tmp))
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        tmp = None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
     return path
 
 
@@ -60,16 +100,26 @@ def write_json(obj, path) -> Path:
     return _atomic(Path(path), lambda tmp: tmp.write_text(to_json_text(obj) + "\n"))
 
 
-def write_table(frame: pd.DataFrame, path, fmt: str | None = None) -> Path:
-    """Write a tidy frame as CSV, Parquet or JSON (records), chosen by ``fmt`` or the file suffix."""
-    path = Path(path)
+def _table_format(path: Path, fmt: str | None) -> str:
     fmt = (fmt or path.suffix.lstrip(".") or "csv").lower()
     if fmt == "pq":
         fmt = "parquet"
     if fmt not in TABLE_FORMATS:
         raise ValueError(f"unknown table format {fmt!r}; use one of {TABLE_FORMATS}")
-    if path.suffix.lstrip(".").lower() != fmt:
-        path = path.with_suffix("." + fmt)
+    return fmt
+
+
+def table_path(path, fmt: str | None = None) -> Path:
+    """The path :func:`write_table` writes to: ``path`` with the format's suffix."""
+    path = Path(path)
+    fmt = _table_format(path, fmt)
+    return path if path.suffix.lstrip(".").lower() == fmt else path.with_suffix("." + fmt)
+
+
+def write_table(frame: pd.DataFrame, path, fmt: str | None = None) -> Path:
+    """Write a tidy frame as CSV, Parquet or JSON (records), chosen by ``fmt`` or the file suffix."""
+    fmt = _table_format(Path(path), fmt)
+    path = table_path(path, fmt)
     if fmt == "csv":
         return _atomic(path, lambda tmp: frame.to_csv(tmp, index=False))
     if fmt == "parquet":
@@ -81,3 +131,125 @@ def save_figure(fig, path) -> Path:
     path = Path(path)
     fmt = path.suffix.lstrip(".") or "png"
     return _atomic(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight"))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+MANIFEST_NAME = "manifest.json"
+
+
+def write_manifest(out_dir, files, settings=None, name: str = MANIFEST_NAME) -> Path:
+    """Write the run manifest into ``out_dir``: every output file with its size and sha256, and
+    ``complete: true``. Write it last: a folder without a manifest (or whose files do not match it) comes
+    from an interrupted run.
+
+    Parameters
+    ----------
+    out_dir : path
+        The run's output folder; file paths are recorded relative to it where possible.
+    files : iterable of path
+        The files the run wrote (each must exist).
+    settings : dict, optional
+        The run's settings (command, options, seed, version), stored as given.
+    name : str
+        File name of the manifest.
+
+    Returns
+    -------
+    pathlib.Path
+        The manifest's path.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.csv").write_text("x\\n1\\n")
+    >>> doc = json.loads(write_manifest(d, [d / "a.csv"], {"seed": 0}).read_text())
+    >>> doc["complete"], doc["files"][0]["path"], doc["files"][0]["bytes"]
+    (True, 'a.csv', 6)
+    """
+    out_dir = Path(out_dir)
+    entries = []
+    for file in files:
+        file = Path(file)
+        if not file.is_file():
+            raise FileNotFoundError(f"manifest: output {file} does not exist")
+        try:
+            shown = str(file.resolve().relative_to(out_dir.resolve()))
+        except ValueError:
+            shown = str(file)
+        entries.append({"path": shown, "bytes": file.stat().st_size, "sha256": _sha256(file)})
+    doc = {"complete": True, "files": entries, "settings": settings or {}}
+    return write_json(doc, out_dir / name)
+
+
+class RunOutputs:
+    """The files of one run: refuses (or renames) a second output to the same path, writes the manifest.
+
+    ``on_collision="error"`` (default) raises :class:`OutputCollisionError` naming both outputs;
+    ``"rename"`` writes the second as ``name-2.ext`` (``-3``, ...). Paths are compared after the
+    format's suffix is applied, so ``summary`` as a table in JSON and a ``summary.json`` document collide.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> run = RunOutputs(pathlib.Path(tempfile.mkdtemp()), on_collision="rename")
+    >>> a = run.table(pd.DataFrame({"x": [1]}), run.out_dir / "summary", fmt="json")
+    >>> b = run.json({"k": 1}, run.out_dir / "summary.json")
+    >>> a.name, b.name
+    ('summary.json', 'summary-2.json')
+    """
+
+    def __init__(self, out_dir, on_collision: str = "error"):
+        if on_collision not in ("error", "rename"):
+            raise ValueError(f"on_collision must be 'error' or 'rename', not {on_collision!r}")
+        self.out_dir = Path(out_dir)
+        self.on_collision = on_collision
+        self.files: list[Path] = []
+        self._what: dict[Path, str] = {}
+
+    def claim(self, path, what: str = "") -> Path:
+        """Reserve ``path`` for this run and return the path to write (renamed on collision)."""
+        path = Path(path)
+        key = path.resolve()
+        if key in self._what:
+            if self.on_collision == "error":
+                raise OutputCollisionError(
+                    f"{path}: two outputs of this run would share this file ({self._what[key] or 'first'} and "
+                    f"{what or 'second'}); the second would overwrite the first")
+            i = 2
+            while (path.with_name(f"{path.stem}-{i}{path.suffix}")).resolve() in self._what:
+                i += 1
+            path = path.with_name(f"{path.stem}-{i}{path.suffix}")
+            key = path.resolve()
+        self._what[key] = what or path.name
+        return path
+
+    def table(self, frame: pd.DataFrame, path, fmt: str | None = None) -> Path:
+        """:func:`write_table` through :meth:`claim`."""
+        target = self.claim(table_path(path, fmt), f"table {Path(path).name}")
+        written = write_table(frame, target, fmt)
+        self.files.append(written)
+        return written
+
+    def json(self, obj, path) -> Path:
+        """:func:`write_json` through :meth:`claim`."""
+        written = write_json(obj, self.claim(path, f"document {Path(path).name}"))
+        self.files.append(written)
+        return written
+
+    def figure(self, fig, path) -> Path:
+        """:func:`save_figure` through :meth:`claim`."""
+        written = save_figure(fig, self.claim(path, f"figure {Path(path).name}"))
+        self.files.append(written)
+        return written
+
+    def manifest(self, settings=None) -> Path:
+        """Write the manifest of every file written so far (call it last)."""
+        return write_manifest(self.out_dir, self.files, settings)

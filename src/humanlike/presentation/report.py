@@ -81,7 +81,7 @@ def figure_svg(figure) -> str:
 
 def format_cell(value, digits: int) -> tuple[str, str]:
     """(shown text, sort/exact value) of one table cell."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "–", ""
     if isinstance(value, (bool, np.bool_)):
         return ("yes" if value else "no"), str(int(bool(value)))

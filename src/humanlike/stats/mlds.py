@@ -283,8 +283,15 @@ def fit_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "glm",
     if method == "glm":
         return _fit_glm(x, y, levels, link, stim, penalty)
     if method == "optim":
+        # The same likelihood as the glm, reparameterised: separated data have no finite optimum here either.
+        if is_separable(x, y):
+            return _separated_fit(x, y, levels, link, stim, "optim", p - 1, 0)
         return _fit_optim(x, y, levels, link, stim)
-    return _fit_power(x, y, levels, link, stim, start_exponent)
+    fit = _fit_power(x, y, levels, link, stim, start_exponent)
+    if fit.sigma < 1e-8 * max(1.0, float(np.nanmax(np.abs(fit.standard_scale)))):
+        fit.status = "separated"
+        fit.reason = "sigma ran to 0: the power-function scale separates the responses (no finite maximum)"
+    return fit
 
 
 def _separated_fit(x, y, levels, link, stim, method, n_parameters, iterations) -> MldsFit:

@@ -88,6 +88,7 @@ def ec_test_beta_posterior(
     seed: SeedLike = None,
     policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
     chunk_size: int = 2_000_000,
+    extreme: str = "at-least",
 ) -> ECTestResult:
     """Klein et al.'s test of H0 "the two observers are independent" by simulation.
 
@@ -97,14 +98,23 @@ def ec_test_beta_posterior(
     ``c ~ Bin(n - k1, p2)`` - and its kappa (:func:`humanlike.metrics.ec.kappa` with ``policy``).
 
     ``p_value`` (two-sided) = share of simulations with ``|kappa_null| >= |kappa_obs|`` (minus
-    :data:`KAPPA_TIE_TOLERANCE`); ``p_greater`` = share with ``kappa_null >= kappa_obs``. Simulated tables
+    :data:`KAPPA_TIE_TOLERANCE`); ``p_greater`` = share with ``kappa_null >= kappa_obs``.
+
+    ``extreme`` chooses how ties count: ``"at-least"`` (default) counts ``>=`` as above; ``"greater"``
+    counts only strictly more extreme simulated kappas (``|kappa_null| > |kappa_obs|`` beyond the
+    tolerance), the rule of Klein et al.'s published code. The default stays ``>=`` because kappa of a
+    finite table is discrete: ties with the observed value have positive probability under H0, and
+    dropping them makes the p-value too small (the test rejects more often than its level; with 100
+    trials and few errors the two rules differ by up to about 0.02). Simulated tables
     whose kappa is undefined (NaN: both simulated observers constant) count as *not* extreme (they stay in
     the denominator). NaN p when the observed kappa is undefined. The p-value is the plain share, so it can
     be 0; its resolution is ``1 / n_simulations``.
 
     Prior: the default ``(1, 1)`` (uniform prior, posterior ``Beta(k+1, n-k+1)``) keeps the posterior proper
-    when an observer is always right or always wrong. ``prior=(0, 0)`` reproduces the published method
-    (``Beta(k, n-k)``) exactly and raises ``ValueError`` when some ``k`` is 0 or ``n`` (improper Beta).
+    when an observer is always right or always wrong. ``prior=(0, 0)`` uses the published posterior
+    (``Beta(k, n-k)``) and raises ``ValueError`` when some ``k`` is 0 or ``n`` (improper Beta). The
+    published method is ``prior=(0, 0), extreme="greater"``; it is reproduced in distribution (the
+    random numbers differ from the published code's, so individual p-values differ by Monte Carlo error).
 
     Vectorised over tables (arrays of a, b, c, d); ``chunk_size`` caps tables x simulations per draw.
     """
@@ -125,6 +135,8 @@ def ec_test_beta_posterior(
                 f"{name} is always wrong or always right in some table, so the Beta(k + {alpha0}, n - k + {beta0}) "
                 "posterior is improper; use a proper prior such as prior=(1, 1)"
             )
+    if extreme not in ("at-least", "greater"):
+        raise ValueError(f"extreme must be 'at-least' or 'greater', not {extreme!r}")
     rng = make_rng(seed)
     k_obs = np.asarray(kappa(a, b, c, d, policy=policy), dtype=float).ravel()
     m = n.size
@@ -142,9 +154,13 @@ def ec_test_beta_posterior(
         k_null = kappa(sa, s1 - sa, sc, nn - s1 - sc, policy=policy)
         ko = k_obs[sl, None]
         with np.errstate(invalid="ignore"):
-            extreme = np.abs(k_null) >= np.abs(ko) - KAPPA_TIE_TOLERANCE
-            greater = k_null >= ko - KAPPA_TIE_TOLERANCE
-        p_two[sl] = extreme.mean(axis=1)  # NaN comparisons are False: undefined null kappas are not extreme
+            if extreme == "at-least":
+                beyond = np.abs(k_null) >= np.abs(ko) - KAPPA_TIE_TOLERANCE
+                greater = k_null >= ko - KAPPA_TIE_TOLERANCE
+            else:
+                beyond = np.abs(k_null) > np.abs(ko) + KAPPA_TIE_TOLERANCE
+                greater = k_null > ko + KAPPA_TIE_TOLERANCE
+        p_two[sl] = beyond.mean(axis=1)  # NaN comparisons are False: undefined null kappas are not extreme
         p_one[sl] = greater.mean(axis=1)
     undefined = np.isnan(k_obs)
     p_two[undefined] = np.nan
@@ -252,8 +268,9 @@ def ec_test_exact(a, b, c, d, policy: UndefinedPolicy | str = UndefinedPolicy.ST
     hypergeometric distribution is symmetric (``k1 = n/2`` or ``k2 = n/2``), and generally differs a little
     otherwise. ``p_greater`` = P(A >= a) (kappa at least as large).
 
-    NaN p-values when both observers are constant (one-point support, kappa undefined); one constant
-    observer gives kappa 0 and p = 1. ``policy`` only affects the reported kappa.
+    NaN p-values when kappa is undefined (both observers always right, or both always wrong); one constant
+    observer - including one always right and the other always wrong - gives kappa 0 and p = 1 (the
+    null distribution has one point). ``policy`` only affects the reported kappa.
 
     Vectorised: the hypergeometric pmf is evaluated once per distinct margin (n, k1, k2) over its whole
     support (padded 2-D blocks, log-gamma), cumulated from both ends (so small tails stay accurate), and
@@ -274,7 +291,9 @@ def ec_test_exact(a, b, c, d, policy: UndefinedPolicy | str = UndefinedPolicy.ST
     p_two, p_one = _hypergeom_tails(n, k1, k2, lo, hi, a)
     p_two = np.where(t == 0, 1.0, np.minimum(p_two, 1.0))
     p_one = np.minimum(p_one, 1.0)
-    both_constant = ((k1 == 0) | (k1 == n)) & ((k2 == 0) | (k2 == n))
+    # Undefined only when the expected agreement is 1 (both always right or both always wrong); one
+    # observer always right and the other always wrong has kappa 0 and a one-point null: p = 1.
+    both_constant = ((k1 == k2) & ((k1 == 0) | (k1 == n))) | (n < 2)  # kappa undefined (strict policy)
     p_two = np.where(both_constant, np.nan, p_two)
     p_one = np.where(both_constant, np.nan, p_one)
     return ECTestResult(

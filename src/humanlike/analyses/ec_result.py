@@ -1,0 +1,172 @@
+"""The result of an error-consistency analysis: resampled summary and pairs, their tables and JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..stats.ranking import RankingStability
+from ..stats.results import Resampled
+from .pairwise import HUMANS, MODEL_MODEL, OOD_ACCURACY
+
+SUMMARY_COLUMNS = ["scope", "group", "kind", "metric", "estimate", "ci_low", "ci_high", "n_pairs", "reason",
+                   "undefined_share"]
+
+
+def _plain(value):
+    if isinstance(value, (float, np.floating)):
+        return None if not np.isfinite(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def condition_p_values(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per pair, the exact p-values of its conditions summarised: the smallest (uncorrected) and Bonferroni's.
+
+    ``p_value_min_uncorrected`` is the smallest per-condition p — not a p-value of anything when there are
+    several conditions; ``p_value_bonferroni`` = min(1, k x smallest p) over the k conditions with a defined
+    p tests "independent in every condition" at its nominal level.
+    """
+    grouped = pairs.groupby(["observer_1", "observer_2"], sort=False)["p_value"]
+    smallest = grouped.min()
+    k = grouped.count()
+    return pd.DataFrame({"p_value_min_uncorrected": smallest,
+                         "p_value_bonferroni": np.minimum(1.0, smallest * k)}).reset_index()
+
+
+@dataclass(frozen=True)
+class ErrorConsistencyResult:
+    """Error consistency of a trial table: resampled summary rows, pairs, ranking.
+
+    Attributes
+    ----------
+    resampled : Resampled
+        One column per (scope, group, kind, metric): scope = an experiment or ``"overall"``, group =
+        ``"humans"`` (human–human), ``"model-model"``, or a model name (model–human); metrics
+        ``error_consistency``, ``observed_consistency``, ``accuracy_difference`` and ``ood_accuracy``. Holds
+        the estimate, the kept replicates (and jackknife rows for BCa), so :meth:`interval` at any level or
+        method needs no rerun.
+    n_pairs : numpy.ndarray
+        Pairs behind each column of :attr:`resampled`.
+    pairs : pandas.DataFrame
+        Per (experiment, condition, pair): the 2x2 counts, EC, observed consistency, squared accuracy
+        difference, exact p-value.
+    pair_resampled : Resampled or None
+        Per experiment pair, EC averaged over conditions, from the same resamples (when
+        ``pair_intervals=True``).
+    ranking : RankingStability or None
+        Stability of the models' ranking by overall EC to humans.
+    model_replicates : numpy.ndarray or None
+        Replicates of the models' overall EC (resamples x models), in :attr:`ranking` order.
+    settings : dict
+        The resampling settings and the analysis options.
+    """
+
+    resampled: Resampled
+    n_pairs: np.ndarray = field(repr=False)
+    pairs: pd.DataFrame = field(repr=False)
+    pair_resampled: Resampled | None = field(default=None, repr=False)
+    ranking: RankingStability | None = None
+    model_replicates: np.ndarray | None = field(default=None, repr=False)
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def estimate(self) -> np.ndarray:
+        return self.resampled.estimate
+
+    def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of every summary column (see :meth:`humanlike.stats.results.Resampled.interval`)."""
+        return self.resampled.interval(level, method)
+
+    def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """Tidy summary: scope, group, kind, metric, estimate, ci_low, ci_high, n_pairs, reason, undefined_share."""
+        frame = self.resampled.to_frame(level, method)
+        frame["n_pairs"] = self.n_pairs.astype(int)
+        return frame[SUMMARY_COLUMNS]
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """:meth:`to_frame` at the result's own level and interval method."""
+        return self.to_frame()
+
+    def table(self, metric: str = "error_consistency", scope: str = "overall") -> pd.DataFrame:
+        """One row per group for one metric and scope."""
+        s = self.summary
+        return s[(s["metric"] == metric) & (s["scope"] == scope)].reset_index(drop=True)
+
+    def pair_frame(self, level: float | None = None, method: str | None = None,
+                   metric: str = "error_consistency") -> pd.DataFrame | None:
+        """Per experiment pair: the condition-averaged ``metric`` with its interval (None without pair intervals).
+
+        Columns experiment, observer_1, observer_2, kind_1, kind_2, ``metric`` (the estimate), ci_low, ci_high,
+        undefined_share, reason, n_conditions.
+        """
+        if self.pair_resampled is None:
+            return None
+        frame = self.pair_resampled.where(metric=metric).to_frame(level, method)
+        kinds = frame["kind"].str.split("-", expand=True)
+        frame["kind_1"], frame["kind_2"] = kinds[0], kinds[1]
+        frame = frame.rename(columns={"estimate": metric})
+        conditions = self.pairs.groupby("experiment")["condition"].nunique()
+        frame["n_conditions"] = frame["experiment"].map(conditions).astype(int)
+        return frame[["experiment", "observer_1", "observer_2", "kind_1", "kind_2", metric, "ci_low", "ci_high",
+                      "undefined_share", "reason", "n_conditions"]]
+
+    @property
+    def pair_intervals(self) -> pd.DataFrame | None:
+        """:meth:`pair_frame` of error consistency at the result's own level and method."""
+        return self.pair_frame()
+
+    def experiment_json_dict(self, experiment: str, level: float | None = None, method: str | None = None) -> dict:
+        """One experiment as a document: human_human, model_human per model, model_model, and every pair."""
+        s = self.to_frame(level, method)
+        s = s[s["scope"] == experiment]
+        if s.empty:
+            raise KeyError(f"no experiment {experiment!r}; experiments: {self.settings.get('experiments')}")
+        ec = s[s["metric"] == "error_consistency"].set_index("group")
+        acc = s[s["metric"] == OOD_ACCURACY].set_index("group")
+
+        def entry(group):
+            row = ec.loc[group]
+            return {"mean": _plain(row["estimate"]), "ci_low": _plain(row["ci_low"]),
+                    "ci_high": _plain(row["ci_high"]), "n_pairs": int(row["n_pairs"]),
+                    "undefined_share": _plain(row["undefined_share"]), "reason": row["reason"]}
+
+        doc = {"experiment": experiment, "condition": self.settings.get("condition"),
+               "human_human": {**entry(HUMANS), "mean_accuracy": _plain(acc.loc[HUMANS, "estimate"])},
+               "model_human": {}, "model_model": entry(MODEL_MODEL)}
+        for group in ec.index:
+            if group not in (HUMANS, MODEL_MODEL):
+                doc["model_human"][group] = {**entry(group), "accuracy": _plain(acc.loc[group, "estimate"])}
+        pairs = self.pair_frame(level, method)
+        if pairs is not None:
+            pairs = pairs[pairs["experiment"] == experiment]
+            pairs = pairs.merge(condition_p_values(self.pairs[self.pairs["experiment"] == experiment]),
+                                on=["observer_1", "observer_2"])
+            if self.settings.get("condition") is not None:
+                pairs = pairs.drop(columns=["p_value_bonferroni"]).rename(
+                    columns={"p_value_min_uncorrected": "p_value"})
+            doc["pairs"] = _records(pairs.drop(columns=["experiment"]))
+        doc["settings"] = dict(self.settings)
+        return doc
+
+    def to_json_dict(self, level: float | None = None, method: str | None = None) -> dict:
+        """The whole result as JSON-ready dict: settings, summary rows, one document per experiment, ranking."""
+        return {
+            "settings": dict(self.settings),
+            "level": level if level is not None else self.resampled.level,
+            "interval": method if method is not None else self.resampled.method,
+            "n_resamples": self.resampled.n_resamples,
+            "summary": _records(self.to_frame(level, method)),
+            "experiments": {name: {k: v for k, v in self.experiment_json_dict(name, level, method).items()
+                                   if k != "settings"}
+                            for name in self.settings.get("experiments", [])},
+            "ranking": None if self.ranking is None else _records(self.ranking.to_frame()),
+        }

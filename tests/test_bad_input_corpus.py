@@ -1,0 +1,205 @@
+"""The bad-input corpus (issue 11): every malformed input -> a clear error naming what is wrong, or a
+documented correct result. Goes through the public readers (load_trials / validate_trials)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from humanlike.data.loaders import load_trials
+from humanlike.data.schema import TrialTableError, first_presentations, number_repeats, validate_trials
+
+
+def _good(n_items=4, conditions=("0.90",)):
+    rows = []
+    for obs, kind in (("subject-01", "human"), ("resnet50", "model")):
+        for cond in conditions:
+            for i in range(n_items):
+                label = ["cat", "dog"][i % 2]
+                response = label if (i + len(obs)) % 3 else ("dog" if label == "cat" else "cat")
+                rows.append({"observer": obs, "observer_kind": kind, "experiment": "noise",
+                             "condition": cond, "item": f"img{i}", "label": label, "response": response,
+                             "correct": response == label})
+    return pd.DataFrame(rows)
+
+
+def _with(frame, row, **changes):
+    frame = frame.copy()
+    for col, value in changes.items():
+        frame[col] = frame[col].astype(object)
+        frame.loc[row, col] = value
+    return frame
+
+
+# (id, frame builder, pattern the error must contain)
+FRAME_CASES = [
+    ("missing column", lambda: _good().drop(columns="response"), "response"),
+    ("NaN label", lambda: _with(_good(), 2, label=np.nan), "label.*NaN|NaN.*label"),
+    ("blank item", lambda: _with(_good(), 1, item=""), "'item' has blank.*subject-01"),
+    ("blank observer", lambda: _with(_good(), 5, observer="  "), "'observer' has blank"),
+    ("blank response", lambda: _with(_good(), 0, response="", correct=False), "'response' has blank.*'na'"),
+    ("unknown kind", lambda: _with(_good(), 0, observer_kind="robot"), "robot"),
+    ("correct not boolean", lambda: _with(_good(), 0, correct="maybe"), "'correct' must be boolean"),
+    ("correct disagrees", lambda: _with(_good(), 0, correct=not _good().loc[0, "correct"]), "disagrees"),
+    ("duplicate answer", lambda: pd.concat([_good(), _good().iloc[[0]]]), "more than once.*img0"),
+    ("item with two labels across observers",
+     lambda: _with(_good(), 4, label="dog", response="dog", correct=True), "item 'img0'.*different labels"),
+    ("item with two labels across conditions",
+     lambda: _with(_good(conditions=("0.1", "0.2")), 4, label="dog", response="dog", correct=True),
+     "item 'img0'.*different labels"),
+    ("response outside label set", lambda: _with(_good(), 0, response="toaster", correct=False), "toaster"),
+    ("float condition", lambda: _good().assign(condition=0.9), "'condition' holds floating-point.*strings"),
+    ("float item ids", lambda: _good().assign(item=np.arange(8) / 10), "'item' holds floating-point"),
+    ("observer in two kinds", lambda: _with(_good(), 0, observer="resnet50"), "both human and model"),
+    ("empty table", lambda: _good().iloc[:0], "no rows"),
+    ("not a frame", lambda: [1, 2, 3], "DataFrame"),
+    ("margin sign wrong", lambda: _good().assign(decision_margin=np.where(_good()["correct"], -1.0, 1.0)),
+     "decision_margin"),
+    ("repeat NaN", lambda: _good().assign(repeat=np.nan), "'repeat' has NaN"),
+    ("rt not numeric", lambda: _good().assign(rt="fast"), "'rt' must be numeric"),
+]
+
+
+@pytest.mark.parametrize("build,pattern", [c[1:] for c in FRAME_CASES], ids=[c[0] for c in FRAME_CASES])
+def test_malformed_frames_give_clear_errors(build, pattern):
+    with pytest.raises(TrialTableError, match=pattern):
+        validate_trials(build())
+
+
+def _csv(tmp_path, text, name="trials.csv", encoding="utf-8"):
+    path = tmp_path / name
+    path.write_bytes(text.encode(encoding) if isinstance(text, str) else text)
+    return path
+
+
+HEADER = "observer,observer_kind,experiment,condition,item,label,response,correct\n"
+FILE_CASES = [
+    ("empty file", lambda p: _csv(p, ""), "trials.csv: the file is empty"),
+    ("header only", lambda p: _csv(p, HEADER), "trials.csv: trial table has no rows"),
+    ("not utf-8", lambda p: _csv(p, (HEADER + "s\u00e9,human,e,0,i,cat,cat,True\n").encode("latin-1")),
+     "trials.csv: not UTF-8"),
+    ("missing column", lambda p: _csv(p, "observer,item\ns1,i1\n"), "trials.csv: .*missing required column"),
+    ("blank observer cell", lambda p: _csv(p, HEADER + ",human,e,0,i1,cat,cat,True\n"),
+     "trials.csv: column 'observer' has blank"),
+    ("blank item cell", lambda p: _csv(p, HEADER + "s1,human,e,0,,cat,cat,True\n"),
+     "trials.csv: column 'item' has blank"),
+    ("unknown suffix", lambda p: _csv(p, HEADER, name="trials.xlsx"), "unknown file type"),
+    ("no such file", lambda p: p / "nope.csv", "nope.csv: no such file"),
+    ("garbage parquet", lambda p: _csv(p, "not parquet", name="t.parquet"), "t.parquet: cannot be read"),
+]
+
+
+@pytest.mark.parametrize("make,pattern", [c[1:] for c in FILE_CASES], ids=[c[0] for c in FILE_CASES])
+def test_malformed_files_give_errors_naming_the_file(tmp_path, make, pattern):
+    with pytest.raises(TrialTableError, match=pattern):
+        load_trials(make(tmp_path))
+
+
+# --- documented correct results ----------------------------------------------------------------------
+
+def test_csv_conditions_keep_their_spelling(tmp_path):
+    path = tmp_path / "t.csv"
+    _good(conditions=("0.90", "1.0")).to_csv(path, index=False)
+    assert sorted(load_trials(path)["condition"].unique()) == ["0.90", "1.0"]
+
+
+def test_parquet_string_conditions_keep_their_spelling_and_float_ones_are_refused(tmp_path):
+    pytest.importorskip("pyarrow")
+    good = tmp_path / "good.parquet"
+    _good().to_parquet(good, index=False)
+    assert set(load_trials(good)["condition"]) == {"0.90"}
+    bad = tmp_path / "bad.parquet"
+    _good().assign(condition=0.9).to_parquet(bad, index=False)
+    with pytest.raises(TrialTableError, match="bad.parquet: column 'condition' holds floating-point"):
+        load_trials(bad)
+
+
+def test_integer_item_ids_are_exact_and_accepted():
+    out = validate_trials(_good().assign(item=np.tile(np.arange(4), 2)))
+    assert set(out["item"]) == {"0", "1", "2", "3"}
+
+
+def test_sixteen_choice_data_covering_few_classes_is_valid():
+    frame = _with(_good(), 0, response="elephant", correct=False)  # a benchmark class no item has
+    assert len(validate_trials(frame)) == 8
+    frame = _with(_good(), 0, response="toaster", correct=False)
+    assert len(validate_trials(frame, labels=["cat", "dog", "toaster"])) == 8
+    with pytest.raises(TrialTableError, match="declared label set"):
+        validate_trials(_good(), labels=["cat"])
+
+
+def test_repeats_are_numbered_per_experiment_and_no_experiment_vanishes():
+    edge = _good().assign(experiment="edge")
+    silhouette = _good().assign(experiment="silhouette")  # same item ids as edge
+    both = number_repeats(pd.concat([edge, silhouette], ignore_index=True))
+    assert (both["repeat"] == 0).all()
+    # A mis-numbered table (repeats counted across experiments) still keeps both experiments.
+    wrong = pd.concat([edge.assign(repeat=0), silhouette.assign(repeat=1)], ignore_index=True)
+    kept = first_presentations(validate_trials(wrong))
+    assert set(kept["experiment"]) == {"edge", "silhouette"} and len(kept) == len(wrong)
+    # Real repeats within one experiment: only the first presentation is kept.
+    twice = number_repeats(pd.concat([edge, edge], ignore_index=True))
+    assert sorted(twice["repeat"].unique()) == [0, 1]
+    assert len(first_presentations(validate_trials(twice))) == len(edge)
+
+
+def test_one_item_condition_gives_undefined_ec_with_its_reason():
+    from humanlike.metrics.ec import counts_from_correctness, kappa_reason
+    counts = counts_from_correctness([True], [False])
+    assert kappa_reason(*counts).item() == "fewer than two trials"
+
+
+def test_one_item_condition_is_not_averaged_in_as_zero():
+    from humanlike.analyses.errorconsistency import error_consistency
+    frame = _good(n_items=1)
+    frame.loc[frame["observer"] == "resnet50", ["response", "correct"]] = ["dog", False]  # 1 right, 1 wrong
+    pairs = error_consistency(frame, n_resamples=10, seed=0).pairs
+    assert pairs["reason"].tolist() == ["fewer than two trials"]
+    assert pairs["error_consistency"].isna().all()  # not kappa 0 (which would be averaged in)
+
+
+def _two_humans_one_model(tmp_path):
+    good = _good(n_items=20)
+    extra = good[good["observer_kind"] == "human"].assign(observer="subject-02")
+    path = tmp_path / "t.csv"
+    pd.concat([good, extra]).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("command", ["ec", "dmc"])
+def test_cli_out_pointing_at_a_file_is_a_clear_error(command, tmp_path, capsys):
+    from humanlike.presentation.cli import main
+    data = _two_humans_one_model(tmp_path)
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    code = _run_cli(main, [command, str(data), "--experiment", "noise", "--resamples", "20", "--out", str(blocker)])
+    assert code == 2
+    assert "afile: exists and is not a folder" in capsys.readouterr().err
+
+
+def test_cli_interrupt_is_reported_not_a_traceback(monkeypatch, tmp_path, capsys):
+    from humanlike.analyses import errorconsistency
+    from humanlike.presentation.cli import main
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(errorconsistency, "error_consistency", interrupted)
+    code = main(["ec", str(_two_humans_one_model(tmp_path)), "--experiment", "noise", "--out", str(tmp_path / "o")])
+    assert code == 130
+    assert "humanlike ec: interrupted" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("resamples", ["1", "-5"])
+def test_cli_ec_rejects_absurd_resample_counts(resamples, tmp_path):
+    from humanlike.presentation.cli import main
+    data = _two_humans_one_model(tmp_path)
+    code = _run_cli(main, ["ec", str(data), "--experiment", "noise", "--resamples", resamples,
+                           "--out", str(tmp_path / "o")])
+    assert code == 2
+
+
+def _run_cli(main, argv):
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
