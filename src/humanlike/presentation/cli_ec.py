@@ -25,6 +25,7 @@ PRESETS = {
 
 
 def register(sub, plan_sub) -> None:
+    """Register this module's commands (ec) on the ``humanlike`` parser."""
     demo = sub.add_parser("demo", help="the main job on the built-in simulated benchmark (seconds)")
     add_resampling_options(demo)
     add_output_options(demo)
@@ -105,6 +106,7 @@ def ec_settings(args) -> ResamplingSettings:
 # --- demo --------------------------------------------------------------------------------------------
 
 def run_demo(args) -> int:
+    """Handle ``humanlike demo`` for parsed arguments; returns the exit code."""
     from ..analyses.benchmark import run_benchmark
     from ..data.simulate import simulate_benchmark
     from .plots import benchmark_figure, ranking_figure
@@ -127,6 +129,7 @@ def run_demo(args) -> int:
         files.append(save_figure(ranking_figure(result.ranking), out / "ranking.png"))
     files += _demo_extras(trials, args)
     files.append(write_json(result.to_json_dict(), out / "benchmark.json"))
+    files.append(_demo_report(trials, args))
     if args.json:
         emit_json(result.to_json_dict())
         return 0
@@ -136,6 +139,24 @@ def run_demo(args) -> int:
     print(format_overall(result))
     print(f"\nwrote {len(files)} files to {out}/")
     return 0
+
+
+def _demo_report(trials, args) -> Path:
+    """The demo's analyses on one page (``report.html``), from the results computed above."""
+    from ..analyses.dvc_choices import latent_correctness_correlation
+    from .report import render_report, write_report
+    from .report_sections import build_sections
+
+    results = dict(args.demo_results)
+    results["latent"] = latent_correctness_correlation(trials, settings=resampling_settings(args))
+    sections, headline = build_sections(results)
+    settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
+    provenance = {"data": f"simulate_benchmark(seed={args.seed})", "trials": len(trials),
+                  "observers": int(trials["observer"].nunique()), "experiments": int(trials["experiment"].nunique())}
+    html = render_report(sections, title="humanlike demo: simulated benchmark", headline=headline,
+                         provenance=provenance, settings=settings,
+                         command=f"humanlike demo --seed {args.seed} --resamples {args.resamples}")
+    return write_report(html, Path(args.out) / "report.html")
 
 
 def _demo_extras(trials, args) -> list[Path]:
@@ -159,8 +180,17 @@ def _with_dmc_rows(result, trials, args, exclusions):
     dmc_cli = optional_module("cli_dmc")
     if dmc_cli is None or "decision_margin" not in trials:
         return result
-    extra = dmc_cli.dmc_benchmark_rows(trials, args.resamples, args.level, args.seed, exclusions=exclusions,
-                                       progress=show_progress(args))
+    from ..analyses.dmc import decision_margin_consistency
+    from ..data.schema import TrialTableError
+
+    try:
+        dmc = decision_margin_consistency(trials, exclusions=exclusions, n_resamples=args.resamples,
+                                          level=args.level, seed=args.seed, progress=show_progress(args))
+    except TrialTableError:
+        return result
+    # Computed once: the demo's DMC extras and report read it from here.
+    getattr(args, "demo_results", {})["dmc"] = dmc
+    extra = dmc_cli.dmc_benchmark_rows(trials, exclusions=exclusions, result=dmc)
     if extra.empty:
         return result
     return replace(result, rows=pd.concat([result.rows, extra], ignore_index=True))
@@ -201,6 +231,7 @@ def _fmt(row) -> str:
 # --- benchmark -------------------------------------------------------------------------------------
 
 def run_benchmark_command(args) -> int:
+    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code."""
     from ..analyses.benchmark import run_benchmark
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
@@ -230,6 +261,7 @@ def run_benchmark_command(args) -> int:
 # --- ec ----------------------------------------------------------------------------------------------
 
 def run_ec_command(args) -> int:
+    """Handle ``humanlike ec`` for parsed arguments; returns the exit code."""
     from ..analyses.errorconsistency import error_consistency
 
     trials = load_data(args.data)   # validated by the loader
@@ -295,6 +327,7 @@ def _fmt_entry(e) -> str:
 # --- plan ec -----------------------------------------------------------------------------------------
 
 def run_plan_ec(args) -> int:
+    """Handle ``humanlike plan ec`` for parsed arguments; returns the exit code."""
     from ..stats.planning import expected_ec_ci_width, power_ec_difference, trials_for_ci_width, trials_for_power
 
     a1, a2 = args.accuracy
