@@ -8,7 +8,7 @@ One command::
 For every feasible cell (kappa within [kappa_min, kappa_max] for the accuracies) ``--simulations`` 2x2
 tables are drawn from the copy model (:func:`humanlike.data.simulate.simulate_copy_counts`) and every
 interval method is computed by the library's own functions: the profile-likelihood interval (default),
-its score variant, and the percentile and BCa bootstrap (:func:`humanlike.stats.resampling.bootstrap_pair`).
+its score variant, and the percentile and BCa bootstrap (:func:`humanlike.analyses.ec_pair.bootstrap_pair`).
 Coverage = share of tables whose interval contains the planted kappa. Each cell's seed comes from a hash of
 the cell, so results do not depend on the order or on ``--jobs`` (parallel-safe).
 """
@@ -27,7 +27,7 @@ import numpy as np
 from humanlike.data.simulate import simulate_copy_counts
 from humanlike.metrics.ec import kappa_max, kappa_min
 from humanlike.stats.ec_interval import ec_profile_interval
-from humanlike.stats.resampling import bootstrap_pair
+from humanlike.analyses.ec_pair import bootstrap_pair
 
 TRIALS = (50, 100, 200, 400, 800, 1600)
 ACCURACIES = ((0.55, 0.55), (0.7, 0.8), (0.55, 0.9), (0.9, 0.95), (0.95, 0.98), (0.98, 0.98))
@@ -90,7 +90,7 @@ def markdown(rows, n_simulations: int, n_resamples: int, seconds: float) -> str:
         f"{n_resamples} bootstrap resamples, {seconds:.0f} s. Monte-Carlo SE of a coverage near 0.95: "
         f"{np.sqrt(0.95 * 0.05 / n_simulations):.3f}. `profile` is the default "
         "(`humanlike.stats.ec_interval.ec_profile_interval`, pseudo-count 0.25); `score` its Pearson-X2 variant; "
-        "`profile-raw` the same without the pseudo-count; `percentile` and `bca` the bootstrap (`humanlike.stats.resampling.bootstrap_pair`). "
+        "`profile-raw` the same without the pseudo-count; `percentile` and `bca` the bootstrap (`humanlike.analyses.ec_pair.bootstrap_pair`). "
         "An interval that is undefined (both observers constant in the bootstrap) counts as not covering. "
         "Cells outside 0.93-0.97 are marked with `*`.",
         "",

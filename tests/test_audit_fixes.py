@@ -19,7 +19,7 @@ from humanlike.stats.interval_diagnostics import (
     undefined_share,
 )
 from humanlike.stats.planning import trials_for_ci_width
-from humanlike.stats.resampling import bootstrap_pair
+from humanlike.analyses.ec_pair import bootstrap_pair
 from humanlike.stats.significance import ec_test_beta_posterior, ec_test_exact
 
 
@@ -81,7 +81,6 @@ def test_trials_for_width_by_simulation_differs_from_analytic_where_errors_are_f
     assert simulated != analytic
 
 
-@pytest.mark.xfail(strict=True, reason="needs pipeline integration: cli_ec.py passes no method to trials_for_ci_width")
 def test_cli_plan_width_by_simulation_prints_the_simulated_count(capsys):
     from humanlike.presentation.cli import main
     simulated = trials_for_ci_width(0.3, 0.9, 0.95, 0.2, method="simulation", seed=0)
@@ -90,11 +89,17 @@ def test_cli_plan_width_by_simulation_prints_the_simulated_count(capsys):
     assert f'"trials": {simulated}' in capsys.readouterr().out
 
 
-@pytest.mark.xfail(strict=True, reason="needs pipeline integration: p_value_min is computed in cli_ec.py")
-def test_p_value_min_is_corrected_or_renamed():
-    import inspect
-    from humanlike.presentation import cli_ec
-    assert "p_value_min" not in inspect.getsource(cli_ec)
+def test_p_value_min_is_corrected_or_renamed(demo_trials):
+    from humanlike.analyses.errorconsistency import error_consistency
+    name = sorted(demo_trials["experiment"].unique())[0]
+    result = error_consistency(demo_trials, experiments=[name], n_resamples=0, pair_intervals=True)
+    pairs = pd.DataFrame(result.experiment_json_dict(name)["pairs"])
+    assert "p_value_min" not in pairs
+    per_condition = result.pairs.groupby(["observer_1", "observer_2"])["p_value"]
+    expected = (per_condition.min() * per_condition.count()).clip(upper=1.0)
+    got = pairs.set_index(["observer_1", "observer_2"])["p_value_bonferroni"]
+    np.testing.assert_allclose(got.loc[expected.index], expected)
+    assert (pairs["p_value_bonferroni"] >= pairs["p_value_min_uncorrected"]).all()
 
 
 # --- interval diagnostics --------------------------------------------------------------------------------

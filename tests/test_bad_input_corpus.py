@@ -189,7 +189,6 @@ def test_cli_interrupt_is_reported_not_a_traceback(monkeypatch, tmp_path, capsys
     assert "humanlike ec: interrupted" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=True, reason="needs pipeline integration: cli_ec.py does not check --resamples")
 @pytest.mark.parametrize("resamples", ["1", "-5"])
 def test_cli_ec_rejects_absurd_resample_counts(resamples, tmp_path):
     from humanlike.presentation.cli import main

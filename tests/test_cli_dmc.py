@@ -160,3 +160,20 @@ def test_real_dmc_cli_on_colour(capsys, combined_trials, tmp_path):
     assert len(doc["model_human"]) == 15 and len(doc["skipped_models"]) == 6
     assert all(-1 <= e["mean"] <= 1 for e in doc["model_human"].values())
     assert doc["model_model"]["n_pairs"] == 105
+
+
+def test_dmc_without_experiment_runs_every_experiment_and_paper_preset(capsys, demo_csv):
+    code, stdout, _ = _run(capsys, ["dmc", demo_csv, "--resamples", 20, "--json", "--quiet"])
+    assert code == 0
+    doc = json.loads(stdout)
+    assert set(doc["experiments"]) == {"sim-noise", "sim-blur", "sim-contrast", "sim-rotation"}
+    assert doc["settings"]["n_resamples"] == 20 and doc["settings"]["observer_level"] == "jackknife"
+    code, stdout, _ = _run(capsys, ["dmc", demo_csv, "--experiment", "sim-noise", "--resamples", 20, "--json",
+                                    "--preset", "paper"])
+    paper = json.loads(stdout)
+    hh = paper["human_human"]
+    assert paper["settings"]["preset"] == "paper"
+    assert (hh["ci_low"], hh["ci_high"]) == (hh["t_low"], hh["t_high"])
+    code, stdout, _ = _run(capsys, ["dmc", demo_csv, "--experiment", "sim-noise", "--resamples", 20, "--preset",
+                                    "paper", "--interval", "bca"])
+    assert code == 0 and "published t-interval over splits" in stdout

@@ -52,7 +52,7 @@ def test_ec_json_keys(modelvshuman_dir, capsys):
     assert hh["n_pairs"] == 45  # 10 humans
     assert len(doc["model_human"]) == 9
     assert {"mean", "ci_low", "ci_high", "n_pairs"} <= set(doc["model_model"])
-    assert all(0 <= p["p_value_min"] <= 1 for p in doc["pairs"])
+    assert all(0 <= p["p_value_min_uncorrected"] <= p["p_value_bonferroni"] <= 1 for p in doc["pairs"])
 
 
 def test_ec_condition_and_errors(modelvshuman_dir, capsys):
@@ -128,3 +128,19 @@ def test_policy_and_two_level_change_the_numbers(modelvshuman_dir, capsys):
     jack = _json(capsys)
     assert jack["settings"]["observer_level"] == "jackknife"
     assert main(contrast + ["--two-level", "--observer-level", "jackknife"]) == 2
+
+
+def test_preset_paper_sets_the_published_choices(modelvshuman_dir, capsys):
+    edge = ["ec", str(modelvshuman_dir / "contrast"), "--experiment", "contrast", "--json", "--quiet",
+            "--resamples", "0"]
+    assert main(edge + ["--preset", "paper"]) == 0
+    paper = _json(capsys)
+    assert paper["settings"]["policy"] == "model-vs-human"
+    assert paper["settings"]["p_value"] == "beta-posterior-published"
+    assert main(edge + ["--policy", "model-vs-human"]) == 0
+    mvh = _json(capsys)
+    assert paper["model_model"]["mean"] == mvh["model_model"]["mean"]
+    # the p-values come from the simulation test now (multiples of 1/10,000), not the exact test
+    assert [p["p_value_bonferroni"] for p in paper["pairs"]] != [p["p_value_bonferroni"] for p in mvh["pairs"]]
+    assert main(edge + ["--preset", "paper", "--policy", "strict"]) == 0
+    assert _json(capsys)["settings"]["policy"] == "strict"

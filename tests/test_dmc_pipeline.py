@@ -9,11 +9,13 @@ import pytest
 from scipy import stats
 
 from humanlike.analyses import dmc as D
-from humanlike.analyses.dmc import (
-    DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, consistency_vs_accuracy, decision_margin_consistency,
-    self_consistency, weighted_midranks,
-)
-from humanlike.data.schema import TrialTableError
+from humanlike.analyses.consistency_accuracy import consistency_vs_accuracy
+from humanlike.analyses.dmc import DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, decision_margin_consistency
+from humanlike.analyses.self_consistency import self_consistency
+from humanlike.metrics.correlation import weighted_midranks
+from humanlike.analyses.dmc_data import assemble
+from humanlike.data.schema import TrialTableError, validate_trials
+from humanlike.metrics.dmc import condition_values, model_pairs, pooled_statistics, values_from_sums
 from humanlike.metrics.ec import counts_from_correctness, kappa
 from humanlike.metrics.margins import accuracy_to_dprime
 
@@ -81,8 +83,30 @@ def test_weighted_midranks_match_scipy_and_repeated_data():
     np.testing.assert_allclose(np.repeat(ranks, w.astype(int)), expected)
 
 
-def _explicit(exp, cond, w, u, method):
+class _Condition:
+    """The first condition of a table as the DMC kernel sees it (observers x items orientation)."""
+
+    def __init__(self, table):
+        data = assemble(validate_trials(table))
+        self.exp = next(iter(data.experiments.values()))
+        s = data.design.strata[0]
+        self.items = s.items
+        self.correct, self.trials = s.arrays["correct"].T, s.arrays["trials"].T
+        self.margins, self.model_correct = s.arrays["margin"].T, s.arrays["model_correct"].T
+
+    def explicit(self, w, u=None, split_index=None, method="pearson"):
+        return condition_values(self.correct, self.trials, self.margins, self.model_correct, self.exp.splits,
+                                w, u, split_index, method)
+
+    def pooled(self, w, u=None, split_index=None):
+        statistics, layout = pooled_statistics(self.correct, self.trials, self.margins, self.model_correct)
+        return values_from_sums(w @ statistics, layout, self.margins, self.exp.splits, lambda rows: w[rows], u,
+                                split_index)
+
+
+def _explicit(cond, w, u, method):
     """One resample by brute force: repeat items w times and observers u times, then correlate."""
+    exp = cond.exp
     corr = (lambda a, b: stats.spearmanr(a, b)[0]) if method == "spearman" else (lambda a, b: np.corrcoef(a, b)[0, 1])
     items = np.repeat(np.arange(cond.items.size), w.astype(int))
     obs = np.repeat(np.arange(len(exp.humans)), u.astype(int))
@@ -108,20 +132,26 @@ def test_vectorised_resamples_equal_explicit_resampling(method):
     d = rng.normal(0.5, 1.0, 60)
     table, _ = sdt_table(rng, n_humans=5, n_items=60, difficulty=d,
                          models=[("m1", d + rng.normal(0, 1, 60)), ("m2", rng.normal(0, 1, 60))])
-    exp = D._build_experiment("e", table, dprime=False, n_alternatives=None, max_splits=1000, rng=rng)
-    cond = exp.conditions[0]
+    cond = _Condition(table)
     w = rng.multinomial(60, np.ones(60) / 60, size=3).astype(float)
     u = rng.multinomial(5, np.ones(5) / 5, size=3).astype(float)
-    got = D._evaluate(exp, cond, w, u, None, method)
+    got = cond.explicit(w, u, method=method)
     for r in range(3):
-        mh, hh = _explicit(exp, cond, w[r], u[r], method)
+        mh, hh = _explicit(cond, w[r], u[r], method)
         np.testing.assert_allclose(got["mh"][r], mh, atol=1e-10)
         np.testing.assert_allclose(got["hh"][r], hh, atol=1e-10)
     # Observers not resampled: the fixed-vector fast path agrees with the batched one.
-    fast = D._evaluate(exp, cond, w, None, None, method)
-    slow = D._evaluate(exp, cond, w, np.ones((3, 5)), None, method)
+    fast = cond.explicit(w, None, method=method)
+    slow = cond.explicit(w, np.ones((3, 5)), method=method)
     np.testing.assert_allclose(fast["mh"], slow["mh"], atol=1e-12)
     np.testing.assert_allclose(fast["mm"], slow["mm"], atol=1e-12)
+    if method == "pearson":
+        # The sufficient-statistics path gives the same values, with and without observer weights and subsets.
+        subsets = rng.integers(0, cond.exp.splits.shape[0], size=(3, 4))
+        for weights, index in ((None, None), (u, None), (u, subsets), (None, subsets), (1.0 - np.eye(5)[:3], None)):
+            a, b = cond.explicit(w, weights, index), cond.pooled(w, weights, index)
+            for key in a:
+                np.testing.assert_allclose(b[key], a[key], atol=1e-12, err_msg=key)
 
 
 def test_point_ceiling_matches_split_half_ceiling():
@@ -166,15 +196,15 @@ def test_noiseless_observers_sharing_difficulties_give_one():
     pairs = result.items.pivot_table(index="item", columns="observer", values="value")
     assert np.corrcoef(pairs["m1"], pairs["m2"])[0, 1] == pytest.approx(1.0)
     # With three models the mean of model pairs includes 1 exactly once; check through the per-pair path.
-    exp = D._build_experiment("e", table, dprime=False, n_alternatives=None, max_splits=1000, rng=rng)
-    point = D._evaluate(exp, exp.conditions[0], np.ones((1, 200)), None, None, "pearson")
-    first, second = exp.pairs
+    cond = _Condition(table)
+    exp = cond.exp
+    first, second = model_pairs(len(exp.models))
     k = [i for i, (a, b) in enumerate(zip(first, second)) if {exp.models[a], exp.models[b]} == {"m1", "m2"}][0]
-    assert point["mm"][0, k] == pytest.approx(1.0, abs=1e-12)
-    # Identical margins stay at 1 in every bootstrap resample.
-    w = np.random.default_rng(0).multinomial(200, np.ones(200) / 200, size=50).astype(float)
-    reps = D._evaluate(exp, exp.conditions[0], w, None, None, "pearson")
-    np.testing.assert_allclose(reps["mm"][:, k], 1.0, atol=1e-12)
+    for evaluate in (cond.explicit, cond.pooled):
+        assert evaluate(np.ones((1, 200)))["mm"][0, k] == pytest.approx(1.0, abs=1e-12)
+        # Identical margins stay at 1 in every bootstrap resample.
+        w = np.random.default_rng(0).multinomial(200, np.ones(200) / 200, size=50).astype(float)
+        np.testing.assert_allclose(evaluate(w)["mm"][:, k], 1.0, atol=1e-12)
 
 
 def test_independent_model_near_zero_and_intervals_cover_at_nominal_rate():
@@ -295,6 +325,7 @@ def test_frame_and_json_layout(demo_trials):
     result = decision_margin_consistency(demo_trials, experiments=["sim-noise", "sim-blur"], n_resamples=50)
     frame = result.to_frame()
     assert list(frame.columns) == list(D.FRAME_COLUMNS)
+    assert {"estimate", "ci_low", "ci_high", "undefined_share", "reason"} <= set(result.resampled.to_frame())
     assert set(frame["level"]) == {"condition", "experiment", "overall"}
     doc = result.to_json_dict()
     assert set(doc["experiments"]) == {"sim-noise", "sim-blur"}

@@ -6,7 +6,7 @@ import pytest
 from humanlike.data.simulate import simulate_copy_counts
 from humanlike.metrics.ec import kappa
 from humanlike.stats.ec_interval import ec_profile_interval
-from humanlike.stats.resampling import bootstrap_pair
+from humanlike.analyses.ec_pair import bootstrap_pair
 
 
 def test_contains_estimate_and_shrinks_with_trials():

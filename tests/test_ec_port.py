@@ -302,3 +302,35 @@ def test_warning_free_on_clean_data(small_trials):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         error_consistency(small_trials, n_resamples=100, seed=0)
+
+
+def test_kendall_tau_rows_in_bounded_blocks():
+    from scipy import stats as sps
+
+    from humanlike.stats.ranking import kendall_tau_rows
+
+    rng = np.random.default_rng(1)
+    reference = rng.normal(size=15)
+    rows = np.round(rng.normal(size=(40, 15)), 1)   # ties included
+    blocked = kendall_tau_rows(reference, rows, memory_budget=2000)   # a few rows per block
+    np.testing.assert_array_equal(blocked, kendall_tau_rows(reference, rows))
+    expected = [sps.kendalltau(reference, r).statistic for r in rows]
+    np.testing.assert_allclose(blocked, expected, atol=1e-12)
+
+
+def test_pair_p_value_methods():
+    from humanlike.analyses.errorconsistency import pair_p_values
+    from humanlike.stats.significance import ec_test_exact
+
+    # tables (a, b, c, d): a moderate one; observer 1 always right; observer 1 always wrong
+    counts = np.array([[20, 10, 10, 10], [40, 20, 0, 0], [0, 0, 10, 20]], dtype=float).T
+    exact = pair_p_values(counts, "exact")
+    np.testing.assert_array_equal(exact, ec_test_exact(*counts).p_value)
+    simulated = pair_p_values(counts, "beta-posterior", seed=1)
+    assert 0.05 < simulated[0] < 0.6 and simulated[0] != exact[0]   # a different test of the same null
+    published = pair_p_values(counts, "beta-posterior-published", seed=1)
+    # an observer always right (table 2: k1 = n) or always wrong (table 3) has an improper published posterior
+    assert np.isfinite(published[0]) and np.isnan(published[1:]).all()
+    assert published[0] <= simulated[0] + 0.02   # ties no longer count as extreme
+    with pytest.raises(ValueError, match="p_value must be one of"):
+        pair_p_values(counts, "fisher")

@@ -205,6 +205,32 @@ def test_cache_hit_and_invalidation(image_set, tmp_path):
     assert model.images_seen == 45
 
 
+def test_decoded_tensor_cache_is_shared_by_models(image_set, tmp_path, monkeypatch):
+    from humanlike.models import images
+
+    decoded = {"n": 0}
+    real = images.load_rgb
+
+    def counting(path):
+        decoded["n"] += 1
+        return real(path)
+
+    monkeypatch.setattr(images, "load_rgb", counting)
+    plain = _eval(image_set, model=tiny_module(n_out=1000), rule="mean-logit")
+    assert decoded["n"] == 20
+    first = _eval(image_set, cache_dir=tmp_path / "c", tensor_cache=True)
+    assert decoded["n"] == 40 and len(list((tmp_path / "c" / "tensors").rglob("*.npy"))) == 20
+    other = tiny_module()
+    with torch.no_grad():
+        other.head.weight.mul_(2.0)  # another model, the same preprocessing
+    second = _eval(image_set, model=other, cache_dir=tmp_path / "c", tensor_cache=True)
+    assert decoded["n"] == 40  # no image decoded again
+    np.testing.assert_array_equal(first.outputs, plain.outputs)
+    assert not np.allclose(second.outputs, first.outputs)
+    reference = _eval(image_set, model=other)
+    np.testing.assert_allclose(second.outputs, reference.outputs, rtol=1e-6, atol=1e-7)
+
+
 def test_units_are_atomic_folders(image_set, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     calls = {"n": 0}
@@ -271,6 +297,16 @@ def test_bad_models_layers_devices_and_weights(image_set, tmp_path, monkeypatch)
         resolve_model("timm:no_such_net_xyz")
     with pytest.raises(ModelSpecError, match="no layer named 'feature.0'; did you mean features.0"):
         _eval(image_set, layers=["feature.0"])
+    class Idle(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner, self.unused = tiny_module(), torch.nn.Linear(1, 1)
+
+        def forward(self, x):
+            return self.inner(x)
+
+    with pytest.raises(ModelSpecError, match="layer 'unused' did not run in the forward pass"):
+        _eval(image_set, model=Idle(), layers=["unused"])
     with pytest.raises(DeviceError, match="unknown device 'tpu'"):
         _eval(image_set, device="tpu")
     if not torch.cuda.is_available():

@@ -13,7 +13,8 @@ from pathlib import Path
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "src"))
+if str(ROOT / "src") not in sys.path:
+    sys.path.insert(0, str(ROOT / "src"))
 
 # Public modules, grouped as the API reference shows them (layer order: data -> metrics -> stats -> analyses).
 API_PAGES: dict[str, list[str]] = {

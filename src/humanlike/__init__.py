@@ -5,6 +5,7 @@ it. Layers: data -> metrics -> stats -> analyses -> presentation.
 """
 
 from .analyses.benchmark import BenchmarkResult, run_benchmark
+from .analyses.dmc import DMCResult, decision_margin_consistency
 from .analyses.errorconsistency import (
     MODELVSHUMAN_EXCLUSIONS, ErrorConsistencyResult, error_consistency,
 )
@@ -20,9 +21,10 @@ from .stats.results import Resampled
 __version__ = "0.1.0"
 
 __all__ = [
-    "BenchmarkResult", "COLUMNS", "Design", "ErrorConsistencyKernel", "ErrorConsistencyResult", "ErrorOverlapKernel",
-    "MODELVSHUMAN_EXCLUSIONS", "Output", "PairAggregation", "Resampled", "ResamplingSettings", "ResourceError",
-    "Stratum", "SufficientStatisticKernel", "TrialTableError", "UndefinedPolicy", "bootstrap", "build_design",
-    "error_consistency", "error_overlap", "kappa", "load_modelvshuman", "load_trials", "run_benchmark",
+    "BenchmarkResult", "COLUMNS", "DMCResult", "Design", "ErrorConsistencyKernel", "ErrorConsistencyResult",
+    "ErrorOverlapKernel", "MODELVSHUMAN_EXCLUSIONS", "Output", "PairAggregation", "Resampled", "ResamplingSettings",
+    "ResourceError", "Stratum", "SufficientStatisticKernel", "TrialTableError", "UndefinedPolicy", "bootstrap",
+    "build_design", "decision_margin_consistency", "error_consistency", "error_overlap", "kappa",
+    "load_modelvshuman", "load_trials", "run_benchmark",
     "simulate_benchmark", "simulate_copy_pair", "validate_trials", "__version__",
 ]

@@ -120,6 +120,7 @@ def run_benchmark(
     memory_budget: int | None = None,
     progress: bool | None = None,
     validate: bool = True,
+    p_value: str = "exact",
 ) -> BenchmarkResult:
     """Reproduce the model-vs-human benchmark rows with bootstrap intervals.
 
@@ -140,6 +141,9 @@ def run_benchmark(
         Only these experiments (their rows are identical to those of the full run).
     validate : bool
         Validate the trial table first (skip only for tables that come validated, e.g. from a loader).
+    p_value : str
+        The per-condition test in ``details.pairs`` (see
+        :func:`~humanlike.analyses.errorconsistency.pair_p_values`).
 
     Returns
     -------
@@ -155,5 +159,6 @@ def run_benchmark(
     details = error_consistency(
         trials, experiments=experiments, exclusions=exclusions, settings=settings, policy=policy,
         n_resamples=n_resamples, level=level, seed=seed, interval=interval, resample_observers=resample_observers,
-        observer_level=observer_level, memory_budget=memory_budget, progress=progress, validate=validate)
+        observer_level=observer_level, memory_budget=memory_budget, progress=progress, validate=validate,
+        p_value=p_value)
     return BenchmarkResult(benchmark_rows(details), details.ranking, details)

@@ -27,6 +27,20 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
+def condition_p_values(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per pair, the exact p-values of its conditions summarised: the smallest (uncorrected) and Bonferroni's.
+
+    ``p_value_min_uncorrected`` is the smallest per-condition p — not a p-value of anything when there are
+    several conditions; ``p_value_bonferroni`` = min(1, k x smallest p) over the k conditions with a defined
+    p tests "independent in every condition" at its nominal level.
+    """
+    grouped = pairs.groupby(["observer_1", "observer_2"], sort=False)["p_value"]
+    smallest = grouped.min()
+    k = grouped.count()
+    return pd.DataFrame({"p_value_min_uncorrected": smallest,
+                         "p_value_bonferroni": np.minimum(1.0, smallest * k)}).reset_index()
+
+
 @dataclass(frozen=True)
 class ErrorConsistencyResult:
     """Error consistency of a trial table: resampled summary rows, pairs, ranking.
@@ -45,7 +59,7 @@ class ErrorConsistencyResult:
         Per (experiment, condition, pair): the 2x2 counts, EC, observed consistency, squared accuracy
         difference, exact p-value.
     pair_resampled : Resampled or None
-        Per experiment pair, each measure averaged over conditions, from the same resamples (when
+        Per experiment pair, EC averaged over conditions, from the same resamples (when
         ``pair_intervals=True``).
     ranking : RankingStability or None
         Stability of the models' ranking by overall EC to humans.
@@ -134,10 +148,11 @@ class ErrorConsistencyResult:
         pairs = self.pair_frame(level, method)
         if pairs is not None:
             pairs = pairs[pairs["experiment"] == experiment]
-            p = self.pairs[self.pairs["experiment"] == experiment].groupby(["observer_1", "observer_2"])["p_value"]
-            pairs = pairs.merge(p.min().rename("p_value_min").reset_index(), on=["observer_1", "observer_2"])
+            pairs = pairs.merge(condition_p_values(self.pairs[self.pairs["experiment"] == experiment]),
+                                on=["observer_1", "observer_2"])
             if self.settings.get("condition") is not None:
-                pairs = pairs.rename(columns={"p_value_min": "p_value"})
+                pairs = pairs.drop(columns=["p_value_bonferroni"]).rename(
+                    columns={"p_value_min_uncorrected": "p_value"})
             doc["pairs"] = _records(pairs.drop(columns=["experiment"]))
         doc["settings"] = dict(self.settings)
         return doc

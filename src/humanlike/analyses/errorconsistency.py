@@ -27,7 +27,7 @@ from ..stats.engine import ResamplingSettings, bootstrap, progress_bar
 from ..stats.ranking import RankingStability, ranking_stability
 from ..stats.results import Resampled
 from ..stats.rng import SeedLike
-from ..stats.significance import ec_test_exact
+from ..stats.significance import ec_test_beta_posterior, ec_test_exact
 from .ec_result import ErrorConsistencyResult
 from .pairwise import (
     HUMANS, MODEL_MODEL, PAIR, REASON_ALL_UNDEFINED, REASON_NO_PAIRS, ErrorConsistencyKernel, PairAggregation,
@@ -182,8 +182,38 @@ def ec_design(trials: pd.DataFrame) -> Design:
     return design
 
 
-def pair_measures(design: Design, kernel: PairKernel) -> pd.DataFrame:
-    """Per (experiment, condition, pair): the 2x2 counts, accuracies, the kernel's measures and exact p-values."""
+P_VALUE_METHODS = ("exact", "beta-posterior", "beta-posterior-published")
+
+
+def pair_p_values(counts: np.ndarray, method: str = "exact", policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
+                  seed: int = 0) -> np.ndarray:
+    """Two-sided p-values of independence for 2x2 tables (4 x tables: a, b, c, d).
+
+    ``"exact"``: the exact conditional test (:func:`~humanlike.stats.significance.ec_test_exact`).
+    ``"beta-posterior"``: Klein et al.'s simulation test with a uniform prior and ties counted as extreme.
+    ``"beta-posterior-published"``: Klein et al.'s published rule — posterior Beta(k, n-k) and only strictly
+    more extreme simulated kappas — NaN where that posterior is improper (an observer always right or wrong).
+    """
+    if method not in P_VALUE_METHODS:
+        raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, not {method!r}")
+    if method == "exact":
+        return ec_test_exact(*counts).p_value
+    if method == "beta-posterior":
+        return ec_test_beta_posterior(*counts, seed=seed, policy=policy).p_value
+    a, b, c, d = counts
+    n = a + b + c + d
+    k1, k2 = a + b, a + c
+    proper = (k1 > 0) & (k1 < n) & (k2 > 0) & (k2 < n)
+    out = np.full(n.shape, np.nan)
+    if proper.any():
+        out[proper] = ec_test_beta_posterior(*(x[proper] for x in counts), seed=seed, policy=policy,
+                                             prior=(0.0, 0.0), extreme="greater").p_value
+    return out
+
+
+def pair_measures(design: Design, kernel: PairKernel, p_value: str = "exact", seed: int = 0) -> pd.DataFrame:
+    """Per (experiment, condition, pair): the 2x2 counts, accuracies, the kernel's measures and p-values
+    (:func:`pair_p_values`)."""
     frames = []
     for layout in experiment_layouts(design):
         names = np.asarray(layout.observers)
@@ -215,7 +245,7 @@ def pair_measures(design: Design, kernel: PairKernel) -> pd.DataFrame:
             frames.append(frame)
     pairs = pd.concat(frames, ignore_index=True)
     counts = pairs[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].to_numpy().T
-    pairs["p_value"] = ec_test_exact(*counts).p_value
+    pairs["p_value"] = pair_p_values(counts, p_value, kernel.policy, seed)
     pairs["pair_kind"] = np.where(
         (pairs["kind_1"] == "human") & (pairs["kind_2"] == "human"), "human-human",
         np.where((pairs["kind_1"] == "model") & (pairs["kind_2"] == "model"), "model-model", "model-human"))
@@ -231,6 +261,7 @@ def error_consistency(
     settings: ResamplingSettings | None = None,
     policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
     pair_intervals: bool = False,
+    p_value: str = "exact",
     validate: bool = True,
     n_resamples: int | None = None,
     level: float | None = None,
@@ -261,7 +292,10 @@ def error_consistency(
     policy : {"strict", "model-vs-human"}
         What kappa is where it is undefined (:class:`~humanlike.metrics.ec.UndefinedPolicy`).
     pair_intervals : bool
-        Also give every experiment pair's condition-averaged measures intervals (same resamples).
+        Also give every experiment pair's condition-averaged EC an interval (same resamples).
+    p_value : {"exact", "beta-posterior", "beta-posterior-published"}
+        The per-condition test of independence in :attr:`ErrorConsistencyResult.pairs` (:func:`pair_p_values`;
+        the simulation tests use the settings' seed).
     validate : bool
         Validate the trial table first.
     n_resamples, level, seed, interval, resample_observers, observer_level, memory_budget, progress, chunk
@@ -284,6 +318,8 @@ def error_consistency(
                                         resample_observers=resample_observers, observer_level=observer_level,
                                         memory_budget=memory_budget, progress=progress, chunk=chunk)
     policy = UndefinedPolicy(policy)
+    if p_value not in P_VALUE_METHODS:
+        raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, not {p_value!r}")
     selected = select_trials(trials, experiments=experiments, condition=condition, exclusions=exclusions,
                              validate=validate)
     design = ec_design(selected)
@@ -308,9 +344,9 @@ def error_consistency(
     record = dict(settings.to_dict(), policy=policy.value,
                   resample_observers=settings.observer_level == "bootstrap",
                   experiments=[e.name for e in aggregation.layouts], condition=condition,
-                  exclusions=bool(exclusions))
-    return ErrorConsistencyResult(summary, n_pairs, pair_measures(design, kernel), pairs_resampled, ranking,
-                                  model_replicates, record)
+                  exclusions=bool(exclusions), p_value=p_value)
+    return ErrorConsistencyResult(summary, n_pairs, pair_measures(design, kernel, p_value, settings.seed),
+                                  pairs_resampled, ranking, model_replicates, record)
 
 
 def trim_labels(resampled: Resampled, keep: int | None) -> Resampled:

@@ -154,8 +154,8 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
             raise ValueError(f"{column}(s) {missing} not in the data; present: {sorted(frame[column].unique())}")
         frame = frame[frame[column].isin(keep)]
     results = MldsResults()
-    for index, ((obs, sid), group) in enumerate(frame.groupby(["observer", "scale"], sort=True)):
-        group_seed = seed + index  # distinct, reproducible streams per group
+    for (obs, sid), group in frame.groupby(["observer", "scale"], sort=True):
+        key = (str(obs), str(sid))  # every group draws from its own stream of the one seed
         fit = fit_mlds(group, link=link, method=method, penalty=penalty)
         glm = fit if method == "glm" else fit_mlds(group, link=link)
         result = MldsResult(str(obs), str(sid), fit, glm, level=level)
@@ -166,16 +166,16 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
         if not usable and (bootstrap or six_point or runs):
             result.notes.append(f"no diagnostics: the glm fit is {glm.status!r} ({glm.reason})")
         if usable and bootstrap:
-            result.bootstrap = bootstrap_mlds(glm, bootstrap, seed=group_seed, level=level)
+            result.bootstrap = bootstrap_mlds(glm, bootstrap, seed=seed, level=level, key=key)
         if usable and six_point:
             if np.any(glm.levels[:, 3] == 0):
                 result.notes.append("no six-point test: it is defined for quadruples, this scale has triads")
             else:
                 try:
-                    result.six_point = six_point_test(glm, six_point, seed=group_seed)
+                    result.six_point = six_point_test(glm, six_point, seed=seed, key=key)
                 except ValueError as err:
                     result.notes.append(f"no six-point test: {err}")
         if usable and runs:
-            result.runs = runs_diagnostics(glm, runs, seed=group_seed, level=level)
+            result.runs = runs_diagnostics(glm, runs, seed=seed, level=level, key=key)
         results.append(result)
     return results

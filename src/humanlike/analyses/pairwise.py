@@ -221,7 +221,8 @@ class PairAggregation:
     Call it with the kernel outputs of all strata (``{key: (R|1 x width)}``) to get the (R x K) output
     columns; :attr:`output` names them. Columns: for each metric (the kernel's measures, then
     ``ood_accuracy``), every (experiment, group) and then every (``overall``, group); with ``pair_columns``
-    also, per experiment, every pair's condition-mean of each measure.
+    also, per experiment, every pair's condition-mean of the first measure (error consistency for the EC
+    kernel; one measure keeps the kept replicates of all pairs of all experiments small).
 
     Parameters
     ----------
@@ -249,7 +250,7 @@ class PairAggregation:
         if pair_columns:
             for e in self.layouts:
                 names, kinds = np.asarray(e.observers), e.pair_kinds()
-                labels += [(e.name, PAIR, str(kind), metric, str(a), str(b)) for metric in self.measures
+                labels += [(e.name, PAIR, str(kind), metric, str(a), str(b)) for metric in self.measures[:1]
                            for a, b, kind in zip(names[e.first], names[e.second], kinds)]
         self.output = Output(labels, LABEL_NAMES, reasons=self.reasons)
 
@@ -306,7 +307,7 @@ class PairAggregation:
             for m in self.metrics:
                 per_metric[m].append(out[m])
             if self.pair_columns:
-                pair_parts.append([pair_means[m] for m in self.measures])
+                pair_parts.append([pair_means[self.measures[0]]])
         result = []
         for m in self.metrics:
             experiments = np.concatenate(per_metric[m], axis=1)

@@ -81,15 +81,20 @@ def kappa(a, b, c, d, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):
     if np.any(n <= 0):
         raise ValueError("kappa needs at least one trial (a+b+c+d > 0)")
     p1, p2 = (a + b) / n, (a + c) / n
-    return _fewer_than_two(kappa_from_agreement((a + d) / n, expected_agreement(p1, p2), policy), n, policy)
+    return _fewer_than_two(kappa_from_agreement((a + d) / n, expected_agreement(p1, p2), policy), n, policy,
+                           (a, b, c, d))
 
 
-def _fewer_than_two(k, n, policy):
-    """Strict policy: NaN for fewer than two trials (one trial makes both observers constant; one right
-    and one wrong answer would otherwise read as kappa 0)."""
+def _fewer_than_two(k, n, policy, cells):
+    """Strict policy: NaN for a table of fewer than two trials (one trial makes both observers constant; one
+    right and one wrong answer would otherwise read as kappa 0). Only whole-number counts are trial counts:
+    a table of proportions (cells summing to 1, as the copy model uses) is not a one-trial table."""
     if UndefinedPolicy(policy) is not UndefinedPolicy.STRICT:
         return k
-    k = np.where(np.asarray(n) < 2, np.nan, k)
+    one_trial = np.asarray(n) < 2
+    for v in cells:
+        one_trial = one_trial & (np.asarray(v) == np.floor(v))
+    k = np.where(one_trial, np.nan, k)
     return k[()] if k.ndim == 0 else k
 
 
@@ -112,7 +117,8 @@ def kappa_reason(a, b, c, d) -> np.ndarray:
         p1, p2 = (a + b) / n, (a + c) / n
     undefined = ((p1 == 0) & (p2 == 0)) | ((p1 == 1) & (p2 == 1))
     reason = np.where(undefined, REASON_BOTH_CONSTANT, "")
-    return np.where(n < 2, REASON_FEWER_THAN_TWO, reason).astype(object)
+    whole = (a == np.floor(a)) & (b == np.floor(b)) & (c == np.floor(c)) & (d == np.floor(d))
+    return np.where((n < 2) & whole, REASON_FEWER_THAN_TWO, reason).astype(object)
 
 
 def kappa_from_counts_and_margins(n11, k1, k2, n, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):
@@ -124,7 +130,8 @@ def kappa_from_counts_and_margins(n11, k1, k2, n, policy: UndefinedPolicy | str 
     with np.errstate(divide="ignore", invalid="ignore"):
         p1, p2 = k1 / n, k2 / n
         c_obs = (2.0 * n11 + n - k1 - k2) / n
-    return _fewer_than_two(kappa_from_agreement(c_obs, expected_agreement(p1, p2), policy), n, policy)
+    return _fewer_than_two(kappa_from_agreement(c_obs, expected_agreement(p1, p2), policy), n, policy,
+                           (n11, k1, k2, n))
 
 
 def bias_corrected_kappa(k, n):
@@ -360,7 +367,8 @@ def consistency_from_sums(sums, n_observers: int, masked: bool,
     with np.errstate(invalid="ignore", divide="ignore"):
         p1, p2 = first / n, second / n
         observed_consistency = (2.0 * both + n - first - second) / n
-        kappa_values = kappa_from_agreement(observed_consistency, expected_agreement(p1, p2), policy)
+        kappa_values = _fewer_than_two(kappa_from_agreement(observed_consistency, expected_agreement(p1, p2), policy),
+                                       n, policy, (both, first, second, n))
         accuracy_difference = (p1 - p2) ** 2
     return {"error_consistency": np.asarray(kappa_values, dtype=float), "observed_consistency": observed_consistency,
             "accuracy_difference": accuracy_difference, "correct": counts["correct"],

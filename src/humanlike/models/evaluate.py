@@ -179,12 +179,13 @@ def _slug(name: str) -> str:
 
 def plan_units(spec: ModelSpec, manifest: pd.DataFrame, cache_root: Path, *, layers=(), pool="flatten",
                batch_size=64, num_workers=0, device="auto", precision="float32",
-               shard_size=DEFAULT_SHARD_SIZE, hashes=None) -> list[WorkUnit]:
+               shard_size=DEFAULT_SHARD_SIZE, hashes=None, tensor_cache: Path | None = None) -> list[WorkUnit]:
     """Split a model's run into units of ``shard_size`` images, each keyed by the model and weights, the
     preprocessing, layers, pooling, precision and the content of its images."""
     hashes = _content_hashes(manifest["path"]) if hashes is None else hashes
     ids, labels, paths = feature_ids(manifest), manifest["label"].tolist(), manifest["path"].tolist()
     model_dir = cache_root / f"{_slug(spec.name)}-{spec.key()[:12]}"
+    tensor_dir = None if tensor_cache is None else Path(tensor_cache) / spec.preprocessing_key()[:16]
     common = (spec.key(), spec.preprocessing_key(), tuple(layers), pool, precision)
     units = []
     for start in range(0, len(manifest), shard_size):
@@ -193,7 +194,9 @@ def plan_units(spec: ModelSpec, manifest: pd.DataFrame, cache_root: Path, *, lay
                               digest_size=16).hexdigest()
         units.append(WorkUnit(spec, list(ids[rows]), paths[rows], labels[rows], str(model_dir / f"unit-{key}"),
                               tuple(layers), pool, batch_size, num_workers, device, precision,
-                              metadata={"model_key": spec.key()}))
+                              metadata={"model_key": spec.key()},
+                              tensor_files=None if tensor_dir is None else
+                              [str(tensor_dir / f"{h}.npy") for h in hashes[rows]]))
     return units
 
 
@@ -245,7 +248,8 @@ def _collect(spec: ModelSpec, units: list[WorkUnit], layers) -> tuple[np.ndarray
 def evaluate_many(models: Sequence, stimuli, *, experiment=None, weights="default", transform=None,
                   layers=None, pool="flatten", batch_size=64, num_workers=0, device="auto",
                   precision="float32", mapping="imagenet16", rule="mean-logit", cache_dir=None, executor=None,
-                  workers=None, shard_size=DEFAULT_SHARD_SIZE, progress=False, decide=True) -> list[EvaluationResult]:
+                  workers=None, shard_size=DEFAULT_SHARD_SIZE, tensor_cache=False, progress=False,
+                  decide=True) -> list[EvaluationResult]:
     """Run several models on one stimulus set; all their units go to the executor together.
 
     Parameters are those of :func:`evaluate`; ``decide=False`` skips the trial table (features only).
@@ -270,7 +274,8 @@ def evaluate_many(models: Sequence, stimuli, *, experiment=None, weights="defaul
         root = Path(root)
         plans = [plan_units(s, manifest, root, layers=layers, pool=pool, batch_size=batch_size,
                             num_workers=num_workers, device=device, precision=precision, shard_size=shard_size,
-                            hashes=hashes) for s in specs]
+                            hashes=hashes, tensor_cache=root / "tensors" if tensor_cache else None)
+                 for s in specs]
         run_units([u for plan in plans for u in plan], executor=executor, workers=workers, progress=progress)
         results = []
         for spec, units in zip(specs, plans):
@@ -300,7 +305,7 @@ class _nullpath:
 def evaluate(model, stimuli, *, experiment=None, name=None, weights="default", transform=None, layers=None,
              pool="flatten", batch_size=64, num_workers=0, device="auto", precision="float32",
              mapping="imagenet16", rule="mean-logit", cache_dir=None, executor=None, workers=None,
-             shard_size=DEFAULT_SHARD_SIZE, progress=False) -> EvaluationResult:
+             shard_size=DEFAULT_SHARD_SIZE, tensor_cache=False, progress=False) -> EvaluationResult:
     """Run a vision model on stimuli: decisions as trial-table rows, and features of named layers.
 
     Parameters
@@ -328,6 +333,8 @@ def evaluate(model, stimuli, *, experiment=None, name=None, weights="default", t
         ``concurrent.futures``-style executor.
     workers : local Dask workers (default 2).
     shard_size : images per work unit.
+    tensor_cache : keep each image's preprocessed tensor under ``cache_dir/tensors`` (float32 ``.npy``,
+        ~0.6 MB per 224 x 224 image), so further models with the same preprocessing skip decoding.
     progress : show a progress bar.
 
     Returns
@@ -346,7 +353,8 @@ def evaluate(model, stimuli, *, experiment=None, name=None, weights="default", t
     return evaluate_many([model], stimuli, experiment=experiment, weights=weights, transform=transform,
                          layers=layers, pool=pool, batch_size=batch_size, num_workers=num_workers, device=device,
                          precision=precision, mapping=mapping, rule=rule, cache_dir=cache_dir, executor=executor,
-                         workers=workers, shard_size=shard_size, progress=progress)[0]
+                         workers=workers, shard_size=shard_size, tensor_cache=tensor_cache,
+                         progress=progress)[0]
 
 
 def extract_features(model, stimuli, layers, *, experiment=None, weights="default", transform=None,

@@ -3,6 +3,7 @@ the model's preprocessing, batched with a prefetching loader so decoding overlap
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Iterator, Sequence
@@ -56,21 +57,37 @@ def to_rgb(image: Image.Image) -> Image.Image:
 class StimulusDataset(torch.utils.data.Dataset):
     """Paths -> preprocessed tensors (the model's transform on the RGB image)."""
 
-    def __init__(self, paths: Sequence[str], transform):
+    def __init__(self, paths: Sequence[str], transform, cached: Sequence[str] | None = None):
         self.paths = list(paths)
         self.transform = transform
+        # Decoded-tensor cache: one .npy per (image content, preprocessing), shared by every model that
+        # uses the same preprocessing (a model zoo decodes each image once).
+        self.cached = list(cached) if cached is not None else None
 
     def __len__(self) -> int:
         return len(self.paths)
 
     def __getitem__(self, index: int) -> torch.Tensor:
+        if self.cached is not None:
+            stored = Path(self.cached[index])
+            if stored.is_file():
+                return torch.from_numpy(np.load(stored))
         path = self.paths[index]
         tensor = self.transform(load_rgb(path))
         if not isinstance(tensor, torch.Tensor):
             raise StimulusError(f"{path}: the preprocessing returned {type(tensor).__name__}, not a tensor")
         if tensor.dtype == torch.uint8:
             raise StimulusError(f"{path}: the preprocessing returned uint8; add ToDtype(float32, scale=True)")
+        if self.cached is not None:
+            _save_atomic(Path(self.cached[index]), tensor)
         return tensor
+
+
+def _save_atomic(path: Path, tensor: torch.Tensor) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp.npy")
+    np.save(tmp, tensor.detach().cpu().numpy())
+    os.replace(tmp, path)
 
 
 def _collate(tensors: list[torch.Tensor]) -> torch.Tensor:
@@ -82,14 +99,15 @@ def _collate(tensors: list[torch.Tensor]) -> torch.Tensor:
 
 
 def batches(paths: Sequence[str], transform, *, batch_size: int, num_workers: int = 0,
-            pin_memory: bool = False) -> Iterator[torch.Tensor]:
+            pin_memory: bool = False, cached: Sequence[str] | None = None) -> Iterator[torch.Tensor]:
     """Preprocessed batches in order.
 
     ``num_workers > 0`` decodes in that many worker processes (a torch DataLoader; started with
     ``spawn`` once CUDA is initialised in this process, else ``fork``); ``num_workers == 0`` decodes in
-    one background thread, two batches ahead, so decoding still overlaps the forward pass.
+    one background thread, two batches ahead, so decoding still overlaps the forward pass. ``cached``:
+    per image, a ``.npy`` file of its preprocessed tensor, read if present, else written.
     """
-    dataset = StimulusDataset(paths, transform)
+    dataset = StimulusDataset(paths, transform, cached)
     if num_workers > 0:
         context = "spawn" if torch.cuda.is_initialized() else None
         loader = torch.utils.data.DataLoader(

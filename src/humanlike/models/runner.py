@@ -150,6 +150,7 @@ class WorkUnit:
     device: str = "auto"
     precision: str = "float32"
     metadata: dict = field(default_factory=dict)
+    tensor_files: list[str] | None = None  # decoded-tensor cache files, one per image (optional)
 
 
 # One built model per process: units of the same model reuse it; a new model replaces it (bounded memory).
@@ -198,13 +199,18 @@ def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) 
     try:
         while done < len(unit.paths):
             try:
+                cached = unit.tensor_files[done:] if unit.tensor_files is not None else None
                 for batch in batches(unit.paths[done:], transform, batch_size=batch_size,
-                                     num_workers=unit.num_workers, pin_memory=device.type == "cuda"):
+                                     num_workers=unit.num_workers, pin_memory=device.type == "cuda",
+                                     cached=cached):
                     with torch.inference_mode(), _autocast(device, dtype):
                         logits = model_outputs(model(batch.to(device, non_blocking=True)))
                     # Margins are taken in float32 (later float64) whatever the autocast precision.
                     outputs.append(logits.float().cpu())
                     for layer in unit.layers:
+                        if layer not in captured:
+                            raise ModelSpecError(f"{unit.spec.name}: layer {layer!r} did not run in the forward "
+                                                 "pass (it exists but the model does not call it)")
                         features[layer].append(captured.pop(layer))
                     done += batch.shape[0]
                     if progress is not None:

@@ -12,10 +12,11 @@ import sys
 from .options import optional_module
 
 # Command families, each a module with register(subparsers, plan_subparsers); absent ones are skipped.
-COMMAND_MODULES = ("cli_ec", "cli_dmc", "cli_ood", "cli_models", "cli_mlds", "cli_psychscore")
+COMMAND_MODULES = ("cli_ec", "cli_dmc", "cli_ood", "cli_dvc", "cli_mlds", "cli_psychscore", "cli_models", "cli_report")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``humanlike`` argument parser with every command family registered."""
     parser = argparse.ArgumentParser(
         prog="humanlike",
         description="How alike are humans and machines in their decisions, trial by trial, with honest uncertainty.")
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line (``argv`` defaults to ``sys.argv[1:]``); returns the exit code (2 for a clear error)."""
     from ..data.schema import TrialTableError
 
     parser = build_parser()

@@ -8,13 +8,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .options import add_output_options, add_resampling_options, emit_json, show_progress
 from .io import save_figure, write_json, write_table
+from .options import (
+    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, show_progress,
+)
 
 BENCHMARK_COLUMNS = ("observer", "observer_kind", "scope", "metric", "estimate", "ci_low", "ci_high", "n_pairs")
 
 
 def register(sub, plan_sub) -> None:
+    """Register this module's commands (dmc) on the ``humanlike`` parser."""
     dmc = sub.add_parser(
         "dmc", help="decision-margin consistency (Alvarez & Konkle): human ceiling, model-human, model-model",
         description="Decision-margin consistency per condition and experiment: the human-human split-half "
@@ -23,8 +26,8 @@ def register(sub, plan_sub) -> None:
     dmc.add_argument("data", nargs="+", type=Path,
                      help="raw-data folder(s) or trial file(s); e.g. the model-vs-human humans and the "
                           "decision-margin fork's models together")
-    dmc.add_argument("--experiment", action="append", required=True, metavar="NAME",
-                     help="experiment name (repeat the option for several)")
+    dmc.add_argument("--experiment", action="append", metavar="NAME",
+                     help="experiment name (repeat the option for several; default: every experiment)")
     dmc.add_argument("--condition", help="one condition (default: mean over the experiment's conditions)")
     dmc.add_argument("--spearman", action="store_true", help="Spearman instead of Pearson correlations")
     dmc.add_argument("--dprime", action="store_true", help="human index as m-AFC d' instead of accuracy")
@@ -38,7 +41,10 @@ def register(sub, plan_sub) -> None:
                      help="drop the model-vs-human benchmark's excluded conditions first")
     dmc.add_argument("--figure", type=Path,
                      help="write the EC-and-DMC-against-accuracy figure here (png/pdf/svg; runs EC too)")
-    add_resampling_options(dmc, observer_level="jackknife", interval=False)
+    dmc.add_argument("--preset", choices=("default", "paper"), default="default",
+                     help="'paper': report the published t-intervals as the interval (Alvarez & Konkle); "
+                          "default: the bootstrap interval (default %(default)s)")
+    add_resampling_options(dmc, observer_level="jackknife", interval=True)
     add_output_options(dmc, out_default=None)
     dmc.set_defaults(handler=run_dmc_command)
 
@@ -75,26 +81,22 @@ def register(sub, plan_sub) -> None:
     plan.set_defaults(handler=run_plan_dmc)
 
 
-def _load(paths):
-    from ..data.loaders import load_trials
-
-    return load_trials(paths)
-
-
 # --- dmc ---------------------------------------------------------------------------------------------
 
 def run_dmc_command(args) -> int:
+    """Handle ``humanlike dmc`` for parsed arguments; returns the exit code."""
     from ..analyses.dmc import decision_margin_consistency
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
-    trials = _load(args.data)
+    settings = resampling_settings(args)
+    trials = load_data(args.data)
     exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
     result = decision_margin_consistency(
         trials, experiments=args.experiment, condition=args.condition, exclusions=exclusions,
         method="spearman" if args.spearman else "pearson", dprime=args.dprime, n_alternatives=args.alternatives,
-        max_splits=args.max_splits, bootstrap_splits=args.bootstrap_splits, n_resamples=args.resamples,
-        level=args.level, seed=args.seed, observer_level=args.observer_level, progress=show_progress(args),
-        validate=False)
+        max_splits=args.max_splits, bootstrap_splits=args.bootstrap_splits, settings=settings, validate=False)
+    if args.preset == "paper":
+        result = result.with_published_intervals()
     doc = result.to_json_dict()
     if args.out is not None:
         write_table(result.summary, args.out / "dmc_summary", args.format)
@@ -104,12 +106,12 @@ def run_dmc_command(args) -> int:
             write_table(result.self_consistency.to_frame(), args.out / "dmc_self_consistency", args.format)
         write_json(doc, args.out / "dmc.json")
     if args.figure is not None:
-        from ..analyses.dmc import consistency_vs_accuracy
+        from ..analyses.consistency_accuracy import consistency_vs_accuracy
         from .plots_dmc import consistency_figure
 
         comparison = consistency_vs_accuracy(trials, exclusions=exclusions, dmc_result=result,
-                                             n_resamples=args.resamples, level=args.level, seed=args.seed,
-                                             observer_level=args.observer_level)
+                                             n_resamples=settings.n_resamples, level=settings.level,
+                                             seed=settings.seed, observer_level=settings.observer_level)
         save_figure(consistency_figure(comparison), args.figure)
     if args.json:
         emit_json(doc)
@@ -156,9 +158,12 @@ def format_dmc(result) -> str:
     """A readable table of a DMC result (each experiment, and the overall mean when there are several)."""
     s = result.settings
     level = int(round(s["level"] * 100))
-    head = (f"decision-margin consistency ({s['method']} on the human {s['scale']} index); estimate "
-            f"[{level}% bootstrap CI over items, observer level: {s['observer_level']}; "
-            f"{s['n_resamples']} resamples]")
+    if s.get("preset") == "paper":
+        what = f"{level}% published t-interval over splits, pairs or models"
+    else:
+        what = (f"{level}% {s['interval']} bootstrap CI over items, observer level: {s['observer_level']}; "
+                f"{s['n_resamples']} resamples")
+    head = f"decision-margin consistency ({s['method']} on the human {s['scale']} index); estimate [{what}]"
     lines = [head]
     doc = result.to_json_dict()
     experiments = result.experiments
@@ -186,24 +191,26 @@ def format_dmc(result) -> str:
 
 # --- benchmark and demo ------------------------------------------------------------------------------
 
-def dmc_benchmark_rows(trials, n_resamples: int = 2000, level: float = 0.95, seed=0, *,
-                       exclusions=None, progress: bool = False) -> pd.DataFrame:
+def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | None = None, seed=None, *,
+                       exclusions=None, progress: bool | None = None, settings=None, result=None) -> pd.DataFrame:
     """DMC rows in the benchmark's row format, to append to ``BenchmarkResult.rows``.
 
     Columns observer, observer_kind, scope, metric (``decision_margin_consistency``), estimate, ci_low,
     ci_high, n_pairs. Observer ``humans``: the split-half noise ceiling (n_pairs = number of splits);
     each model with margins: its DMC to the pooled human index (n_pairs = number of human observers
     pooled). Scopes: every experiment and ``overall`` (mean over experiments; n_pairs summed). Models
-    without margins get no rows. Returns an empty frame when no experiment can be analysed.
+    without margins get no rows. Returns an empty frame when no experiment can be analysed. ``result``: a
+    DMC result already computed (then nothing is recomputed).
     """
     from ..analyses.dmc import ACCURACY, DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, decision_margin_consistency
     from ..data.schema import TrialTableError
 
-    try:
-        result = decision_margin_consistency(trials, exclusions=exclusions, n_resamples=n_resamples, level=level,
-                                             seed=seed, progress=progress)
-    except TrialTableError:
-        return pd.DataFrame(columns=list(BENCHMARK_COLUMNS))
+    if result is None:
+        try:
+            result = decision_margin_consistency(trials, exclusions=exclusions, settings=settings,
+                                                 n_resamples=n_resamples, level=level, seed=seed, progress=progress)
+        except TrialTableError:
+            return pd.DataFrame(columns=list(BENCHMARK_COLUMNS))
     s = result.summary
     s = s[s["level"].isin(["experiment", "overall"])]
     humans_per_exp = s[(s["group"] == HUMANS) & (s["metric"] == ACCURACY) & (s["level"] == "experiment")]
@@ -228,12 +235,15 @@ def dmc_benchmark_rows(trials, n_resamples: int = 2000, level: float = 0.95, see
 
 def demo_extras(trials, args) -> list[Path]:
     """DMC on the demo data: summary table, JSON, ranking figure and the EC-and-DMC-against-accuracy figure."""
-    from ..analyses.dmc import consistency_vs_accuracy, decision_margin_consistency
+    from ..analyses.consistency_accuracy import consistency_vs_accuracy
+    from ..analyses.dmc import decision_margin_consistency
     from .plots_dmc import consistency_figure, dmc_ranking_figure
 
     out = args.out
-    result = decision_margin_consistency(trials, n_resamples=args.resamples, level=args.level, seed=args.seed,
-                                         progress=show_progress(args))
+    result = getattr(args, "demo_results", {}).get("dmc")
+    if result is None:
+        result = decision_margin_consistency(trials, n_resamples=args.resamples, level=args.level, seed=args.seed,
+                                             progress=show_progress(args))
     comparison = consistency_vs_accuracy(trials, dmc_result=result, n_resamples=args.resamples, level=args.level,
                                          seed=args.seed)
     return [
@@ -257,7 +267,7 @@ def _truth_spec(args):
         return ("beta", a, b), args.items
     if not args.data or not args.experiment:
         raise ValueError("--distribution data needs --data and --experiment")
-    trials = _load(args.data)
+    trials = load_data(args.data)
     rows = trials[(trials["experiment"] == args.experiment) & (trials["observer_kind"] == "human")]
     if args.condition is not None:
         rows = rows[rows["condition"] == str(args.condition)]
@@ -269,6 +279,7 @@ def _truth_spec(args):
 
 
 def run_plan_dmc(args) -> int:
+    """Handle ``humanlike plan dmc`` for parsed arguments; returns the exit code."""
     from ..stats.dmc_planning import (
         accuracy_correlation_vs_observers, item_accuracy_interval, trials_for_tolerance,
         within_tolerance_probability,

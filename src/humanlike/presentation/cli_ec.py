@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..analyses.errorconsistency import P_VALUE_METHODS
 from ..stats.engine import ResamplingSettings
 from .io import save_figure, write_json, write_table
 from .options import (
@@ -16,7 +17,15 @@ from .options import (
 )
 
 
+# What "--preset paper" changes (README: "Reproducing the papers").
+PRESETS = {
+    "default": {"policy": "strict", "p_value": "exact"},
+    "paper": {"policy": "model-vs-human", "p_value": "beta-posterior-published"},
+}
+
+
 def register(sub, plan_sub) -> None:
+    """Register this module's commands (ec) on the ``humanlike`` parser."""
     demo = sub.add_parser("demo", help="the main job on the built-in simulated benchmark (seconds)")
     add_resampling_options(demo)
     add_output_options(demo)
@@ -59,11 +68,29 @@ def register(sub, plan_sub) -> None:
 def _add_ec_options(parser: argparse.ArgumentParser) -> None:
     add_resampling_options(parser)
     add_output_options(parser, out_default=None)
-    parser.add_argument("--policy", choices=("strict", "model-vs-human"), default="strict",
-                        help="undefined kappa: 'strict' (NaN, skipped in means) or the benchmark's rule")
+    parser.add_argument("--policy", choices=("strict", "model-vs-human"), default=None,
+                        help="undefined kappa: 'strict' (NaN, skipped in means; default) or the benchmark's rule")
+    parser.add_argument("--p-value", choices=P_VALUE_METHODS, default=None,
+                        help="per-condition test of independence: 'exact' (default), Klein et al.'s "
+                             "'beta-posterior' (uniform prior, ties extreme) or its published rule")
+    parser.add_argument("--preset", choices=tuple(PRESETS), default="default",
+                        help="'paper': the benchmark's undefined policy (model-vs-human) and Klein et al.'s "
+                             "published p-value rule; explicit --policy/--p-value win")
     parser.add_argument("--two-level", action="store_true",
                         help="also resample the human observers (same as --observer-level bootstrap)")
     parser.add_argument("--figure", type=Path, help="write the figure here (png/pdf/svg)")
+
+
+# Kept for cli_ood.py, which imports it, until it uses options.load_data (issue 7).
+_load = load_data
+
+
+def ec_choices(args) -> tuple[str, str]:
+    """(policy, p-value method) of an EC command line: the preset's, unless given explicitly."""
+    preset = PRESETS[getattr(args, "preset", "default")]
+    policy = args.policy if args.policy is not None else preset["policy"]
+    p_value = getattr(args, "p_value", None) or preset["p_value"]
+    return policy, p_value
 
 
 def ec_settings(args) -> ResamplingSettings:
@@ -79,6 +106,7 @@ def ec_settings(args) -> ResamplingSettings:
 # --- demo --------------------------------------------------------------------------------------------
 
 def run_demo(args) -> int:
+    """Handle ``humanlike demo`` for parsed arguments; returns the exit code."""
     from ..analyses.benchmark import run_benchmark
     from ..data.simulate import simulate_benchmark
     from .plots import benchmark_figure, ranking_figure
@@ -101,6 +129,7 @@ def run_demo(args) -> int:
         files.append(save_figure(ranking_figure(result.ranking), out / "ranking.png"))
     files += _demo_extras(trials, args)
     files.append(write_json(result.to_json_dict(), out / "benchmark.json"))
+    files.append(_demo_report(trials, args))
     if args.json:
         emit_json(result.to_json_dict())
         return 0
@@ -110,6 +139,24 @@ def run_demo(args) -> int:
     print(format_overall(result))
     print(f"\nwrote {len(files)} files to {out}/")
     return 0
+
+
+def _demo_report(trials, args) -> Path:
+    """The demo's analyses on one page (``report.html``), from the results computed above."""
+    from ..analyses.dvc_choices import latent_correctness_correlation
+    from .report import render_report, write_report
+    from .report_sections import build_sections
+
+    results = dict(args.demo_results)
+    results["latent"] = latent_correctness_correlation(trials, settings=resampling_settings(args))
+    sections, headline = build_sections(results)
+    settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
+    provenance = {"data": f"simulate_benchmark(seed={args.seed})", "trials": len(trials),
+                  "observers": int(trials["observer"].nunique()), "experiments": int(trials["experiment"].nunique())}
+    html = render_report(sections, title="humanlike demo: simulated benchmark", headline=headline,
+                         provenance=provenance, settings=settings,
+                         command=f"humanlike demo --seed {args.seed} --resamples {args.resamples}")
+    return write_report(html, Path(args.out) / "report.html")
 
 
 def _demo_extras(trials, args) -> list[Path]:
@@ -133,8 +180,17 @@ def _with_dmc_rows(result, trials, args, exclusions):
     dmc_cli = optional_module("cli_dmc")
     if dmc_cli is None or "decision_margin" not in trials:
         return result
-    extra = dmc_cli.dmc_benchmark_rows(trials, args.resamples, args.level, args.seed, exclusions=exclusions,
-                                       progress=show_progress(args))
+    from ..analyses.dmc import decision_margin_consistency
+    from ..data.schema import TrialTableError
+
+    try:
+        dmc = decision_margin_consistency(trials, exclusions=exclusions, n_resamples=args.resamples,
+                                          level=args.level, seed=args.seed, progress=show_progress(args))
+    except TrialTableError:
+        return result
+    # Computed once: the demo's DMC extras and report read it from here.
+    getattr(args, "demo_results", {})["dmc"] = dmc
+    extra = dmc_cli.dmc_benchmark_rows(trials, exclusions=exclusions, result=dmc)
     if extra.empty:
         return result
     return replace(result, rows=pd.concat([result.rows, extra], ignore_index=True))
@@ -175,12 +231,14 @@ def _fmt(row) -> str:
 # --- benchmark -------------------------------------------------------------------------------------
 
 def run_benchmark_command(args) -> int:
+    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code."""
     from ..analyses.benchmark import run_benchmark
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
     trials = load_data(args.data)   # validated by the loader
+    policy, p_value = ec_choices(args)
     result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
-                           settings=ec_settings(args), policy=args.policy, validate=False)
+                           settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
     result = _with_dmc_rows(result, trials, args,
                             exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
     if args.out is not None:
@@ -203,11 +261,13 @@ def run_benchmark_command(args) -> int:
 # --- ec ----------------------------------------------------------------------------------------------
 
 def run_ec_command(args) -> int:
+    """Handle ``humanlike ec`` for parsed arguments; returns the exit code."""
     from ..analyses.errorconsistency import error_consistency
 
     trials = load_data(args.data)   # validated by the loader
+    policy, p_value = ec_choices(args)
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
-                               settings=ec_settings(args), policy=args.policy, pair_intervals=True,
+                               settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,
                                validate=False)
     experiments = result.settings["experiments"]
     doc = (result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
@@ -267,6 +327,7 @@ def _fmt_entry(e) -> str:
 # --- plan ec -----------------------------------------------------------------------------------------
 
 def run_plan_ec(args) -> int:
+    """Handle ``humanlike plan ec`` for parsed arguments; returns the exit code."""
     from ..stats.planning import expected_ec_ci_width, power_ec_difference, trials_for_ci_width, trials_for_power
 
     a1, a2 = args.accuracy
@@ -277,7 +338,9 @@ def run_plan_ec(args) -> int:
                  "ci_width": frame.to_dict("records")}
     if args.width is not None:
         doc["trials_for_width"] = {"target_width": args.width,
-                                   "trials": int(trials_for_ci_width(args.width, a1, a2, args.kappa, level=args.level))}
+                                   "method": args.method,
+                                   "trials": int(trials_for_ci_width(args.width, a1, a2, args.kappa, level=args.level,
+                                                                     method=args.method, seed=args.seed))}
     if args.compare_kappa is not None:
         a3 = args.compare_accuracy if args.compare_accuracy is not None else a2
         power = power_ec_difference(n, args.kappa, args.compare_kappa, a1, a2, a3, alpha=args.alpha, seed=args.seed)
@@ -290,7 +353,7 @@ def run_plan_ec(args) -> int:
     print(f"expected {int(args.level * 100)}% CI width of EC (true EC {args.kappa}, accuracies {a1}, {a2}, {args.method}):")
     print(frame.to_string(index=False))
     if "trials_for_width" in doc:
-        print(f"trials needed for width {args.width}: {doc['trials_for_width']['trials']}")
+        print(f"trials needed for width {args.width} ({args.method}): {doc['trials_for_width']['trials']}")
     if "power" in doc:
         print(f"\npower to detect EC {args.kappa} vs {args.compare_kappa} (alpha {args.alpha}):")
         print(pd.DataFrame(doc["power"]).to_string(index=False))

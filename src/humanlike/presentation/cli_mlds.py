@@ -12,6 +12,7 @@ from .io import save_figure, write_table
 
 
 def register(sub, plan_sub) -> None:
+    """Register this module's commands (mlds) on the ``humanlike`` parser."""
     mlds = sub.add_parser(
         "mlds", help="maximum-likelihood difference scaling (R MLDS): scales, intervals, six-point test",
         description="Fit a perceptual difference scale (MLDS) to triad or quadruple judgements. Several files "
@@ -38,6 +39,7 @@ def register(sub, plan_sub) -> None:
 
 
 def run_mlds(args) -> int:
+    """Handle ``humanlike mlds`` for parsed arguments; returns the exit code."""
     from ..analyses.mlds import analyse_mlds
     from ..data.judgements import load_judgements
 

@@ -13,6 +13,7 @@ from .io import save_figure, write_json, write_table
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
+    """Register this module's commands (ood) on the ``humanlike`` parser."""
     ood = sub.add_parser(
         "ood", help="human-centred OOD spectrum: OOD scores, regimes, error alignment per regime",
         description="OOD score of every condition (Glass's delta of human logit accuracies against the "
@@ -121,6 +122,7 @@ def parse_families(text: str | None) -> dict[str, str] | None:
 
 
 def run_ood_command(args) -> int:
+    """Handle ``humanlike ood`` for parsed arguments; returns the exit code."""
     from ..analyses.ood import ood_analysis
 
     if args.alpha is not None and not 0 < args.alpha < 1:

@@ -9,6 +9,7 @@ from .io import save_figure, write_json, write_table
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
+    """Register this module's commands (psychscore) on the ``humanlike`` parser."""
     seq = sub.add_parser(
         "sequences", help="difference-scaling blend sequences of two object classes (Psychophysical-Score)",
         description="Pick instance pairs of every class pair by mask overlap (Jaccard), convert to grey "
@@ -54,6 +55,7 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
 
 
 def run_sequences_command(args) -> int:
+    """Handle ``humanlike sequences`` for parsed arguments; returns the exit code."""
     from ..data.sequences import build_sequences, load_object_images, write_sequences
 
     objects = load_object_images(args.images, classes=args.classes, mask_threshold=args.mask_threshold)
@@ -116,6 +118,7 @@ def gather_judgements(args):
 
 
 def run_psychscore_command(args) -> int:
+    """Handle ``humanlike psychscore`` for parsed arguments; returns the exit code."""
     from ..analyses.psychscore import psychophysical_score
 
     if getattr(args, "observer_level", "none") != "none":
@@ -172,6 +175,8 @@ def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial 
 
     result = psychophysical_score(simulate_psychscore_demo(seed=args.seed), n_resamples=min(int(args.resamples), 200),
                                   level=args.level, seed=args.seed)
+    if hasattr(args, "demo_results"):
+        args.demo_results["psychscore"] = result  # the demo report shows it
     out = Path(args.out)
     fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
     files = [write_table(result.to_frame(), out / "psychscore", args.format), save_figure(fig, out / "psychscore.png")]

@@ -97,6 +97,7 @@ def atomic_write_text(path, text: str) -> Path:
 
 
 def write_json(obj, path) -> Path:
+    """Write ``obj`` as JSON atomically (NaN and inf as null)."""
     return _atomic(Path(path), lambda tmp: tmp.write_text(to_json_text(obj) + "\n"))
 
 
@@ -128,6 +129,7 @@ def write_table(frame: pd.DataFrame, path, fmt: str | None = None) -> Path:
 
 
 def save_figure(fig, path) -> Path:
+    """Save a matplotlib figure atomically; the format follows the suffix (png, pdf, svg)."""
     path = Path(path)
     fmt = path.suffix.lstrip(".") or "png"
     return _atomic(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight"))
@@ -172,7 +174,7 @@ def write_manifest(out_dir, files, settings=None, name: str = MANIFEST_NAME) -> 
     >>> _ = (d / "a.csv").write_text("x\\n1\\n")
     >>> doc = json.loads(write_manifest(d, [d / "a.csv"], {"seed": 0}).read_text())
     >>> doc["complete"], doc["files"][0]["path"], doc["files"][0]["bytes"]
-    (True, 'a.csv', 6)
+    (True, 'a.csv', 4)
     """
     out_dir = Path(out_dir)
     entries = []

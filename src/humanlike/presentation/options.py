@@ -80,6 +80,7 @@ def resampling_settings(args) -> ResamplingSettings:
 
 
 def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None = DEFAULT_OUT) -> None:
+    """The output options shared by the commands: ``--out``, ``--format``, ``--json``, ``--quiet``."""
     parser.add_argument("--out", type=Path, default=out_default, help="folder for tables and figures")
     parser.add_argument("--format", choices=("csv", "parquet", "json"), default="csv",
                         help="table format (default %(default)s)")
@@ -88,10 +89,12 @@ def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None
 
 
 def show_progress(args) -> bool:
+    """Whether to show progress bars: on a terminal, unless ``--quiet``."""
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
 
 
 def emit_json(obj) -> None:
+    """Print ``obj`` as JSON on standard output."""
     sys.stdout.write(to_json_text(obj) + "\n")
 
 

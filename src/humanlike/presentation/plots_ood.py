@@ -19,6 +19,7 @@ FAMILY_CMAPS = ("Blues", "Oranges", "Greens", "Purples", "Reds", "Greys", "YlOrB
 
 
 def regime_colour(label: int) -> str:
+    """The colour of regime ``label`` in every OOD figure."""
     return REGIME_COLOURS[int(label) % len(REGIME_COLOURS)] if label >= 0 else "#999999"
 
 
@@ -41,6 +42,7 @@ def model_colours(result: OODResult) -> dict[str, tuple]:
 
 
 def family_colours(result: OODResult) -> dict[str, tuple]:
+    """One colour per model family of an OOD result."""
     fam = result.alignment.settings["families"]
     families = sorted(set(fam.values()))
     return {f: plt.get_cmap(FAMILY_CMAPS[i % len(FAMILY_CMAPS)])(0.75) for i, f in enumerate(families)}

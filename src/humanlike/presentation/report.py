@@ -81,7 +81,7 @@ def figure_svg(figure) -> str:
 
 def format_cell(value, digits: int) -> tuple[str, str]:
     """(shown text, sort/exact value) of one table cell."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "–", ""
     if isinstance(value, (bool, np.bool_)):
         return ("yes" if value else "no"), str(int(bool(value)))
@@ -122,6 +122,7 @@ def content_hash(paths: Sequence[Path | str]) -> dict:
 
 
 def slug(text: str) -> str:
+    """A lower-case, hyphenated id for ``text`` (used for anchors)."""
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "section"
 
 

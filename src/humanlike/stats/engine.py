@@ -21,9 +21,10 @@ same ``reduce``. Parametric resampling (responses drawn from fitted probabilitie
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
@@ -242,6 +243,47 @@ def standard_normals(seed: int, key: tuple, n: int, start: int, stop: int) -> np
     return np.concatenate(parts) if parts else np.zeros((0, n))
 
 
+def random_subsets(seed: int, key: tuple, n: int, size: int, start: int, stop: int) -> np.ndarray:
+    """Per resample ``start..stop-1``, a random subset of ``size`` of the indices ``0..n-1`` (rows, sorted).
+
+    Drawn in blocks of :data:`BLOCK` resamples from ``stream(seed, *key, block)``, so row r depends only on
+    ``seed``, ``key`` and r (e.g. DMC evaluates a random subset of the split halves in each resample, one
+    subset per observer group shared by its strata).
+
+    Examples
+    --------
+    >>> a = random_subsets(0, ("splits", "edge"), 10, 3, 0, 250)
+    >>> a.shape, bool((random_subsets(0, ("splits", "edge"), 10, 3, 150, 160) == a[150:160]).all())
+    ((250, 3), True)
+    """
+    if not 0 < size <= n:
+        raise ValueError(f"a subset of {size} from {n} indices is not possible")
+    parts = []
+    for b in _blocks(start, stop):
+        u = stream(seed, *key, b).random((BLOCK, n))
+        chosen = np.sort(np.argpartition(u, size - 1, axis=1)[:, :size], axis=1) if size < n else \
+            np.broadcast_to(np.arange(n), (BLOCK, n))
+        lo, hi = max(start - b * BLOCK, 0), min(stop - b * BLOCK, BLOCK)
+        parts.append(chosen[lo:hi])
+    return np.concatenate(parts) if parts else np.zeros((0, size), dtype=np.int64)
+
+
+def evaluate_chunk(kernel: Kernel, stratum: Stratum, item_weights_: np.ndarray, observer_weights_: np.ndarray | None,
+                   seed: int, start: int, stop: int) -> np.ndarray:
+    """A kernel's values for the bootstrap resamples ``start..stop-1`` of one stratum.
+
+    A kernel that draws randomness of its own in each resample (beyond the weights) defines
+    ``evaluate_resamples(stratum, item_weights, observer_weights, seed, start, stop)`` and draws it from
+    per-key block streams (:func:`random_subsets`), so that resample r still depends only on the seed, the key
+    and r; every other kernel is called through ``evaluate``. Point estimates and jackknife rows always go
+    through ``evaluate`` (no randomness).
+    """
+    own = getattr(kernel, "evaluate_resamples", None)
+    if own is None:
+        return kernel.evaluate(stratum, item_weights_, observer_weights_)
+    return own(stratum, item_weights_, observer_weights_, seed, start, stop)
+
+
 def resample_chunks(n_resamples: int, bytes_per_resample: int, memory_budget: int = DEFAULT_MEMORY_BUDGET
                     ) -> list[tuple[int, int]]:
     """(start, stop) ranges covering ``n_resamples``, each using at most ``memory_budget`` bytes.
@@ -290,6 +332,30 @@ def bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Outp
     """
     if len(design) == 0:
         raise ValueError("the design has no strata")
+    with one_blas_thread():
+        return _bootstrap(design, kernel, aggregate, output, settings)
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Run matrix products on one BLAS thread (threadpoolctl), so that numbers never depend on the chunking.
+
+    A multithreaded BLAS splits a matrix product among threads by its shape, and a row of the result can then
+    be rounded differently (in the last bit) depending on how many rows the chunk holds; with one thread every
+    row is computed the same way. On the small machines this package targets, one thread is also no slower
+    (the work is already vectorised over resamples).
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Output,
+               settings: ResamplingSettings) -> Resampled:
     point = {s.key: kernel.evaluate(s, np.ones((1, s.n_items)), _ones_or_none(design, s, settings))
              for s in design}
     estimate = np.asarray(aggregate(point), dtype=float).reshape(-1)
@@ -317,7 +383,7 @@ def bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Outp
                 u = observer_weights(settings.seed, s.group, members, start, stop) if members else None
             elif s.group in design.groups:
                 u = _ones_or_none(design, s, settings)
-            values[s.key] = kernel.evaluate(s, w, u)
+            values[s.key] = evaluate_chunk(kernel, s, w, u, settings.seed, start, stop)
         replicates[start:stop] = aggregate(values)
         bar.update(1)
     bar.close()
@@ -373,8 +439,23 @@ def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregat
             warnings.simplefilter("ignore", category=RuntimeWarning)
             centre = np.nanmean(loo, axis=0)
         deviation = np.nan_to_num(math.sqrt((n - 1) / n) * (loo - centre))
-        for start, stop in resample_chunks(settings.n_resamples, 8 * (n + estimate.size), settings.memory_budget):
-            noise[start:stop] += standard_normals(settings.seed, ("observer-jackknife",) + group, n, start, stop) @ deviation
+        # Only the outputs that depend on this group move (e.g. its experiment's rows and the overall ones); an
+        # output that leaving an observer out does not change gets exactly no noise (the mean of equal values
+        # can differ from them in the last bit, which would make numbers depend on the other groups).
+        unchanged = np.all((loo == loo[:1]) | (np.isnan(loo) & np.isnan(loo[:1])), axis=0)
+        deviation[:, unchanged] = 0.0
+        columns = np.flatnonzero(np.any(deviation != 0, axis=0))
+        if columns.size == 0:
+            continue
+        deviation = deviation[:, columns]
+        for start, stop in resample_chunks(settings.n_resamples, 8 * (n + 2 * columns.size), settings.memory_budget):
+            z = standard_normals(settings.seed, ("observer-jackknife",) + group, n, start, stop)
+            # Summed observer by observer (not one matrix product, whose rounding depends on the number of
+            # columns): an output's noise is then the same whichever other groups and outputs exist.
+            added = np.zeros((stop - start, columns.size))
+            for o in range(n):
+                added += z[:, o:o + 1] * deviation[o]
+            noise[start:stop, columns] += added
     return noise
 
 
@@ -390,10 +471,11 @@ def parametric_replicates(key: tuple, probabilities: np.ndarray, refit: Callable
     parts = []
     chunks = resample_chunks(settings.n_resamples, per, settings.memory_budget)
     bar = progress_bar(len(chunks), settings.progress, "parametric bootstrap")
-    for start, stop in chunks:
-        y = bernoulli_responses(settings.seed, key, p, start, stop)
-        parts.append(np.asarray(refit(y.astype(np.float64)), dtype=float))
-        bar.update(1)
+    with one_blas_thread():
+        for start, stop in chunks:
+            y = bernoulli_responses(settings.seed, key, p, start, stop)
+            parts.append(np.asarray(refit(y.astype(np.float64)), dtype=float))
+            bar.update(1)
     bar.close()
     if not parts:
         return np.zeros((0, 0))

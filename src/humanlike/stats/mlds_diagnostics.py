@@ -77,7 +77,7 @@ class MldsBootstrap:
 
 
 def bootstrap_mlds(fit: MldsFit, n_resamples: int = 10_000, *, seed: int = 0, level: float = 0.95,
-                   memory_budget: int = DEFAULT_MEMORY_BUDGET) -> MldsBootstrap:
+                   memory_budget: int = DEFAULT_MEMORY_BUDGET, key: tuple = ()) -> MldsBootstrap:
     """Parametric bootstrap: simulate from the fitted probabilities, refit, keep every replicate.
 
     Parameters
@@ -90,6 +90,9 @@ def bootstrap_mlds(fit: MldsFit, n_resamples: int = 10_000, *, seed: int = 0, le
         Default level of the percentile intervals.
     memory_budget : int
         Bytes one chunk of refits may use.
+    key : tuple
+        Extra words of the random stream's key (e.g. observer and scale), so that several fits under one
+        seed draw independent responses.
 
     Returns
     -------
@@ -114,7 +117,7 @@ def bootstrap_mlds(fit: MldsFit, n_resamples: int = 10_000, *, seed: int = 0, le
         return (np.column_stack([refits.standard_scale, refits.scale, refits.sigma]),
                 refits.separated, refits.converged)
 
-    parts = _simulate(fit, ("mlds-bootstrap",), n_resamples, seed, memory_budget, reduce, BOOTSTRAP_EPSILON)
+    parts = _simulate(fit, ("mlds-bootstrap", *key), n_resamples, seed, memory_budget, reduce, BOOTSTRAP_EPSILON)
     replicates = np.concatenate([part[0] for part in parts])
     separated = np.concatenate([part[1] for part in parts])
     converged = np.concatenate([part[2] for part in parts])
@@ -171,7 +174,7 @@ class RunsDiagnostics:
 
 
 def runs_diagnostics(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0, level: float = 0.95,
-                     memory_budget: int = DEFAULT_MEMORY_BUDGET) -> RunsDiagnostics:
+                     memory_budget: int = DEFAULT_MEMORY_BUDGET, key: tuple = ()) -> RunsDiagnostics:
     """Residual envelope and runs test by simulation from the fit (R ``binom.diagnostics``).
 
     Parameters
@@ -183,6 +186,8 @@ def runs_diagnostics(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0
     level : float
         Coverage of the pointwise envelope (R plots 0.025 .. 0.975).
     memory_budget : int
+    key : tuple
+        Extra words of the random stream's key.
 
     Returns
     -------
@@ -201,7 +206,7 @@ def runs_diagnostics(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0
         ordered[refits.separated] = np.nan
         return runs, ordered
 
-    parts = _simulate(fit, ("mlds-runs",), n_simulations, seed, memory_budget, reduce)
+    parts = _simulate(fit, ("mlds-runs", *key), n_simulations, seed, memory_budget, reduce)
     runs = np.concatenate([part[0] for part in parts])
     ordered = np.concatenate([part[1] for part in parts])
     defined = ~np.isnan(runs)
@@ -294,7 +299,7 @@ def six_point_loglik(responses: np.ndarray, fitted: np.ndarray, weights: np.ndar
 
 
 def six_point_test(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0,
-                   memory_budget: int = DEFAULT_MEMORY_BUDGET) -> SixPointTest:
+                   memory_budget: int = DEFAULT_MEMORY_BUDGET, key: tuple = ()) -> SixPointTest:
     """Six-point test of additivity by simulation from the fit (R ``simu.6pt``).
 
     Parameters
@@ -305,6 +310,8 @@ def six_point_test(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0,
         R uses about 10,000.
     seed : int
     memory_budget : int
+    key : tuple
+        Extra words of the random stream's key.
 
     Returns
     -------
@@ -328,7 +335,7 @@ def six_point_test(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0,
         value[refits.separated] = np.nan
         return value
 
-    simulated = np.concatenate(_simulate(fit, ("mlds-six-point",), n_simulations, seed, memory_budget, reduce))
+    simulated = np.concatenate(_simulate(fit, ("mlds-six-point", *key), n_simulations, seed, memory_budget, reduce))
     defined = ~np.isnan(simulated)
     return SixPointTest(
         n_conditions=int(len(rows)), observed=observed, simulated=simulated,

@@ -74,6 +74,7 @@ class Link:
 
 
 def as_link(link: str | Link) -> Link:
+    """The link object for a link name (``probit``, ``logit``, ``cauchit``) or a link passed through."""
     return link if isinstance(link, Link) else Link(str(link))
 
 

@@ -1,0 +1,460 @@
+"""Decision-variable correlation (DVC) of two representations of the same images (Qian, Geisler & Wei 2025).
+
+Pipeline (METHODS.md §5), per split repeat:
+
+1. the units of each system are split at random into two halves (A1, A2; B1, B2), one stream per repeat;
+2. each half is reduced to its first ``n_components`` principal components, **fitted on all images** (of all
+   classes), units centred and, with ``standardize=True``, z-scored first (default: not z-scored, like
+   scikit-learn's PCA). PCA is a randomized range finder (Halko et al. 2011) with ``pca_iterations`` power
+   iterations; LDA only depends on the PC *subspace*, which that finds accurately;
+3. per class pair (i, j) and half, a two-class LDA axis ``w = S^-1 (mu_j - mu_i)`` (pooled within-class
+   covariance S), oriented so the class-j mean is above the class-i mean; an image's DV is
+   ``w . (z - midpoint of the two training means)``, fitted in-sample or by stratified K-fold
+   cross-validation (``cv=K``: each image's DV comes from the axis fitted without its fold);
+4. within each class of the pair, the correlations of the DVs of the four halves (Pearson; Spearman as an
+   option): the four cross-system ones and the two split-half reliabilities;
+5. the split normalisation (signed by default; ``absolute=True`` is the paper's absolute-value formula; both
+   are always computed and reported);
+6. the mean over the 2 x C(K, 2) (class, pair) values, then the mean over split repeats.
+
+Every quantity is a function of per-class weighted sums of the PCA scores ``z`` and ``z z'`` (including the
+cross-covariances of A's and B's components). A bootstrap resample of images within class (paired: the same
+images for both systems) is therefore one weight-matrix product per class, followed by batched solves over
+resamples x class pairs x halves: the LDA is refitted in every resample, with no Python loop per resample. The
+PCA basis stays fixed per split (it is fitted on all images, unsupervised).
+
+Split repeats and the bootstrap: with ``split_bootstrap="rotate"`` (default) resample r goes through split
+``r mod n_splits`` and is re-centred on that split's estimate, so its spread is the image-sampling spread of
+*one* split's DVC — an upper bound on that of the split average (it is at least as variable), at 1/n_splits of
+the cost. ``split_bootstrap="all"`` pushes every resample through every split (exact, n_splits times slower).
+The spread over split repeats is reported separately (``split_sd``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..data.representations import Representation, align_representations
+from ..metrics.dvc import split_normalised_dvc
+from ..metrics.ec import kappa_bound_from_accuracy_difference
+from ..stats.engine import ResamplingSettings, item_weights, progress_bar, resample_chunks
+from ..stats.resampling import group_mean, nanmean_quiet
+from ..stats.results import Resampled
+from ..stats.rng import stream
+from .dvc_split import SplitStatistics, evaluate_split, half_scores
+from .pair_blocks import CorrectnessBlock
+
+HALVES = ("A1", "A2", "B1", "B2")
+CORRELATIONS = ("pearson", "spearman")
+SPLIT_BOOTSTRAPS = ("rotate", "all")
+
+
+class DVCInputError(ValueError):
+    """The inputs of a DVC analysis are unusable; the message names what is wrong."""
+
+
+@dataclass(frozen=True)
+class DVCOptions:
+    """The choices of the DVC pipeline that the paper leaves open (see the module docs).
+
+    Parameters
+    ----------
+    n_components : int
+        Principal components per half (the paper: 25; robustness 10 and 50).
+    n_splits : int
+        Random unit split-halves (repeats).
+    cv : int or None
+        None: LDA fitted and evaluated on the same images; K: stratified K-fold cross-validated DVs.
+    absolute : bool
+        Report the paper's absolute-value normalisation as ``dvc`` (the signed one is the alternative).
+    correlation : {"pearson", "spearman"}
+        Within-class correlation of the DVs.
+    standardize : bool
+        z-score units (over all images) before the PCA.
+    split_bootstrap : {"rotate", "all"}
+        How bootstrap resamples meet split repeats (see the module docs).
+    pca_iterations : int
+        Power iterations of the randomized PCA.
+    ridge : float
+        Shrinkage of the pooled covariance toward its mean eigenvalue (0: plain LDA).
+    kappa_folds : int
+        Folds of the cross-validated logistic-regression choices behind kappa (0: no kappa).
+    """
+
+    n_components: int = 25
+    n_splits: int = 10
+    cv: int | None = None
+    absolute: bool = False
+    correlation: str = "pearson"
+    standardize: bool = False
+    split_bootstrap: str = "rotate"
+    pca_iterations: int = 2
+    ridge: float = 0.0
+    kappa_folds: int = 5
+
+    def __post_init__(self) -> None:
+        if self.n_components < 1:
+            raise DVCInputError(f"n_components must be at least 1, got {self.n_components}")
+        if self.n_splits < 1:
+            raise DVCInputError(f"n_splits must be at least 1, got {self.n_splits}")
+        if self.cv is not None and self.cv < 2:
+            raise DVCInputError(f"cv must be None (in-sample) or at least 2 folds, got {self.cv}")
+        if self.correlation not in CORRELATIONS:
+            raise DVCInputError(f"correlation must be one of {CORRELATIONS}, not {self.correlation!r}")
+        if self.split_bootstrap not in SPLIT_BOOTSTRAPS:
+            raise DVCInputError(f"split_bootstrap must be one of {SPLIT_BOOTSTRAPS}, not {self.split_bootstrap!r}")
+        if self.kappa_folds == 1 or self.kappa_folds < 0:
+            raise DVCInputError(f"kappa_folds must be 0 (no kappa) or at least 2, got {self.kappa_folds}")
+
+
+@dataclass(frozen=True)
+class DVCResult:
+    """DVC of two representations with bootstrap intervals and the spread over split repeats.
+
+    Attributes
+    ----------
+    summary : Resampled
+        Columns labelled (table, class_i, class_j, normalisation): the overall DVC (table ``"overall"``), per
+        class pair (``"pair"``) and per class (``"class"``, class_j empty), for the signed and the absolute
+        normalisation.
+    kappa : Resampled or None
+        Cohen's kappa (error consistency) of the two systems' cross-validated choices, their accuracies and
+        the bound (1-d)^2/(1+d^2) for their accuracy difference d.
+    split_values : pandas.DataFrame
+        The overall DVC of every split repeat (both normalisations).
+    options : DVCOptions
+    classes : list of str
+    n_images : int
+    names : tuple of str
+    """
+
+    summary: Resampled
+    kappa: Resampled | None
+    split_values: pd.DataFrame
+    options: DVCOptions
+    classes: list[str]
+    n_images: int
+    names: tuple[str, str] = ("A", "B")
+    correlations: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    split_sd: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def normalisation(self) -> str:
+        return "abs" if self.options.absolute else "signed"
+
+    @property
+    def estimate(self) -> float:
+        """The overall DVC under the chosen normalisation."""
+        row = self.table("overall")
+        return float(row["estimate"].iloc[0])
+
+    def table(self, which: str = "overall", normalisation: str | None = None) -> pd.DataFrame:
+        """Tidy rows of one table (``"overall"``, ``"pair"``, ``"class"``) with estimate, interval, split SD."""
+        frame = self.to_frame()
+        normalisation = normalisation or self.normalisation
+        keep = (frame["table"] == which) & (frame["normalisation"] == normalisation)
+        return frame[keep].reset_index(drop=True)
+
+    def to_frame(self) -> pd.DataFrame:
+        frame = self.summary.to_frame()
+        frame["split_sd"] = self.split_sd if self.split_sd is not None else np.nan
+        return frame
+
+    def to_json_dict(self) -> dict:
+        """``dvc`` {estimate, ci_low, ci_high, split_sd}, the alternative normalisation, per pair and class
+        tables, kappa and its bound, and the settings."""
+        overall = self.table("overall")
+        other = self.table("overall", "signed" if self.options.absolute else "abs")
+
+        def entry(row):
+            return {"estimate": row["estimate"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
+                    "split_sd": row["split_sd"], "undefined_share": row["undefined_share"]}
+
+        doc = {"names": list(self.names), "n_images": self.n_images, "classes": self.classes,
+               "normalisation": self.normalisation, "dvc": entry(overall.iloc[0]),
+               ("dvc_abs" if not self.options.absolute else "dvc_signed"): entry(other.iloc[0])}
+        pairs = self.table("pair")[["class_i", "class_j", "estimate", "ci_low", "ci_high", "split_sd"]]
+        doc["pairs"] = pairs.rename(columns={"estimate": "dvc"}).to_dict("records")
+        classes = self.table("class")[["class_i", "estimate", "ci_low", "ci_high", "split_sd"]]
+        doc["classes_table"] = classes.rename(columns={"class_i": "class", "estimate": "dvc"}).to_dict("records")
+        doc["split_values"] = self.split_values.to_dict("records")
+        if self.kappa is not None:
+            k = self.kappa.to_frame().set_index("statistic")
+            doc["kappa"] = {name: {"estimate": k.loc[name, "estimate"], "ci_low": k.loc[name, "ci_low"],
+                                   "ci_high": k.loc[name, "ci_high"]} for name in k.index}
+        doc["settings"] = {**self.summary.settings, **self.options.__dict__}
+        return doc
+
+
+# --------------------------------------------------------------------------------------------------
+# Inputs
+# --------------------------------------------------------------------------------------------------
+
+
+def _inputs(a, b, labels):
+    if isinstance(a, Representation) and isinstance(b, Representation):
+        if labels is not None:
+            raise DVCInputError("labels come with the representations; do not pass labels as well")
+        a, b = align_representations(a, b)
+        return a.features, b.features, a.labels, (a.name or "A", b.name or "B")
+    if isinstance(a, Representation) or isinstance(b, Representation):
+        raise DVCInputError("give two Representations, or two arrays and labels")
+    if labels is None:
+        raise DVCInputError("arrays need labels (one class label per image)")
+    fa = np.asarray(a, dtype=np.float32)
+    fb = np.asarray(b, dtype=np.float32)
+    labels = np.asarray(labels).astype(str)
+    for name, f in (("A", fa), ("B", fb)):
+        if f.ndim != 2:
+            raise DVCInputError(f"representation {name} must be 2-D (images x units), got shape {f.shape}")
+        if f.shape[0] != labels.size:
+            raise DVCInputError(f"representation {name} has {f.shape[0]} images but there are {labels.size} labels")
+        if not np.isfinite(f).all():
+            raise DVCInputError(f"representation {name} contains NaN or inf")
+    return fa, fb, labels, ("A", "B")
+
+
+def _check(fa, fb, labels, options: DVCOptions):
+    classes, counts = np.unique(labels, return_counts=True)
+    if classes.size < 2:
+        raise DVCInputError(f"DVC needs at least two classes; got {list(classes)}")
+    need = max(3, options.cv or 0, options.kappa_folds)
+    small = classes[counts < need]
+    if small.size:
+        raise DVCInputError(f"class(es) {list(small)} have fewer than {need} images (needed for the "
+                            "within-class correlations and the folds)")
+    for name, f in (("A", fa), ("B", fb)):
+        half = f.shape[1] // 2
+        if half < options.n_components:
+            raise DVCInputError(f"representation {name} has {f.shape[1]} units: a half has {half}, fewer than "
+                                f"{options.n_components} principal components; use n_components <= {half}")
+    if labels.size <= options.n_components + 2:
+        raise DVCInputError(f"{labels.size} images are too few for {options.n_components} components")
+    if counts.min() < 8 * options.n_components:
+        # A resample repeats images; an LDA on few distinct images per component overfits more in the
+        # resamples than in the data, which pushes the replicates (and the interval) away from the estimate.
+        warnings.warn(f"class(es) with {counts.min()} images for {options.n_components} components per half: "
+                      "the bootstrap interval can be biased; use n_components <= "
+                      f"{max(1, counts.min() // 8)}", RuntimeWarning, stacklevel=3)
+    return classes, counts
+
+
+# --------------------------------------------------------------------------------------------------
+# Aggregation: (R, P, 2, 6) correlations -> output columns
+# --------------------------------------------------------------------------------------------------
+
+
+def _columns(corr: np.ndarray, class_matrix: np.ndarray) -> np.ndarray:
+    """Output columns for both normalisations: [overall, pairs..., classes...] x (signed, abs)."""
+    parts = []
+    for absolute in (False, True):
+        values = split_normalised_dvc(corr, absolute=absolute)              # (R, P, 2)
+        r = values.shape[0]
+        overall = nanmean_quiet(values.reshape(r, -1), axis=1)[:, None]
+        pairs = nanmean_quiet(values, axis=2)
+        classes = group_mean(values.reshape(r, -1), class_matrix)
+        parts.append(np.concatenate([overall, pairs, classes], axis=1))
+    return np.concatenate(parts, axis=1)
+
+
+def _labels(classes, pairs_i, pairs_j):
+    base = [("overall", "", "")] + [("pair", classes[i], classes[j]) for i, j in zip(pairs_i, pairs_j)]
+    base += [("class", c, "") for c in classes]
+    return [b + (norm,) for norm in ("signed", "abs") for b in base]
+
+
+# --------------------------------------------------------------------------------------------------
+# The analysis
+# --------------------------------------------------------------------------------------------------
+
+
+def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
+                        settings: ResamplingSettings | None = None, **option_overrides) -> DVCResult:
+    """Decision-variable correlation of two representations, with intervals through the whole pipeline.
+
+    Parameters
+    ----------
+    a, b : Representation or (images, units) arrays
+        The two systems' features of the same images. Representations are aligned on their item ids;
+        arrays must have the same rows, and ``labels`` gives each row's class.
+    labels : array of str, optional
+        Class of each image (only with arrays).
+    options : DVCOptions, optional
+        Pipeline choices; keyword arguments (``n_components=10``, ``cv=5``, ...) override single fields.
+    settings : ResamplingSettings, optional
+        Resamples, level, seed, memory budget (default: the engine's defaults). Percentile intervals.
+
+    Returns
+    -------
+    DVCResult
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_dvc import planted_representations
+    >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
+    >>> r = dvc_representations(fa, fb, labels, n_components=5, n_splits=2,
+    ...                         settings=ResamplingSettings(n_resamples=0))
+    >>> 0.4 < r.estimate < 0.8
+    True
+    """
+    options = options or DVCOptions()
+    if option_overrides:
+        options = DVCOptions(**{**options.__dict__, **option_overrides})
+    settings = settings or ResamplingSettings()
+    if settings.interval != "percentile":
+        raise DVCInputError("DVC offers percentile intervals (the jackknife through the pipeline is not implemented)")
+    fa, fb, labels, names = _inputs(a, b, labels)
+    order = np.argsort(labels, kind="stable")
+    fa, fb, labels = fa[order], fb[order], labels[order]
+    classes, counts = _check(fa, fb, labels, options)
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    class_slices = list(zip(bounds[:-1], bounds[1:]))
+    pairs_i, pairs_j = np.triu_indices(classes.size, k=1)
+    n_folds = options.cv or 1
+    folds = [(stream(settings.seed, "dvc-folds", c).permutation(n) % n_folds) if options.cv else np.zeros(n, int)
+             for c, n in zip(classes, counts)]
+    # (pair, side) -> class indicator for the per-class table.
+    class_matrix = np.zeros((pairs_i.size * 2, classes.size))
+    class_matrix[np.arange(pairs_i.size) * 2, pairs_i] = 1
+    class_matrix[np.arange(pairs_i.size) * 2 + 1, pairs_j] = 1
+
+    splits = []
+    # Units as rows: a random half is then a fast row gather (its transpose is the images x units view).
+    by_unit = (np.ascontiguousarray(fa.T), np.ascontiguousarray(fb.T))
+    for s in range(options.n_splits):
+        rng = stream(settings.seed, "dvc-split", s)
+        scores = []
+        for f in by_unit:
+            perm = rng.permutation(f.shape[0])
+            half = f.shape[0] // 2
+            for cols in (perm[:half], perm[half:]):
+                scores.append(half_scores(f[np.sort(cols)].T, options.n_components, rng,
+                                          iterations=options.pca_iterations, standardize=options.standardize))
+        splits.append(SplitStatistics(np.concatenate(scores, axis=1), class_slices, folds, options.n_components))
+
+    def evaluate(split, weights):
+        return evaluate_split(split, weights, pairs_i, pairs_j, options.cv is not None, options.ridge,
+                               options.correlation)
+
+    ones = [np.ones((1, n), np.float32) for n in counts]
+    point_corr = [evaluate(sp, ones) for sp in splits]
+    per_split = np.concatenate([_columns(c, class_matrix) for c in point_corr])      # (S, K_out)
+    estimate = nanmean_quiet(per_split, axis=0)
+    split_sd = (np.nanstd(per_split, axis=0, ddof=1) if len(splits) > 1 else np.full(estimate.size, np.nan))
+    labels_out = _labels(list(classes), pairs_i, pairs_j)
+
+    replicates = np.empty((settings.n_resamples, estimate.size))
+    d = splits[0].dim
+    pcs = options.n_components
+    # Bytes per resample in one evaluation: class moments, pair-wise LDA temporaries, per-image DVs.
+    per_resample = 8 * (classes.size * n_folds * (d * pcs * 3 + 2 * d)
+                        + pairs_i.size * n_folds * 4 * (pcs ** 2 * 6 + 4 * pcs)
+                        + int(counts.max()) * 12 * (1 + (options.correlation == "spearman") * 4 * pcs))
+    if options.split_bootstrap == "rotate":
+        # One evaluation sees only 1/n_splits of a chunk's resamples.
+        per_resample = per_resample // len(splits) + 4 * labels.size
+    chunks = resample_chunks(settings.n_resamples, per_resample, min(settings.memory_budget, 512 * 1024**2))
+    bar = progress_bar(len(chunks), settings.progress, "dvc bootstrap")
+    for start, stop in chunks:
+        weights = [item_weights(settings.seed, ("dvc", c), n, start, stop) for c, n in zip(classes, counts)]
+        if options.split_bootstrap == "all":
+            values = [_columns(evaluate(sp, weights), class_matrix) for sp in splits]
+            replicates[start:stop] = nanmean_quiet(np.stack(values), axis=0)
+        else:
+            which = np.arange(start, stop) % len(splits)
+            for s, sp in enumerate(splits):
+                rows = np.flatnonzero(which == s)
+                if rows.size:
+                    values = _columns(evaluate(sp, [w[rows] for w in weights]), class_matrix)
+                    replicates[start + rows] = values - per_split[s] + estimate
+        bar.update(1)
+    bar.close()
+
+    reasons = np.where(np.isnan(estimate), "every (class, pair) value undefined: "
+                       "a split-half reliability is not positive", "")
+    summary = Resampled(estimate, replicates, labels_out, ("table", "class_i", "class_j", "normalisation"),
+                        reasons=reasons, settings=settings.to_dict(),
+                        level=settings.level)
+    split_rows = pd.DataFrame({"split": np.arange(len(splits)), "dvc_signed": per_split[:, 0],
+                               "dvc_abs": per_split[:, estimate.size // 2]})
+    corr_mean = np.mean([c[0] for c in point_corr], axis=0)                 # (P, 2, 6)
+    corr_frame = _correlation_frame(corr_mean, list(classes), pairs_i, pairs_j)
+    kappa = None
+    if options.kappa_folds:
+        kappa = choice_kappa(fa, fb, labels, classes, counts, options, settings)
+    return DVCResult(summary, kappa, split_rows, options, list(classes), int(labels.size), names, corr_frame,
+                     split_sd)
+
+
+def _correlation_frame(corr, classes, pairs_i, pairs_j) -> pd.DataFrame:
+    from ..metrics.dvc import CORRELATION_PAIRS
+
+    rows = []
+    for k, (i, j) in enumerate(zip(pairs_i, pairs_j)):
+        for side, c in enumerate((i, j)):
+            row = {"class_i": classes[i], "class_j": classes[j], "within_class": classes[c]}
+            for m, (h, g) in enumerate(CORRELATION_PAIRS):
+                row[f"r_{HALVES[h]}_{HALVES[g]}"] = corr[k, side, m]
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------------------
+# Kappa of cross-validated choices
+# --------------------------------------------------------------------------------------------------
+
+
+def cross_validated_choices(features: np.ndarray, labels: np.ndarray, *, n_components: int, folds: int,
+                            seed: int, standardize: bool = False, key: str = "A") -> np.ndarray:
+    """Choices of a K-way logistic regression on the first principal components, stratified K-fold.
+
+    The PCA (fitted on all images, unsupervised) reduces the units; the classifier (scikit-learn's
+    multinomial ``LogisticRegression``, default L2 penalty) is fitted without each fold and predicts it.
+    Returns the predicted label of every image.
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+
+    rng = stream(seed, "dvc-kappa-pca", key)
+    k = min(n_components, min(features.shape) - 1)
+    z = half_scores(features, k, rng, standardize=standardize).astype(np.float64)
+    choice = np.empty(labels.size, dtype=labels.dtype)
+    splitter = StratifiedKFold(folds, shuffle=True, random_state=int(stream(seed, "dvc-kappa-folds").integers(2**31)))
+    for train, test in splitter.split(z, labels):
+        model = LogisticRegression(max_iter=2000)
+        model.fit(z[train], labels[train])
+        choice[test] = model.predict(z[test])
+    return choice
+
+
+def choice_kappa(fa, fb, labels, classes, counts, options: DVCOptions, settings: ResamplingSettings) -> Resampled:
+    """Kappa (error consistency) of the two systems' cross-validated choices, their accuracies and the bound.
+
+    The choices are fixed; the bootstrap resamples the images within class with the same weights as the DVC
+    (so the two intervals are paired).
+    """
+    ca = cross_validated_choices(fa, labels, n_components=options.n_components, folds=options.kappa_folds,
+                                 seed=settings.seed, standardize=options.standardize, key="A") == labels
+    cb = cross_validated_choices(fb, labels, n_components=options.n_components, folds=options.kappa_folds,
+                                 seed=settings.seed, standardize=options.standardize, key="B") == labels
+    block = CorrectnessBlock(np.column_stack([ca, cb]))
+
+    def values(w):
+        stats = block.weighted(w)
+        kappa = stats.error_consistency()[:, 0]
+        acc = stats.accuracy
+        bound = kappa_bound_from_accuracy_difference(np.clip(acc[:, 0] - acc[:, 1], -1, 1))
+        return np.column_stack([kappa, acc[:, 0], acc[:, 1], bound])
+
+    estimate = values(np.ones((1, labels.size), np.float32))[0]
+    reps = np.empty((settings.n_resamples, 4))
+    for start, stop in resample_chunks(settings.n_resamples, 8 * labels.size * 4, settings.memory_budget):
+        w = np.concatenate([item_weights(settings.seed, ("dvc", c), n, start, stop) for c, n in zip(classes, counts)],
+                           axis=1)
+        reps[start:stop] = values(w)
+    names = [("kappa",), ("accuracy_a",), ("accuracy_b",), ("kappa_bound",)]
+    return Resampled(estimate, reps, names, ("statistic",), settings=settings.to_dict(), level=settings.level)

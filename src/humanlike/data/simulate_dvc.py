@@ -1,0 +1,98 @@
+"""Simulated systems with a planted decision-variable correlation (DVC), for tests, figures and benchmarks.
+
+* :func:`planted_representations`: two representations (images x units) of the same images whose
+  task-relevant latent variables correlate within class by a known ``rho`` (the true DVC), seen through
+  random unit mixtures and independent unit noise (what split-half normalisation corrects).
+* :func:`appendix_a3_decisions`: Qian, Geisler & Wei's Appendix A.3: class scores = one-hot + Gaussian noise +
+  a class-wise bias shared by the two systems (kappa of the choices rises with the shared bias, DVC does not).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _rng(seed: int, tag: int) -> np.random.Generator:
+    # The data layer imports nothing above it: a seed and a per-simulator tag make the stream.
+    return np.random.default_rng([int(seed), tag])
+
+
+def planted_representations(rho: float, *, n_classes: int = 4, n_per_class: int = 200, n_units: int = 200,
+                            latent_dim: int = 6, separation: float = 1.5, unit_noise: float = 1.0,
+                            seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two representations with planted within-class DV correlation ``rho``.
+
+    Each image has a class mean ``mu_c`` (latent_dim), a shared variable ``g`` and each system a private one
+    ``e``: ``latent_A = mu_c + sqrt(|rho|) g + sqrt(1-|rho|) e_A``, ``latent_B = mu_c + sign(rho) sqrt(|rho|) g
+    + sqrt(1-|rho|) e_B`` (within-class covariance I in both), so the correlation of any fixed linear read-out
+    of the two latents, in particular the LDA decision variable ``(mu_j - mu_i)' latent``, is ``rho``. Units
+    are random mixtures of the latent plus independent Gaussian noise of SD ``unit_noise``.
+
+    Returns
+    -------
+    features_a, features_b : (images, n_units) float32
+    labels : (images,) str, classes ``"c0"``, ``"c1"``, ...
+    """
+    if not -1.0 <= rho <= 1.0:
+        raise ValueError(f"rho must lie in [-1, 1], got {rho}")
+    rng = _rng(seed, 1)
+    n = n_classes * n_per_class
+    labels = np.repeat(np.arange(n_classes), n_per_class)
+    means = rng.normal(scale=separation, size=(n_classes, latent_dim))
+    shared = rng.standard_normal((n, latent_dim))
+    out = []
+    for sign in (1.0, np.sign(rho) or 1.0):
+        private = rng.standard_normal((n, latent_dim))
+        latent = means[labels] + sign * np.sqrt(abs(rho)) * shared + np.sqrt(1 - abs(rho)) * private
+        mixing = rng.standard_normal((latent_dim, n_units)) / np.sqrt(latent_dim)
+        out.append((latent @ mixing + unit_noise * rng.standard_normal((n, n_units))).astype(np.float32))
+    return out[0], out[1], np.array([f"c{k}" for k in labels])
+
+
+def appendix_a3_decisions(bias_sd: float, *, n_classes: int = 10, n_per_class: int = 100, noise: float = 1.0,
+                          seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Class scores of two systems: one-hot(true class) + independent N(0, noise^2) + a shared class-wise bias.
+
+    The bias (one value per class, N(0, bias_sd^2), the same for both systems) shifts every image's score of
+    that class: both systems then favour the same classes, so their errors agree more (kappa rises), while
+    the within-class correlations of the DVs, which a constant shift cannot change, stay at their true 0.
+
+    Returns
+    -------
+    scores_a, scores_b : (images, n_classes) float
+    labels : (images,) int
+    """
+    rng = _rng(seed, 2)
+    labels = np.repeat(np.arange(n_classes), n_per_class)
+    onehot = np.eye(n_classes)[labels]
+    bias = rng.normal(scale=bias_sd, size=n_classes) if bias_sd > 0 else np.zeros(n_classes)
+    a = onehot + noise * rng.standard_normal(onehot.shape) + bias
+    b = onehot + noise * rng.standard_normal(onehot.shape) + bias
+    return a, b, labels
+
+
+def simulate_choice_pair(rho: float, *, n_per_category: int = 500, dprime=(1.5, 1.0), criterion=(0.0, 0.3),
+                         passes: int = 1, seed: int = 0):
+    """Two observers' binary choices (Sebastian & Geisler's model) with DV correlation ``rho`` per category.
+
+    Each observer's DV is unit-variance Gaussian with mean -d'/2 (category "a") or +d'/2 ("b"); it answers
+    "b" iff DV > criterion. The two DVs correlate by ``rho`` within each category. Returns a trial table
+    (experiment "sim", observers "obs-1", "obs-2"; with ``passes=2`` a single observer "obs-1" whose two
+    passes' DVs correlate by ``rho`` — the double-pass design — with a ``repeat`` column).
+    """
+    import pandas as pd
+
+    rng = _rng(seed, 3)
+    labels = np.repeat(["a", "b"], n_per_category)
+    sign = np.where(labels == "b", 0.5, -0.5)
+    cov = np.array([[1.0, rho], [rho, 1.0]])
+    dv = rng.multivariate_normal(np.zeros(2), cov, size=labels.size)
+    frames = []
+    for k in range(2):
+        d = dv[:, k] + sign * dprime[k]
+        response = np.where(d > criterion[k], "b", "a")
+        frames.append(pd.DataFrame({
+            "observer": "obs-1" if passes == 2 else f"obs-{k + 1}", "observer_kind": "human", "experiment": "sim",
+            "condition": "0", "item": [f"i{j:05d}" for j in range(labels.size)], "label": labels,
+            "response": response, "correct": response == labels, **({"repeat": k} if passes == 2 else {})}))
+    return pd.concat(frames, ignore_index=True)

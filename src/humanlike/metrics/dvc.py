@@ -1,0 +1,467 @@
+"""Decision-variable correlation (DVC): kernels for representations and for binary choices.
+
+Two families (METHODS.md §5), pure numpy, broadcasting over leading axes (resamples, class pairs, tables):
+
+* From representations (Qian, Geisler & Wei 2025): weighted class moments of PCA scores, two-class LDA
+  axes, within-class correlations of the decision variables (DVs) as bilinear forms of the class
+  covariances, and the split-half normalisation. A bootstrap resample is a row of image weights, so the
+  whole pipeline runs on weighted sufficient statistics.
+* From binary choices (Sebastian & Geisler 2018): d' and criterion, the bivariate-normal CDF (Owen's T,
+  vectorised), the maximum-likelihood correlation of a 2x2 joint-response table on (-1, 1) (the
+  tetrachoric correlation when the thresholds come from the table's own margins), and the probit
+  variant for a known continuous DV.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+# ----------------------------------------------------------------------------------------------------
+# From representations
+# ----------------------------------------------------------------------------------------------------
+
+#: The six within-class correlations the split normalisation needs, as (half, half) index pairs of the
+#: stacked halves (0 = A1, 1 = A2, 2 = B1, 3 = B2): four cross-system, then the two reliabilities.
+CORRELATION_PAIRS = ((0, 2), (0, 3), (1, 2), (1, 3), (0, 1), (2, 3))
+
+REASON_RELIABILITY = "a split-half reliability is not positive (signed normalisation undefined)"
+REASON_ZERO = "a correlation is 0 or undefined"
+
+
+def weighted_moments(weights: np.ndarray, centred: np.ndarray):
+    """Weighted count, mean offset and covariance of one class's scores under bootstrap weights.
+
+    Parameters
+    ----------
+    weights : (R, n) array
+        Image weights (bootstrap counts; a row of ones is the data itself).
+    centred : (n, D) array
+        The class's scores minus a fixed centre (its unweighted mean keeps float32 sums accurate).
+
+    Returns
+    -------
+    count : (R,) array
+    mean : (R, D) array
+        Weighted mean of ``centred`` (add the centre back for the mean score).
+    covariance : (R, D, D) array
+        Weighted covariance, normalised by the weighted count (ML form; LDA axes and correlations are
+        invariant to that scale).
+
+    Examples
+    --------
+    >>> w = np.ones((1, 3)); y = np.array([[1.0], [2.0], [3.0]])
+    >>> n, m, c = weighted_moments(w, y)
+    >>> float(n[0]), float(m[0, 0]), round(float(c[0, 0, 0]), 4)
+    (3.0, 2.0, 0.6667)
+    """
+    weights = np.asarray(weights)
+    y = np.asarray(centred)
+    dim = y.shape[1]
+    upper = np.triu_indices(dim)
+    products = (y[:, upper[0]] * y[:, upper[1]]).astype(y.dtype)
+    count = weights.sum(axis=1, dtype=np.float64)
+    first = (weights @ y).astype(np.float64)
+    second = (weights @ products).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = first / count[:, None]
+        raw = second / count[:, None]
+    cov = np.empty((weights.shape[0], dim, dim))
+    cov[:, upper[0], upper[1]] = raw
+    cov[:, upper[1], upper[0]] = raw
+    cov -= mean[:, :, None] * mean[:, None, :]
+    return count, mean, cov
+
+
+def lda_axes(mean_i, mean_j, cov_i, cov_j, count_i, count_j, ridge: float = 0.0):
+    """Two-class LDA axes ``w = S^-1 (mean_j - mean_i)``, S the pooled within-class covariance.
+
+    Oriented so that the class-j mean projects above the class-i mean (``w . (mean_j - mean_i) =
+    d' S^-1 d >= 0`` for a positive-definite S). Broadcasts over leading axes: ``mean_*`` (..., p),
+    ``cov_*`` (..., p, p), ``count_*`` (...). ``ridge`` adds ``ridge * trace(S)/p`` to the diagonal.
+
+    Examples
+    --------
+    >>> w = lda_axes(np.zeros(2), np.array([1.0, 0.0]), np.eye(2), np.eye(2), 10, 10)
+    >>> w.round(3).tolist()
+    [1.0, 0.0]
+    """
+    count_i = np.asarray(count_i, dtype=float)[..., None, None]
+    count_j = np.asarray(count_j, dtype=float)[..., None, None]
+    pooled = (count_i * cov_i + count_j * cov_j) / (count_i + count_j)
+    if ridge > 0:
+        p = pooled.shape[-1]
+        scale = np.trace(pooled, axis1=-2, axis2=-1)[..., None, None] / p
+        pooled = pooled + ridge * scale * np.eye(p)
+    diff = np.asarray(mean_j) - np.asarray(mean_i)
+    return np.linalg.solve(pooled, diff[..., None])[..., 0]
+
+
+def dv_covariances(axes: np.ndarray, covariance: np.ndarray) -> np.ndarray:
+    """Within-class covariances of the DVs of the four halves: ``w_h' C[h, g] w_g`` for all h, g.
+
+    Parameters
+    ----------
+    axes : (..., 4, p) array
+        The LDA axes of the halves A1, A2, B1, B2 (one class pair).
+    covariance : (..., 4p, 4p) array
+        The class's covariance of the stacked PCA scores (halves in the same order).
+
+    Returns
+    -------
+    (..., 4, 4) array of DV covariances.
+    """
+    halves, p = axes.shape[-2:]
+    blocks = covariance.reshape(covariance.shape[:-2] + (halves, p, halves, p))
+    right = np.einsum("...hagb,...gb->...hag", blocks, axes)
+    return np.einsum("...ha,...hag->...hg", axes, right)
+
+
+def correlations_from_covariances(cov: np.ndarray) -> np.ndarray:
+    """The six correlations of :data:`CORRELATION_PAIRS` from (..., 4, 4) DV covariances (NaN if a
+    variance is 0)."""
+    var = np.diagonal(cov, axis1=-2, axis2=-1)
+    out = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for h, g in CORRELATION_PAIRS:
+            den = np.sqrt(var[..., h] * var[..., g])
+            out.append(np.where(den > 0, cov[..., h, g] / den, np.nan))
+    return np.clip(np.stack(out, axis=-1), -1.0, 1.0)
+
+
+def split_normalised_dvc(correlations: np.ndarray, absolute: bool = False) -> np.ndarray:
+    """Split-half normalised DVC from the six correlations (last axis, order of :data:`CORRELATION_PAIRS`).
+
+    ``absolute=True`` is the paper's formula,
+    ``(|r11 r12 r21 r22|)^(1/4) / (|rAA| |rBB|)^(1/2)``. The signed default keeps the sign of the
+    mean cross correlation on the geometric mean and requires both reliabilities to be positive (NaN
+    otherwise: Spearman's correction is meaningless for an unreliable system), so that a true DVC of 0
+    averages to about 0 instead of being pushed up.
+
+    Examples
+    --------
+    >>> r = np.array([0.4, 0.4, 0.4, 0.4, 0.8, 0.5])
+    >>> round(float(split_normalised_dvc(r)), 4)
+    0.6325
+    >>> float(split_normalised_dvc(-r[[0, 1, 2, 3, 4, 5]] * np.array([1, 1, 1, 1, -1, -1])))
+    -0.6324555320336759
+    """
+    r = np.asarray(correlations, dtype=float)
+    cross = np.abs(r[..., :4])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        numerator = np.prod(cross, axis=-1) ** 0.25
+        if absolute:
+            return numerator / np.sqrt(np.abs(r[..., 4] * r[..., 5]))
+        sign = np.sign(np.sum(r[..., :4], axis=-1))
+        reliable = (r[..., 4] > 0) & (r[..., 5] > 0)
+        return np.where(reliable, sign * numerator / np.sqrt(r[..., 4] * r[..., 5]), np.nan)
+
+
+# ----------------------------------------------------------------------------------------------------
+# From binary choices
+# ----------------------------------------------------------------------------------------------------
+
+def clipped_rate(successes, trials):
+    """Proportion with 0 and 1 replaced by 1/(2n) and 1 - 1/(2n) (Macmillan & Creelman's rule).
+
+    Examples
+    --------
+    >>> clipped_rate(np.array([0, 5, 10]), 10).tolist()
+    [0.05, 0.5, 0.95]
+    """
+    successes = np.asarray(successes, dtype=float)
+    trials = np.asarray(trials, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = successes / trials
+        half = 0.5 / trials
+    return np.clip(rate, half, 1.0 - half)
+
+
+def dprime_criterion(hits, n_b, false_alarms, n_a):
+    """d' and criterion gamma from 'b' responses: H = hits/n_b = P('b'|b), F = false_alarms/n_a.
+
+    ``d' = z(H) - z(F)``, ``gamma = -(z(H) + z(F))/2`` with rates clipped by :func:`clipped_rate`.
+    Returns (dprime, gamma, clipped) where ``clipped`` marks a rate that was 0 or 1.
+
+    Examples
+    --------
+    >>> d, g, c = dprime_criterion(84, 100, 30, 100)
+    >>> round(float(d), 3), round(float(g), 3), bool(c)
+    (1.519, -0.235, False)
+    """
+    hit_rate = clipped_rate(hits, n_b)
+    fa_rate = clipped_rate(false_alarms, n_a)
+    raw_h = np.asarray(hits, dtype=float) / np.asarray(n_b, dtype=float)
+    raw_f = np.asarray(false_alarms, dtype=float) / np.asarray(n_a, dtype=float)
+    clipped = (raw_h <= 0) | (raw_h >= 1) | (raw_f <= 0) | (raw_f >= 1)
+    zh, zf = special.ndtri(hit_rate), special.ndtri(fa_rate)
+    return zh - zf, -(zh + zf) / 2.0, clipped
+
+
+def category_thresholds(dprime, gamma):
+    """Each category's threshold measured from its own mean: (t_a, t_b) = (gamma + d'/2, gamma - d'/2).
+
+    P('a' | category a) = Phi(t_a), P('a' | category b) = Phi(t_b).
+    """
+    dprime, gamma = np.asarray(dprime, dtype=float), np.asarray(gamma, dtype=float)
+    return gamma + dprime / 2.0, gamma - dprime / 2.0
+
+
+def bivariate_normal_cdf(h, k, rho):
+    """P(X <= h, Y <= k) for a standard bivariate normal with correlation rho, vectorised (Owen's T).
+
+    Uses ``Phi2 = (Phi(h) + Phi(k))/2 - T(h, a_h) - T(k, a_k) - beta`` with scipy's Owen's T; rho = +-1
+    are the degenerate limits.
+
+    Examples
+    --------
+    >>> round(float(bivariate_normal_cdf(0.0, 0.0, 0.5)), 6)  # 1/4 + asin(0.5)/(2 pi)
+    0.333333
+    """
+    h, k, rho = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (h, k, rho)))
+    # Exact zeros make the Owen's T arguments infinite; a 1e-12 shift moves Phi2 by ~1e-13.
+    h = np.where(h == 0, 1e-12, h)
+    k = np.where(k == 0, 1e-12, k)
+    inside = np.abs(rho) < 1
+    r = np.where(inside, rho, 0.0)
+    s = np.sqrt(1.0 - r * r)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a_h = (k - r * h) / (h * s)
+        a_k = (h - r * k) / (k * s)
+    beta = np.where(h * k > 0, 0.0, 0.5)
+    value = 0.5 * (special.ndtr(h) + special.ndtr(k)) - special.owens_t(h, a_h) - special.owens_t(k, a_k) - beta
+    upper = special.ndtr(np.minimum(h, k))
+    lower = np.maximum(0.0, special.ndtr(h) + special.ndtr(k) - 1.0)
+    value = np.where(rho >= 1, upper, np.where(rho <= -1, lower, value))
+    value = np.clip(value, lower, upper)
+    return value[()] if value.ndim == 0 else value
+
+
+def bivariate_normal_density(h, k, rho):
+    """Density of the standard bivariate normal at (h, k): d Phi2 / d rho (Plackett's identity)."""
+    h, k, rho = (np.asarray(x, dtype=float) for x in (h, k, rho))
+    one = 1.0 - rho * rho
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.exp(-(h * h - 2 * rho * h * k + k * k) / (2 * one)) / (2 * np.pi * np.sqrt(one))
+
+
+def rho_from_orthant(h, k, p, iterations: int = 60, tol: float = 1e-12):
+    """The rho with ``Phi2(h, k; rho) = p``: safeguarded Newton, vectorised; +-1 where p is at a bound.
+
+    ``p`` below the smallest attainable value ``max(0, Phi(h)+Phi(k)-1)`` gives -1, above the largest
+    ``min(Phi(h), Phi(k))`` gives +1; NaN inputs give NaN.
+    """
+    h, k, p = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (h, k, p)))
+    shape = h.shape
+    h, k, p = h.ravel(), k.ravel(), p.ravel()
+    lower = np.maximum(0.0, special.ndtr(h) + special.ndtr(k) - 1.0)
+    upper = np.minimum(special.ndtr(h), special.ndtr(k))
+    out = np.full(h.shape, np.nan)
+    out[p <= lower + 1e-15] = -1.0
+    out[p >= upper - 1e-15] = 1.0
+    todo = np.flatnonzero(np.isnan(out) & np.isfinite(h) & np.isfinite(k) & np.isfinite(p))
+    if todo.size:
+        hh, kk, pp = h[todo], k[todo], p[todo]
+        lo, hi = np.full(todo.size, -1.0), np.full(todo.size, 1.0)
+        rho = _tetrachoric_start(special.ndtr(hh), special.ndtr(kk), pp)
+        active = np.arange(todo.size)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            for _ in range(iterations):
+                # Newton on the entries not yet converged only; bisection whenever a step leaves the bracket.
+                r, a, b = rho[active], hh[active], kk[active]
+                f = bivariate_normal_cdf(a, b, r) - pp[active]
+                lo[active] = np.where(f < 0, r, lo[active])
+                hi[active] = np.where(f > 0, r, hi[active])
+                done = np.abs(f) < tol
+                step = r - f / bivariate_normal_density(a, b, r)
+                inside = np.isfinite(step) & (step > lo[active]) & (step < hi[active])
+                rho[active] = np.where(done, r, np.where(inside, step, 0.5 * (lo[active] + hi[active])))
+                active = active[~done]
+                if active.size == 0:
+                    break
+        out[todo] = rho
+    out = out.reshape(shape)
+    return out[()] if out.ndim == 0 else out
+
+
+def _tetrachoric_start(phi1, phi2, p_aa):
+    """Starting value cos(pi / (1 + sqrt(ad / bc))) (Pearson's approximation) from the four cell shares."""
+    b = phi1 - p_aa
+    c = phi2 - p_aa
+    d = 1.0 - phi1 - phi2 + p_aa
+    with np.errstate(invalid="ignore", divide="ignore"):
+        start = np.cos(np.pi / (1.0 + np.sqrt(p_aa * d / (b * c))))
+    return np.clip(np.nan_to_num(start), -0.999, 0.999)
+
+
+def joint_cell_probability_ml(counts, phi1, phi2, iterations: int = 80):
+    """ML estimate of P(aa) for a 2x2 table with fixed margins P('a') = phi1, phi2.
+
+    ``counts`` is (..., 4) = (n_aa, n_ab, n_ba, n_bb). The log likelihood is concave in P(aa) on the
+    feasible interval, so its root is found by vectorised bisection of the (decreasing) score.
+    """
+    counts = np.asarray(counts, dtype=float)
+    n_aa, n_ab, n_ba, n_bb = np.moveaxis(counts, -1, 0)
+    phi1, phi2 = np.broadcast_arrays(np.asarray(phi1, dtype=float), np.asarray(phi2, dtype=float))
+    lo = np.maximum(0.0, phi1 + phi2 - 1.0)
+    hi = np.minimum(phi1, phi2)
+    a, b = lo.copy(), hi.copy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for _ in range(iterations):
+            p = 0.5 * (a + b)
+            score = n_aa / p - n_ab / (phi1 - p) - n_ba / (phi2 - p) + n_bb / (1.0 - phi1 - phi2 + p)
+            a = np.where(score > 0, p, a)
+            b = np.where(score > 0, b, p)
+    return 0.5 * (a + b)
+
+
+def latent_correlation(counts, thresholds_1=None, thresholds_2=None):
+    """Bivariate-normal ML correlation of a 2x2 joint-response table (Sebastian & Geisler 2018).
+
+    Parameters
+    ----------
+    counts : (..., 4) array
+        (n_aa, n_ab, n_ba, n_bb): observer 1's response first.
+    thresholds_1, thresholds_2 : arrays broadcasting to counts[..., 0], optional
+        Each observer's criterion measured from the category mean (P('a') = Phi(t)), e.g. from
+        :func:`dprime_criterion` and :func:`category_thresholds`. When omitted they come from the
+        table's own margins, and the result is the tetrachoric correlation (the model is saturated, so
+        ML reproduces P(aa) = n_aa / n exactly).
+
+    Returns
+    -------
+    rho : array on [-1, 1]
+        +-1 where the likelihood increases to the boundary (an empty off-diagonal or diagonal pair of
+        cells); NaN where an observer's margin is 0 or 1 (no threshold: the table says nothing about
+        correlation).
+
+    Examples
+    --------
+    >>> round(float(latent_correlation([40, 10, 10, 40])), 4)
+    0.809
+    """
+    counts = np.asarray(counts, dtype=float)
+    n = counts.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if thresholds_1 is None and thresholds_2 is None:
+            phi1 = (counts[..., 0] + counts[..., 1]) / n
+            phi2 = (counts[..., 0] + counts[..., 2]) / n
+            p_aa = counts[..., 0] / n
+        else:
+            if thresholds_1 is None or thresholds_2 is None:
+                raise ValueError("give both observers' thresholds, or neither (tetrachoric)")
+            phi1 = special.ndtr(np.asarray(thresholds_1, dtype=float))
+            phi2 = special.ndtr(np.asarray(thresholds_2, dtype=float))
+            p_aa = joint_cell_probability_ml(counts, phi1, phi2)
+    degenerate = (phi1 <= 0) | (phi1 >= 1) | (phi2 <= 0) | (phi2 >= 1) | ~(n > 0)
+    rho = rho_from_orthant(special.ndtri(np.clip(phi1, 1e-300, 1)), special.ndtri(np.clip(phi2, 1e-300, 1)),
+                           p_aa)
+    rho = np.where(degenerate, np.nan, rho)
+    return rho[()] if np.ndim(rho) == 0 else rho
+
+
+def tetrachoric(counts):
+    """Tetrachoric correlation of 2x2 tables (..., 4) = (n_11, n_10, n_01, n_00), vectorised.
+
+    The latent correlation with thresholds from the table's margins; see :func:`latent_correlation`.
+
+    Examples
+    --------
+    >>> round(float(tetrachoric([30, 20, 20, 30])), 4)
+    0.309
+    """
+    return latent_correlation(counts)
+
+
+def probit_fit(z, y, weights=None, iterations: int = 30):
+    """Probit regression ``P(y=1 | z) = Phi(alpha + beta z)`` by Newton-Raphson, vectorised over problems.
+
+    ``z``, ``y`` are (..., n) (``y`` in {0, 1}); ``weights`` (..., n) are trial weights (bootstrap
+    counts), broadcasting. Returns (alpha, beta), NaN where the fit does not exist (y constant). Perfect
+    separation drives |beta| to the large values where the iteration stops.
+    """
+    z = np.asarray(z, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(z) if weights is None else np.asarray(weights, dtype=float)
+    z, y, w = np.broadcast_arrays(z, y, w)
+    alpha = np.zeros(z.shape[:-1])
+    beta = np.zeros(z.shape[:-1])
+    for _ in range(iterations):
+        grad, hess = probit_score(alpha, beta, z, y, w)
+        det = hess[0] * hess[2] - hess[1] ** 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d_alpha = (hess[2] * grad[0] - hess[1] * grad[1]) / det
+            d_beta = (hess[0] * grad[1] - hess[1] * grad[0]) / det
+        ok = np.isfinite(d_alpha) & np.isfinite(d_beta)
+        alpha = np.where(ok, np.clip(alpha + d_alpha, -40, 40), alpha)
+        beta = np.where(ok, np.clip(beta + d_beta, -40, 40), beta)
+        if np.all(~ok | ((np.abs(d_alpha) < 1e-10) & (np.abs(d_beta) < 1e-10))):
+            break
+    total = w.sum(axis=-1)
+    positives = (w * y).sum(axis=-1)
+    constant = (positives <= 0) | (positives >= total)
+    return np.where(constant, np.nan, alpha), np.where(constant, np.nan, beta)
+
+
+def probit_score(alpha, beta, z, y, w):
+    """Gradient (2, ...) and negative Hessian (3, ...) = (h_aa, h_ab, h_bb) of the weighted probit
+    log likelihood at (alpha, beta); sums over the last axis of z, y, w."""
+    eta = np.asarray(alpha)[..., None] + np.asarray(beta)[..., None] * z
+    log_cdf = special.log_ndtr(eta)
+    log_sf = special.log_ndtr(-eta)
+    log_pdf = -0.5 * eta * eta - 0.5 * np.log(2 * np.pi)
+    ratio_pos = np.exp(log_pdf - log_cdf)      # phi/Phi
+    ratio_neg = np.exp(log_pdf - log_sf)       # phi/(1-Phi)
+    resid = np.where(y > 0, ratio_pos, -ratio_neg)
+    # Expected information (Fisher scoring): phi^2 / (Phi (1-Phi)), stable through log terms.
+    info = np.exp(2 * log_pdf - log_cdf - log_sf)
+    grad = np.stack([(w * resid).sum(-1), (w * resid * z).sum(-1)])
+    hess = np.stack([(w * info).sum(-1), (w * info * z).sum(-1), (w * info * z * z).sum(-1)])
+    return grad, hess
+
+
+def rho_from_probit(beta):
+    """Latent correlation from a probit slope on a standardised DV: rho = beta / sqrt(1 + beta^2)."""
+    beta = np.asarray(beta, dtype=float)
+    return beta / np.sqrt(1.0 + beta * beta)
+
+
+def standardise_within(values, groups):
+    """Standardise ``values`` to mean 0, SD 1 (ddof 0) within each group label; NaN for constant groups."""
+    values = np.asarray(values, dtype=float)
+    groups = np.asarray(groups)
+    out = np.empty_like(values)
+    for g in np.unique(groups):
+        m = groups == g
+        sd = values[m].std()
+        out[m] = (values[m] - values[m].mean()) / sd if sd > 0 else np.nan
+    return out
+
+
+def known_dv_correlation(dv_a, dv_b, labels) -> tuple[float, np.ndarray]:
+    """DVC of two systems whose per-class decision values are known (no split normalisation needed).
+
+    ``dv_a``, ``dv_b`` are (images, K) class scores (e.g. a readout's logits); for class pair (i, j) the DV
+    is ``score_j - score_i`` and its within-class Pearson correlation between the systems is taken in
+    class i and in class j. Returns the mean over the 2 x C(K, 2) values and the (pairs, 2) array.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> labels = np.repeat(np.arange(3), 50)
+    >>> dv = rng.normal(size=(150, 3))
+    >>> round(known_dv_correlation(dv, dv, labels)[0], 6)
+    1.0
+    """
+    from .correlation import pearson_rows
+
+    dv_a, dv_b = np.asarray(dv_a, dtype=float), np.asarray(dv_b, dtype=float)
+    labels = np.asarray(labels)
+    k = dv_a.shape[1]
+    first, second = np.triu_indices(k, 1)
+    values = np.empty((first.size, 2))
+    for p, (i, j) in enumerate(zip(first, second)):
+        for side, c in enumerate((i, j)):
+            rows = labels == c
+            values[p, side] = pearson_rows(dv_a[rows, j] - dv_a[rows, i], dv_b[rows, j] - dv_b[rows, i])
+    return float(np.nanmean(values)), values

@@ -1,0 +1,278 @@
+"""Report sections: each analysis result becomes a section of the report, and the headline table is
+assembled from the models' overall values of every measure.
+
+An adapter takes a result object and returns a :class:`~humanlike.presentation.report.ReportSection` plus its
+headline columns (model -> estimate and interval of that measure, and the human–human row). Adapters only read
+the results' public tables (``to_frame`` and the like); they compute nothing statistical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .report import ReportFigure, ReportSection, ReportTable
+
+HUMAN_ROW = "humans"
+
+
+@dataclass
+class HeadlineMeasure:
+    """One measure's column group in the headline table: per observer (models and ``humans``) the overall
+    estimate with its interval."""
+
+    name: str
+    values: pd.DataFrame  # columns: observer, estimate, ci_low, ci_high
+
+
+@dataclass
+class SectionResult:
+    section: ReportSection
+    headline: list[HeadlineMeasure] = field(default_factory=list)
+
+
+def headline_table(measures: list[HeadlineMeasure], sort_by: str | None = None) -> ReportTable | None:
+    """Models ranked by the first measure, one estimate and interval column per measure; humans first."""
+    if not measures:
+        return None
+    table: pd.DataFrame | None = None
+    for m in measures:
+        part = m.values[["observer", "estimate", "ci_low", "ci_high"]].rename(columns={
+            "estimate": m.name, "ci_low": f"{m.name} low", "ci_high": f"{m.name} high"})
+        table = part if table is None else table.merge(part, on="observer", how="outer")
+    key = sort_by or measures[0].name
+    is_human = table["observer"] == HUMAN_ROW
+    ordered = pd.concat([table[is_human], table[~is_human].sort_values(key, ascending=False, na_position="last")])
+    ordered = ordered.reset_index(drop=True)
+    ranks = (ordered["observer"] != HUMAN_ROW).to_numpy()
+    rank = pd.array([pd.NA] * len(ordered), dtype="Int64")
+    rank[ranks] = np.arange(1, ranks.sum() + 1)
+    ordered.insert(1, "rank", rank)
+    return ReportTable("headline", "Headline: models ranked by " + key, ordered,
+                       caption="humans: the human–human value (the ceiling); low/high: interval bounds")
+
+
+def _settings_text(settings: dict) -> dict[str, object]:
+    keep = ("n_resamples", "level", "interval", "observer_level", "seed", "policy", "exclusions", "experiments")
+    return {k: settings[k] for k in keep if k in settings}
+
+
+# --- error consistency ------------------------------------------------------------------------------------
+
+
+def ec_section(benchmark) -> SectionResult:
+    """The benchmark's error consistency (a :class:`~humanlike.analyses.benchmark.BenchmarkResult`)."""
+    from .plots import benchmark_figure, ranking_figure
+
+    rows = benchmark.rows
+    ec_rows = rows[rows["metric"] == "error_consistency"]
+    overall = ec_rows[ec_rows["scope"] == "overall"]
+    per_experiment = ec_rows[ec_rows["scope"] != "overall"].pivot_table(
+        index="observer", columns="scope", values="estimate", aggfunc="first").reset_index()
+    figures = [ReportFigure("ec-benchmark", "Error consistency with humans", benchmark_figure(benchmark),
+                            alt="Left: models ranked by error consistency with humans, with intervals and the "
+                                "human–human band. Right: error consistency against OOD accuracy.",
+                            caption="Intervals: bootstrap through the whole aggregation (items resampled within "
+                                    "conditions, jointly for all observers).")]
+    tables = [ReportTable("ec-overall", "Error consistency, overall",
+                          overall[["observer", "estimate", "ci_low", "ci_high", "n_pairs", "undefined_share",
+                                   "reason"]].sort_values("estimate", ascending=False)),
+              ReportTable("ec-experiments", "Error consistency per experiment (estimates)", per_experiment)]
+    if benchmark.ranking is not None:
+        figures.append(ReportFigure("ec-ranking", "Rank stability", ranking_figure(benchmark.ranking),
+                                    alt="Rank intervals of the models under resampling."))
+        tables.append(ReportTable("ec-ranking", "Rank stability under resampling", benchmark.ranking.to_frame()))
+    section = ReportSection(
+        "error-consistency", "Error consistency",
+        "Cohen's kappa of trial-by-trial correctness between each model and each human (and between humans), "
+        "averaged over conditions, humans and experiments as the model-vs-human benchmark does.",
+        tables=tables, figures=figures, methods=_settings_text(benchmark.details.settings))
+    measure = HeadlineMeasure("EC", overall[["observer", "estimate", "ci_low", "ci_high"]])
+    return SectionResult(section, [measure])
+
+
+# --- decision-margin consistency ------------------------------------------------------------------------
+
+
+def dmc_section(result) -> SectionResult:
+    """Decision-margin consistency (a :class:`~humanlike.analyses.dmc_results.DMCResult`)."""
+    from .plots_dmc import dmc_ranking_figure
+
+    overall = result.table("overall")
+    shown = overall[["group", "kind", "estimate", "ci_low", "ci_high", "t_low", "t_high", "n", "undefined_share",
+                     "reason"]].rename(columns={"group": "observer"})
+    per_experiment = result.summary[(result.summary["scope"] != "overall") & (result.summary["condition"] == "")
+                                    & (result.summary["metric"] == overall["metric"].iloc[0])]
+    per_experiment = per_experiment.pivot_table(index="group", columns="scope", values="estimate",
+                                                aggfunc="first").reset_index().rename(columns={"group": "observer"})
+    section = ReportSection(
+        "decision-margin-consistency", "Decision-margin consistency",
+        "Correlation over items between each model's decision margin and the humans' item accuracy (Alvarez & "
+        "Konkle); the human row is the split-half noise ceiling (Spearman–Brown corrected).",
+        tables=[ReportTable("dmc-overall", "Decision-margin consistency, overall", shown,
+                            caption="t_low/t_high: the published t-interval over splits (too narrow: splits share "
+                                    "observers), shown for comparison"),
+                ReportTable("dmc-experiments", "Decision-margin consistency per experiment (estimates)",
+                            per_experiment)],
+        figures=[ReportFigure("dmc-ranking", "Models ranked by decision-margin consistency",
+                              dmc_ranking_figure(result),
+                              alt="Models ranked by decision-margin consistency with humans, with intervals and "
+                                  "the human split-half ceiling.")],
+        methods=_settings_text(result.settings), notes=list(result.notes)[:20])
+    models = overall[overall["kind"] == "model-human"]
+    models = models[~models["group"].str.contains("(mean)", regex=False)]
+    humans = overall[overall["group"] == HUMAN_ROW]
+    values = pd.concat([humans, models])[["group", "estimate", "ci_low", "ci_high"]].rename(columns={"group": "observer"})
+    return SectionResult(section, [HeadlineMeasure("DMC", values)])
+
+
+# --- decision-variable correlation (latent correlation of correctness) ----------------------------------
+
+
+def latent_section(result) -> SectionResult:
+    """The tetrachoric (latent) correlation of correctness (a ``LatentBenchmarkResult``)."""
+    from .plots_dvc import benchmark_latent_figure
+
+    groups = result.groups("overall")
+    shown = groups[["group", "kind", "estimate", "ci_low", "ci_high", "undefined_share", "reason"]].rename(
+        columns={"group": "observer"})
+    section = ReportSection(
+        "latent-correlation", "Decision-variable correlation of correctness",
+        "The correlation of the latent decision variables behind two observers' correct/incorrect outcomes "
+        "(the tetrachoric analogue of error consistency, Sebastian & Geisler), per condition, aggregated like the "
+        "benchmark. Unlike kappa it is not capped by differences in accuracy.",
+        tables=[ReportTable("latent-overall", "Latent correlation of correctness, overall", shown)],
+        figures=[ReportFigure("latent-models", "Latent correlation with humans", benchmark_latent_figure(result),
+                              alt="Model–human latent correlation of correctness per model, with the human–human "
+                                  "band.")],
+        methods=_settings_text(result.values.settings))
+    values = groups[(groups["kind"] == "model-human") | (groups["group"] == HUMAN_ROW)]
+    values = values[["group", "estimate", "ci_low", "ci_high"]].rename(columns={"group": "observer"})
+    return SectionResult(section, [HeadlineMeasure("latent r", values)])
+
+
+# --- the human-centred OOD spectrum ------------------------------------------------------------------------
+
+
+def ood_section(result) -> SectionResult:
+    """The OOD spectrum and error alignment per regime (an :class:`~humanlike.analyses.ood.OODResult`)."""
+    from .plots_ood import spectrum_figure
+
+    conditions = result.spectrum.conditions
+    section = ReportSection(
+        "ood-spectrum", "A human-centred OOD spectrum",
+        "Every condition scored by how far human accuracy falls from the reference conditions (Glass's delta on "
+        "logit accuracy), grouped into regimes by a Gaussian mixture, and each model's error alignment with humans "
+        "(error consistency and misclassification agreement, relative to human–human) per regime (Xu et al.).",
+        tables=[ReportTable("ood-conditions", "Conditions on the spectrum", conditions),
+                ReportTable("ood-regimes", "Alignment with humans per regime", result.alignment.regime_ratios)],
+        figures=[ReportFigure("ood-spectrum", "The OOD spectrum", spectrum_figure(result),
+                              alt="Conditions placed on the human-centred OOD spectrum, coloured by regime, with "
+                                  "models' alignment per regime.")],
+        methods=_settings_text(getattr(result, "settings", {}) or {}))
+    return SectionResult(section)
+
+
+# --- difference scaling and the Psychophysical-Score ------------------------------------------------------
+
+
+def mlds_section(results) -> SectionResult:
+    """Difference scales (an :class:`~humanlike.analyses.mlds.MldsResults`)."""
+    from .plots_mlds import mlds_scale_figure
+
+    fits = pd.DataFrame([{k: doc.get(k) for k in ("observer", "scale_id", "sigma", "loglik", "aic", "daf",
+                                                   "n_trials", "status")} for doc in results.to_json_dict()["results"]])
+    section = ReportSection(
+        "difference-scaling", "Difference scaling (MLDS)",
+        "Maximum-likelihood difference scales (Maloney & Yang; as R's MLDS computes them): the perceptual scale "
+        "of each observer and stimulus sequence, with parametric-bootstrap intervals where asked.",
+        tables=[ReportTable("mlds-fits", "Fits", fits), ReportTable("mlds-scales", "Scales", results.to_frame())],
+        figures=[ReportFigure("mlds-scales", "Perceptual scales", mlds_scale_figure(results),
+                              alt="The fitted perceptual scale of each observer against the stimulus level.")])
+    return SectionResult(section)
+
+
+def psychscore_section(result) -> SectionResult:
+    """The Psychophysical-Score (a :class:`~humanlike.analyses.psychscore.PsychScoreResult`)."""
+    from .plots_psych import psychscore_figure
+
+    section = ReportSection(
+        "psychophysical-score", "Psychophysical-Score",
+        "Skewness of every class-level perceptual scale per observer, and the |Spearman correlation| of each "
+        f"observer's skewness values with the reference's ({result.reference}) over class pairs "
+        "(RichardWebster et al.).",
+        tables=[ReportTable("psychscore", "Scores", result.to_frame()),
+                ReportTable("psychscore-chance", "Are the scales more than chance?", result.chance)],
+        figures=[ReportFigure("psychscore", "Skewness distributions and scores", psychscore_figure(result),
+                              alt="Per observer, the distribution of scale skewness over class pairs, and each "
+                                  "observer's Psychophysical-Score with its interval.")],
+        methods=_settings_text(result.settings))
+    return SectionResult(section)
+
+
+# Adapters by analysis name, in page order; other analyses register theirs here.
+ADAPTERS: dict[str, Callable[[object], SectionResult]] = {
+    "benchmark": ec_section, "dmc": dmc_section, "latent": latent_section, "ood": ood_section, "mlds": mlds_section,
+    "psychscore": psychscore_section,
+}
+
+
+def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], ReportTable | None]:
+    """Sections (in :data:`ADAPTERS` order) and the headline table for the results given by name."""
+    sections, measures = [], []
+    for name, adapter in ADAPTERS.items():
+        if results.get(name) is None:
+            continue
+        made = adapter(results[name])
+        sections.append(made.section)
+        measures.extend(made.headline)
+    return sections, headline_table(measures)
+
+
+def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exclusions) -> tuple[dict, list[str]]:
+    """Run the report's analyses on one trial table with one settings object.
+
+    Returns the results by adapter name and notes on analyses that do not apply to these data (e.g. no
+    decision margins for DMC). DMC keeps its own observer level (the jackknife) unless one was chosen.
+    """
+    from dataclasses import replace
+
+    from ..analyses.benchmark import run_benchmark
+    from ..analyses.dmc import decision_margin_consistency
+    from ..analyses.dvc_choices import latent_correctness_correlation
+
+    results: dict[str, object] = {}
+    notes: list[str] = []
+    if "ec" in analyses:
+        results["benchmark"] = run_benchmark(trials, exclusions=exclusions, settings=settings)
+    if "dmc" in analyses:
+        has_margins = "decision_margin" in trials and trials.loc[trials["observer_kind"] == "model",
+                                                                  "decision_margin"].notna().any()
+        if has_margins:
+            dmc_settings = settings if settings.observer_level != "none" else replace(settings, observer_level="jackknife")
+            results["dmc"] = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_settings)
+        else:
+            notes.append("decision-margin consistency skipped: no model has decision margins")
+    if "dvc" in analyses:
+        results["latent"] = latent_correctness_correlation(trials, exclusions=exclusions, settings=settings)
+    if "ood" in analyses:
+        ood = run_ood_for_report(trials, settings)
+        if isinstance(ood, str):
+            notes.append(ood)
+        else:
+            results["ood"] = ood
+    return results, notes
+
+
+def run_ood_for_report(trials: pd.DataFrame, settings):
+    """The OOD spectrum with its default (model-vs-human) reference, or a note saying why it does not apply."""
+    from ..analyses.ood import ood_analysis
+    from ..data.schema import TrialTableError
+
+    try:
+        return ood_analysis(trials, None, settings=settings)
+    except (TrialTableError, ValueError) as err:
+        return f"OOD spectrum skipped: {err}"
