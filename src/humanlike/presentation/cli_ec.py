@@ -82,7 +82,6 @@ def _add_ec_options(parser: argparse.ArgumentParser) -> None:
 
 
 # Kept for cli_ood.py, which imports it, until it uses options.load_data (issue 7).
-_load = load_data
 
 
 def ec_choices(args) -> tuple[str, str]:

@@ -300,6 +300,8 @@ def demo_extras(trials, args) -> list[Path]:
 
     result = ood_analysis(trials, demo_reference(trials), n_resamples=min(int(args.resamples), 1000),
                           n_observer_resamples=200, n_permutations=999, level=args.level, seed=args.seed)  # noqa
+    if hasattr(args, "demo_results"):
+        args.demo_results["ood"] = result  # the demo report shows it
     out = Path(args.out)
     return [
         write_table(result.spectrum.conditions, out / "ood_conditions", args.format),
