@@ -17,7 +17,8 @@ from humanlike.metrics.alignment import (
     error_agreement_matrix, misclassification_agreement, misclassification_agreement_batch,
 )
 from humanlike.stats.multiple import benjamini_hochberg
-from humanlike.stats.resampling import multinomial_weights
+from humanlike.metrics.alignment_kernels import AlignmentOptions, PairAlignmentSums, pair_indices
+from humanlike.stats.engine import item_weights
 
 # ------------------------------------------------------------------------------------------ generators
 
@@ -195,6 +196,10 @@ def test_mannwhitney_binomial_bh_plumbing(sdt_result):
     c, obs = sp.conditions, sp.observers
     ref_acc = obs.loc[obs["is_reference"], "accuracy"].to_numpy()
     for r in c.itertuples():
+        if r.is_reference:   # part of the pool: neither tested nor in the BH family (issue 11)
+            assert np.isnan(r.mannwhitney_p) and np.isnan(r.binomial_p) and not r.at_chance
+            assert "reference" in r.mannwhitney_reason
+            continue
         acc = obs[(obs["experiment"] == r.experiment) & (obs["condition"] == r.condition)]["accuracy"]
         mw = sps.mannwhitneyu(acc, ref_acc, alternative="two-sided", method="asymptotic", use_continuity=True)
         assert r.mannwhitney_p == pytest.approx(mw.pvalue, rel=1e-12)
@@ -202,9 +207,11 @@ def test_mannwhitney_binomial_bh_plumbing(sdt_result):
                      & (trials["observer_kind"] == "human")]
         bt = sps.binomtest(int(sub["correct"].sum()), len(sub), 1 / 16, alternative="greater")
         assert r.binomial_p == pytest.approx(bt.pvalue, rel=1e-9, abs=1e-300)
-    assert np.allclose(c["mannwhitney_p_adjusted"], benjamini_hochberg(c["mannwhitney_p"]).adjusted)
-    assert np.allclose(c["binomial_p_adjusted"], benjamini_hochberg(c["binomial_p"]).adjusted)
-    assert (c["above_chance"] == (c["binomial_p_adjusted"] <= 0.05)).all()
+    assert np.allclose(c["mannwhitney_p_adjusted"], benjamini_hochberg(c["mannwhitney_p"]).adjusted, equal_nan=True)
+    assert np.allclose(c["binomial_p_adjusted"], benjamini_hochberg(c["binomial_p"]).adjusted, equal_nan=True)
+    tested = c[~c["is_reference"]]
+    assert (tested["above_chance"] == (tested["binomial_p_adjusted"] <= 0.05)).all()
+    assert sp.settings["n_tests"] == len(tested) == (~c["is_reference"]).sum()
     assert set(sp.normality["scale"]) == {"accuracy", "logit"}
     assert set(sp.normality["test"]) == {"shapiro", "dagostino", "lilliefors"}
 
@@ -252,6 +259,12 @@ def test_families_default_and_fallback():
 # ---------------------------------------------------------------- vectorised alignment vs the metrics
 
 
+class _Cond:
+    def __init__(self, observers, n_humans, labels, responses, observed):
+        self.observers, self.n_humans, self.labels, self.responses, self.observed = (
+            observers, n_humans, labels, responses, observed)
+
+
 def _random_condition(seed, n=80, k=6, n_obs=5, n_humans=3):
     rng = np.random.default_rng(seed)
     labels = rng.integers(0, k, n)
@@ -259,7 +272,7 @@ def _random_condition(seed, n=80, k=6, n_obs=5, n_humans=3):
     resp[rng.random((n, n_obs)) < 0.05] = -1            # no answer
     observed = rng.random((n, n_obs)) < 0.95
     resp = np.where(observed, resp, -2)
-    return ood._Cond("e", "c", [f"o{i}" for i in range(n_obs)], n_humans, labels, resp, observed)
+    return _Cond([f"o{i}" for i in range(n_obs)], n_humans, labels, resp, observed)
 
 
 @pytest.mark.parametrize("mixture", ["average", "pooled"])
@@ -267,10 +280,11 @@ def _random_condition(seed, n=80, k=6, n_obs=5, n_humans=3):
 def test_weighted_alignment_matches_metrics(mixture, weighting):
     k = 6
     cond = _random_condition(11, k=k)
-    first, second, _ = ood._pairs(cond.n_humans, len(cond.observers))
-    feats = ood._AlignmentFeatures(cond, k, first, second)
-    w = multinomial_weights(cond.labels.size, 9, np.random.default_rng(2))
-    ec, ma, cled = feats.evaluate(w, "strict", "nan", 0.5, mixture, None, weighting)
+    first, second, _ = pair_indices(cond.n_humans, len(cond.observers))
+    feats = PairAlignmentSums(cond.labels, cond.responses, k, first, second)
+    w = item_weights(2, ("test",), cond.labels.size, 0, 9)
+    opts = AlignmentOptions("strict", "nan", 0.5, mixture, None, weighting)
+    ec, ma, cled = feats.reduce(w @ feats.statistics, opts)
     answered = cond.responses >= 0
     wrong = answered & (cond.responses != cond.labels[:, None])
     conf = np.zeros((w.shape[0], len(cond.observers), k, k))
@@ -285,7 +299,8 @@ def test_weighted_alignment_matches_metrics(mixture, weighting):
             joint[:, p, cond.responses[t, i], cond.responses[t, j]] += w[:, t]
     np.testing.assert_allclose(ma, misclassification_agreement_batch(joint), rtol=1e-10, equal_nan=True)
     # on the data itself (float64): the single-table metrics
-    ec0, ma0, cled0 = (m[0] for m in feats.evaluate(None, "strict", "one", 0.5, mixture, None, weighting))
+    ones = feats.statistics.astype(float).sum(axis=0, keepdims=True)
+    ec0, ma0, cled0 = (m[0] for m in feats.reduce(ones, AlignmentOptions("strict", "one", 0.5, mixture, None, weighting)))
     for p, (i, j) in enumerate(zip(first, second)):
         both = cond.observed[:, i] & cond.observed[:, j]
         ok = both & answered[:, i] & answered[:, j]
@@ -415,3 +430,22 @@ def test_real_data_alignment(mvh_result):
     assert prof.shape[0] == 9 and prof.shape[1] >= 30
     assert np.isfinite(mvh_result.family_test.p_value)
     assert np.isfinite(mvh_result.regime_test.statistic)
+
+
+def test_real_data_estimates_identical_to_pre_port_code(mvh_result):
+    """Group EC / MA / CLED / ratio and OOD scores on model-vs-human equal commit bd872ce's (to 1e-12)."""
+    from pathlib import Path
+
+    keys = ["experiment", "condition", "group"]
+    old = pd.read_csv(Path(__file__).parent / "data" / "ood_reference_real.csv",
+                      dtype={"condition": str}).set_index(keys)
+    new = mvh_result.alignment.groups.set_index(keys).reindex(old.index)
+    assert len(old) == 780 and not new["ec"].isna().all()
+    for col in ("ec", "ma", "cled", "ratio", "accuracy", "ood_score"):
+        np.testing.assert_allclose(new[col], old[col], rtol=0, atol=1e-12, equal_nan=True)
+
+
+def test_real_data_regimes_do_not_depend_on_the_seed(mvh_result, mvh_trials):
+    other = ood.ood_spectrum(mvh_trials, n_observer_resamples=0, seed=12345)
+    assert other.conditions["regime"].tolist() == mvh_result.conditions["regime"].tolist()
+    assert mvh_result.spectrum.settings["n_tests"] == 78 - 7

@@ -313,8 +313,10 @@ def test_reversed_sequences_flip_skewness(population):
 def test_same_seed_same_numbers_and_chunk_independence(scored):
     data, result = scored
     again = psychophysical_score(data, n_resamples=200, seed=1, chunk=50)
-    # Identical draws; only the batch composition of the linear algebra differs (last-digit rounding).
-    np.testing.assert_allclose(again.replicates, result.replicates, rtol=1e-9, atol=1e-12)
+    # Identical draws; only the batch composition of the linear algebra differs (last-digit rounding),
+    # which can move a refit's stopping iteration by one: agreement to the refits' tolerance (1e-8,
+    # amplified by the coin flipper's near-zero psi_p).
+    np.testing.assert_allclose(again.replicates, result.replicates, rtol=1e-6, atol=1e-9)
     other = psychophysical_score(data, n_resamples=200, seed=2)
     assert not np.array_equal(other.replicates, result.replicates)
 

@@ -254,7 +254,7 @@ def test_regime_stability_bootstrap():
 
 def test_batched_em_reaches_sklearn_likelihood():
     """The vectorised EM of the bootstrap finds a fit at least as good as sklearn on the same data."""
-    from humanlike.stats.spectrum import _batched_em
+    from humanlike.stats.regimes import _batched_em
 
     rng = np.random.default_rng(8)
     x = np.concatenate([rng.normal(0, 1, 20), rng.normal(-3, 0.5, 15)])

@@ -40,13 +40,12 @@ import pandas as pd
 
 from ..data.representations import Representation, align_representations
 from ..metrics.dvc import split_normalised_dvc
-from ..metrics.ec import kappa_bound_from_accuracy_difference
+from ..metrics.ec import consistency_from_sums, correctness_statistics, kappa_bound_from_accuracy_difference
 from ..stats.engine import ResamplingSettings, item_weights, progress_bar, resample_chunks
 from ..stats.resampling import group_mean, nanmean_quiet
 from ..stats.results import Resampled
 from ..stats.rng import stream
 from .dvc_split import SplitStatistics, evaluate_split, half_scores
-from .pair_blocks import CorrectnessBlock
 
 HALVES = ("A1", "A2", "B1", "B2")
 CORRELATIONS = ("pearson", "spearman")
@@ -441,12 +440,13 @@ def choice_kappa(fa, fb, labels, classes, counts, options: DVCOptions, settings:
                                  seed=settings.seed, standardize=options.standardize, key="A") == labels
     cb = cross_validated_choices(fb, labels, n_components=options.n_components, folds=options.kappa_folds,
                                  seed=settings.seed, standardize=options.standardize, key="B") == labels
-    block = CorrectnessBlock(np.column_stack([ca, cb]))
+    statistics, masked = correctness_statistics(np.column_stack([ca, cb]))
 
     def values(w):
-        stats = block.weighted(w)
-        kappa = stats.error_consistency()[:, 0]
-        acc = stats.accuracy
+        sums = np.asarray(w, dtype=np.float64) @ statistics
+        out = consistency_from_sums(sums, 2, masked)
+        kappa = out["error_consistency"][:, 0]
+        acc = out["correct"] / out["answered"]
         bound = kappa_bound_from_accuracy_difference(np.clip(acc[:, 0] - acc[:, 1], -1, 1))
         return np.column_stack([kappa, acc[:, 0], acc[:, 1], bound])
 

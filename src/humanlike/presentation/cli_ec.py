@@ -81,6 +81,9 @@ def _add_ec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--figure", type=Path, help="write the figure here (png/pdf/svg)")
 
 
+# Kept for cli_ood.py, which imports it, until it uses options.load_data (issue 7).
+
+
 def ec_choices(args) -> tuple[str, str]:
     """(policy, p-value method) of an EC command line: the preset's, unless given explicitly."""
     preset = PRESETS[getattr(args, "preset", "default")]

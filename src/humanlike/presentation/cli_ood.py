@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import add_output_options, add_resampling_options, emit_json
+from .options import add_output_options, add_resampling_options, emit_json, load_data, resampling_settings
 from .io import save_figure, write_json, write_table
 
 
@@ -20,7 +20,11 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                     "reference conditions), Gaussian-mixture regimes, tests, and the error alignment "
                     "(EC, MA, CLED) of every model with the humans per condition and regime.")
     ood.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
-    add_resampling_options(ood, interval=False)
+    add_resampling_options(ood)
+    ood.add_argument("--preset", choices=("default", "paper"), default="default",
+                     help="'paper': Xu et al.'s choices (tested family of 65/66 graded conditions, alpha 0.01, plain "
+                          "logit, undefined MA = 1, pooled CLED with ln, 'na' as a class, paper regime names); "
+                          "options given explicitly still win")
     add_output_options(ood, out_default=None)
     ood.add_argument("--figures", type=Path, help="folder for the figures (PNG)")
     ood.add_argument("--reference", nargs="+", metavar="EXP=COND",
@@ -30,24 +34,41 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
     ood.add_argument("--regimes", default="bic", type=_regimes_arg,
                      help="number of regimes: 'bic' (default), 'aicc' or a fixed number")
     ood.add_argument("--max-regimes", type=int, default=4, help="largest number of regimes tried (default 4)")
-    ood.add_argument("--alpha", type=float, default=0.05, help="level for BH and the chance flags (default 0.05)")
+    ood.add_argument("--alpha", type=float, default=None, help="level for BH and the chance flags (default 0.05; paper 0.01)")
     ood.add_argument("--mw-variant", choices=("asymptotic", "asymptotic-no-continuity", "exact"),
                      default="asymptotic",
                      help="Mann-Whitney U (two-sided): normal approximation with continuity and tie "
                           "correction (default), without continuity correction, or exact")
-    ood.add_argument("--logit-correction", choices=("half", "clip"), default="half",
+    ood.add_argument("--logit-correction", choices=("half", "clip"), default=None,
                      help="logit of accuracies 0/1: 'half' = ln((k+.5)/(n-k+.5)) (default), 'clip' = clip to "
                           "[1/2n, 1-1/2n]")
     ood.add_argument("--families", help="model families: JSON ({model: family} or {family: [models]}) or a "
                                         "JSON file; default: swag-vit, swag-regnety, resnet")
-    ood.add_argument("--ma-undefined", choices=("nan", "one"), default="nan",
+    ood.add_argument("--ma-undefined", choices=("nan", "one"), default=None,
                      help="MA without joint errors: NaN (default) or 1 as in the reference code")
-    ood.add_argument("--cled-mixture", choices=("average", "pooled"), default="average",
+    ood.add_argument("--cled-mixture", choices=("average", "pooled"), default=None,
                      help="CLED mixture: (P+Q)/2 with log2 (default) or the published code's pooled counts, ln")
-    ood.add_argument("--observer-resamples", type=int, default=500,
+    ood.add_argument("--observer-resamples", type=_count, default=500,
                      help="resamples of the human observers for regime stability (default 500)")
-    ood.add_argument("--permutations", type=int, default=9999, help="permutations per test (default 9999)")
+    ood.add_argument("--permutations", type=_positive, default=9999, help="permutations per test (default 9999)")
     ood.set_defaults(handler=run_ood_command)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
 
 
 def _regimes_arg(text: str):
@@ -103,15 +124,16 @@ def parse_families(text: str | None) -> dict[str, str] | None:
 def run_ood_command(args) -> int:
     """Handle ``humanlike ood`` for parsed arguments; returns the exit code."""
     from ..analyses.ood import ood_analysis
-    from .cli_ec import _load
 
-    trials = _load(args.data)
+    if args.alpha is not None and not 0 < args.alpha < 1:
+        raise ValueError(f"--alpha must lie in (0, 1), got {args.alpha}")
+    trials = load_data(args.data)
     result = ood_analysis(
-        trials, parse_reference(args.reference), families=parse_families(args.families), regimes=args.regimes,
-        max_regimes=args.max_regimes, alpha=args.alpha, mw_variant=args.mw_variant,
-        logit_correction=args.logit_correction, n_resamples=args.resamples,
-        n_observer_resamples=args.observer_resamples, n_permutations=args.permutations, level=args.level,
-        seed=args.seed, ma_undefined=args.ma_undefined, cled_mixture=args.cled_mixture)
+        trials, parse_reference(args.reference), settings=resampling_settings(args), preset=args.preset,
+        families=parse_families(args.families), regimes=args.regimes, max_regimes=args.max_regimes,
+        alpha=args.alpha, mw_variant=args.mw_variant, logit_correction=args.logit_correction,
+        n_observer_resamples=args.observer_resamples, n_permutations=args.permutations,
+        ma_undefined=args.ma_undefined, cled_mixture=args.cled_mixture)
     doc = result.to_json_dict()
     if args.out is not None:
         write_outputs(result, args.out, args.format)
@@ -136,6 +158,7 @@ def write_outputs(result, out: Path, fmt: str) -> list[Path]:
         write_table(result.alignment.pairs, out / "ood_alignment_pairs", fmt),
         write_table(result.alignment.representatives, out / "ood_representatives", fmt),
         write_table(result.alignment.regime_ratios, out / "ood_regime_ranking", fmt),
+        write_table(result.resampled.to_frame(), out / "ood_resampled", fmt),
     ]
 
 
@@ -237,9 +260,14 @@ def format_result(result) -> str:
     lines.append("")
     lines.append(f"alignment profiles closer within model families: between - within distance "
                  f"{_f(ft.statistic, 3)}, permutation p {_p(ft.p_value)}" + (f" ({ft.reason})" if ft.reason else ""))
-    lines.append(f"human error structure (CLED between conditions) within regime vs within distortion type: "
-                 f"Cohen's d {_f(rt.statistic, 3)} (> 0: tighter within regimes), permutation p {_p(rt.p_value)} "
-                 f"(null: regime labels permuted)" + (f" ({rt.reason})" if rt.reason else ""))
+    lines.append(f"human error structure (CLED between conditions) tighter within regimes than random groupings: "
+                 f"Cohen's d {_f(rt.observed, 3)} (within distortion type minus within regime), "
+                 f"{_f(rt.statistic, 3)} above its permutation-null mean (> 0: tighter within regimes than "
+                 f"regime labels shuffled over conditions), permutation p {_p(rt.p_value)}"
+                 + (f" ({rt.reason})" if rt.reason else ""))
+    n_tests = sp.settings.get("n_tests")
+    lines.append(f"tests: {n_tests} conditions in the family (reference conditions are not tested); "
+                 f"preset {result.settings.get('preset', 'default')}; resampling {result.settings.get('resampling')}")
     return "\n".join(lines)
 
 
@@ -271,7 +299,9 @@ def demo_extras(trials, args) -> list[Path]:
     from .plots_ood import spectrum_figure
 
     result = ood_analysis(trials, demo_reference(trials), n_resamples=min(int(args.resamples), 1000),
-                          n_observer_resamples=200, n_permutations=999, level=args.level, seed=args.seed)
+                          n_observer_resamples=200, n_permutations=999, level=args.level, seed=args.seed)  # noqa
+    if hasattr(args, "demo_results"):
+        args.demo_results["ood"] = result  # the demo report shows it
     out = Path(args.out)
     return [
         write_table(result.spectrum.conditions, out / "ood_conditions", args.format),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .options import add_resampling_options, resampling_settings
 
-REPORT_ANALYSES = ("ec", "dmc", "ood", "dvc")
+REPORT_ANALYSES = ("ec", "dmc", "ood", "dvc", "mlds")
 
 
 def analyses_list(text: str) -> list[str]:
@@ -71,7 +71,9 @@ def run_report(args) -> int:
         provenance.update(content_hash(args.data))
         provenance.update(trials=len(trials), observers=int(trials["observer"].nunique()),
                           experiments=int(trials["experiment"].nunique()))
-    if args.judgements:
+    if "mlds" in args.analyses and not args.judgements and args.analyses != list(REPORT_ANALYSES):
+        raise ValueError("--analyses mlds needs difference judgements: give --judgements FILE...")
+    if args.judgements and "mlds" in args.analyses:
         from ..analyses.mlds import analyse_mlds
         from ..data.judgements import load_judgements
 

@@ -291,8 +291,8 @@ def cled_embedding_figure(result: OODResult):
               title="distortion type", frameon=False)
     rt = result.regime_test
     ax.set_title("Human error structure: classical MDS of the CLED between conditions\n"
-                 f"(lines join the levels of a distortion type; within-regime vs within-type Cohen's d "
-                 f"{rt.statistic:.2f}, permutation p {rt.p_value:.3g})", fontsize=10)
+                 f"(lines join the levels of a distortion type; Cohen's d {rt.observed:.2f}, "
+                 f"{rt.statistic:+.2f} vs shuffled regimes, permutation p {rt.p_value:.3g})", fontsize=10)
     ax.set_xlabel("MDS dimension 1")
     ax.set_ylabel("MDS dimension 2")
     ax.set_aspect("equal", adjustable="datalim")

@@ -2,8 +2,9 @@
 
 p-values are +1 corrected: ``(1 + #{null statistic at least as extreme as the observed}) / (1 + n_perm)``,
 so they lie in (0, 1] and are valid (never anti-conservative) for any number of permutations.
-Permutations are drawn with a Generator from :func:`humanlike.stats.rng.make_rng` and evaluated in
-chunks as matrix products (no Python loop over single permutations).
+With an int seed, permutation r is drawn from the stream ``stream(seed, "permutations", name, r // 100)``
+(so nothing depends on the chunk size); a Generator is used as given. Permutations are evaluated in chunks
+as matrix products (no Python loop over single permutations).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humanlike.stats.rng import SeedLike, make_rng
+from humanlike.stats.rng import SeedLike, make_rng, stream
 
 _ALTERNATIVES = ("greater", "less", "two-sided")
 _REL_TOL = 1e-12
@@ -32,6 +33,7 @@ class PermutationResult:
     null_q975: float
     reason: str = ""
     name: str = ""
+    observed: float = float("nan")
 
     def to_frame(self):
         import pandas as pd
@@ -93,10 +95,33 @@ def _permuted_codes(rng, codes, size):
     return rng.permuted(np.broadcast_to(codes, (size, codes.size)), axis=1)
 
 
+_BLOCK = 100
+
+
+class _Permutations:
+    """Permutations lo..hi-1 of ``codes``: per-block streams for an int seed, else one Generator in order."""
+
+    def __init__(self, seed, key: str, codes: np.ndarray):
+        self.codes = codes
+        self.key = key
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            self.seed, self.rng = int(seed), None
+        else:
+            self.seed, self.rng = None, make_rng(seed)
+
+    def take(self, lo: int, hi: int) -> np.ndarray:
+        if self.rng is not None:
+            return _permuted_codes(self.rng, self.codes, hi - lo)
+        blocks = range(lo // _BLOCK, (hi - 1) // _BLOCK + 1)
+        parts = [_permuted_codes(stream(self.seed, "permutations", self.key, b), self.codes, _BLOCK) for b in blocks]
+        first = blocks[0] * _BLOCK
+        return np.concatenate(parts)[lo - first: hi - first]
+
+
 def _chunks(n_perm: int, per_perm: int, chunk_elements: int):
     step = max(1, chunk_elements // max(1, per_perm))
     for start in range(0, n_perm, step):
-        yield min(step, n_perm - start)
+        yield start, min(start + step, n_perm)
 
 
 def _check(alternative, n_permutations):
@@ -150,15 +175,15 @@ def within_vs_between_groups(
         return (total - within_sum) / n_between - within_sum / n_within
 
     obs = float(stat(dp[same].sum()))
-    rng = make_rng(seed)
+    draws = _Permutations(seed, "within-vs-between", codes)
     null = []
-    for size in _chunks(int(n_permutations), dp.size, chunk_elements):
-        perm = _permuted_codes(rng, codes, size)
+    for lo, hi in _chunks(int(n_permutations), dp.size, chunk_elements):
+        perm = draws.take(lo, hi)
         same_p = perm[:, iu] == perm[:, ju]
         null.append(stat(same_p.astype(float) @ dp))
     null = np.concatenate(null)
     return PermutationResult(
-        obs, _p_value(null, obs, alternative), int(n_permutations), alternative, *_summary(null), "", name
+        obs, _p_value(null, obs, alternative), int(n_permutations), alternative, *_summary(null), "", name, obs
     )
 
 
@@ -181,6 +206,7 @@ def grouping_contrast_cohens_d(
     seed: SeedLike = None,
     alternative: str = "greater",
     chunk_elements: int = 4_000_000,
+    statistic: str = "excess",
 ) -> PermutationResult:
     """Is a structure tighter within the groups of partition A than within the groups of partition B?
 
@@ -194,6 +220,13 @@ def grouping_contrast_cohens_d(
     permutation. The null is "A groups are arbitrary sets of the same sizes". p-value for ``'greater'``
     (default): share of permuted d >= observed, +1 corrected. ``'two-sided'`` uses |d| (the null of d is
     not exactly centred at 0, so prefer a one-sided alternative).
+
+    The null of d is *not* centred at 0 (random A groups of these sizes are looser than the B groups when B
+    groups are tight), so d's sign alone does not answer the question its p-value answers. ``statistic=
+    'excess'`` (default) reports ``d - mean(null d)`` with the null summary centred the same way: it is > 0
+    exactly when d exceeds what random A groups of the same sizes give, the question the permutation p
+    answers (the p-value is the same for both, the shift does not change the ranks). ``'d'`` reports d and
+    its raw null. ``observed`` always holds d.
 
     Undefined (NaN with a reason) when either pair set is empty, when ``|W_A| + |W_B| <= 2``, or when the
     pooled SD of the observed sets is 0. Permutations with a pooled SD of 0 count as not extreme.
@@ -221,11 +254,13 @@ def grouping_contrast_cohens_d(
     obs, pooled = _cohens_d_from_sums(dp[in_a].sum(), dp2[in_a].sum(), na, sb, sb2, nb)
     if not pooled > 0:
         return _undefined(name, alternative, n_permutations, "pooled SD of the pair distances is 0")
+    if statistic not in ("excess", "d"):
+        raise ValueError(f"statistic must be 'excess' or 'd', got {statistic!r}")
     obs = float(obs)
-    rng = make_rng(seed)
+    draws = _Permutations(seed, "grouping-contrast", a)
     null = []
-    for size in _chunks(int(n_permutations), dp.size, chunk_elements):
-        perm = _permuted_codes(rng, a, size)
+    for lo, hi in _chunks(int(n_permutations), dp.size, chunk_elements):
+        perm = draws.take(lo, hi)
         same_p = (perm[:, iu] == perm[:, ju]).astype(float)
         dnull, _ = _cohens_d_from_sums(same_p @ dp, same_p @ dp2, na, sb, sb2, nb)
         null.append(np.where(np.isfinite(dnull), dnull, -np.inf if alternative != "less" else np.inf))
@@ -233,4 +268,9 @@ def grouping_contrast_cohens_d(
     finite = null[np.isfinite(null)]
     p = _p_value(null if alternative != "two-sided" else np.where(np.isfinite(null), null, 0.0), obs, alternative)
     summary = _summary(finite) if finite.size else (float("nan"),) * 4
-    return PermutationResult(obs, p, int(n_permutations), alternative, *summary, "", name)
+    if statistic == "d":
+        return PermutationResult(obs, p, int(n_permutations), alternative, *summary, "", name, obs)
+    shift = summary[0]
+    centred = (0.0, summary[1], summary[2] - shift, summary[3] - shift)
+    return PermutationResult(obs - shift, p, int(n_permutations), alternative, *centred, "",
+                             "Cohen's d (within-B minus within-A distance) minus its permutation-null mean", obs)

@@ -1,0 +1,49 @@
+"""Speed of the OOD analysis (issue 7): python benchmarks/ood_speed.py [--data DIR] [--resamples N]
+
+Times loading the model-vs-human raw data and ``ood_analysis`` at N item resamples (default 10,000; 500
+observer resamples, 9,999 permutations per test, as the CLI), and reports wall time, CPU time and peak
+memory as one JSON line. The script uses only the API shared with the pre-port code, so the "before" figure
+is the same command against commit bd872ce:
+``git worktree add /tmp/old-ood bd872ce && PYTHONPATH=/tmp/old-ood/src python benchmarks/ood_speed.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = Path(os.environ.get("HUMANLIKE_SHARED_DATA", ROOT.parent / "shared" / "data")) / "modelvshuman" / "raw-data"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--resamples", type=int, default=10_000)
+    args = parser.parse_args()
+
+    import humanlike
+    from humanlike.analyses.ood import ood_analysis
+    from humanlike.data.loaders import load_trials
+
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    trials = load_trials(args.data)
+    load_wall = time.perf_counter() - wall0
+    result = ood_analysis(trials, n_resamples=args.resamples, seed=0)
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    print(json.dumps({
+        "code": str(Path(humanlike.__file__).resolve().parents[1]), "resamples": args.resamples,
+        "load_s": round(load_wall, 1), "total_wall_s": round(wall, 1), "total_cpu_s": round(cpu, 1),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0),
+        "cpus": os.cpu_count(), "load_average": os.getloadavg()[0],
+        "regimes": list(result.spectrum.regimes.names),
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

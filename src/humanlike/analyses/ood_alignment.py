@@ -1,0 +1,382 @@
+"""Error alignment across the OOD spectrum: EC, MA and CLED of every pair, through the resampling engine.
+
+Data: :func:`alignment_design` — the design of strata (experiment x condition, humans of an experiment as
+the observer group) from :func:`humanlike.data.design.build_design`, with each stratum's class codes added.
+Kernel: :class:`AlignmentKernel` — the per-item sufficient statistics of
+:class:`humanlike.metrics.alignment_kernels.PairAlignmentSums`, reduced to pair values, group means (humans;
+each model over its pairs with the humans; observer weights enter here) and alignment ratios. Aggregation:
+:class:`AlignmentLayout` — the conditions side by side, then per regime the mean ratio over the
+representative conditions. Result: :class:`OODAlignment`, whose ``resampled`` is the engine's
+:class:`~humanlike.stats.results.Resampled`; its tables are views of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from ..data.design import Design, Stratum, build_design
+from ..data.schema import NO_ANSWER, TrialTableError, first_presentations, validate_trials
+from ..metrics.alignment_kernels import AlignmentOptions, PairAlignmentSums, pair_indices
+from ..stats.engine import Output, ResamplingSettings, SufficientStatisticKernel, bootstrap
+from ..stats.resampling import group_mean, nanmean_quiet
+from ..stats.results import Resampled
+from ..stats.regimes import RegimeFit
+from .ood_common import HUMANS, METRICS, class_names, families_for, resolve_settings
+
+LABEL_NAMES = ("table", "regime", "experiment", "condition", "observer_1", "observer_2", "metric")
+
+
+def alignment_design(trials: pd.DataFrame, classes: tuple, keys: list[tuple[str, str]] | None = None) -> Design:
+    """The strata of the alignment: one per (experiment, condition), with ``label_code`` and ``response_code``.
+
+    ``response_code`` (items x observers): the class index of the answer, -1 for no answer ('na' when it is
+    not a class), -2 where the observer did not see the item. First presentations only.
+    """
+    trials = first_presentations(trials)
+    design = build_design(trials, margins=False)
+    index = pd.Index(list(classes))
+    label_codes = index.get_indexer(trials["label"]).astype(np.int64)
+    resp_codes = index.get_indexer(trials["response"]).astype(np.int64)
+    if np.any(label_codes < 0):
+        bad = trials["label"].to_numpy()[label_codes < 0][0]
+        raise TrialTableError(f"label {bad!r} is not among the classes {classes}")
+    unknown = (resp_codes < 0) & (trials["response"].to_numpy() != NO_ANSWER)
+    if np.any(unknown):
+        raise TrialTableError(f"response {trials['response'].to_numpy()[unknown][0]!r} is not a class")
+    rows = trials.groupby(["experiment", "condition"], sort=False).indices
+    items_all = trials["item"].astype(str).to_numpy()
+    observers_all = trials["observer"].astype(str).to_numpy()
+    wanted = None if keys is None else {tuple(map(str, k)) for k in keys}
+    strata = []
+    for s in design:
+        if wanted is not None and s.key not in wanted:
+            continue
+        idx = rows[s.key] if s.key in rows else rows[tuple(s.key)]
+        item_pos = pd.Index(s.items).get_indexer(items_all[idx])
+        obs_pos = pd.Index(list(s.observers)).get_indexer(observers_all[idx])
+        responses = np.full((s.n_items, len(s.observers)), -2, dtype=np.int64)
+        responses[item_pos, obs_pos] = resp_codes[idx]
+        labels = np.empty(s.n_items, dtype=np.int64)
+        labels[item_pos] = label_codes[idx]
+        strata.append(replace(s, arrays={**s.arrays, "label_code": labels, "response_code": responses}))
+    return Design(tuple(strata), design.groups).select(lambda _: True)   # drops groups left without strata
+
+
+@dataclass(frozen=True)
+class ConditionPairs:
+    """The observers and pairs of one condition: humans first, only observers who answered there."""
+
+    observers: tuple[str, ...]
+    n_humans: int
+    columns: np.ndarray          # position of each observer in the stratum
+    members: np.ndarray          # position of each human among the group's members
+    first: np.ndarray
+    second: np.ndarray
+    n_human_pairs: int
+    groups: np.ndarray           # (pairs x groups) indicator: humans, then one column per model
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return self.observers[self.n_humans:]
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.first.size)
+
+    @property
+    def width(self) -> int:
+        n_groups = self.groups.shape[1]
+        return 3 * self.n_pairs + 3 * n_groups + len(self.models)
+
+
+def condition_pairs(stratum: Stratum) -> ConditionPairs:
+    """The observers who answered in a stratum (humans first, as in the stratum) and their pairs."""
+    present = np.flatnonzero((stratum.arrays["response_code"] != -2).any(axis=0))
+    member_of = {int(c): m for m, c in enumerate(stratum.group_columns)}
+    humans = [c for c in present if int(c) in member_of]
+    models = [c for c in present if int(c) not in member_of]
+    columns = np.asarray(humans + models, dtype=int)
+    first, second, n_hh = pair_indices(len(humans), columns.size)
+    groups = np.zeros((first.size, 1 + len(models)))
+    groups[:n_hh, 0] = 1
+    for m in range(len(models)):
+        groups[n_hh + m * len(humans):n_hh + (m + 1) * len(humans), 1 + m] = 1
+    return ConditionPairs(tuple(stratum.observers[c] for c in columns), len(humans), columns,
+                          np.asarray([member_of[int(c)] for c in humans], dtype=int), first, second, n_hh, groups)
+
+
+class AlignmentKernel(SufficientStatisticKernel):
+    """Engine kernel of one condition: [EC, MA, CLED of every pair | group means of each | ratio per model].
+
+    Observer weights (R x humans of the experiment) weight the group means: a human-human pair by the product
+    of its two humans' weights, a model-human pair by the human's weight.
+    """
+
+    def __init__(self, n_classes: int, options: AlignmentOptions):
+        super().__init__()
+        self.n_classes = int(n_classes)
+        self.options = options
+        self._pairs: dict[tuple, ConditionPairs] = {}
+        self._sums: dict[tuple, PairAlignmentSums] = {}
+
+    def pairs(self, stratum: Stratum) -> ConditionPairs:
+        if stratum.key not in self._pairs:
+            self._pairs[stratum.key] = condition_pairs(stratum)
+        return self._pairs[stratum.key]
+
+    def sums(self, stratum: Stratum) -> PairAlignmentSums:
+        if stratum.key not in self._sums:
+            cp = self.pairs(stratum)
+            responses = stratum.arrays["response_code"][:, cp.columns]
+            self._sums[stratum.key] = PairAlignmentSums(stratum.arrays["label_code"], responses, self.n_classes,
+                                                        cp.first, cp.second)
+        return self._sums[stratum.key]
+
+    def statistics(self, stratum: Stratum) -> np.ndarray:
+        return self.sums(stratum).statistics
+
+    def width(self, stratum: Stratum) -> int:
+        return self.pairs(stratum).width
+
+    def evaluate(self, stratum, item_weights, observer_weights):
+        # Every weighted sum is an integer below 2**24, so a float32 product is exact and twice as fast.
+        w = np.asarray(item_weights)
+        stats = self.cached_statistics(stratum)
+        if w.shape[0] > 1 and stats.shape[0] * float(w.max(initial=0)) < 2**24:
+            sums = w.astype(np.float32) @ stats.astype(np.float32)
+        else:
+            sums = w.astype(np.float64) @ stats
+        return self.reduce(stratum, sums, observer_weights)
+
+    def bytes_per_resample(self, stratum: Stratum) -> int:
+        s = self.sums(stratum)
+        return 8 * (stratum.n_items + s.width + s.work_per_resample() + self.width(stratum))
+
+    def reduce(self, stratum, sums, observer_weights):
+        cp = self.pairs(stratum)
+        ec, ma, cled = self.sums(stratum).reduce(sums, self.options)
+        weights = None
+        if observer_weights is not None and cp.n_humans:
+            u = np.asarray(observer_weights, dtype=float)[:, cp.members]
+            ui, uj = u[:, cp.first[:cp.n_human_pairs]], u[:, cp.second[:cp.n_human_pairs]]
+            mh = u[:, cp.second[cp.n_human_pairs:]]
+            weights = np.concatenate([ui * uj, mh], axis=1)
+        means = [group_mean(v, cp.groups, weights) for v in (ec, ma, cled)]
+        r = max(ec.shape[0], means[0].shape[0])
+        means = [np.broadcast_to(m, (r, m.shape[1])) for m in means]
+        ratio = alignment_ratio(means[0], means[1])
+        return np.concatenate([ec, ma, cled, *means, ratio], axis=1)
+
+
+def alignment_ratio(ec, ma):
+    """(EC_m + MA_m) / (EC_humans + MA_humans) for group columns [humans, models...]; NaN where not finite."""
+    num = ec[..., 1:] + ma[..., 1:]
+    den = ec[..., :1] + ma[..., :1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = num / den
+    return np.where(np.isfinite(out), out, np.nan)
+
+
+class AlignmentLayout:
+    """The output columns of the alignment and its one aggregation function.
+
+    Columns: per condition (design order) its kernel outputs; then per regime and model the mean alignment
+    ratio over the regime's representative conditions (NaN-skipping).
+    """
+
+    def __init__(self, design: Design, kernel: AlignmentKernel, models: tuple, representatives: pd.DataFrame,
+                 regime_names: tuple):
+        self.keys = design.keys
+        self.models = tuple(models)
+        self.pairs = {s.key: kernel.pairs(s) for s in design}
+        self.offsets, labels, start = {}, [], 0
+        for key in self.keys:
+            cp = self.pairs[key]
+            e, c = key
+            self.offsets[key] = start
+            start += cp.width
+            names = np.asarray(cp.observers, dtype=object)
+            for metric in METRICS:
+                labels += [("pair", "", e, c, str(a), str(b), metric)
+                           for a, b in zip(names[cp.first], names[cp.second])]
+            for metric in METRICS:
+                labels += [("group", "", e, c, g, "", metric) for g in (HUMANS,) + cp.models]
+            labels += [("group", "", e, c, m, "", "ratio") for m in cp.models]
+        self.n_conditions = start
+        self.regimes = []
+        for name in regime_names:
+            sub = representatives[representatives["regime"] == name]
+            keys = [k for k in zip(sub["experiment"], sub["condition"]) if k in self.pairs]
+            if not keys or not self.models:
+                continue
+            take = []
+            for key in keys:
+                cp = self.pairs[key]
+                ratio_start = self.offsets[key] + cp.width - len(cp.models)
+                take.append(np.array([ratio_start + cp.models.index(m) if m in cp.models else -1
+                                      for m in self.models]))
+            self.regimes.append((name, keys, np.stack(take)))
+            labels += [("regime", name, "", "", m, "", "ratio") for m in self.models]
+        self.labels = labels
+
+    def aggregate(self, values: Mapping[tuple, np.ndarray]) -> np.ndarray:
+        r = max(np.shape(v)[0] for v in values.values())
+        conditions = np.concatenate([np.broadcast_to(values[k], (r, np.shape(values[k])[1])) for k in self.keys],
+                                    axis=1)
+        parts = [conditions]
+        padded = np.concatenate([conditions, np.full((r, 1), np.nan)], axis=1)   # column -1 = absent model
+        for _, _, take in self.regimes:
+            parts.append(nanmean_quiet(padded[:, take], axis=1))
+        return np.concatenate(parts, axis=1)
+
+    def output(self) -> Output:
+        return Output(self.labels, LABEL_NAMES)
+
+
+def representative_conditions(conditions: pd.DataFrame, fit: RegimeFit) -> pd.DataFrame:
+    """One representative condition per (regime, distortion type).
+
+    Rule: among a distortion type's conditions assigned to a regime, the one whose OOD score is closest
+    to the regime's mixture mean (ties: the less distorted, i.e. the first in level order).
+    """
+    rows = []
+    for label, name in enumerate(fit.names):
+        centre = fit.means[label]
+        sub = conditions[conditions["regime_label"] == label]
+        for e, g in sub.groupby("experiment", sort=True):
+            j = int(np.argmin(np.abs(g["ood_score"].to_numpy() - centre)))
+            r = g.iloc[j]
+            rows.append(dict(regime=name, regime_label=label, regime_mean=float(centre), experiment=e,
+                             condition=r["condition"], ood_score=float(r["ood_score"])))
+    return pd.DataFrame(rows, columns=["regime", "regime_label", "regime_mean", "experiment", "condition",
+                                       "ood_score"])
+
+
+@dataclass(frozen=True)
+class OODAlignment:
+    """Error alignment per condition across the spectrum.
+
+    ``resampled``: every number below with its replicates (labels ``table, regime, experiment, condition,
+    observer_1, observer_2, metric``; ``.to_frame()`` is the tidy table with intervals and undefined shares).
+    ``pairs``: one row per (condition, pair) — EC, MA, CLED with intervals and undefined shares.
+    ``groups``: one row per (condition, group), group = ``'humans'`` (mean over human-human pairs) or a
+    model (mean over its pairs with each human): accuracy, EC, MA, CLED with intervals, the alignment
+    ratio with its interval (models), OOD score and regime.
+    ``regime_ratios``: one row per (regime, model): the mean ratio over the regime's representative
+    conditions, interval, rank (1 = most human-like), rank interval, probability of being best, the number
+    of representatives at chance and the human baseline (mean over representatives of ½(EC+MA) among
+    humans). Where the baseline is near 0 (humans at chance share no error structure) the ratio is a
+    quotient of noise: its interval says so.
+    ``representatives``: the representative condition of each (regime, distortion type).
+    ``ratio_replicates``: {regime: (resamples x models)}; ``models``: model names.
+    """
+
+    pairs: pd.DataFrame
+    groups: pd.DataFrame
+    regime_ratios: pd.DataFrame
+    representatives: pd.DataFrame
+    models: tuple
+    ratio_replicates: dict = field(repr=False)
+    settings: dict
+    resampled: Resampled | None = field(default=None, repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.groups
+
+    def ratios(self) -> pd.DataFrame:
+        """Per model and condition: the alignment ratio with its interval."""
+        g = self.groups[self.groups["group"] != HUMANS]
+        return g[["experiment", "condition", "group", "family", "ood_score", "regime", "ratio", "ratio_low",
+                  "ratio_high"]].rename(columns={"group": "model"}).reset_index(drop=True)
+
+
+def ood_alignment(
+    trials: pd.DataFrame,
+    spectrum,
+    *,
+    families: Mapping[str, str] | None = None,
+    settings: ResamplingSettings | None = None,
+    n_resamples: int | None = None,
+    level: float | None = None,
+    seed=None,
+    policy="strict",
+    ma_undefined: str = "nan",
+    cled_alpha: float = 0.5,
+    cled_mixture: str = "average",
+    cled_log_base: float | None = None,
+    cled_weighting: str = "errors",
+    na_as_class: bool = False,
+    chunk_elements: int | None = None,  # noqa: ARG001 - kept for old callers; the memory budget decides now
+    validate: bool = True,
+) -> OODAlignment:
+    """EC, MA and CLED per condition (human-human and model-human), alignment ratios and regime rankings.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    spectrum : OODSpectrum
+        The spectrum (conditions, regimes) from :func:`humanlike.analyses.ood_spectrum.ood_spectrum`.
+    families : mapping, optional
+        ``{model: family}``; default :data:`humanlike.analyses.ood_common.DEFAULT_FAMILIES`.
+    settings : ResamplingSettings, optional
+        Resamples, level, interval (percentile / BCa), observer level (none / bootstrap / jackknife), seed,
+        memory budget, progress. ``n_resamples``, ``level`` and ``seed`` override it (older keywords).
+    policy, ma_undefined, cled_alpha, cled_mixture, cled_log_base, cled_weighting
+        See :class:`humanlike.metrics.alignment_kernels.AlignmentOptions`.
+    na_as_class : bool
+        Treat the no-answer response as its own class in MA and CLED (the published code) instead of leaving
+        those trials out.
+
+    Returns
+    -------
+    OODAlignment
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.analyses.ood_spectrum import ood_spectrum
+    >>> t = simulate_benchmark(seed=0)
+    >>> t = t[t["experiment"] == t["experiment"].iloc[0]]
+    >>> sp = ood_spectrum(t, {t["experiment"].iloc[0]: sorted(t["condition"].unique())[0]}, n_observer_resamples=0)
+    >>> al = ood_alignment(t, sp, n_resamples=20)
+    >>> {"ec", "ma", "cled", "ratio"} <= set(al.groups.columns)
+    True
+    """
+    options = AlignmentOptions(policy, ma_undefined, cled_alpha, cled_mixture, cled_log_base, cled_weighting)
+    settings = resolve_settings(settings, n_resamples=n_resamples, level=level, seed=seed)
+    if validate:
+        trials = validate_trials(trials)
+    trials = first_presentations(trials)
+    cond_frame = spectrum.conditions
+    keys = [(str(e), str(c)) for e, c in zip(cond_frame["experiment"], cond_frame["condition"])]
+    classes = class_names(trials, na_as_class)
+    if len(classes) < 2:
+        raise TrialTableError("need at least two classes")
+    models = tuple(sorted(trials.loc[trials["observer_kind"] == "model", "observer"].astype(str).unique()))
+    fam = families_for(models, families)
+    design = alignment_design(trials, classes, keys)
+    kernel = AlignmentKernel(len(classes), options)
+    design = design.select(lambda s: kernel.pairs(s).n_pairs > 0)
+    reps_table = representative_conditions(cond_frame, spectrum.regimes)
+    record = dict(settings=settings.to_dict(), policy=options.policy.value, ma_undefined=ma_undefined,
+                  cled_alpha=cled_alpha, cled_mixture=cled_mixture, cled_log_base=cled_log_base,
+                  cled_weighting=cled_weighting, na_as_class=na_as_class, families=fam, n_classes=len(classes),
+                  n_resamples=settings.n_resamples, level=settings.level, seed=settings.seed)
+    if len(design) == 0:
+        raise TrialTableError("no condition has an observer pair: the alignment needs at least two humans, or a "
+                              "human and a model, in one condition")
+    layout = AlignmentLayout(design, kernel, models, reps_table, spectrum.regimes.names)
+    res = bootstrap(design, kernel, layout.aggregate, layout.output(), settings)
+    from .ood_tables import alignment_tables
+
+    pairs, groups, regime_ratios, ratio_reps = alignment_tables(res, layout, design, cond_frame, fam, settings)
+    return OODAlignment(pairs, groups, regime_ratios, reps_table, models, ratio_reps, record, res)
+
+
+__all__ = ["AlignmentKernel", "AlignmentLayout", "OODAlignment", "alignment_design", "alignment_ratio",
+           "condition_pairs", "ood_alignment", "representative_conditions"]

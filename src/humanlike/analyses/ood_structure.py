@@ -1,0 +1,65 @@
+"""Structure across the OOD spectrum: alignment profiles, the CLED matrix between conditions, its embedding."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..data.schema import NO_ANSWER, first_presentations
+from ..metrics.alignment import class_level_error_divergence_batch
+from .ood_common import HUMANS, class_names
+
+
+def alignment_profiles(alignment, metrics: Sequence[str] = ("ec", "ma")) -> pd.DataFrame:
+    """Model x (metric, distortion type) profile: each model's mean over humans, averaged over the type's
+    conditions. Columns with a NaN for any model are dropped (a profile distance needs every feature)."""
+    g = alignment.groups[alignment.groups["group"] != HUMANS]
+    table = g.groupby(["group", "experiment"])[list(metrics)].mean().unstack("experiment")
+    table = table.dropna(axis=1, how="any")
+    table.index.name = "model"
+    return table
+
+
+def condition_cled_matrix(trials: pd.DataFrame, conditions: pd.DataFrame, *, alpha: float = 0.5,
+                          mixture: str = "average", log_base: float | None = None,
+                          weighting: str = "errors", na_as_class: bool = False) -> np.ndarray:
+    """CLED between every two conditions, confusions pooled over the human observers (conditions x conditions).
+
+    Trials without an answer are left out of the confusion tables (``na_as_class``: 'na' is a class). The
+    diagonal is 0.
+    """
+    trials = first_presentations(trials)
+    humans = trials[trials["observer_kind"] == "human"]
+    if not na_as_class:
+        humans = humans[humans["response"] != NO_ANSWER]
+    classes = class_names(trials, na_as_class)
+    k = len(classes)
+    code = {c: i for i, c in enumerate(classes)}
+    keys = list(zip(conditions["experiment"], conditions["condition"]))
+    pos = {kk: j for j, kk in enumerate(keys)}
+    cidx = np.array([pos.get(kk, -1) for kk in zip(humans["experiment"], humans["condition"])])
+    keep = cidx >= 0
+    lab = humans["label"].map(code).to_numpy()[keep]
+    res = humans["response"].map(code).to_numpy()[keep]
+    flat = cidx[keep] * k * k + lab * k + res
+    conf = np.bincount(flat, minlength=len(keys) * k * k).reshape(len(keys), k, k).astype(float)
+    n = len(keys)
+    i, j = np.triu_indices(n, k=1)
+    d = np.zeros((n, n))
+    vals = class_level_error_divergence_batch(conf[i], conf[j], alpha=alpha, mixture=mixture,
+                                              log_base=log_base, weighting=weighting)
+    d[i, j] = d[j, i] = vals
+    return d
+
+
+def classical_mds(distances, n_components: int = 2) -> np.ndarray:
+    """Classical (Torgerson) MDS of a distance matrix by eigendecomposition of the double-centred B."""
+    d = np.asarray(distances, dtype=float)
+    n = d.shape[0]
+    j = np.eye(n) - np.ones((n, n)) / n
+    b = -0.5 * j @ (d**2) @ j
+    vals, vecs = np.linalg.eigh(b)
+    order = np.argsort(vals)[::-1][:n_components]
+    return vecs[:, order] * np.sqrt(np.clip(vals[order], 0.0, None))

@@ -1,0 +1,339 @@
+"""EC, MA and CLED of many observer pairs as per-item sufficient statistics and a reduction (METHODS.md §4).
+
+A bootstrap resample of the items of one condition is a weight vector ``w``; every quantity the three metrics
+need is a weighted sum over items. :class:`PairAlignmentSums` builds, once per condition, the per-item
+statistics (an items x S matrix) and reduces any (R x S) matrix of weighted sums to the metrics of every pair:
+
+- EC: per pair, both correct, first correct, second correct and trials on the items both answered;
+- MA: per pair, joint errors, joint errors with the same answer, and joint errors one-hot by each observer's
+  answer, from which ``N_E``, the trace and the row / column marginals of the weighted joint-error matrix
+  follow without forming the K x K matrices;
+- CLED: per observer, error counts by (true class, wrong answer) — the weighted confusion tables — then
+  Dirichlet posteriors, their entropies per observer and the mixture entropy per pair.
+
+The estimate is the reduction of the plain sums (all weights 1), a resample the reduction of ``W @ S``, a
+leave-one-item-out row the reduction of ``total - S[i]``: one code path for all three. Pure numpy, no
+randomness.
+
+Sparsity: resampling items can only lower counts, never create a count the data do not have, so columns that
+are zero on the data are dropped. For CLED each pair's JSD then runs only over the (class, wrong answer) cells
+where either observer erred on the data; the remaining cells of a class share one posterior value and enter in
+closed form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .alignment import REASON_DEGENERATE_MA, REASON_NO_ERRORS, REASON_NO_JOINT_ERRORS
+from .ec import UndefinedPolicy, kappa_from_counts_and_margins
+
+NOT_OBSERVED = -2
+NO_ANSWER_CODE = -1
+MA_UNDEFINED = ("nan", "one")
+CLED_MIXTURES = ("average", "pooled")
+CLED_WEIGHTINGS = ("errors", "uniform")
+
+
+@dataclass(frozen=True)
+class AlignmentOptions:
+    """How EC, MA and CLED treat their undefined cases and which CLED variant is computed.
+
+    Parameters
+    ----------
+    policy : UndefinedPolicy or str
+        Undefined EC (both observers constant), see :class:`humanlike.metrics.ec.UndefinedPolicy`.
+    ma_undefined : {"nan", "one"}
+        MA without joint errors (or with expected agreement 1): NaN, or 1 as in the published code.
+    cled_alpha : float
+        Dirichlet prior of the CLED posteriors.
+    cled_mixture : {"average", "pooled"}
+        ``(P+Q)/2`` (a proper JSD) or the published code's pooled-count posterior.
+    cled_log_base : float or None
+        Logarithm base; None: 2 for ``"average"``, e for ``"pooled"``.
+    cled_weighting : {"errors", "uniform"}
+        Class weights of CLED.
+
+    Examples
+    --------
+    >>> AlignmentOptions(cled_mixture="pooled").log_base == np.e
+    True
+    """
+
+    policy: UndefinedPolicy | str = UndefinedPolicy.STRICT
+    ma_undefined: str = "nan"
+    cled_alpha: float = 0.5
+    cled_mixture: str = "average"
+    cled_log_base: float | None = None
+    cled_weighting: str = "errors"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "policy", UndefinedPolicy(self.policy))
+        for value, allowed, name in ((self.ma_undefined, MA_UNDEFINED, "ma_undefined"),
+                                     (self.cled_mixture, CLED_MIXTURES, "cled_mixture"),
+                                     (self.cled_weighting, CLED_WEIGHTINGS, "cled_weighting")):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        if not self.cled_alpha > 0:
+            raise ValueError(f"cled_alpha must be > 0, got {self.cled_alpha}")
+        if self.cled_log_base is not None and not self.cled_log_base > 1:
+            raise ValueError(f"cled_log_base must be > 1, got {self.cled_log_base}")
+
+    @property
+    def log_base(self) -> float:
+        if self.cled_log_base is not None:
+            return float(self.cled_log_base)
+        return 2.0 if self.cled_mixture == "average" else float(np.e)
+
+
+def pair_indices(n_humans: int, n_observers: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Human-human pairs (i < j), then model-human pairs (model, human) in model-major order.
+
+    Observers ``0..n_humans-1`` are the humans, the rest models.
+
+    Returns
+    -------
+    first, second : numpy.ndarray
+        Observer indices of each pair.
+    n_human_pairs : int
+        The first ``n_human_pairs`` pairs are human-human.
+
+    Examples
+    --------
+    >>> f, s, n = pair_indices(2, 3)
+    >>> f.tolist(), s.tolist(), n
+    ([0, 2, 2], [1, 0, 1], 1)
+    """
+    hi, hj = np.triu_indices(n_humans, k=1)
+    models = np.arange(n_humans, n_observers)
+    mi = np.repeat(models, n_humans)
+    mj = np.tile(np.arange(n_humans), models.size)
+    return np.concatenate([hi, mi]).astype(int), np.concatenate([hj, mj]).astype(int), int(hi.size)
+
+
+def _segment_matrix(group_of_row: np.ndarray, n_groups: int):
+    """Sparse (n_groups x L) indicator whose product with an (L x R) array sums the rows of each group."""
+    from scipy import sparse
+
+    n = group_of_row.size
+    return sparse.csr_matrix((np.ones(n), (group_of_row, np.arange(n))), shape=(n_groups, n))
+
+
+def _segment_sums(values: np.ndarray, seg) -> np.ndarray:
+    return np.asarray(seg @ values)
+
+
+class PairAlignmentSums:
+    """Per-item sufficient statistics of EC, MA and CLED for given observer pairs of one condition.
+
+    Parameters
+    ----------
+    labels : array of int, shape (items,)
+        True class codes ``0..K-1``.
+    responses : array of int, shape (items, observers)
+        Chosen class codes; ``-1`` no answer (wrong for EC, left out of MA and CLED), ``-2`` not observed.
+    n_classes : int
+        K.
+    first, second : array of int
+        Observer indices of the pairs.
+
+    Attributes
+    ----------
+    statistics : numpy.ndarray
+        (items x S) per-item statistics; weighted column sums go to :meth:`reduce`.
+
+    Examples
+    --------
+    >>> labels = np.array([0, 1, 2, 0])
+    >>> resp = np.array([[0, 0], [2, 2], [1, 0], [1, 2]])
+    >>> sums = PairAlignmentSums(labels, resp, 3, np.array([0]), np.array([1]))
+    >>> ec, ma, cled = sums.reduce(sums.statistics.sum(axis=0, keepdims=True), AlignmentOptions())
+    >>> round(float(ec[0, 0]), 3), round(float(ma[0, 0]), 3)
+    (0.2, 0.2)
+    """
+
+    def __init__(self, labels, responses, n_classes: int, first, second):
+        labels = np.asarray(labels, dtype=np.int64)
+        responses = np.asarray(responses, dtype=np.int64)
+        first = np.asarray(first, dtype=np.int64)
+        second = np.asarray(second, dtype=np.int64)
+        k = int(n_classes)
+        if k < 2:
+            raise ValueError(f"need at least 2 classes, got {k}")
+        if responses.ndim != 2 or responses.shape[0] != labels.size:
+            raise ValueError(f"responses must be (items x observers) with {labels.size} items, got {responses.shape}")
+        if np.any((labels < 0) | (labels >= k)) or np.any(responses >= k) or np.any(responses < NOT_OBSERVED):
+            raise ValueError(f"class codes must lie in 0..{k - 1} (responses: -1 no answer, -2 not observed)")
+        self.k = k
+        self.first, self.second = first, second
+        n_items, n_obs = responses.shape
+        self.n_items, self.n_obs, self.n_pairs = n_items, n_obs, first.size
+        observed = responses != NOT_OBSERVED
+        correct = (responses == labels[:, None]) & observed
+        answered = responses >= 0
+        wrong = answered & ~correct
+        r = np.where(answered, responses, 0)
+        p = first.size
+
+        # EC: both correct, first correct, second correct, trials over the items both answered
+        m1, m2 = observed[:, first], observed[:, second]
+        x1, x2 = correct[:, first], correct[:, second]
+        ec_block = np.concatenate([x1 & x2, x1 & m2, m1 & x2, m1 & m2], axis=1)
+
+        # MA: joint error, same answer, joint error one-hot by each observer's answer
+        jw = wrong[:, first] & wrong[:, second]
+        same = jw & (r[:, first] == r[:, second])
+        eye = np.eye(k, dtype=bool)
+        rows = (jw[:, :, None] & eye[r[:, first]]).reshape(n_items, -1)
+        cols = (jw[:, :, None] & eye[r[:, second]]).reshape(n_items, -1)
+        ma_block = np.concatenate([jw, same, rows, cols], axis=1)
+        self.ec_width, self.ma_width = ec_block.shape[1], ma_block.shape[1]
+
+        # CLED: per observer error counts by (true class, wrong answer); wrong answers indexed 0..K-2
+        km1 = k - 1
+        cell = np.where(r < labels[:, None], r, r - 1)
+        flat = labels[:, None] * km1 + cell
+        ii, oo = np.nonzero(wrong)
+        e0 = np.zeros((n_obs, k * km1), dtype=np.int64)
+        np.add.at(e0, (oo, flat[ii, oo]), 1)
+        nz_o, nz_c = np.nonzero(e0)
+        self.n_nz = nz_o.size
+        colid = np.full((n_obs, k * km1), self.n_nz, dtype=np.int64)
+        colid[nz_o, nz_c] = np.arange(self.n_nz)
+        cled_block = np.zeros((n_items, self.n_nz), dtype=bool)
+        cled_block[ii, colid[oo, flat[ii, oo]]] = True
+        oc = nz_o * k + nz_c // km1
+        self.oc_seg = _segment_matrix(oc, n_obs * k)
+        self.oc_of_col = oc
+        nnz_oc = np.bincount(oc, minlength=n_obs * k)
+        self.zero_cells_oc = (km1 - nnz_oc).astype(float)
+        union = (e0[first] + e0[second]) > 0
+        up, uc = np.nonzero(union)
+        ci_col, cj_col = colid[first[up], uc], colid[second[up], uc]
+        self.u_i = np.where(ci_col < self.n_nz, ci_col, self.n_nz + first[up] * k + uc // km1)
+        self.u_j = np.where(cj_col < self.n_nz, cj_col, self.n_nz + second[up] * k + uc // km1)
+        pc = up * k + uc // km1
+        self.u_pc = pc
+        self.pc_seg = _segment_matrix(pc, p * k)
+        nnz_pc = np.bincount(pc, minlength=p * k)
+        self.zero_cells_pc = (km1 - nnz_pc).astype(float)
+        self.pc_first = np.repeat(first * k, k) + np.tile(np.arange(k), p)
+        self.pc_second = np.repeat(second * k, k) + np.tile(np.arange(k), p)
+        self.n_union = pc.size
+
+        # keep only the columns that are non-zero on the data: a resample cannot make them non-zero
+        full = np.concatenate([ec_block, ma_block], axis=1)
+        self.kept = np.flatnonzero(full.any(axis=0))
+        self.statistics = np.concatenate([full[:, self.kept], cled_block], axis=1).astype(np.float32)
+        self.n_dense = self.kept.size
+
+    @property
+    def width(self) -> int:
+        """Columns of :attr:`statistics`."""
+        return int(self.statistics.shape[1])
+
+    def work_per_resample(self) -> int:
+        """Floats one resample needs inside :meth:`reduce` (the largest temporaries), for memory budgets."""
+        return int(self.ec_width + self.ma_width + 6 * self.n_union + 4 * (self.n_nz + self.n_obs * self.k)
+                   + 8 * self.n_pairs * self.k)
+
+    def reduce(self, sums, options: AlignmentOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """EC, MA and CLED of every pair from weighted sums of :attr:`statistics`.
+
+        Parameters
+        ----------
+        sums : array, shape (R, S)
+            Weighted column sums of :attr:`statistics` (float64 for the estimate; float32 is accepted).
+        options : AlignmentOptions
+
+        Returns
+        -------
+        ec, ma, cled : numpy.ndarray
+            Each (R x pairs); NaN where undefined (see :func:`alignment_reasons`).
+        """
+        sums = np.asarray(sums)
+        dense = np.zeros((sums.shape[0], self.ec_width + self.ma_width), dtype=np.float64)
+        dense[:, self.kept] = sums[:, :self.n_dense]
+        p, k = self.n_pairs, self.k
+        both, one, two, trials = (dense[:, i * p:(i + 1) * p] for i in range(4))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ec = kappa_from_counts_and_margins(both, one, two, trials, options.policy)
+        ec = np.where(trials > 0, ec, np.nan)
+        m = dense[:, self.ec_width:]
+        ma = ma_from_sums(m[:, :p], m[:, p:2 * p], m[:, 2 * p:2 * p + p * k].reshape(-1, p, k),
+                          m[:, 2 * p + p * k:].reshape(-1, p, k), options.ma_undefined)
+        cled = self._cled(sums[:, self.n_dense:], options)
+        return ec, ma, cled
+
+    def _cled(self, counts, options: AlignmentOptions) -> np.ndarray:
+        # Cells-major layout (cells x resamples): gathers copy contiguous rows, segment sums run over rows.
+        k, km1, p, o = self.k, self.k - 1, self.n_pairs, self.n_obs
+        alpha = options.cled_alpha
+        dt = np.float64 if counts.shape[0] == 1 or counts.dtype == np.float64 else np.float32
+        b = counts.shape[0]
+        nz = self.n_nz
+        c = np.ascontiguousarray(counts.T, dtype=dt)
+        n_oc = _segment_sums(c, self.oc_seg).astype(dt)
+        d_oc = n_oc + dt(km1 * alpha)
+        p0 = dt(alpha) / d_oc
+        post = np.empty((nz + o * k, b), dtype=dt)
+        post[:nz] = (c + dt(alpha)) / d_oc[self.oc_of_col]
+        post[nz:] = p0
+        ent = -_segment_sums(post[:nz] * np.log(post[:nz]), self.oc_seg)
+        ent -= self.zero_cells_oc[:, None] * p0 * np.log(p0)
+        mid = post[self.u_i]
+        mid += post[self.u_j]
+        mid *= 0.5
+        m0 = 0.5 * (p0[self.pc_first] + p0[self.pc_second])
+        if options.cled_mixture == "average":
+            t = np.log(mid)
+            t *= mid
+            cross = -_segment_sums(t, self.pc_seg)
+            cross -= self.zero_cells_pc[:, None] * m0 * np.log(m0)
+        else:
+            full = np.zeros((nz + o * k, b), dtype=dt)
+            full[:nz] = c
+            n_pool = n_oc[self.pc_first] + n_oc[self.pc_second] + dt(km1 * alpha)
+            pooled = (full[self.u_i] + full[self.u_j] + dt(alpha)) / n_pool[self.u_pc]
+            cross = -_segment_sums(mid * np.log(pooled), self.pc_seg)
+            cross -= self.zero_cells_pc[:, None] * m0 * np.log(alpha / n_pool)
+        jsd = np.maximum(cross - 0.5 * (ent[self.pc_first] + ent[self.pc_second]), 0.0) / np.log(options.log_base)
+        ni, nj = n_oc[self.pc_first], n_oc[self.pc_second]
+        any_err = (ni + nj) > 0
+        w_raw = (ni + nj if options.cled_weighting == "errors" else any_err).astype(np.float64).reshape(p, k, b)
+        total = w_raw.sum(axis=1)
+        contrib = (w_raw * np.where(any_err, jsd, 0.0).reshape(p, k, b)).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = contrib / total
+        return np.where(total > 0, value, np.nan).T
+
+
+def ma_from_sums(n, trace, rows, cols, undefined: str = "nan") -> np.ndarray:
+    """MA from weighted joint-error counts ``n``, the trace and the row / column marginals (..., K).
+
+    Same rules as :func:`humanlike.metrics.alignment.misclassification_agreement`: undefined (NaN, or 1 with
+    ``undefined='one'``) without joint errors or when the expected agreement is 1.
+
+    Examples
+    --------
+    >>> float(ma_from_sums(np.array(4.0), np.array(2.0), np.array([2.0, 2.0]), np.array([2.0, 2.0])))
+    0.0
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_o = trace / n
+        p_e = np.sum(rows * cols, axis=-1) / (n * n)
+        value = (p_o - p_e) / (1.0 - p_e)
+    undefined_mask = (n <= 0) | (np.abs(1.0 - p_e) < 1e-12)
+    return np.where(undefined_mask, 1.0 if undefined == "one" else np.nan, value)
+
+
+def alignment_reasons(sums: PairAlignmentSums, ec, ma, cled) -> list[np.ndarray]:
+    """Why each pair's EC, MA and CLED estimate is undefined (``''`` where defined), from the estimates."""
+    out = []
+    for values, reason in ((ec, "EC undefined: both observers constant, or no item both answered"),
+                           (ma, f"MA undefined: {REASON_NO_JOINT_ERRORS} or {REASON_DEGENERATE_MA}"),
+                           (cled, f"CLED undefined: {REASON_NO_ERRORS}")):
+        out.append(np.where(np.isnan(np.asarray(values, dtype=float)), reason, ""))
+    return out
