@@ -99,6 +99,7 @@ def class_names(trials: pd.DataFrame, na_as_class: bool = False) -> tuple:
 
 
 def check_choice(value, choices, name):
+    """Raise a ValueError naming the option ``name`` and its choices unless ``value`` is one of ``choices``."""
     if value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
 
