@@ -155,3 +155,21 @@ def test_built_site_opens_offline(built_site):
     index = (built_site / "index.html").read_text(encoding="utf-8")
     assert 'href="getting-started.html"' in index  # use_directory_urls: false, so links open from the folder
     assert (built_site / "search" / "search_index.js").is_file()  # the offline plugin's inlined search index
+
+
+def example_and_output(markdown: str) -> tuple[str, str]:
+    """The ```python block under "## Ten lines" and the ```text block after it."""
+    section = markdown.split("## Ten lines", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+    output = re.search(r"```text\n(.*?)```", section, re.DOTALL).group(1)
+    return code, output
+
+
+def test_entry_page_example_prints_what_the_page_says(capsys):
+    """The ten-line example of docs/index.md (and README.md) runs and prints exactly the output shown."""
+    code, expected = example_and_output((ROOT / "docs" / "index.md").read_text(encoding="utf-8"))
+    exec(compile(code, "docs/index.md", "exec"), {})
+    assert capsys.readouterr().out == expected
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    if "## Ten lines" in readme:
+        assert example_and_output(readme) == (code, expected)
