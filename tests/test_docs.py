@@ -173,3 +173,12 @@ def test_entry_page_example_prints_what_the_page_says(capsys):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     if "## Ten lines" in readme:
         assert example_and_output(readme) == (code, expected)
+
+
+def test_readme_links_point_to_existing_files():
+    """README.md is the entry on GitHub too: its relative links must reach the docs pages."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme)
+    local = [t for t in targets if not re.match(r"[a-z]+:", t)]
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert missing == []
