@@ -25,12 +25,11 @@ from ..data.design import Design, Stratum
 from ..metrics.dmc import condition_columns, condition_values, pooled_statistics, uniform_trials, values_from_sums
 from ..stats.engine import BLOCK, SufficientStatisticKernel, random_subsets
 from .dmc_data import DMCExperiment
+from .pairwise import HUMANS, MODEL_MODEL, group_kind
 
 DMC = "decision_margin_consistency"
 SPLIT_HALF_R = "split_half_r"
 ACCURACY = "accuracy"
-HUMANS = "humans"
-MODEL_MODEL = "model-model"
 MODEL_HUMAN_MEAN = "model-human (mean)"
 LABEL_NAMES = ("level", "scope", "condition", "group", "kind", "metric")
 FIXED_GROUPS = (HUMANS, MODEL_MODEL, MODEL_HUMAN_MEAN)
@@ -41,15 +40,6 @@ def nanmean_quiet(values: np.ndarray, axis: int) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=RuntimeWarning)
         return np.nanmean(values, axis=axis)
-
-
-def group_kind(group: str) -> str:
-    """``human-human`` for the ceiling, ``model-model`` for model pairs, else ``model-human``."""
-    if group == HUMANS:
-        return "human-human"
-    if group == MODEL_MODEL:
-        return "model-model"
-    return "model-human"
 
 
 def experiment_columns(experiment: DMCExperiment) -> list[tuple[str, str]]:

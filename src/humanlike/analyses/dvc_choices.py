@@ -39,7 +39,7 @@ from ..metrics.dvc import (
 from ..stats.engine import Output, ResamplingSettings, SufficientStatisticKernel, bootstrap
 from ..stats.resampling import group_mean, nanmean_quiet
 from ..stats.results import Resampled
-from .errorconsistency import apply_exclusions
+from .errorconsistency import select_trials
 
 HUMANS = "humans"
 MODEL_MODEL = "model-model"
@@ -265,18 +265,7 @@ class LatentBenchmarkResult:
 
 
 def _prepare(trials, experiments, exclusions, validate):
-    if validate:
-        trials = validate_trials(trials)
-    trials = first_presentations(trials)
-    trials = apply_exclusions(trials, exclusions)
-    if experiments is not None:
-        unknown = sorted(set(experiments) - set(trials["experiment"]))
-        if unknown:
-            raise TrialTableError(f"unknown experiment(s) {unknown}; available: {sorted(trials['experiment'].unique())}")
-        trials = trials[trials["experiment"].isin(experiments)]
-    if trials.empty:
-        raise TrialTableError("no trials left after the exclusions and filters")
-    return trials
+    return select_trials(trials, experiments=experiments, exclusions=exclusions, validate=validate)
 
 
 def _group_matrix(observers, kinds, first, second, models):

@@ -274,7 +274,16 @@ def run_ood_for_report(trials: pd.DataFrame, settings):
     from ..analyses.ood import ood_analysis
     from ..data.schema import TrialTableError
 
+    from dataclasses import replace
+
+    from ..stats.engine import ResourceError
+
     try:
-        return ood_analysis(trials, None, settings=settings)
+        try:
+            return ood_analysis(trials, None, settings=settings)
+        except ResourceError:
+            # The spectrum keeps replicates of every pair and regime (~30,000 outputs on the benchmark with the
+            # decision-margin models): give it twice the budget rather than drop it from the page.
+            return ood_analysis(trials, None, settings=replace(settings, memory_budget=2 * settings.memory_budget))
     except (TrialTableError, ValueError) as err:
         return f"OOD spectrum skipped: {err}"
