@@ -56,6 +56,14 @@ def undocumented(module) -> list[str]:
         # a dataclass without a docstring gets its signature as __doc__: "Name(field: type, ...)"
         if not doc or (inspect.isclass(obj) and doc.startswith(obj.__name__ + "(")):
             found.append(f"{module.__name__}.{name}")
+        if inspect.isclass(obj):
+            # Public methods and properties defined on the class itself (inherited ones are checked where defined).
+            for member, value in vars(obj).items():
+                if member.startswith("_"):
+                    continue
+                function = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+                if inspect.isfunction(function) and not (function.__doc__ or "").strip():
+                    found.append(f"{module.__name__}.{name}.{member}")
     return found
 
 
@@ -91,10 +99,23 @@ def test_undocumented_detects_missing_and_generated_docstrings():
     class Record:
         value: int
 
-    for obj in (documented, bare, Record):
+    class WithMethods:
+        """Documented class."""
+
+        def told(self):
+            """Documented method."""
+
+        def untold(self):
+            pass
+
+        @property
+        def size(self):
+            return 1
+
+    for obj in (documented, bare, Record, WithMethods):
         obj.__module__ = "fake"
         setattr(module, obj.__name__, obj)
-    assert undocumented(module) == ["fake.bare", "fake.Record"]
+    assert undocumented(module) == ["fake.bare", "fake.Record", "fake.WithMethods.untold", "fake.WithMethods.size"]
 
 
 # Tags that make a browser fetch something: these must point into the site itself. A plain <a href> to

@@ -32,6 +32,7 @@ class ConsistencyComparison:
     settings: dict
 
     def to_frame(self) -> pd.DataFrame:
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         m = self.models.assign(row="model")
         lv = self.levels.rename(columns={"group": "observer"}).assign(row="level")
         return pd.concat([m, lv], ignore_index=True)

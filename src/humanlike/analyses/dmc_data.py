@@ -38,6 +38,7 @@ class DMCExperiment:
 
     @property
     def group(self) -> tuple[str]:
+        """Key of this experiment's observer group in the design (its humans)."""
         return (self.name,)
 
 
@@ -50,10 +51,12 @@ class DMCData:
 
     @property
     def notes(self) -> list[str]:
+        """Notes from the data assembly (models skipped, items dropped), in order."""
         return [n for e in self.experiments.values() for n in e.notes]
 
     @property
     def skipped_models(self) -> dict[str, str]:
+        """Models left out of DMC, with the reason (e.g. no decision margins)."""
         out: dict[str, str] = {}
         for e in self.experiments.values():
             for model, why in e.skipped.items():

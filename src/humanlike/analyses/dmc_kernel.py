@@ -79,6 +79,7 @@ class DMCKernel(SufficientStatisticKernel):
         return a["correct"].T, a["trials"].T, a["margin"].T, a["model_correct"].T
 
     def experiment(self, stratum: Stratum) -> DMCExperiment:
+        """The experiment a stratum belongs to."""
         return self.experiments[stratum.group]
 
     def pooled(self, stratum: Stratum) -> bool:
@@ -88,6 +89,7 @@ class DMCKernel(SufficientStatisticKernel):
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
         # Every observer once (item resamples, the estimate, the item jackknife): pooled cross products.
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
         stats, layout = pooled_statistics(*self._arrays(stratum), per_observer=False)
         self._layouts[stratum.key] = layout
         return stats
@@ -99,9 +101,11 @@ class DMCKernel(SufficientStatisticKernel):
         return self._observer_cache[stratum.key]
 
     def width(self, stratum: Stratum) -> int:
+        """Number of values this kernel yields for one stratum."""
         return 5 + 2 * len(self.experiment(stratum).models)
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
         exp = self.experiment(stratum)
         n_h, n_m, n_i = len(exp.humans), len(exp.models), stratum.n_items
         n_s = max(exp.splits.shape[0], 1)
@@ -133,12 +137,14 @@ class DMCKernel(SufficientStatisticKernel):
         return condition_values(*self._arrays(stratum), exp.splits, w, u, split_index, self.method, exp.table)
 
     def evaluate(self, stratum, item_weights, observer_weights):
+        """Values of one stratum under item weights (R x items) and observer weights (R x members or None): R x width."""
         return condition_columns(self.values(stratum, item_weights, observer_weights))
 
     def evaluate_resamples(self, stratum, item_weights, observer_weights, seed, start, stop):
         # Matrix products (BLAS) may round a row differently depending on where it sits in the matrix; the
         # rows are therefore evaluated in whole blocks of BLOCK resamples at their absolute positions (a chunk
         # that does not cover whole blocks is padded), so a resample's value never depends on the chunking.
+        """Values of one stratum for resamples start..stop-1, drawing the split subsets from per-key streams."""
         n_rows = stop - start
         offset = start % BLOCK
         padded = -(-(offset + n_rows) // BLOCK) * BLOCK
@@ -158,6 +164,7 @@ class DMCKernel(SufficientStatisticKernel):
         return condition_columns(self.values(stratum, w, u, split_index))[offset:offset + n_rows]
 
     def leave_one_out(self, stratum: Stratum) -> np.ndarray:
+        """Exact leave-one-item-out values of one stratum (items x width), for the BCa acceleration."""
         n = stratum.n_items
         if self.pooled(stratum):
             stats = self.cached_statistics(stratum)

@@ -251,10 +251,12 @@ class DMCResult:
 
     @property
     def estimate(self) -> np.ndarray:
+        """Point estimates of every output column (see :attr:`resampled`)."""
         return self.resampled.estimate
 
     @property
     def experiments(self) -> list[str]:
+        """Names of the analysed experiments."""
         return list(self.settings["experiments"])
 
     def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -61,6 +61,7 @@ class PairTableKernel(SufficientStatisticKernel):
     """
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
         m = stratum.arrays["n_trials"] > 0
         x = (stratum.arrays["n_correct"] > 0) & m
         i, j = np.triu_indices(m.shape[1], 1)
@@ -68,6 +69,7 @@ class PairTableKernel(SufficientStatisticKernel):
                               axis=1).astype(np.float64)
 
     def reduce(self, stratum, sums, observer_weights):
+        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width)."""
         return sums
 
 
@@ -106,13 +108,16 @@ class ChoiceDVCResult:
     categories: dict
 
     def to_frame(self) -> pd.DataFrame:
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         return self.values.to_frame()
 
     def rho(self) -> pd.DataFrame:
+        """The correlation rows: one per observer pair and category, with intervals."""
         frame = self.to_frame()
         return frame[frame["statistic"] == "rho"].reset_index(drop=True)
 
     def to_json_dict(self) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
         frame = self.to_frame()
         keep = ["observer_1", "observer_2", "category", "estimate", "ci_low", "ci_high", "undefined_share"]
         doc = {"experiments": {}}
@@ -234,11 +239,13 @@ class LatentBenchmarkResult:
     metric: str
 
     def to_frame(self) -> pd.DataFrame:
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         frame = self.values.to_frame()
         frame.insert(0, "metric", self.metric)
         return frame
 
     def groups(self, scope: str = "overall") -> pd.DataFrame:
+        """Group rows (humans, model-model, each model) of one scope, without the per-pair rows."""
         frame = self.to_frame()
         return frame[(frame["scope"] == scope) & (frame["group"] != "pair")].reset_index(drop=True)
 
@@ -418,6 +425,7 @@ class MarginProbitKernel(SufficientStatisticKernel):
         self.fits: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def pairs(self, stratum: Stratum):
+        """(model, human) column pairs of a stratum whose model has decision margins."""
         margin = stratum.arrays.get("margin")
         obs = stratum.observers
         models = [k for k, o in enumerate(obs) if self.kinds[o] == "model" and margin is not None
@@ -426,6 +434,7 @@ class MarginProbitKernel(SufficientStatisticKernel):
         return [(m, h) for m in models for h in humans]
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
         pairs = self.pairs(stratum)
         n = stratum.n_items
         if not pairs:
@@ -450,6 +459,7 @@ class MarginProbitKernel(SufficientStatisticKernel):
         return np.concatenate([part.T for part in _item_terms(a0, b0, z, y, w)], axis=1)   # (n, 5P)
 
     def reduce(self, stratum, sums, observer_weights):
+        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width)."""
         alpha, beta = self.fits[stratum.key]
         p = alpha.size
         if p == 0:

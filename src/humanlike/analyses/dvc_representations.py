@@ -143,6 +143,7 @@ class DVCResult:
 
     @property
     def normalisation(self) -> str:
+        """Which split normalisation the estimate uses: ``signed`` or ``abs``."""
         return "abs" if self.options.absolute else "signed"
 
     @property
@@ -159,6 +160,7 @@ class DVCResult:
         return frame[keep].reset_index(drop=True)
 
     def to_frame(self) -> pd.DataFrame:
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         frame = self.summary.to_frame()
         frame["split_sd"] = self.split_sd if self.split_sd is not None else np.nan
         return frame

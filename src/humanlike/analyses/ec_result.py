@@ -79,6 +79,7 @@ class ErrorConsistencyResult:
 
     @property
     def estimate(self) -> np.ndarray:
+        """Point estimates of every summary column (see :attr:`resampled`)."""
         return self.resampled.estimate
 
     def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:

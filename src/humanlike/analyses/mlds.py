@@ -79,6 +79,7 @@ class MldsResult:
         return frame
 
     def to_json_dict(self) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
         out = {"observer": self.observer, "scale_id": self.scale_id, **self.fit.to_json_dict()}
         if self.bootstrap is not None:
             iv = self.intervals()
@@ -104,9 +105,11 @@ class MldsResults(list):
     """The results of :func:`analyse_mlds`, one per (observer, scale), with tidy and JSON views."""
 
     def to_frame(self) -> pd.DataFrame:
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         return pd.concat([r.to_frame() for r in self], ignore_index=True) if self else pd.DataFrame()
 
     def to_json_dict(self) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
         return {"results": [r.to_json_dict() for r in self]}
 
 

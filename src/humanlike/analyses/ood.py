@@ -81,6 +81,7 @@ class OODResult:
 
     @property
     def resampled(self):
+        """The alignment outputs with their kept replicates."""
         return self.alignment.resampled
 
     def interval(self, level: float | None = None, method: str | None = None):
@@ -89,9 +90,11 @@ class OODResult:
 
     @property
     def conditions(self) -> pd.DataFrame:
+        """The per-condition spectrum table (scores, regimes, tests)."""
         return self.spectrum.conditions
 
     def to_json_dict(self) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
         cond = self.spectrum.conditions
         cols = ["experiment", "condition", "ood_score", "regime", "human_accuracy", "mannwhitney_p",
                 "mannwhitney_p_adjusted", "binomial_p", "binomial_p_adjusted", "above_chance",

@@ -81,14 +81,17 @@ class ConditionPairs:
 
     @property
     def models(self) -> tuple[str, ...]:
+        """Model names of the condition, in column order."""
         return self.observers[self.n_humans:]
 
     @property
     def n_pairs(self) -> int:
+        """Number of observer pairs in the condition."""
         return int(self.first.size)
 
     @property
     def width(self) -> int:
+        """Number of values this kernel yields for one stratum."""
         n_groups = self.groups.shape[1]
         return 3 * self.n_pairs + 3 * n_groups + len(self.models)
 
@@ -124,11 +127,13 @@ class AlignmentKernel(SufficientStatisticKernel):
         self._sums: dict[tuple, PairAlignmentSums] = {}
 
     def pairs(self, stratum: Stratum) -> ConditionPairs:
+        """The observer pairs and their groups of one stratum (cached)."""
         if stratum.key not in self._pairs:
             self._pairs[stratum.key] = condition_pairs(stratum)
         return self._pairs[stratum.key]
 
     def sums(self, stratum: Stratum) -> PairAlignmentSums:
+        """The per-item alignment statistics of one stratum (cached)."""
         if stratum.key not in self._sums:
             cp = self.pairs(stratum)
             responses = stratum.arrays["response_code"][:, cp.columns]
@@ -137,13 +142,16 @@ class AlignmentKernel(SufficientStatisticKernel):
         return self._sums[stratum.key]
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
         return self.sums(stratum).statistics
 
     def width(self, stratum: Stratum) -> int:
+        """Number of values this kernel yields for one stratum."""
         return self.pairs(stratum).width
 
     def evaluate(self, stratum, item_weights, observer_weights):
         # Every weighted sum is an integer below 2**24, so a float32 product is exact and twice as fast.
+        """Values of one stratum under item weights (R x items) and observer weights (R x members or None): R x width."""
         w = np.asarray(item_weights)
         stats = self.cached_statistics(stratum)
         if w.shape[0] > 1 and stats.shape[0] * float(w.max(initial=0)) < 2**24:
@@ -153,10 +161,12 @@ class AlignmentKernel(SufficientStatisticKernel):
         return self.reduce(stratum, sums, observer_weights)
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
         s = self.sums(stratum)
         return 8 * (stratum.n_items + s.width + s.work_per_resample() + self.width(stratum))
 
     def reduce(self, stratum, sums, observer_weights):
+        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width)."""
         cp = self.pairs(stratum)
         ec, ma, cled = self.sums(stratum).reduce(sums, self.options)
         weights = None
@@ -224,6 +234,7 @@ class AlignmentLayout:
         self.labels = labels
 
     def aggregate(self, values: Mapping[tuple, np.ndarray]) -> np.ndarray:
+        """Kernel values of every condition -> the regime-level alignment outputs."""
         r = max(np.shape(v)[0] for v in values.values())
         conditions = np.concatenate([np.broadcast_to(values[k], (r, np.shape(values[k])[1])) for k in self.keys],
                                     axis=1)
@@ -234,6 +245,7 @@ class AlignmentLayout:
         return np.concatenate(parts, axis=1)
 
     def output(self) -> Output:
+        """Labels of the aggregated outputs."""
         return Output(self.labels, LABEL_NAMES)
 
 
@@ -285,6 +297,7 @@ class OODAlignment:
     resampled: Resampled | None = field(default=None, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         return self.groups
 
     def ratios(self) -> pd.DataFrame:

@@ -109,6 +109,7 @@ class OODSpectrum:
     scores: Resampled | None = field(default=None, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         return self.conditions
 
     def regime_table(self) -> pd.DataFrame:

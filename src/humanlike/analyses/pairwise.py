@@ -80,6 +80,7 @@ class PairKernel(SufficientStatisticKernel):
         return self._masked[stratum.key]
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
         correct, observed = stratum_correctness(stratum)
         stats, masked = correctness_statistics(correct, observed)
         self._masked[stratum.key] = masked
@@ -87,16 +88,19 @@ class PairKernel(SufficientStatisticKernel):
 
     def cached_statistics(self, stratum: Stratum) -> np.ndarray:
         # float32 on purpose: 0/1 statistics and integer weights give exact integer sums (see metrics.ec).
+        """The statistics of a stratum, computed once per stratum key."""
         if stratum.key not in self._cache:
             self._cache[stratum.key] = self.statistics(stratum)
         return self._cache[stratum.key]
 
     def evaluate(self, stratum, item_weights, observer_weights):
+        """Values of one stratum under item weights (R x items) and observer weights (R x members or None): R x width."""
         w = np.asarray(item_weights, dtype=np.float32)
         sums = (w @ self.cached_statistics(stratum)).astype(np.float64)
         return self.reduce(stratum, sums, observer_weights)
 
     def reduce(self, stratum: Stratum, sums: np.ndarray, observer_weights: np.ndarray | None) -> np.ndarray:
+        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width)."""
         n_obs = len(stratum.observers)
         values = self.pair_values(sums, n_obs, self.masked(stratum))
         rows = sums.shape[0]
@@ -109,10 +113,12 @@ class PairKernel(SufficientStatisticKernel):
         return np.concatenate(parts, axis=1)
 
     def width(self, stratum: Stratum) -> int:
+        """Number of values this kernel yields for one stratum."""
         n_obs = len(stratum.observers)
         return len(self.measures) * n_obs * (n_obs - 1) // 2 + 2 * n_obs + stratum.group_columns.size
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
         n_obs = len(stratum.observers)
         n_pairs = n_obs * (n_obs - 1) // 2
         n_stats = self.cached_statistics(stratum).shape[1]
@@ -128,6 +134,7 @@ class ErrorConsistencyKernel(PairKernel):
     measures = PAIR_MEASURES
 
     def pair_values(self, sums, n_observers, masked):
+        """EC, observed consistency and squared accuracy difference per pair, from weighted sums."""
         return consistency_from_sums(sums, n_observers, masked, self.policy)
 
 
@@ -141,6 +148,7 @@ class ErrorOverlapKernel(PairKernel):
     measures = ("error_overlap",)
 
     def pair_values(self, sums, n_observers, masked):
+        """Error overlap per pair (with the per-observer counts), from weighted sums."""
         values = consistency_from_sums(sums, n_observers, masked, self.policy)
         return {"error_overlap": error_overlap_from_sums(sums, n_observers, masked),
                 "correct": values["correct"], "answered": values["answered"]}
@@ -161,10 +169,12 @@ class ExperimentLayout:
 
     @property
     def models(self) -> tuple[str, ...]:
+        """Model names of the experiment, in column order."""
         return self.observers[self.n_humans:]
 
     @property
     def n_pairs(self) -> int:
+        """Number of observer pairs in the experiment."""
         return int(self.first.size)
 
     @cached_property
@@ -176,6 +186,7 @@ class ExperimentLayout:
         return order, bounds
 
     def pair_kinds(self) -> np.ndarray:
+        """Kind of every pair: ``human-human``, ``model-human`` or ``model-model``."""
         human = np.arange(len(self.observers)) < self.n_humans
         a, b = human[self.first], human[self.second]
         return np.where(a & b, "human-human", np.where(~a & ~b, "model-model", "model-human"))

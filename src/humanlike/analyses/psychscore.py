@@ -313,6 +313,7 @@ class PsychScoreResult:
         return out.merge(sep, left_on="observer", right_index=True, how="left")
 
     def to_json_dict(self, level: float | None = None) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
         frame = self.to_frame(level)
         return {"reference": self.reference, "settings": dict(self.settings),
                 "observers": frame.to_dict(orient="records"),

@@ -62,6 +62,7 @@ class SelfConsistencyResult:
         return out[["level", "experiment", "condition", "observer", "metric", "estimate"]]
 
     def to_json_dict(self) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
         return {"experiments": self.experiments.to_dict("records"),
                 "conditions": self.conditions.to_dict("records")}
 

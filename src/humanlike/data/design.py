@@ -50,6 +50,7 @@ class Stratum:
 
     @property
     def n_items(self) -> int:
+        """Number of items in the stratum."""
         return int(self.items.size)
 
     def __post_init__(self) -> None:
@@ -82,9 +83,11 @@ class Design:
 
     @property
     def keys(self) -> list[tuple[str, ...]]:
+        """The strata keys, in order."""
         return [s.key for s in self.strata]
 
     def stratum(self, key: tuple[str, ...]) -> Stratum:
+        """The stratum with this key (KeyError naming the available keys)."""
         for s in self.strata:
             if s.key == tuple(key):
                 return s

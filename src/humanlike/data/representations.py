@@ -88,14 +88,17 @@ class Representation:
 
     @property
     def n_images(self) -> int:
+        """Number of images (rows)."""
         return int(self.features.shape[0])
 
     @property
     def n_units(self) -> int:
+        """Number of units (columns)."""
         return int(self.features.shape[1])
 
     @property
     def classes(self) -> list[str]:
+        """The sorted class labels."""
         return sorted(set(self.labels.tolist()))
 
     def subset(self, items) -> Representation:

@@ -49,6 +49,7 @@ class ObjectImages:
 
     @property
     def classes(self) -> list[str]:
+        """The sorted class names."""
         return sorted(self.grey)
 
 
@@ -175,6 +176,7 @@ class SequenceSet:
 
     @property
     def n_levels(self) -> int:
+        """Number of blend levels per sequence."""
         return len(self.alphas)
 
     def class_pairs(self) -> list[tuple[str, str]]:
@@ -360,6 +362,7 @@ class ManifestSequences:
 
     @property
     def n_levels(self) -> int:
+        """Number of blend levels per sequence."""
         return len(self.alphas)
 
     def blurred_image(self, cls: str, index: int) -> np.ndarray:  # noqa: ARG002 - same call as SequenceSet

@@ -145,6 +145,7 @@ class AgreementResult:
     reason: str = ""
 
     def to_frame(self):
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         import pandas as pd
 
         return pd.DataFrame(

@@ -83,6 +83,7 @@ class AlignmentOptions:
 
     @property
     def log_base(self) -> float:
+        """Base of the logarithm in CLED (e for natural logs, 2 for bits)."""
         if self.cled_log_base is not None:
             return float(self.cled_log_base)
         return 2.0 if self.cled_mixture == "average" else float(np.e)

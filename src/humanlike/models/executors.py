@@ -14,6 +14,7 @@ class InlineExecutor:
     """Runs each submitted call at once in this process (a ``concurrent.futures``-style stand-in)."""
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
+        """Run ``fn(*args, **kwargs)`` now and return a finished future (the in-process executor)."""
         future: Future = Future()
         try:
             future.set_result(fn(*args, **kwargs))

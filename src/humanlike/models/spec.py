@@ -117,6 +117,7 @@ class ModelSpec:
         return imagenet_transform()
 
     def preprocessing_key(self) -> str:
+        """A stable text describing the preprocessing, part of the cache key."""
         return _digest(repr(self.preprocessing()))
 
     # -- identity -----------------------------------------------------------------------------------

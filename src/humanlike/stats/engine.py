@@ -111,11 +111,14 @@ class Kernel(Protocol):
     """
 
     def evaluate(self, stratum: Stratum, item_weights: np.ndarray,
-                 observer_weights: np.ndarray | None) -> np.ndarray: ...
+                 observer_weights: np.ndarray | None) -> np.ndarray:
+        """Values of one stratum under item weights (R x items) and observer weights (R x members or None)."""
 
-    def width(self, stratum: Stratum) -> int: ...
+    def width(self, stratum: Stratum) -> int:
+        """Number of values this kernel yields for one stratum."""
 
-    def bytes_per_resample(self, stratum: Stratum) -> int: ...
+    def bytes_per_resample(self, stratum: Stratum) -> int:
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
 
 
 class SufficientStatisticKernel:
@@ -130,20 +133,25 @@ class SufficientStatisticKernel:
         self._cache: dict[tuple, np.ndarray] = {}
 
     def statistics(self, stratum: Stratum) -> np.ndarray:  # pragma: no cover - abstract
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
         raise NotImplementedError
 
     def reduce(self, stratum: Stratum, sums: np.ndarray, observer_weights: np.ndarray | None) -> np.ndarray:
+        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width)."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     def width(self, stratum: Stratum) -> int:
+        """Number of values this kernel yields for one stratum."""
         return self.reduce(stratum, self.cached_statistics(stratum).sum(axis=0, keepdims=True), None).shape[1]
 
     def cached_statistics(self, stratum: Stratum) -> np.ndarray:
+        """The statistics of a stratum, computed once per stratum key."""
         if stratum.key not in self._cache:
             self._cache[stratum.key] = np.asarray(self.statistics(stratum), dtype=np.float64)
         return self._cache[stratum.key]
 
     def evaluate(self, stratum, item_weights, observer_weights):
+        """Values of one stratum under item weights (R x items) and observer weights (R x members or None): R x width."""
         sums = np.asarray(item_weights, dtype=np.float64) @ self.cached_statistics(stratum)
         return self.reduce(stratum, sums, observer_weights)
 
@@ -153,6 +161,7 @@ class SufficientStatisticKernel:
         return self.reduce(stratum, stats.sum(axis=0)[None, :] - stats, None)
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
         stats = self.cached_statistics(stratum)
         return 8 * (stratum.n_items + 3 * stats.shape[1])
 

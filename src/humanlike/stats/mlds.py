@@ -138,10 +138,12 @@ class MldsFit:
 
     @property
     def n_levels(self) -> int:
+        """Number of stimulus levels of the scale."""
         return len(self.scale)
 
     @property
     def ok(self) -> bool:
+        """Whether the fit has a finite, converged scale (not separated, not failed)."""
         return self.status in ("ok", "penalized")
 
     def to_frame(self) -> pd.DataFrame:
@@ -151,6 +153,7 @@ class MldsFit:
             "standard_scale": self.standard_scale, "scale_se": self.standard_errors})
 
     def to_json_dict(self) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
         return {
             "method": self.method, "link": self.link, "status": self.status, "reason": self.reason,
             "stimulus": self.stimulus.tolist(), "scale": self.scale.tolist(),

@@ -65,12 +65,15 @@ class MldsBootstrap:
     not_converged_share: float
 
     def interval(self, level: float | None = None, method: str | None = None):
+        """Percentile interval of one bootstrapped quantity (``standard_scale``, ``scale`` or ``sigma``)."""
         return self.result.interval(level, method)
 
     def to_frame(self, level: float | None = None):
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         return self.result.to_frame(level)
 
     def to_json_dict(self, level: float | None = None) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
         out = self.result.to_json_dict(level)
         out.update(separated_share=self.separated_share, not_converged_share=self.not_converged_share)
         return out
@@ -168,6 +171,7 @@ class RunsDiagnostics:
     separated_share: float
 
     def to_json_dict(self) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
         return {"observed_runs": self.observed_runs, "p_value": self.p_value,
                 "outside_envelope": self.outside_envelope, "envelope_level": self.level,
                 "n_simulations": int(len(self.simulated_runs)), "separated_share": self.separated_share}
@@ -286,6 +290,7 @@ class SixPointTest:
     separated_share: float
 
     def to_json_dict(self) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
         return {"n_conditions": self.n_conditions, "lik6pt": self.observed, "p_value": self.p_value,
                 "n_simulations": int(len(self.simulated)), "separated_share": self.separated_share}
 

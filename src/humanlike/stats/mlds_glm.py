@@ -47,6 +47,7 @@ class Link:
         return {"probit": _PROBIT_THRESH, "logit": _LOGIT_THRESH, "cauchit": _CAUCHIT_THRESH}[self.name]
 
     def inverse(self, eta: np.ndarray) -> np.ndarray:
+        """The inverse link: mean from linear predictor."""
         if self.name == "probit":
             return special.ndtr(np.clip(eta, -_PROBIT_THRESH, _PROBIT_THRESH))
         if self.name == "cauchit":
@@ -57,6 +58,7 @@ class Link:
         return tmp / (1 + tmp)
 
     def derivative(self, eta: np.ndarray) -> np.ndarray:
+        """Derivative of the inverse link with respect to the linear predictor."""
         if self.name == "probit":
             return np.maximum(np.exp(-0.5 * eta * eta) * _INV_SQRT_2PI, DOUBLE_EPS)
         if self.name == "cauchit":
@@ -66,6 +68,7 @@ class Link:
         return np.where(outside, DOUBLE_EPS, e / (1 + e) ** 2)
 
     def link(self, mu: np.ndarray) -> np.ndarray:
+        """The link function: linear predictor from mean."""
         if self.name == "probit":
             return special.ndtri(mu)
         if self.name == "cauchit":

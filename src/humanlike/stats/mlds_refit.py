@@ -49,11 +49,13 @@ class Refits:
 
     @property
     def standard_scale(self) -> np.ndarray:
+        """Every refit's scale divided by its last value (R x levels)."""
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.scale / self.scale[:, -1:]
 
     @property
     def sigma(self) -> np.ndarray:
+        """Every refit's noise sigma = 1 / last scale value."""
         with np.errstate(invalid="ignore", divide="ignore"):
             return 1.0 / self.scale[:, -1]
 

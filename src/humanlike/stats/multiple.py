@@ -22,6 +22,7 @@ class BHResult:
     n_tests: int
 
     def to_frame(self):
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         import pandas as pd
 
         return pd.DataFrame(

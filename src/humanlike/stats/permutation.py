@@ -36,6 +36,7 @@ class PermutationResult:
     observed: float = float("nan")
 
     def to_frame(self):
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         import pandas as pd
 
         return pd.DataFrame([self.__dict__])

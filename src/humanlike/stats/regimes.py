@@ -91,6 +91,7 @@ class RegimeFit:
         )
 
     def components_frame(self):
+        """One row per mixture component: mean, SD, weight and number of conditions."""
         import pandas as pd
 
         return pd.DataFrame(
@@ -99,6 +100,7 @@ class RegimeFit:
         )
 
     def criteria_frame(self):
+        """The information criteria (BIC, AICc) of every number of regimes fitted."""
         import pandas as pd
 
         return pd.DataFrame(
@@ -420,6 +422,7 @@ class RegimeStability:
     n_components: int
 
     def to_frame(self):
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         import pandas as pd
 
         return pd.DataFrame(

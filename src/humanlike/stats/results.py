@@ -87,6 +87,7 @@ class Resampled:
 
     @property
     def n_resamples(self) -> int:
+        """Number of kept bootstrap replicates."""
         return int(self.replicates.shape[0])
 
     def __len__(self) -> int:

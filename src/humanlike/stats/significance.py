@@ -354,6 +354,7 @@ class KappaInterval:
     reason: str | np.ndarray
 
     def to_frame(self):
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         import pandas as pd
 
         cols = {k: np.atleast_1d(np.asarray(getattr(self, k))).ravel() for k in ("kappa", "se", "low", "high")}

@@ -91,6 +91,7 @@ class GlassDelta:
     reason: str = ""
 
     def to_frame(self):
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         import pandas as pd
 
         return pd.DataFrame([self.__dict__])
@@ -145,6 +146,7 @@ class MannWhitneyResult:
     reason: str = ""
 
     def to_frame(self):
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         import pandas as pd
 
         return pd.DataFrame([self.__dict__])
@@ -206,6 +208,7 @@ class NormalityResult:
     lilliefors_reason: str
 
     def to_frame(self):
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
         import pandas as pd
 
         rows = []
