@@ -27,6 +27,7 @@ import numpy as np
 from scipy import special, stats
 
 from humanlike.metrics.ec import kappa, kappa_reason
+from humanlike.stats.significance import table_counts
 
 #: Points per accuracy axis of the inner maximisation grid (two passes: coarse, then local refinement).
 GRID_POINTS = 15
@@ -68,19 +69,6 @@ class ECInterval:
             "method": self.method,
             "reason": col(np.asarray(self.reason, dtype=object)),
         })
-
-
-def _as_counts(a, b, c, d):
-    arrays = np.broadcast_arrays(*[np.asarray(x) for x in (a, b, c, d)])
-    out = []
-    for name, x in zip("abcd", arrays, strict=True):
-        xf = np.asarray(x, dtype=float)
-        if np.any(~np.isfinite(xf)) or np.any(xf < 0) or np.any(xf != np.round(xf)):
-            raise ValueError(f"count '{name}' must hold non-negative integers")
-        out.append(xf)
-    if np.any(out[0] + out[1] + out[2] + out[3] <= 0):
-        raise ValueError("every table needs at least one trial (a+b+c+d > 0)")
-    return out
 
 
 def _loglik(counts, p1, p2, k):
@@ -216,7 +204,7 @@ def ec_profile_interval(a, b, c, d, level: float = 0.95, chunk_size: int = 256, 
     """
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    a, b, c, d = _as_counts(a, b, c, d)
+    a, b, c, d = (cell.astype(float) for cell in table_counts(a, b, c, d))
     shape = a.shape
     estimate = np.asarray(kappa(a, b, c, d), dtype=float)
     reason = np.asarray(kappa_reason(a, b, c, d), dtype=object)

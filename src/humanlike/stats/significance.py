@@ -29,7 +29,9 @@ def _out(x):
     return x[()] if x.ndim == 0 else x
 
 
-def _counts(a, b, c, d):
+def table_counts(a, b, c, d) -> list[np.ndarray]:
+    """The four cells of 2x2 tables as int64 arrays (broadcast); ValueError naming the cell that is not a
+    non-negative integer, or for a table without trials."""
     arrays = np.broadcast_arrays(*[np.asarray(x) for x in (a, b, c, d)])
     out = []
     for name, x in zip("abcd", arrays, strict=True):
@@ -118,7 +120,7 @@ def ec_test_beta_posterior(
 
     Vectorised over tables (arrays of a, b, c, d); ``chunk_size`` caps tables x simulations per draw.
     """
-    a, b, c, d = _counts(a, b, c, d)
+    a, b, c, d = table_counts(a, b, c, d)
     shape = a.shape
     n = (a + b + c + d).ravel()
     k1 = (a + b).ravel()
@@ -277,7 +279,7 @@ def ec_test_exact(a, b, c, d, policy: UndefinedPolicy | str = UndefinedPolicy.ST
     every table reads its two tails from there. Cost grows with the summed support sizes of the distinct
     margins: 1e5 tables of a few hundred trials take well under a second.
     """
-    a, b, c, d = _counts(a, b, c, d)
+    a, b, c, d = table_counts(a, b, c, d)
     shape = a.shape
     k_obs = np.asarray(kappa(a, b, c, d, policy=policy), dtype=float)
     a = a.ravel()
@@ -372,7 +374,7 @@ def analytic_kappa_interval(a, b, c, d, level: float = 0.95) -> KappaInterval:
     """
     if not 0 < level < 1:
         raise ValueError("level must lie in (0, 1)")
-    a, b, c, d = _counts(a, b, c, d)
+    a, b, c, d = table_counts(a, b, c, d)
     k = np.asarray(kappa(a, b, c, d), dtype=float)
     se = np.asarray(kappa_standard_error(a, b, c, d), dtype=float)
     n = a + b + c + d
