@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .io import save_figure, write_json, write_table
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, show_progress,
+    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs,
+    show_progress,
 )
 
 BENCHMARK_COLUMNS = ("observer", "observer_kind", "scope", "metric", "estimate", "ci_low", "ci_high", "n_pairs")
@@ -89,6 +89,7 @@ def run_dmc_command(args) -> int:
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
     settings = resampling_settings(args)
+    run = run_outputs(args, settings)
     trials = load_data(args.data)
     exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
     result = decision_margin_consistency(
@@ -99,12 +100,12 @@ def run_dmc_command(args) -> int:
         result = result.with_published_intervals()
     doc = result.to_json_dict()
     if args.out is not None:
-        write_table(result.summary, args.out / "dmc_summary", args.format)
-        write_table(result.splits, args.out / "dmc_splits", args.format)
-        write_table(result.items, args.out / "dmc_items", args.format)
+        run.add_table(result.summary, "dmc_summary", args.format)
+        run.add_table(result.splits, "dmc_splits", args.format)
+        run.add_table(result.items, "dmc_items", args.format)
         if result.self_consistency is not None:
-            write_table(result.self_consistency.to_frame(), args.out / "dmc_self_consistency", args.format)
-        write_json(doc, args.out / "dmc.json")
+            run.add_table(result.self_consistency.to_frame(), "dmc_self_consistency", args.format)
+        run.json(doc, args.out / "dmc.json")
     if args.figure is not None:
         from ..analyses.consistency_accuracy import consistency_vs_accuracy
         from .plots_dmc import consistency_figure
@@ -112,7 +113,8 @@ def run_dmc_command(args) -> int:
         comparison = consistency_vs_accuracy(trials, exclusions=exclusions, dmc_result=result,
                                              n_resamples=settings.n_resamples, level=settings.level,
                                              seed=settings.seed, observer_level=settings.observer_level)
-        save_figure(consistency_figure(comparison), args.figure)
+        run.figure(consistency_figure(comparison), args.figure)
+    run.finish()
     if args.json:
         emit_json(doc)
         return 0
@@ -246,13 +248,14 @@ def demo_extras(trials, args) -> list[Path]:
                                              progress=show_progress(args))
     comparison = consistency_vs_accuracy(trials, dmc_result=result, n_resamples=args.resamples, level=args.level,
                                          seed=args.seed)
+    run = args.run_outputs
     return [
-        write_table(result.summary, out / "dmc", args.format),
-        write_json(result.to_json_dict(), out / "dmc.json"),
-        save_figure(dmc_ranking_figure(result, title="Simulated benchmark: decision-margin consistency"),
-                    out / "dmc_ranking.png"),
-        save_figure(consistency_figure(comparison, title="Simulated benchmark: EC and DMC with humans, "
-                                                         "against accuracy"), out / "dmc.png"),
+        run.add_table(result.summary, "dmc", args.format),
+        run.json(result.to_json_dict(), out / "dmc.json"),
+        run.figure(dmc_ranking_figure(result, title="Simulated benchmark: decision-margin consistency"),
+                   out / "dmc_ranking.png"),
+        run.figure(consistency_figure(comparison, title="Simulated benchmark: EC and DMC with humans, "
+                                                        "against accuracy"), out / "dmc.png"),
     ]
 
 

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .io import save_figure, write_json, write_table
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings,
+    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs,
 )
 
 
@@ -68,6 +67,7 @@ def run_represent(args) -> int:
     from ..analyses.dvc_representations import DVCOptions, dvc_representations
     from ..data.representations import load_representation
 
+    run = run_outputs(args, resampling_settings(args))
     a = load_representation(args.a)
     b = load_representation(args.b)
     options = DVCOptions(n_components=args.pcs, n_splits=args.splits, cv=args.cv, absolute=args.abs,
@@ -77,15 +77,16 @@ def run_represent(args) -> int:
     result = dvc_representations(a, b, options=options, settings=resampling_settings(args))
     doc = result.to_json_dict()
     if args.out is not None:
-        write_table(result.to_frame(), args.out / "dvc", args.format)
-        write_table(result.correlations, args.out / "dvc_correlations", args.format)
+        run.add_table(result.to_frame(), "dvc", args.format)
+        run.add_table(result.correlations, "dvc_correlations", args.format)
         if result.kappa is not None:
-            write_table(result.kappa.to_frame(), args.out / "dvc_kappa", args.format)
-        write_json(doc, args.out / "dvc.json")
+            run.add_table(result.kappa.to_frame(), "dvc_kappa", args.format)
+        run.json(doc, args.out / "dvc.json")
     if args.figure is not None:
         from .plots_dvc import representation_figure
 
-        save_figure(representation_figure(result), args.figure)
+        run.figure(representation_figure(result), args.figure)
+    run.finish()
     if args.json:
         emit_json(doc)
         return 0
@@ -121,6 +122,7 @@ def run_choices(args) -> int:
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
     from ..data.schema import TrialTableError
 
+    run = run_outputs(args, resampling_settings(args))
     trials = load_data(args.data)
     if args.experiment:
         unknown = sorted(set(args.experiment) - set(trials["experiment"]))
@@ -134,8 +136,9 @@ def run_choices(args) -> int:
                             validate=False)
         doc = {"kind": "two-category", **result.to_json_dict()}
         if args.out is not None:
-            write_table(result.to_frame(), args.out / "dvc_choices", args.format)
-            write_json(doc, args.out / "dvc_choices.json")
+            run.add_table(result.to_frame(), "dvc_choices", args.format)
+            run.json(doc, args.out / "dvc_choices.json")
+        run.finish()
         if args.json:
             emit_json(doc)
             return 0
@@ -158,12 +161,13 @@ def run_choices(args) -> int:
     if args.out is not None:
         import pandas as pd
 
-        write_table(pd.concat(frames, ignore_index=True), args.out / "dvc_choices", args.format)
-        write_json(doc, args.out / "dvc_choices.json")
+        run.add_table(pd.concat(frames, ignore_index=True), "dvc_choices", args.format)
+        run.json(doc, args.out / "dvc_choices.json")
     if args.figure is not None:
         from .plots_dvc import benchmark_latent_figure
 
-        save_figure(benchmark_latent_figure(tetra, probit, scope), args.figure)
+        run.figure(benchmark_latent_figure(tetra, probit, scope), args.figure)
+    run.finish()
     if args.json:
         emit_json(doc)
         return 0

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import confidence_level, emit_json, resample_count
-from .io import save_figure, write_table
+from .options import confidence_level, emit_json, resample_count, run_outputs
 
 
 def register(sub, plan_sub) -> None:
@@ -43,16 +42,17 @@ def run_mlds(args) -> int:
     from ..analyses.mlds import analyse_mlds
     from ..data.judgements import load_judgements
 
+    run = run_outputs(args)  # no output folder, so no manifest: the paths are checked first, and told apart
     table = load_judgements(args.files)
     results = analyse_mlds(table, link=args.link, method=args.method, bootstrap=args.bootstrap,
                            six_point=args.six_point, runs=args.runs, seed=args.seed, level=args.level,
                            observer=args.observer, penalty="firth" if args.firth else None)
     if args.table:
-        write_table(results.to_frame(), args.table)
+        run.table(results.to_frame(), args.table)
     if args.figure:
         from .plots_mlds import mlds_scale_figure
 
-        save_figure(mlds_scale_figure(results), args.figure)
+        run.figure(mlds_scale_figure(results), args.figure)
     if args.json:
         emit_json(results.to_json_dict())
         return 0

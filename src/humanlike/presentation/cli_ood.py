@@ -8,8 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import add_output_options, add_resampling_options, emit_json, load_data, resampling_settings
-from .io import save_figure, write_json, write_table
+from .io import RunOutputs
+from .options import (
+    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs,
+)
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
@@ -127,6 +129,7 @@ def run_ood_command(args) -> int:
 
     if args.alpha is not None and not 0 < args.alpha < 1:
         raise ValueError(f"--alpha must lie in (0, 1), got {args.alpha}")
+    run = run_outputs(args, resampling_settings(args))
     trials = load_data(args.data)
     result = ood_analysis(
         trials, parse_reference(args.reference), settings=resampling_settings(args), preset=args.preset,
@@ -136,10 +139,11 @@ def run_ood_command(args) -> int:
         ma_undefined=args.ma_undefined, cled_mixture=args.cled_mixture)
     doc = result.to_json_dict()
     if args.out is not None:
-        write_outputs(result, args.out, args.format)
-        write_json(doc, args.out / "ood.json")
+        write_outputs(result, run, args.format)
+        run.json(doc, args.out / "ood.json")
     if args.figures is not None:
-        write_figures(result, args.figures)
+        write_figures(result, args.figures, run)
+    run.finish()
     if args.json:
         emit_json(doc)
     else:
@@ -147,31 +151,35 @@ def run_ood_command(args) -> int:
     return 0
 
 
-def write_outputs(result, out: Path, fmt: str) -> list[Path]:
-    """The tidy tables of an OOD analysis."""
+def write_outputs(result, run, fmt: str) -> list[Path]:
+    """The tidy tables of an OOD analysis, written through ``run`` (a :class:`RunOutputs`, or an output
+    folder)."""
+    run = run if isinstance(run, RunOutputs) else RunOutputs(run)
     return [
-        write_table(result.spectrum.conditions, out / "ood_conditions", fmt),
-        write_table(result.spectrum.observers, out / "ood_observers", fmt),
-        write_table(result.spectrum.normality, out / "ood_normality", fmt),
-        write_table(result.spectrum.regime_table(), out / "ood_regimes", fmt),
-        write_table(result.alignment.groups, out / "ood_alignment", fmt),
-        write_table(result.alignment.pairs, out / "ood_alignment_pairs", fmt),
-        write_table(result.alignment.representatives, out / "ood_representatives", fmt),
-        write_table(result.alignment.regime_ratios, out / "ood_regime_ranking", fmt),
-        write_table(result.resampled.to_frame(), out / "ood_resampled", fmt),
+        run.add_table(result.spectrum.conditions, "ood_conditions", fmt),
+        run.add_table(result.spectrum.observers, "ood_observers", fmt),
+        run.add_table(result.spectrum.normality, "ood_normality", fmt),
+        run.add_table(result.spectrum.regime_table(), "ood_regimes", fmt),
+        run.add_table(result.alignment.groups, "ood_alignment", fmt),
+        run.add_table(result.alignment.pairs, "ood_alignment_pairs", fmt),
+        run.add_table(result.alignment.representatives, "ood_representatives", fmt),
+        run.add_table(result.alignment.regime_ratios, "ood_regime_ranking", fmt),
+        run.add_table(result.resampled.to_frame(), "ood_resampled", fmt),
     ]
 
 
-def write_figures(result, folder: Path) -> list[Path]:
-    """Spectrum, one alignment figure per distortion type, radar profiles and the CLED embedding."""
+def write_figures(result, folder: Path, run: RunOutputs | None = None) -> list[Path]:
+    """Spectrum, one alignment figure per distortion type, radar profiles and the CLED embedding (through
+    ``run`` when given, so they enter its manifest)."""
     from .plots_ood import cled_embedding_figure, distortion_figures, radar_figure, spectrum_figure
 
+    run = RunOutputs(None) if run is None else run
     folder = Path(folder)
-    files = [save_figure(_closing(spectrum_figure(result)), folder / "ood_spectrum.png")]
+    files = [run.figure(_closing(spectrum_figure(result)), folder / "ood_spectrum.png")]
     for experiment, fig in distortion_figures(result).items():
-        files.append(save_figure(_closing(fig), folder / f"ood_levels_{_safe(experiment)}.png"))
-    files.append(save_figure(_closing(radar_figure(result)), folder / "ood_radar.png"))
-    files.append(save_figure(_closing(cled_embedding_figure(result)), folder / "ood_cled_mds.png"))
+        files.append(run.figure(_closing(fig), folder / f"ood_levels_{_safe(experiment)}.png"))
+    files.append(run.figure(_closing(radar_figure(result)), folder / "ood_radar.png"))
+    files.append(run.figure(_closing(cled_embedding_figure(result)), folder / "ood_cled_mds.png"))
     return files
 
 
@@ -303,9 +311,10 @@ def demo_extras(trials, args) -> list[Path]:
     if hasattr(args, "demo_results"):
         args.demo_results["ood"] = result  # the demo report shows it
     out = Path(args.out)
+    run = args.run_outputs
     return [
-        write_table(result.spectrum.conditions, out / "ood_conditions", args.format),
-        write_table(result.alignment.regime_ratios, out / "ood_regime_ranking", args.format),
-        save_figure(_closing(spectrum_figure(result, title="Simulated benchmark: human-centred OOD spectrum")),
-                    out / "ood_spectrum.png"),
+        run.add_table(result.spectrum.conditions, "ood_conditions", args.format),
+        run.add_table(result.alignment.regime_ratios, "ood_regime_ranking", args.format),
+        run.figure(_closing(spectrum_figure(result, title="Simulated benchmark: human-centred OOD spectrum")),
+                   out / "ood_spectrum.png"),
     ]

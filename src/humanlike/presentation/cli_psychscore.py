@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .options import add_resampling_options, emit_json
-from .io import save_figure, write_json, write_table
+from .options import OUT_HELP, add_resampling_options, emit_json, run_outputs
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
@@ -48,7 +47,7 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
     # Every resample refits every scale of every observer (~1e6 small GLM fits per 1,000 resamples on
     # the silhouettes), so this command defaults to 1,000 rather than the project-wide default.
     ps.set_defaults(resamples=1000)
-    ps.add_argument("--out", type=Path, help="folder for the tables")
+    ps.add_argument("--out", type=Path, help=OUT_HELP)
     ps.add_argument("--json", action="store_true", help="print the result as JSON")
     ps.add_argument("--figure", type=Path, help="figure file: skewness distributions and scores (PNG/PDF)")
     ps.set_defaults(handler=run_psychscore_command)
@@ -56,11 +55,15 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
 
 def run_sequences_command(args) -> int:
     """Handle ``humanlike sequences`` for parsed arguments; returns the exit code."""
-    from ..data.sequences import build_sequences, load_object_images, write_sequences
+    from ..data.sequences import build_sequences, load_object_images, sequence_manifest, write_sequences
 
+    run = run_outputs(args)
     objects = load_object_images(args.images, classes=args.classes, mask_threshold=args.mask_threshold)
     seqs = build_sequences(objects, args.pairs_per_class_pair, args.levels, args.blur)
+    run.start()  # an interrupted run leaves an in-progress manifest, not the last run's complete one
     path = write_sequences(seqs, args.out)
+    run.record(*(args.out / p for p in sequence_manifest(seqs)["path"]), path)
+    run.finish()
     n_pairs = len(seqs.class_pairs())
     print(f"{len(seqs.pairs)} sequences of {seqs.n_levels} levels ({n_pairs} class pairs, "
           f"Jaccard {seqs.pairs['jaccard'].min():.3f}..{seqs.pairs['jaccard'].max():.3f}) -> {path}")
@@ -124,22 +127,24 @@ def run_psychscore_command(args) -> int:
     if getattr(args, "observer_level", "none") != "none":
         raise ValueError("psychscore resamples class pairs and the trials within every scale; "
                          "--observer-level is not used here")
+    run = run_outputs(args, {"n_resamples": args.resamples, "level": args.level, "seed": args.seed})
     judgements = gather_judgements(args)
     result = psychophysical_score(judgements, reference=args.reference, n_resamples=args.resamples,
                                   level=args.level, seed=args.seed)
     if args.out is not None:
-        write_table(result.to_frame(), args.out / "psychscore", "csv")
-        write_table(result.scales, args.out / "psychscore_scales", "csv")
-        write_table(result.chance, args.out / "psychscore_chance", "csv")
-        write_json(result.to_json_dict(), args.out / "psychscore.json")
+        run.add_table(result.to_frame(), "psychscore", "csv")
+        run.add_table(result.scales, "psychscore_scales", "csv")
+        run.add_table(result.chance, "psychscore_chance", "csv")
+        run.json(result.to_json_dict(), args.out / "psychscore.json")
     if args.figure is not None:
         import matplotlib.pyplot as plt
 
         from .plots_psych import psychscore_figure
 
         fig = psychscore_figure(result)
-        save_figure(fig, args.figure)
+        run.figure(fig, args.figure)
         plt.close(fig)
+    run.finish()
     if args.json:
         emit_json(result.to_json_dict())
     else:
@@ -179,6 +184,7 @@ def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial 
         args.demo_results["psychscore"] = result  # the demo report shows it
     out = Path(args.out)
     fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
-    files = [write_table(result.to_frame(), out / "psychscore", args.format), save_figure(fig, out / "psychscore.png")]
+    run = args.run_outputs
+    files = [run.add_table(result.to_frame(), "psychscore", args.format), run.figure(fig, out / "psychscore.png")]
     plt.close(fig)
     return files

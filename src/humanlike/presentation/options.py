@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..stats.engine import DEFAULT_MEMORY_BUDGET, DEFAULT_RESAMPLES, OBSERVER_LEVELS, ResamplingSettings
 from ..stats.results import INTERVAL_METHODS
-from .io import to_json_text
+from .io import RunOutputs, check_output_folder, to_json_text
 
 DEFAULT_OUT = Path("humanlike-out")
 
@@ -79,13 +79,72 @@ def resampling_settings(args) -> ResamplingSettings:
                               progress=show_progress(args))
 
 
+OUT_HELP = ("folder for tables and figures; the run's record humanlike-manifest.json (command, settings, "
+            "every file with its sha256, 'complete': true) is written last")
+
+
 def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None = DEFAULT_OUT) -> None:
     """The output options shared by the commands: ``--out``, ``--format``, ``--json``, ``--quiet``."""
-    parser.add_argument("--out", type=Path, default=out_default, help="folder for tables and figures")
+    parser.add_argument("--out", type=Path, default=out_default, help=OUT_HELP)
     parser.add_argument("--format", choices=("csv", "parquet", "json"), default="csv",
-                        help="table format (default %(default)s)")
+                        help="table format (default %(default)s; JSON tables are NAME.table.json)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+# Options that name output files other than --out, checked before any work.
+OUTPUT_FILE_OPTIONS = ("figure", "table")
+NOT_OPTIONS = ("handler", "argv", "demo_results")
+
+
+def command_line(args) -> str:
+    """The command line of a parsed run (as typed, where :func:`humanlike.presentation.cli.main` kept it)."""
+    import shlex
+
+    argv = getattr(args, "argv", None)
+    if argv is None:
+        return f"humanlike {getattr(args, 'command', '')}".strip()
+    return shlex.join(["humanlike", *map(str, argv)])
+
+
+def run_outputs(args, settings: ResamplingSettings | dict | None = None, out=None) -> RunOutputs:
+    """The :class:`~humanlike.presentation.io.RunOutputs` of a command: every file of the run goes through it
+    and its manifest is written last (``run.finish()``) into ``--out``.
+
+    The output folder and every output file option (``--figure``, ``--table``, ``--figures``) are checked
+    first, before the analysis runs, so an unwritable path fails in a second rather than after the work.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    settings : ResamplingSettings or dict, optional
+        The run's settings, recorded in the manifest (``to_dict()`` of a ``ResamplingSettings``).
+    out : path, optional
+        The output folder (default ``args.out``; None: no folder, no manifest).
+
+    Returns
+    -------
+    RunOutputs
+    """
+    out = getattr(args, "out", None) if out is None else out
+    if out is not None:
+        check_output_folder(out)
+    for name in OUTPUT_FILE_OPTIONS:
+        path = getattr(args, name, None)
+        if isinstance(path, Path):
+            if path.is_dir():
+                raise OSError(21, f"--{name} {path} is a folder; give a file name", str(path))
+            check_output_folder(path.parent)
+    if isinstance(getattr(args, "figures", None), Path):
+        check_output_folder(args.figures)
+    if isinstance(settings, ResamplingSettings):
+        settings = settings.to_dict()
+    options = {key: (str(value) if isinstance(value, Path) else
+                     [str(v) if isinstance(v, Path) else v for v in value] if isinstance(value, (list, tuple))
+                     else value)
+               for key, value in sorted(vars(args).items()) if key not in NOT_OPTIONS and not callable(value)}
+    return RunOutputs(out, command=command_line(args), settings=settings, options=options)
 
 
 def show_progress(args) -> bool:
