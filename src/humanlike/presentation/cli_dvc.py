@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs,
+    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, positive_count,
+    resampling_settings, run_outputs,
 )
 
 
@@ -25,9 +26,9 @@ def register(sub, plan_sub) -> None:
                     "cross-validated choices and its accuracy bound.")
     rep.add_argument("a", type=Path, help="representation A (.npz with features, labels[, items] or a folder)")
     rep.add_argument("b", type=Path, help="representation B (aligned with A on item ids)")
-    rep.add_argument("--pcs", type=int, default=25, help="principal components per half (default %(default)s)")
-    rep.add_argument("--splits", type=int, default=10, help="random unit split-halves (default %(default)s)")
-    rep.add_argument("--cv", type=int, metavar="K", help="K-fold cross-validated DVs (default: in-sample)")
+    rep.add_argument("--pcs", type=positive_count, default=25, help="principal components per half (default %(default)s)")
+    rep.add_argument("--splits", type=int_at_least(1, 1000), default=10, help="random unit split-halves (default %(default)s)")
+    rep.add_argument("--cv", type=int_at_least(2), metavar="K", help="K-fold cross-validated DVs (default: in-sample)")
     rep.add_argument("--abs", action="store_true", help="report the paper's absolute-value normalisation")
     rep.add_argument("--spearman", action="store_true", help="Spearman instead of Pearson correlations")
     rep.add_argument("--standardize", action="store_true", help="z-score units before the PCA")
@@ -49,7 +50,7 @@ def register(sub, plan_sub) -> None:
     ch.add_argument("--experiment", action="append", metavar="NAME", help="experiment (repeatable)")
     ch.add_argument("--passes", choices=("first", "split"), default="first",
                     help="two-category data: 'split' treats each pass as an observer (double-pass self-DVC)")
-    ch.add_argument("--correction", type=float, default=0.5,
+    ch.add_argument("--correction", type=float_in(0, 10), default=0.5,
                     help="added to empty cells of a 2x2 table (default %(default)s; 0 = plain ML)")
     ch.add_argument("--exclusions", action="store_true",
                     help="drop the model-vs-human benchmark's excluded conditions first")

@@ -12,8 +12,8 @@ import pandas as pd
 from ..analyses.errorconsistency import P_VALUE_METHODS
 from ..stats.engine import ResamplingSettings
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs,
-    show_progress,
+    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
+    resampling_settings, run_outputs, seed_value, show_progress,
 )
 
 
@@ -47,20 +47,20 @@ def register(sub, plan_sub) -> None:
     ec.set_defaults(handler=run_ec_command)
 
     plan = plan_sub.add_parser("ec", help="trials needed for error consistency (copy model)")
-    plan.add_argument("--accuracy", type=float, nargs=2, default=(0.75, 0.75), metavar=("A1", "A2"),
+    plan.add_argument("--accuracy", type=probability, nargs=2, default=(0.75, 0.75), metavar=("A1", "A2"),
                       help="accuracies of the two observers (default 0.75 0.75)")
-    plan.add_argument("--kappa", type=float, default=0.3, help="true error consistency (default 0.3)")
-    plan.add_argument("--trials", type=int, nargs="+", default=[100, 200, 400, 800, 1600, 3200],
+    plan.add_argument("--kappa", type=float_in(-1, 1), default=0.3, help="true error consistency (default 0.3)")
+    plan.add_argument("--trials", type=int_at_least(2), nargs="+", default=[100, 200, 400, 800, 1600, 3200],
                       help="numbers of trials to evaluate")
-    plan.add_argument("--width", type=float, help="target CI width: report the trials needed")
-    plan.add_argument("--compare-kappa", type=float,
+    plan.add_argument("--width", type=float_in(0, 2, open_low=True), help="target CI width: report the trials needed")
+    plan.add_argument("--compare-kappa", type=float_in(-1, 1),
                       help="second model's EC: report the power to detect the difference")
-    plan.add_argument("--compare-accuracy", type=float, help="second model's accuracy (default: A2)")
-    plan.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    plan.add_argument("--alpha", type=float, default=0.05)
-    plan.add_argument("--level", type=float, default=0.95)
+    plan.add_argument("--compare-accuracy", type=probability, help="second model's accuracy (default: A2)")
+    plan.add_argument("--power", type=probability, default=0.8, help="target power (default 0.8)")
+    plan.add_argument("--alpha", type=probability, default=0.05)
+    plan.add_argument("--level", type=probability, default=0.95)
     plan.add_argument("--method", choices=("analytic", "simulation"), default="analytic")
-    plan.add_argument("--seed", type=int, default=0)
+    plan.add_argument("--seed", type=seed_value, default=0)
     plan.add_argument("--json", action="store_true")
     plan.set_defaults(handler=run_plan_ec)
 

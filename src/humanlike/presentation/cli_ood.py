@@ -10,7 +10,8 @@ import numpy as np
 
 from .io import RunOutputs
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs,
+    add_output_options, add_resampling_options, demo_outputs, emit_json, int_at_least, load_data, positive_count,
+    probability, resampling_settings, run_outputs,
 )
 
 
@@ -35,8 +36,8 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                           "power-equalisation=0, colour=bw")
     ood.add_argument("--regimes", default="bic", type=_regimes_arg,
                      help="number of regimes: 'bic' (default), 'aicc' or a fixed number")
-    ood.add_argument("--max-regimes", type=int, default=4, help="largest number of regimes tried (default 4)")
-    ood.add_argument("--alpha", type=float, default=None, help="level for BH and the chance flags (default 0.05; paper 0.01)")
+    ood.add_argument("--max-regimes", type=positive_count, default=4, help="largest number of regimes tried (default 4)")
+    ood.add_argument("--alpha", type=probability, default=None, help="level for BH and the chance flags (default 0.05; paper 0.01)")
     ood.add_argument("--mw-variant", choices=("asymptotic", "asymptotic-no-continuity", "exact"),
                      default="asymptotic",
                      help="Mann-Whitney U (two-sided): normal approximation with continuity and tie "
@@ -50,27 +51,11 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                      help="MA without joint errors: NaN (default) or 1 as in the reference code")
     ood.add_argument("--cled-mixture", choices=("average", "pooled"), default=None,
                      help="CLED mixture: (P+Q)/2 with log2 (default) or the published code's pooled counts, ln")
-    ood.add_argument("--observer-resamples", type=_count, default=500,
+    ood.add_argument("--observer-resamples", type=int_at_least(0, 20_000), default=500,
                      help="resamples of the human observers for regime stability (default 500)")
-    ood.add_argument("--permutations", type=_positive, default=9999, help="permutations per test (default 9999)")
+    ood.add_argument("--permutations", type=int_at_least(1, 1_000_000), default=9999,
+                     help="permutations per test (default 9999; at most 1,000,000, p-values to 1e-6)")
     ood.set_defaults(handler=run_ood_command)
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _count(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def _regimes_arg(text: str):
@@ -311,7 +296,7 @@ def demo_extras(trials, args) -> list[Path]:
     if hasattr(args, "demo_results"):
         args.demo_results["ood"] = result  # the demo report shows it
     out = Path(args.out)
-    run = args.run_outputs
+    run = demo_outputs(args)
     return [
         run.add_table(result.spectrum.conditions, "ood_conditions", args.format),
         run.add_table(result.alignment.regime_ratios, "ood_regime_ranking", args.format),

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .options import OUT_HELP, add_resampling_options, emit_json, run_outputs
+from .options import (
+    OUT_HELP, add_resampling_options, bounded_resample_count, demo_outputs, emit_json, float_in, int_at_least,
+    positive_count, run_outputs,
+)
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
@@ -15,12 +18,12 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                     "((R+G+B)/3), blur, alpha-blend; write the images and a stimulus manifest.")
     seq.add_argument("images", type=Path, help="folder with one sub-folder of images per class")
     seq.add_argument("--out", type=Path, required=True, help="output folder (images/ and manifest.csv)")
-    seq.add_argument("--levels", type=int, default=7, help="blend levels (default %(default)s)")
-    seq.add_argument("--pairs-per-class-pair", type=int, default=10,
+    seq.add_argument("--levels", type=int_at_least(3, 101), default=7, help="blend levels (default %(default)s)")
+    seq.add_argument("--pairs-per-class-pair", type=positive_count, default=10,
                      help="instance pairs with the highest Jaccard index per class pair (default %(default)s)")
-    seq.add_argument("--blur", type=float, default=3.0, help="Gaussian blur sigma in pixels (default %(default)s)")
+    seq.add_argument("--blur", type=float_in(0, 1000), default=3.0, help="Gaussian blur sigma in pixels (default %(default)s)")
     seq.add_argument("--classes", nargs="+", help="only these classes (default: all)")
-    seq.add_argument("--mask-threshold", type=float, default=127.5,
+    seq.add_argument("--mask-threshold", type=float_in(0, 255, open_low=True), default=127.5,
                      help="grey distance from the background that makes a pixel part of the object")
     seq.set_defaults(handler=run_sequences_command)
 
@@ -39,11 +42,12 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                     help="a network observer on --sequences, e.g. torchvision:alexnet=features.2,features.7 "
                          "(needs torch; repeatable)")
     ps.add_argument("--weights", default="none", help="network weights (default: none = random init)")
-    ps.add_argument("--simulate-humans", type=int, default=None, metavar="N",
+    ps.add_argument("--simulate-humans", type=int_at_least(0, 10_000), default=None, metavar="N",
                     help="simulate N people on --sequences (default 10 when no human judgements are given)")
     ps.add_argument("--reference", default="humans", help="'humans' (all human observers pooled) or an observer")
     ps.add_argument("--design", choices=("triads", "quads"), default="triads")
-    add_resampling_options(ps, interval=False)
+    add_resampling_options(ps, interval=False, resamples_type=bounded_resample_count(
+        20_000, "every resample refits every scale: about 1e6 GLM fits per 1,000 resamples"))
     # Every resample refits every scale of every observer (~1e6 small GLM fits per 1,000 resamples on
     # the silhouettes), so this command defaults to 1,000 rather than the project-wide default.
     ps.set_defaults(resamples=1000)
@@ -184,7 +188,7 @@ def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial 
         args.demo_results["psychscore"] = result  # the demo report shows it
     out = Path(args.out)
     fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
-    run = args.run_outputs
+    run = demo_outputs(args)
     files = [run.add_table(result.to_frame(), "psychscore", args.format), run.figure(fig, out / "psychscore.png")]
     plt.close(fig)
     return files

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
 from pathlib import Path
 
@@ -17,6 +18,72 @@ from ..stats.results import INTERVAL_METHODS
 from .io import RunOutputs, check_output_folder, to_json_text
 
 DEFAULT_OUT = Path("humanlike-out")
+
+
+def _parse_number(text: str, kind, what: str):
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if kind is float and not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def int_at_least(low: int, high: int | None = None):
+    """argparse type: an integer of at least ``low`` (and at most ``high``).
+
+    The returned function carries ``bad_examples``, values it refuses, for the option corpus test.
+
+    Examples
+    --------
+    >>> int_at_least(1)("3")
+    3
+    """
+    def parse(text: str) -> int:
+        value = _parse_number(text, int, "an integer")
+        if value < low or (high is not None and value > high):
+            bound = f"at least {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    parse.bad_examples = ("x", "1.5", "nan", "", str(low - 1), "-7", *(() if high is None else (str(high + 1),)))
+    return parse
+
+
+def float_in(low: float = -math.inf, high: float = math.inf, *, open_low: bool = False, open_high: bool = False):
+    """argparse type: a finite number in an interval (open or closed at each end).
+
+    The returned function carries ``bad_examples``, values it refuses, for the option corpus test.
+
+    Examples
+    --------
+    >>> float_in(0, 1, open_low=True)("0.5")
+    0.5
+    """
+    def parse(text: str) -> float:
+        value = _parse_number(text, float, "a number")
+        if value < low or value > high or (open_low and value == low) or (open_high and value == high):
+            lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
+            raise argparse.ArgumentTypeError(f"must lie in {lo}{low:g}, {high:g}{hi}, got {value:g}")
+        return value
+
+    bad = ["x", "nan", "inf", "-inf", ""]
+    if math.isfinite(low):
+        bad += [repr(low - 1.0)] + ([repr(float(low))] if open_low else [])
+    if math.isfinite(high):
+        bad += [repr(high + 1.0)] + ([repr(float(high))] if open_high else [])
+    parse.__name__ = "number"
+    parse.bad_examples = tuple(bad)
+    return parse
+
+
+#: argparse types shared by the commands.
+seed_value = int_at_least(0)
+count = int_at_least(0)
+positive_count = int_at_least(1)
+probability = float_in(0.0, 1.0, open_low=True, open_high=True)
 
 
 def resample_count(text: str) -> int:
@@ -36,7 +103,7 @@ def confidence_level(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not 0.0 < value < 1.0:
+    if not 0.0 < value < 1.0:  # NaN fails this too
         raise argparse.ArgumentTypeError(f"must lie in (0, 1), got {value}")
     return value
 
@@ -47,16 +114,45 @@ def gibibytes(text: str) -> int:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of GiB, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number of GiB, got {text}")
+    if value * 1024**3 < 1024**2:
+        raise argparse.ArgumentTypeError(f"{text} GiB is less than 1 MiB; nothing fits in it")
     return int(value * 1024**3)
 
 
+resample_count.bad_examples = ("-3", "1", "many", "1.5", "nan", "1e8", "")
+
+
+def bounded_resample_count(most: int, why: str):
+    """argparse type: like :func:`resample_count`, at most ``most`` (``why``: the cost that sets the bound).
+
+    For commands whose every resample refits a model (minutes per thousand), where the memory check of the
+    engine does not stop an absurd request before it runs for days.
+
+    Examples
+    --------
+    >>> bounded_resample_count(100, "refits")("50")
+    50
+    """
+    def parse(text: str) -> int:
+        value = resample_count(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"at most {most:,} ({why}), got {value:,}")
+        return value
+
+    parse.__name__ = "resample count"
+    parse.bad_examples = (*resample_count.bad_examples, str(most + 1))
+    return parse
+confidence_level.bad_examples = ("0", "1", "1.5", "-0.5", "nan", "inf", "95%", "")
+gibibytes.bad_examples = ("0", "-1", "nan", "inf", "lots", "1e-9", "")
+
+
 def add_resampling_options(parser: argparse.ArgumentParser, *, observer_level: str = "none",
-                           interval: bool = True) -> None:
+                           interval: bool = True, resamples_type=resample_count) -> None:
     """The resampling options, with one default number of resamples for every command."""
-    parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same numbers)")
-    parser.add_argument("--resamples", type=resample_count, default=DEFAULT_RESAMPLES,
+    parser.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same numbers)")
+    parser.add_argument("--resamples", type=resamples_type, default=DEFAULT_RESAMPLES,
                         help="bootstrap resamples; 0 for estimates only (default %(default)s)")
     parser.add_argument("--level", type=confidence_level, default=0.95, help="confidence level (default %(default)s)")
     if interval:
@@ -145,6 +241,15 @@ def run_outputs(args, settings: ResamplingSettings | dict | None = None, out=Non
                      else value)
                for key, value in sorted(vars(args).items()) if key not in NOT_OPTIONS and not callable(value)}
     return RunOutputs(out, command=command_line(args), settings=settings, options=options)
+
+
+def demo_outputs(args) -> RunOutputs:
+    """The demo's :class:`~humanlike.presentation.io.RunOutputs` (kept on ``args``), for the families'
+    ``demo_extras``; one is made for ``args.out`` when they are called on their own."""
+    run = getattr(args, "run_outputs", None)
+    if run is None:
+        run = args.run_outputs = RunOutputs(args.out)
+    return run
 
 
 def show_progress(args) -> bool:
