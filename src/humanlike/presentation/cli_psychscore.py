@@ -75,14 +75,9 @@ def run_sequences_command(args) -> int:
 
 
 def _read_judgements(paths):
-    import pandas as pd
+    from ..data.judgements import read_raw_judgements
 
-    frames = []
-    for path in paths:
-        if not path.is_file():
-            raise FileNotFoundError(f"judgement file {path} does not exist")
-        frames.append(pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path))
-    return frames
+    return [read_raw_judgements(path) for path in paths]
 
 
 def gather_judgements(args):
