@@ -24,7 +24,27 @@ class ConsistencyComparison:
     ``models``: experiment, observer, accuracy, measure (``error_consistency`` /
     ``decision_margin_consistency``), estimate, ci_low, ci_high. ``levels``: experiment, measure, group
     (``human-human``, ``model-model``, ``model-human (mean)``), estimate, ci_low, ci_high, plus the mean
-    human accuracy (``human_accuracy``).
+    human accuracy (``human_accuracy``). Made by :func:`consistency_vs_accuracy`.
+
+    Parameters
+    ----------
+    models : pandas.DataFrame
+        One row per (experiment, model, measure), columns as above.
+    levels : pandas.DataFrame
+        One row per (experiment, measure, reference group), columns as above.
+    settings : dict
+        The settings the comparison ran with (``n_resamples``, ``level``, ``seed``, ``observer_level``,
+        ``experiments`` and the DMC run's settings under ``dmc``).
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=0)
+    >>> dmc = c.models[c.models["measure"] == "decision_margin_consistency"].set_index("observer")
+    >>> round(float(dmc.loc["model-humanlike", "estimate"]), 3), round(float(dmc.loc["model-alien", "estimate"]), 3)
+    (0.582, -0.09)
+    >>> c.levels["group"].unique().tolist()
+    ['human-human', 'model-model', 'model-human (mean)']
     """
 
     models: pd.DataFrame
@@ -32,7 +52,15 @@ class ConsistencyComparison:
     settings: dict
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The model rows and the reference levels in one tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :attr:`models` (``row="model"``) followed by :attr:`levels` (``row="level"``, ``group`` renamed
+            ``observer``); columns experiment, observer, accuracy, measure, estimate, ci_low, ci_high, row,
+            human_accuracy (NaN where a column does not apply).
+        """
         m = self.models.assign(row="model")
         lv = self.levels.rename(columns={"group": "observer"}).assign(row="level")
         return pd.concat([m, lv], ignore_index=True)
@@ -54,13 +82,6 @@ def consistency_vs_accuracy(
 ) -> ConsistencyComparison:
     """EC and DMC of every model with decision margins, per experiment, against its accuracy.
 
-    Examples
-    --------
-    >>> from humanlike.data.simulate import simulate_benchmark
-    >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=0)
-    >>> sorted(c.models["measure"].unique())
-    ['decision_margin_consistency', 'error_consistency']
-
     DMC comes from :func:`decision_margin_consistency` (or ``dmc_result``); EC from
     :func:`humanlike.analyses.errorconsistency.error_consistency`, run per experiment on the humans and the
     same models (so both measures describe the same systems). Levels: human–human (EC: mean over human
@@ -69,6 +90,48 @@ def consistency_vs_accuracy(
     resamples). Accuracy: per model, mean over the experiment's conditions (from the DMC result). EC
     intervals resample items (and human observers only when ``observer_level="bootstrap"``; the EC pipeline
     has no jackknife level), so its bands can be a little narrower than the DMC ones.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table; models need a ``decision_margin`` column (models without one are left out).
+    experiments : list of str, optional
+        Only these experiments (default: every experiment of the DMC result).
+    exclusions : dict, optional
+        ``{experiment: conditions}`` to drop first (e.g. ``MODELVSHUMAN_EXCLUSIONS``); default none.
+    dmc_result : DMCResult, optional
+        A DMC result already computed on the same trials; when given, DMC is not recomputed and
+        ``n_resamples`` ... ``dprime`` only apply to the EC part.
+    n_resamples : int
+        Bootstrap resamples (0: point estimates only, intervals NaN).
+    level : float
+        Confidence level in (0, 1).
+    seed : int
+        Seed of the DMC run and of the per-experiment EC seeds.
+    observer_level : {"jackknife", "bootstrap", "none"}
+        How observers enter the DMC intervals (see :func:`decision_margin_consistency`); with
+        ``"bootstrap"`` EC resamples human observers too.
+    method : {"pearson", "spearman"}
+        The DMC correlation.
+    dprime : bool
+        Convert the human DMC index to m-AFC d'.
+    policy : {"strict", "model-vs-human"}
+        How EC treats undefined kappas (see :func:`humanlike.analyses.errorconsistency.error_consistency`).
+
+    Returns
+    -------
+    ConsistencyComparison
+        The per-model rows and the reference levels.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=0)
+    >>> sorted(c.models["measure"].unique())
+    ['decision_margin_consistency', 'error_consistency']
+    >>> ec = c.models[c.models["measure"] == "error_consistency"].set_index("observer")
+    >>> round(float(ec.loc["model-humanlike", "estimate"]), 3), round(float(ec.loc["model-humanlike", "accuracy"]), 3)
+    (0.258, 0.622)
     """
     from .errorconsistency import HUMANS as EC_HUMANS
     from .errorconsistency import MODEL_MODEL as EC_MODEL_MODEL
