@@ -131,7 +131,7 @@ class OODSpectrum:
     conditions, observers, normality : pandas.DataFrame
         The tables above.
     reference : dict
-        ``{experiment: (reference conditions,)}``.
+        ``{experiment: [reference conditions]}``.
     reference_mean, reference_sd : float
         Mean and SD of the human logits in the reference pool.
     regimes : RegimeFit
