@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
@@ -64,6 +66,10 @@ class ResamplingSettings:
         Bytes the engine may use for one chunk of resamples and the kept replicates.
     progress : bool
         Show a progress bar (tqdm) over chunks.
+    workers : int or None
+        Threads that evaluate the strata of a chunk side by side (None: one per available core). Every
+        stratum is computed alone on one BLAS thread, so the numbers are identical for any value; it is
+        therefore not recorded by :meth:`to_dict`.
 
     Examples
     --------
@@ -78,6 +84,7 @@ class ResamplingSettings:
     seed: int = 0
     memory_budget: int = DEFAULT_MEMORY_BUDGET
     progress: bool = False
+    workers: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, (int, np.integer)):
@@ -96,10 +103,23 @@ class ResamplingSettings:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.memory_budget < 1024**2:
             raise ValueError(f"memory_budget must be at least 1 MiB, got {self.memory_budget} bytes")
+        if self.workers is not None and (isinstance(self.workers, bool) or not isinstance(self.workers, (int, np.integer))
+                                         or self.workers < 1):
+            raise ValueError(f"workers must be a positive integer or None, got {self.workers!r}")
+
+    @property
+    def threads(self) -> int:
+        """The number of threads that evaluate strata: :attr:`workers`, or the cores this process may use."""
+        if self.workers is not None:
+            return int(self.workers)
+        try:
+            return max(len(os.sched_getaffinity(0)), 1)
+        except AttributeError:  # pragma: no cover - not Linux
+            return max(os.cpu_count() or 1, 1)
 
     def to_dict(self) -> dict:
-        """The settings as a plain dict (for JSON outputs)."""
-        return {k: (int(v) if isinstance(v, np.integer) else v) for k, v in asdict(self).items()}
+        """The settings as a plain dict (for JSON outputs); ``workers`` is left out (it never changes a number)."""
+        return {k: (int(v) if isinstance(v, np.integer) else v) for k, v in asdict(self).items() if k != "workers"}
 
 
 class Kernel(Protocol):
@@ -382,19 +402,28 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
     chunks = resample_chunks(settings.n_resamples, per_resample, settings.memory_budget - kept)
     replicates = np.empty((settings.n_resamples, n_out))
     bar = progress_bar(len(chunks), settings.progress, "bootstrap")
-    for start, stop in chunks:
-        values = {}
-        for s in design:
-            w = item_weights(settings.seed, s.key, s.n_items, start, stop)
-            u = None
-            if settings.observer_level == "bootstrap" and s.group in design.groups:
-                members = len(design.groups[s.group])
-                u = observer_weights(settings.seed, s.group, members, start, stop) if members else None
-            elif s.group in design.groups:
-                u = _ones_or_none(design, s, settings)
-            values[s.key] = evaluate_chunk(kernel, s, w, u, settings.seed, start, stop)
-        replicates[start:stop] = aggregate(values)
-        bar.update(1)
+
+    def resampled_stratum(s: Stratum, start: int, stop: int) -> np.ndarray:
+        w = item_weights(settings.seed, s.key, s.n_items, start, stop)
+        u = None
+        if settings.observer_level == "bootstrap" and s.group in design.groups:
+            members = len(design.groups[s.group])
+            u = observer_weights(settings.seed, s.group, members, start, stop) if members else None
+        elif s.group in design.groups:
+            u = _ones_or_none(design, s, settings)
+        return evaluate_chunk(kernel, s, w, u, settings.seed, start, stop)
+
+    # Strata are independent given their own streams, so threads change when a stratum is computed, never
+    # what: numpy releases the GIL in the array work, and the kernels' caches were filled by the estimate.
+    threads = min(settings.threads, len(design))
+    with ThreadPoolExecutor(max_workers=threads) if threads > 1 else contextlib.nullcontext() as pool:
+        for start, stop in chunks:
+            if pool is None:
+                computed = [resampled_stratum(s, start, stop) for s in design]
+            else:
+                computed = list(pool.map(lambda s: resampled_stratum(s, start, stop), design))
+            replicates[start:stop] = aggregate({s.key: v for s, v in zip(design, computed)})
+            bar.update(1)
     bar.close()
 
     if settings.observer_level == "jackknife" and settings.n_resamples > 0:
