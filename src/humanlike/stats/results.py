@@ -271,8 +271,8 @@ class Resampled:
     >>> replicates = np.column_stack([np.linspace(0.4, 0.6, 101), np.r_[np.nan, np.linspace(0.1, 0.3, 100)]])
     >>> r = Resampled(np.array([0.5, 0.2]), replicates, [("a", "kappa"), ("b", "kappa")], ("pair", "metric"))
         >>> out = r.to_json_dict(0.9)
-        >>> out["n_resamples"], out["rows"][1]["pair"]
-        (101, 'b')
+        >>> out["n_resamples"], [row["pair"] for row in out["rows"]]
+        (101, ['a', 'b'])
         """
         frame = self.to_frame(level, method)
         records = [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
