@@ -48,6 +48,8 @@ def int_at_least(low: int, high: int | None = None):
         return value
 
     parse.__name__ = f"integer >= {low}"
+    parse.__doc__ = (f"argparse type: an integer of at least {low}" + ("" if high is None else f" and at most {high}")
+                     + ".\n\nExamples\n--------\n>>> int_at_least(0)('5')\n5\n")
     parse.bad_examples = ("x", "1.5", "nan", "", str(low - 1), "-7", *(() if high is None else (str(high + 1),)))
     return parse
 
@@ -75,6 +77,8 @@ def float_in(low: float = -math.inf, high: float = math.inf, *, open_low: bool =
     if math.isfinite(high):
         bad += [repr(high + 1.0)] + ([repr(float(high))] if open_high else [])
     parse.__name__ = "number"
+    parse.__doc__ = (f"argparse type: a finite number in {'(' if open_low else '['}{low:g}, {high:g}"
+                     f"{')' if open_high else ']'}.\n\nExamples\n--------\n>>> float_in(0, 1)('0.5')\n0.5\n")
     parse.bad_examples = tuple(bad)
     return parse
 
@@ -159,6 +163,8 @@ def bounded_resample_count(most: int, why: str):
         return value
 
     parse.__name__ = "resample count"
+    parse.__doc__ = (f"argparse type: 0 or 2 to {most} resamples ({why}).\n\n"
+                     "Examples\n--------\n>>> bounded_resample_count(9, 'x')('5')\n5\n")
     parse.bad_examples = (*resample_count.bad_examples, str(most + 1))
     return parse
 confidence_level.bad_examples = ("0", "1", "1.5", "-0.5", "nan", "inf", "95%", "")
