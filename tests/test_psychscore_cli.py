@@ -73,7 +73,7 @@ def test_cli_sequences_and_psychscore(sequence_dir, tmp_path, capsys):
 
 def test_cli_errors(tmp_path, capsys):
     assert main(["psychscore", str(tmp_path / "missing.csv")]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert "missing.csv: no such judgement file" in capsys.readouterr().err
     assert main(["psychscore"]) == 2
     assert "judgement files" in capsys.readouterr().err
     bad = tmp_path / "bad.csv"
