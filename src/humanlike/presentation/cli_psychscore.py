@@ -17,7 +17,8 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
         description="Pick instance pairs of every class pair by mask overlap (Jaccard), convert to grey "
                     "((R+G+B)/3), blur, alpha-blend; write the images and a stimulus manifest.")
     seq.add_argument("images", type=Path, help="folder with one sub-folder of images per class")
-    seq.add_argument("--out", type=Path, required=True, help="output folder (images/ and manifest.csv)")
+    seq.add_argument("--out", type=Path, required=True,
+                     help="output folder (images/ and manifest.csv; humanlike-manifest.json, the run's record, last)")
     seq.add_argument("--levels", type=int_at_least(3, 101), default=7, help="blend levels (default %(default)s)")
     seq.add_argument("--pairs-per-class-pair", type=positive_count, default=10,
                      help="instance pairs with the highest Jaccard index per class pair (default %(default)s)")
