@@ -31,7 +31,8 @@ def _leaves(parser, prefix=()):
             yield from _leaves(sub, (*prefix, name))
 
 
-LEAVES = list(_leaves(build_parser()))
+PARSER = build_parser()
+LEAVES = list(_leaves(PARSER))
 # A stand-in for each positional, so that the option under test is the only thing wrong at parse time.
 POSITIONAL_FILLERS = {"data": ["x.csv"], "a": ["a.npz"], "b": ["b.npz"], "files": ["j.csv"], "images": ["imgs"],
                       "judgements": [], "inputs": ["model", "stimuli"]}
@@ -89,7 +90,10 @@ def test_the_corpus_is_large():
 
 @pytest.mark.parametrize("words,parser,option,values", PARSE_CASES,
                          ids=[f"{' '.join(c[0])} {c[2]} {c[3][0]!r}" for c in PARSE_CASES])
-def test_bad_option_values_are_refused_by_the_parser(words, parser, option, values, capsys):
+def test_bad_option_values_are_refused_by_the_parser(words, parser, option, values, capsys, monkeypatch):
+    from humanlike.presentation import cli
+
+    monkeypatch.setattr(cli, "build_parser", lambda: PARSER)   # one parser for the whole corpus (speed)
     argv = [*words, *_positionals(parser), option, *values]
     _check_refused(argv, capsys, names=f"argument {option}")
 
