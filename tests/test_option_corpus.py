@@ -170,6 +170,7 @@ RUN_CASES = [
     (["plan", "ec", "--accuracy", "0.5", "0.99", "--kappa", "-1"], "cannot be realised"),
     (["dvc", "represent", "{root}/a.npz", "{root}/b.npz", "--pcs", "1000", "--resamples", "0"], "principal components"),
     (["evaluate", "onlyone", "--out", "{root}/ev"], "at least one MODEL"),
+    (["evaluate", "torchvision:resnet18", "{root}/empty", "--out", "{root}/afile/ev"], "afile"),
     (["report"], "give DATA"),
     # absurd sizes: refused before the work, with the memory they would need
     *[([*cmd, "--resamples", "100000000"], "GiB") for cmd in (

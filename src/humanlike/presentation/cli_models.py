@@ -56,6 +56,9 @@ def run_evaluate_command(args) -> int:
     """Handle ``humanlike evaluate`` for parsed arguments; returns the exit code."""
     if len(args.inputs) < 2:
         raise ValueError("give at least one MODEL and then the STIMULI folder or manifest")
+    from .io import check_output_folder
+
+    check_output_folder(args.out)  # before torch is imported and any model runs
     try:
         import torch  # noqa: F401
         import torchvision  # noqa: F401
