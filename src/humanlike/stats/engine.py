@@ -409,9 +409,22 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
 
 def item_jackknife(design: Design, kernel: Kernel, aggregate: Aggregate, point: Mapping[tuple, np.ndarray],
                    settings: ResamplingSettings = ResamplingSettings()) -> np.ndarray:
-    """Leave-one-item-out outputs: one row per item of every stratum (the other strata at their estimate)."""
+    """Leave-one-item-out outputs: one row per item of every stratum (the other strata at their estimate).
+
+    A kernel with ``leave_one_out_rows(stratum, start, stop)`` (exact leave-one-out kernel values of items
+    start..stop-1, e.g. totals minus one item's statistics) is evaluated and aggregated in row chunks sized by
+    its ``bytes_per_resample`` and the memory budget.
+    """
     rows = []
+    own = getattr(kernel, "leave_one_out_rows", None)
     for s in design:
+        if own is not None:
+            step = max(1, int(settings.memory_budget // max(2 * int(kernel.bytes_per_resample(s)), 1)))
+            for lo in range(0, s.n_items, step):
+                values = dict(point)
+                values[s.key] = own(s, lo, min(lo + step, s.n_items))
+                rows.append(aggregate(values))
+            continue
         if isinstance(kernel, SufficientStatisticKernel):
             loo = kernel.leave_one_out(s)
         else:
