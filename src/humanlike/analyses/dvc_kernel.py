@@ -63,13 +63,22 @@ def class_scores(scores: np.ndarray, order: np.ndarray, fold_bounds: np.ndarray)
 
 
 def moment_statistics(centred: np.ndarray) -> np.ndarray:
-    """Per-image statistics ``[1, y, upper(y y')]`` (images x (1 + D + D(D+1)/2), float32)."""
+    """Per-image statistics ``[1, y, upper(y y')]`` (images x (1 + D + D(D+1)/2), float32; the upper triangle
+    row by row, as ``numpy.triu_indices``).
+
+    Examples
+    --------
+    >>> moment_statistics(np.array([[1.0, 2.0]], dtype=np.float32)).tolist()
+    [[1.0, 1.0, 2.0, 1.0, 2.0, 4.0]]
+    """
     n, dim = centred.shape
-    upper = np.triu_indices(dim)
-    out = np.empty((n, 1 + dim + upper[0].size), dtype=np.float32)
+    out = np.empty((n, 1 + dim + dim * (dim + 1) // 2), dtype=np.float32)
     out[:, 0] = 1.0
     out[:, 1:1 + dim] = centred
-    np.multiply(centred[:, upper[0]], centred[:, upper[1]], out=out[:, 1 + dim:])
+    start = 1 + dim
+    for a in range(dim):
+        np.multiply(centred[:, a:a + 1], centred[:, a:], out=out[:, start:start + dim - a])
+        start += dim - a
     return out
 
 
@@ -129,15 +138,19 @@ class DVCKernel:
         return slots * self.slot_width(c) + (stratum.n_items if self.with_weights else 0)
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
-        """Memory per resample: kernel rows, the unpacked moments and the LDA temporaries of the aggregation."""
+        """Memory per resample: the kernel rows (kept for every class until aggregated) and this class's share
+        of the aggregation's temporaries (unpacked moments, stacked LDA inputs), which exist for one split at
+        a time (with ``rotate`` for 1/S of the rows)."""
         c = self.class_of(stratum)
         per_split = len(self.slots[c][0])
         dim = self.views[0][self.slots[c][0][0]].scores[c].centred.shape[1]
         folds = self.fold_bounds(c).size - 1
         p = dim // HALVES
-        rows = (1 + per_split * self.slot_width(c)) * (1 if self.rotate else len(self.views))
-        pairs = len(self.classes) - 1
-        return 8 * (3 * rows + 2 * stratum.n_items + per_split * folds * (2 * dim * dim + pairs * HALVES * 8 * p * p))
+        n_splits = len(self.views)
+        rows = (1 + per_split * self.slot_width(c)) if self.rotate else n_splits * per_split * self.slot_width(c)
+        pairs = (len(self.classes) - 1) / 2
+        temporaries = per_split * folds * (2 * dim * dim + pairs * HALVES * 6 * p * p + pairs * 2 * dim * HALVES)
+        return int(8 * (2 * rows + 2 * stratum.n_items + temporaries / (n_splits if self.rotate else 1)))
 
     # -- statistics
     def statistics(self, c: int, s: int, v: int) -> list[np.ndarray]:
@@ -229,11 +242,17 @@ def unpack_moments(sums: np.ndarray, folds: int, dim: int):
     """(R, folds * (1 + D + D(D+1)/2)) sums -> count (R, F), first (R, F, D), second (R, F, D, D)."""
     r = sums.shape[0]
     per = sums.reshape(r, folds, -1)
-    upper = np.triu_indices(dim)
-    second = np.empty((r, folds, dim, dim))
-    second[:, :, upper[0], upper[1]] = per[:, :, 1 + dim:]
-    second[:, :, upper[1], upper[0]] = per[:, :, 1 + dim:]
+    second = per[:, :, 1 + dim:][:, :, symmetric_index(dim)].reshape(r, folds, dim, dim)
     return per[:, :, 0], per[:, :, 1:1 + dim], second
+
+
+def symmetric_index(dim: int) -> np.ndarray:
+    """For each entry of a (dim x dim) matrix (row-major), its position in the packed upper triangle."""
+    upper = np.triu_indices(dim)
+    index = np.empty((dim, dim), dtype=np.intp)
+    index[upper] = np.arange(upper[0].size)
+    index[upper[1], upper[0]] = np.arange(upper[0].size)
+    return index.ravel()
 
 
 def dvc_columns(corr: np.ndarray, class_matrix: np.ndarray) -> np.ndarray:
@@ -362,36 +381,36 @@ class DVCAggregation:
             self._pair_group(group, n_rows, moments, view, arrays, out)
 
     def _pair_group(self, group, n_rows, moments, view, arrays, out) -> None:
-        def stacked(index, which):
-            return np.stack([np.broadcast_to(moments[c][index], (n_rows,) + moments[c][index].shape[1:])
-                             for c in which], axis=1)
-
         ci, cj = self.pairs_i[group], self.pairs_j[group]
-        mean_i, mean_j = stacked(4, ci), stacked(4, cj)                               # (R, m, F, H, p)
-        axes = lda_axes(mean_i, mean_j, stacked(5, ci), stacked(5, cj), stacked(3, ci)[..., None],
-                        stacked(3, cj)[..., None], ridge=self.ridge)                 # (R, m, F, H, p)
-        midpoint = 0.5 * (mean_i + mean_j)
-        for side, members in ((0, ci), (1, cj)):
-            for c in np.unique(members):
-                local = np.flatnonzero(members == c)
-                count, first, second = moments[c][:3]
-                scores = view.scores[c]
-                a = axes[:, local]
-                if self.correlation == "spearman":
-                    weights = arrays[c][:, -scores.centred.shape[0]:]
-                    for m, k in enumerate(group[local]):
-                        out[:, k, side] = spearman_side(scores, np.broadcast_to(weights, (n_rows, weights.shape[1])),
-                                                        a[:, m], midpoint[:, local[m]], scores.centre,
-                                                        a.shape[-1])
-                    continue
-                p = a.shape[-1]
-                if self.cv:
-                    beta = np.einsum("rmfhp,rmfhp->rmfh", a,
-                                     scores.centre.reshape(HALVES, p) - midpoint[:, local])
-                else:
-                    beta = np.zeros(a.shape[:-1])       # one fold: a constant shift leaves covariances alone
-                cov = fold_dv_covariances(a, beta, count[:, None], first[:, None], second[:, None])
-                out[:, group[local], side] = correlations_from_covariances(cov)
+        axes, midpoints = [], []
+        for i, j in zip(ci, cj):
+            # One pair at a time: its LDA temporaries stay small (cache-sized) and no class moment is copied.
+            a = lda_axes(moments[i][4], moments[j][4], moments[i][5], moments[j][5], moments[i][3][..., None],
+                         moments[j][3][..., None], ridge=self.ridge)                 # (R, F, H, p)
+            axes.append(np.broadcast_to(a, (n_rows,) + a.shape[1:]))
+            mid = 0.5 * (moments[i][4] + moments[j][4])
+            midpoints.append(np.broadcast_to(mid, (n_rows,) + mid.shape[1:]))
+        axes = np.stack(axes, axis=1)                                                # (R, m, F, H, p)
+        midpoint = np.stack(midpoints, axis=1)
+        for c in np.unique(np.concatenate([ci, cj])):
+            local = np.concatenate([np.flatnonzero(ci == c), np.flatnonzero(cj == c)])
+            sides = np.concatenate([np.zeros((ci == c).sum(), int), np.ones((cj == c).sum(), int)])
+            count, first, second = moments[c][:3]
+            scores = view.scores[c]
+            a = axes[:, local]
+            p = a.shape[-1]
+            if self.correlation == "spearman":
+                weights = np.broadcast_to(arrays[c][:, -scores.centred.shape[0]:], (n_rows, scores.centred.shape[0]))
+                for m, side in zip(local, sides):
+                    out[:, group[m], side] = spearman_side(scores, weights, axes[:, m], midpoint[:, m],
+                                                           scores.centre, p)
+                continue
+            if self.cv:
+                beta = np.einsum("rmfhp,rmfhp->rmfh", a, scores.centre.reshape(HALVES, p) - midpoint[:, local])
+            else:
+                beta = np.zeros(a.shape[:-1])       # one fold: a constant shift leaves covariances alone
+            cov = fold_dv_covariances(a, beta, count, first, second)                 # (R, e, H, H)
+            out[:, group[local], sides] = correlations_from_covariances(cov)
 
 
 def class_design(classes: list[str], counts: np.ndarray, arrays: list[dict] | None = None) -> Design:
@@ -460,4 +479,4 @@ def half_correlations(scores: np.ndarray, labels, *, n_components: int, folds=No
     aggregation = DVCAggregation(kernel, cv=folds is not None, ridge=ridge, correlation=correlation)
     design = class_design(list(classes), counts)
     arrays = [kernel.evaluate(s, w[:, bounds[c]:bounds[c + 1]]) for c, s in enumerate(design)]
-    return aggregation.correlations(arrays, 0, rotated=False), list(classes)
+    return aggregation.correlations(arrays, 0, rotated=False), [str(c) for c in classes]
