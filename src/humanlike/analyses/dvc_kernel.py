@@ -10,7 +10,7 @@ and half, the within-class DV covariances as bilinear forms of the moments
 (:func:`humanlike.metrics.dvc.fold_dv_covariances`: no image's DV is formed), correlations, the split
 normalisation and the means over (class, pair) values and over splits.
 
-Column layout of a class's kernel output (float64): per *slot* (a split and one of its views containing the
+Column layout of a class's kernel output (float32, the precision of the products): per *slot* (a split and one of its views containing the
 class) and fold, ``[count, first (D), second (D(D+1)/2)]``; with Spearman correlations the class's weights
 follow (the ranks need the images). Two row layouts:
 
@@ -24,7 +24,9 @@ A *view* is one PCA fit per half: with ``pca_scope="all"`` one per split (all cl
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -168,11 +170,10 @@ class DVCKernel:
         return stats
 
     def slot_sums(self, c: int, s: int, v: int, weights: np.ndarray) -> np.ndarray:
-        """Weighted sums of one slot for weights in fold order (R x slot width), float64."""
+        """Weighted sums of one slot for weights in fold order (R x slot width), float32."""
         b = self.fold_bounds(c)
         stats = self.statistics(c, s, v)
-        return np.concatenate([(weights[:, b[f]:b[f + 1]] @ stats[f]).astype(np.float64)
-                               for f in range(b.size - 1)], axis=1)
+        return np.concatenate([weights[:, b[f]:b[f + 1]] @ stats[f] for f in range(b.size - 1)], axis=1)
 
     def _fold_weights(self, c: int, item_weights: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(np.asarray(item_weights, dtype=np.float32)[:, self.orders[c]])
@@ -183,7 +184,7 @@ class DVCKernel:
         w = self._fold_weights(c, item_weights)
         parts = [self.slot_sums(c, s, v, w) for s in range(len(self.views)) for v in self.slots[c][s]]
         if self.with_weights:
-            parts.append(w.astype(np.float64))
+            parts.append(w)
         return np.concatenate(parts, axis=1)
 
     def evaluate_resamples(self, stratum, item_weights, observer_weights, seed, start, stop):
@@ -195,13 +196,16 @@ class DVCKernel:
         n_splits = len(self.views)
         split = np.arange(start, stop) % n_splits
         width = len(self.slots[c][0]) * self.slot_width(c)
-        out = np.empty((w.shape[0], 1 + width + (w.shape[1] if self.with_weights else 0)))
+        out = np.empty((w.shape[0], 1 + width + (w.shape[1] if self.with_weights else 0)), dtype=np.float32)
         out[:, 0] = split
+        b = self.fold_bounds(c)
         for s in range(n_splits):
-            rows = np.flatnonzero(split == s)
-            if rows.size:
-                out[rows, 1:1 + width] = np.concatenate([self.slot_sums(c, s, v, w[rows]) for v in self.slots[c][s]],
-                                                        axis=1)
+            rows = slice((s - start) % n_splits, None, n_splits)      # resamples r with r mod S == s
+            column = 1
+            for v in self.slots[c][s]:
+                for f, stats in enumerate(self.statistics(c, s, v)):
+                    out[rows, column:column + stats.shape[1]] = w[rows, b[f]:b[f + 1]] @ stats
+                    column += stats.shape[1]
         if self.with_weights:
             out[:, 1 + width:] = w
         return out
@@ -239,11 +243,12 @@ class DVCKernel:
 
 
 def unpack_moments(sums: np.ndarray, folds: int, dim: int):
-    """(R, folds * (1 + D + D(D+1)/2)) sums -> count (R, F), first (R, F, D), second (R, F, D, D)."""
+    """(R, folds * (1 + D + D(D+1)/2)) sums -> count (R, F), first (R, F, D) (float64), second (R, F, D, D)
+    (the sums' precision: float32 sums stay float32, the bilinear forms are then float32 products)."""
     r = sums.shape[0]
     per = sums.reshape(r, folds, -1)
     second = per[:, :, 1 + dim:][:, :, symmetric_index(dim)].reshape(r, folds, dim, dim)
-    return per[:, :, 0], per[:, :, 1:1 + dim], second
+    return per[:, :, 0].astype(np.float64), per[:, :, 1:1 + dim].astype(np.float64), second
 
 
 def symmetric_index(dim: int) -> np.ndarray:
@@ -279,10 +284,14 @@ class DVCAggregation:
         Cross-validated DVs (fold f's DVs from the axes fitted on the other folds).
     ridge : float
     correlation : {"pearson", "spearman"}
+    workers : int or None
+        Threads evaluating the splits (None: up to 2).
     """
 
-    def __init__(self, kernel: DVCKernel, *, cv: bool, ridge: float = 0.0, correlation: str = "pearson") -> None:
+    def __init__(self, kernel: DVCKernel, *, cv: bool, ridge: float = 0.0, correlation: str = "pearson",
+                 workers: int | None = None) -> None:
         self.kernel = kernel
+        self.workers = workers or min(2, os.cpu_count() or 1)
         self.cv = cv
         self.ridge = ridge
         self.correlation = correlation
@@ -308,26 +317,40 @@ class DVCAggregation:
 
     def __call__(self, values: Mapping[tuple, np.ndarray]) -> np.ndarray:
         arrays = [np.asarray(values[key]) for key in self.keys]
-        if self._rotated(arrays):
-            if self.recentre is None:
-                raise ValueError("rotated rows need the per-split estimates (set recentre first)")
-            per_split, estimate = self.recentre
-            r = max(a.shape[0] for a in arrays)
-            split = np.broadcast_to(arrays[0][:, 0], (r,)).astype(int)
-            out = np.empty((r, per_split.shape[1]))
-            for s in range(self.n_splits):
-                rows = np.flatnonzero(split == s)
-                if rows.size:
-                    sub = [a[rows] if a.shape[0] == r else a for a in arrays]
-                    corr = self.correlations(sub, s, rotated=True)
-                    out[rows] = dvc_columns(corr, self.class_matrix) - per_split[s] + estimate
-            return out
-        return nanmean_quiet(np.stack(self.split_columns(arrays)), axis=0)
+        if not self._rotated(arrays):
+            return nanmean_quiet(np.stack(self.split_columns(arrays)), axis=0)
+        if self.recentre is None:
+            raise ValueError("rotated rows need the per-split estimates (set recentre first)")
+        per_split, estimate = self.recentre
+        r = max(a.shape[0] for a in arrays)
+        n_splits = self.n_splits
+        first_split = int(arrays[0][0, 0])
+        out = np.empty((r, per_split.shape[1]))
+
+        def one(s):
+            # Resample r goes through split r mod S, so split s's rows are every S-th row: a view, no copy.
+            offset = (s - first_split) % n_splits
+            if offset >= r:
+                return
+            sub = [a[offset::n_splits] for a in arrays]
+            corr = self.correlations(sub, s, rotated=True)
+            out[offset::n_splits] = dvc_columns(corr, self.class_matrix) - per_split[s] + estimate
+
+        self._map(one, range(n_splits))
+        return out
 
     def split_columns(self, arrays) -> list[np.ndarray]:
         """Per split the output columns of all-splits rows (list of (R x K))."""
-        return [dvc_columns(self.correlations(arrays, s, rotated=False), self.class_matrix)
-                for s in range(self.n_splits)]
+        return self._map(lambda s: dvc_columns(self.correlations(arrays, s, rotated=False), self.class_matrix),
+                         range(self.n_splits))
+
+    def _map(self, function, items) -> list:
+        # Splits are independent and each runs on one BLAS thread: the numbers do not depend on the workers.
+        items = list(items)
+        if self.workers <= 1 or len(items) <= 1:
+            return [function(x) for x in items]
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            return list(pool.map(function, items))
 
     def _rotated(self, arrays) -> bool:
         kern = self.kernel
@@ -368,7 +391,8 @@ class DVCAggregation:
             p = dim // HALVES
             with np.errstate(invalid="ignore", divide="ignore"):
                 local = t1 / t0[..., None]                                          # (R, F, D)
-                blocks = np.stack([t2[..., h * p:(h + 1) * p, h * p:(h + 1) * p] for h in range(HALVES)], axis=2)
+                blocks = np.stack([t2[..., h * p:(h + 1) * p, h * p:(h + 1) * p] for h in range(HALVES)],
+                                  axis=2).astype(np.float64)
                 local_h = local.reshape(local.shape[:2] + (HALVES, p))
                 cov = blocks / t0[..., None, None, None] - local_h[..., :, None] * local_h[..., None, :]
             mean = scores.centre.reshape(HALVES, p) + local_h                        # (R, F, H, p)

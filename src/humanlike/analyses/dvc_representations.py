@@ -86,8 +86,9 @@ class DVCOptions:
     pca_scope : {"all", "pair"}
         PCA of each half fitted on all images (one per split) or on the two classes of each pair (one per
         split and pair: C(K, 2) times the PCA work and K - 1 times the moments per class).
-    pca_workers : int or None
-        Threads running the PCAs (each on one BLAS thread, so the numbers do not depend on it; None: up to 2).
+    workers : int or None
+        Threads running the PCAs and the per-split aggregation (each on one BLAS thread, so the numbers do not
+        depend on it; None: up to 2, the machines this package targets).
     """
 
     n_components: int = 25
@@ -101,7 +102,7 @@ class DVCOptions:
     ridge: float = 0.0
     kappa_folds: int = 5
     pca_scope: str = "all"
-    pca_workers: int | None = None
+    workers: int | None = None
 
     def __post_init__(self) -> None:
         if self.n_components < 1:
@@ -302,7 +303,7 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     classes, counts = _check(fa, fb, labels, options)
     kernel = representation_kernel(fa, fb, classes, counts, options, settings)
     aggregation = DVCAggregation(kernel, cv=options.cv is not None, ridge=options.ridge,
-                                 correlation=options.correlation)
+                                 correlation=options.correlation, workers=options.workers)
     design = class_design(list(classes), counts)
     point = {s.key: kernel.evaluate(s, np.ones((1, s.n_items))) for s in design}
     point_arrays = [point[key] for key in aggregation.keys]
@@ -354,7 +355,7 @@ def representation_kernel(fa, fb, classes, counts, options: DVCOptions, settings
                       options.n_components, pair_rows, pair_keys)
     flat = [job for split in jobs for job in split]
     results = run_pca_jobs(flat, by_unit, options.n_components, iterations=options.pca_iterations,
-                           standardize=options.standardize, workers=options.pca_workers)
+                           standardize=options.standardize, workers=options.workers)
     views, k = [], 0
     for s, split in enumerate(jobs):
         if pair_rows is None:

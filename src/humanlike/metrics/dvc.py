@@ -154,11 +154,13 @@ def fold_dv_covariances(axes, beta, count, first, second):
     """
     ax = np.moveaxis(np.asarray(axes, dtype=float), -4, -3)                        # (..., F, E, H, p)
     *lead, folds, sets, halves, p = ax.shape
-    embedded = np.zeros(tuple(lead) + (folds, halves, p, sets, halves))
+    second = np.asarray(second)
+    # The product runs in the precision of ``second`` (float32 sums give a float32 product: no upcast copy).
+    embedded = np.zeros(tuple(lead) + (folds, halves, p, sets, halves), dtype=np.result_type(second, np.float32))
     for h in range(halves):
         embedded[..., h, :, :, h] = np.swapaxes(ax[..., h, :], -1, -2)
     embedded = embedded.reshape(tuple(lead) + (folds, halves * p, sets * halves))
-    right = (np.asarray(second) @ embedded).reshape(tuple(lead) + (folds, halves, p, sets, halves))
+    right = (second @ embedded).reshape(tuple(lead) + (folds, halves, p, sets, halves))
     quadratic = np.einsum("...fehb,...fhbeg->...fehg", ax, right)                   # (..., F, E, H, H)
     first_h = np.asarray(first, dtype=float).reshape(np.shape(first)[:-1] + (halves, p))
     linear = np.einsum("...fehb,...fhb->...feh", ax, first_h)                       # (..., F, E, H)
