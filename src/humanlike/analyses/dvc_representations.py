@@ -32,7 +32,9 @@ The spread over split repeats is reported separately (``split_sd``).
 
 from __future__ import annotations
 
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -438,10 +440,18 @@ def choice_kappa(fa, fb, labels, classes, counts, options: DVCOptions, settings:
     The choices are fixed; the engine resamples the images within class with the same weights as the DVC
     (the same strata and streams, so the two intervals are paired).
     """
-    ca = cross_validated_choices(fa, labels, n_components=options.n_components, folds=options.kappa_folds,
-                                 seed=settings.seed, standardize=options.standardize, key="A") == labels
-    cb = cross_validated_choices(fb, labels, n_components=options.n_components, folds=options.kappa_folds,
-                                 seed=settings.seed, standardize=options.standardize, key="B") == labels
+    def choices(features, key):
+        return cross_validated_choices(features, labels, n_components=options.n_components,
+                                       folds=options.kappa_folds, seed=settings.seed,
+                                       standardize=options.standardize, key=key) == labels
+
+    workers = options.workers or min(2, os.cpu_count() or 1)
+    if workers > 1:
+        # The two systems are independent (each PCA on one BLAS thread): the same numbers, on two cores.
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            ca, cb = pool.map(choices, (fa, fb), ("A", "B"))
+    else:
+        ca, cb = choices(fa, "A"), choices(fb, "B")
     statistics, masked = correctness_statistics(np.column_stack([ca, cb]))
     bounds = np.concatenate([[0], np.cumsum(counts)])
     design = class_design(list(classes), counts,
