@@ -74,14 +74,17 @@ def moment_statistics(centred: np.ndarray) -> np.ndarray:
     [[1.0, 1.0, 2.0, 1.0, 2.0, 4.0]]
     """
     n, dim = centred.shape
-    out = np.empty((n, 1 + dim + dim * (dim + 1) // 2), dtype=np.float32)
-    out[:, 0] = 1.0
-    out[:, 1:1 + dim] = centred
+    # Built statistic by statistic (rows of the transpose: contiguous writes); returned as the transposed view,
+    # which matrix products take as it is.
+    by_image = np.ascontiguousarray(np.asarray(centred, dtype=np.float32).T)           # (D, n)
+    out = np.empty((1 + dim + dim * (dim + 1) // 2, n), dtype=np.float32)
+    out[0] = 1.0
+    out[1:1 + dim] = by_image
     start = 1 + dim
     for a in range(dim):
-        np.multiply(centred[:, a:a + 1], centred[:, a:], out=out[:, start:start + dim - a])
+        np.multiply(by_image[a:], by_image[a], out=out[start:start + dim - a])
         start += dim - a
-    return out
+    return out.T
 
 
 class DVCKernel:

@@ -347,8 +347,6 @@ def representation_kernel(fa, fb, classes, counts, options: DVCOptions, settings
         orders.append(order)
         fold_bounds.append(np.searchsorted(fold[order], np.arange(n_folds + 1)))
     pairs_i, pairs_j = np.triu_indices(classes.size, k=1)
-    # Units as rows: a random half is then a fast row gather.
-    by_unit = (np.ascontiguousarray(fa.T), np.ascontiguousarray(fb.T))
     pair_rows = pair_keys = None
     if options.pca_scope == "pair":
         pair_rows = [np.r_[bounds[i]:bounds[i + 1], bounds[j]:bounds[j + 1]] for i, j in zip(pairs_i, pairs_j)]
@@ -356,7 +354,7 @@ def representation_kernel(fa, fb, classes, counts, options: DVCOptions, settings
     jobs = split_jobs((fa.shape[1], fb.shape[1]), fa.shape[0], options.n_splits, settings.seed,
                       options.n_components, pair_rows, pair_keys)
     flat = [job for split in jobs for job in split]
-    results = run_pca_jobs(flat, by_unit, options.n_components, iterations=options.pca_iterations,
+    results = run_pca_jobs(flat, (fa, fb), options.n_components, iterations=options.pca_iterations,
                            standardize=options.standardize, workers=options.workers)
     views, k = [], 0
     for s, split in enumerate(jobs):

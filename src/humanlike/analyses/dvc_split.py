@@ -52,20 +52,18 @@ def half_scores(features: np.ndarray, n_components: int, rng: np.random.Generato
     >>> z.shape, bool(np.allclose(z.std(axis=0), 1, atol=1e-5))
     ((40, 2), True)
     """
-    # Centred (and scaled) in the units x images orientation, where a unit is a contiguous row.
-    by_unit = np.array(np.asarray(features, dtype=np.float32).T, order="C")
-    return unit_rows_scores(by_unit, n_components, rng, iterations=iterations, standardize=standardize,
-                            oversample=oversample, test_matrix=test_matrix)
+    x = np.array(features, dtype=np.float32, order="C")
+    return image_rows_scores(x, n_components, rng, iterations=iterations, standardize=standardize,
+                             oversample=oversample, test_matrix=test_matrix)
 
 
-def unit_rows_scores(by_unit: np.ndarray, n_components: int, rng, *, iterations: int = 2,
-                     standardize: bool = False, oversample: int = 10, test_matrix=None) -> np.ndarray:
-    """:func:`half_scores` of a (units x images) float32 array that may be overwritten (centred in place)."""
-    by_unit -= by_unit.mean(axis=1, dtype=np.float64).astype(np.float32)[:, None]
+def image_rows_scores(x: np.ndarray, n_components: int, rng, *, iterations: int = 2,
+                      standardize: bool = False, oversample: int = 10, test_matrix=None) -> np.ndarray:
+    """:func:`half_scores` of an (images x units) float32 array that may be overwritten (centred in place)."""
+    x -= x.mean(axis=0, dtype=np.float64).astype(np.float32)
     if standardize:
-        sd = by_unit.std(axis=1)
-        by_unit /= np.where(sd > 0, sd, 1.0).astype(np.float32)[:, None]
-    x = by_unit.T
+        sd = x.std(axis=0)
+        x /= np.where(sd > 0, sd, 1.0).astype(np.float32)
     k = min(n_components + oversample, min(x.shape))
     with threadpool_limits(1, user_api="blas"):
         if min(x.shape) <= 2 * k:
@@ -153,18 +151,19 @@ def split_jobs(n_units: tuple[int, int], n_images: int, n_splits: int, seed: int
     return out
 
 
-def run_pca_jobs(jobs: list[HalfJob], by_unit: tuple[np.ndarray, np.ndarray], n_components: int, *,
+def run_pca_jobs(jobs: list[HalfJob], features: tuple[np.ndarray, np.ndarray], n_components: int, *,
                  iterations: int = 2, standardize: bool = False, workers: int | None = None) -> list[np.ndarray]:
     """Scores of every job (images x n_components each), computed by ``workers`` threads (default: up to 2).
 
-    Every PCA runs on one BLAS thread, so its numbers do not depend on how many run at once; numpy releases
-    the interpreter lock in the matrix products, so two PCAs use two cores.
+    ``features`` are the two systems' (images x units) arrays. Every PCA runs on one BLAS thread, so its
+    numbers do not depend on how many run at once; numpy releases the interpreter lock in the matrix products,
+    so two PCAs use two cores.
     """
     def one(job: HalfJob) -> np.ndarray:
-        f = by_unit[job.system]
-        x = f[job.units] if job.rows is None else f[np.ix_(job.units, job.rows)]
-        return unit_rows_scores(x, n_components, None, iterations=iterations, standardize=standardize,
-                                test_matrix=job.test_matrix)
+        f = features[job.system]
+        x = np.take(f, job.units, axis=1) if job.rows is None else f[np.ix_(job.rows, job.units)]
+        return image_rows_scores(np.ascontiguousarray(x, dtype=np.float32), n_components, None,
+                                 iterations=iterations, standardize=standardize, test_matrix=job.test_matrix)
 
     workers = workers or min(2, os.cpu_count() or 1)
     if workers <= 1 or len(jobs) <= 1:
