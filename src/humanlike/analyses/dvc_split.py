@@ -32,25 +32,32 @@ def half_scores(features: np.ndarray, n_components: int, rng: np.random.Generato
     Parameters
     ----------
     features : (images, units) array
+        The half's features.
     n_components : int
+        Components kept.
     rng : numpy.random.Generator or None
         Draws the random test matrix (from the split's stream) unless ``test_matrix`` is given.
     iterations : int
+        Power iterations of the range finder.
     standardize : bool
         z-score units first (constant units stay 0).
+    oversample : int
+        Extra columns of the random test matrix.
     test_matrix : (units, n_components + oversample) array, optional
         A test matrix drawn beforehand (see :func:`draw_test_matrix`).
 
     Returns
     -------
     (images, n_components) float32 array
+        Scores of the leading components, each with mean 0 and variance 1.
 
     Examples
     --------
-    >>> x = np.random.default_rng(0).normal(size=(40, 6))
-    >>> z = half_scores(x, 2, np.random.default_rng(1))
-    >>> z.shape, bool(np.allclose(z.std(axis=0), 1, atol=1e-5))
-    ((40, 2), True)
+    >>> rng = np.random.default_rng(0)
+    >>> features = rng.standard_normal((300, 3)) @ rng.standard_normal((3, 120))   # rank 3
+    >>> scores = half_scores(features, 3, np.random.default_rng(1))
+    >>> scores.shape, scores.var(axis=0).round(4).tolist()
+    ((300, 3), [1.0, 1.0, 1.0])
     """
     x = np.array(features, dtype=np.float32, order="C")
     return image_rows_scores(x, n_components, rng, iterations=iterations, standardize=standardize,
@@ -203,6 +210,25 @@ def weighted_midranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     The rank of a value drawn w times is the number of drawn values below it plus (w + 1)/2, the average
     rank of its copies: exactly the mid-rank it has in the resampled data. Ties between distinct items are
     not averaged (continuous DVs have none).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        (R, n, H) values.
+    weights : numpy.ndarray
+        (R, n) how often each item occurs in the resample.
+
+    Returns
+    -------
+    numpy.ndarray
+        (R, n, H) mid-ranks (1-based).
+
+    Examples
+    --------
+    Item 2 (value 1) drawn twice takes ranks 1 and 2, mid-rank 1.5:
+
+    >>> weighted_midranks(np.array([[[3.0], [1.0], [2.0]]]), np.array([[1.0, 2.0, 1.0]])).ravel().tolist()
+    [4.0, 1.5, 3.0]
     """
     order = np.argsort(values, axis=1, kind="stable")
     w = np.broadcast_to(weights[:, :, None], values.shape)
@@ -215,7 +241,27 @@ def weighted_midranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 def weighted_covariance(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted covariance (R, H, H) of values (R, n, H) with weights (R, n)."""
+    """Weighted covariance (R, H, H) of values (R, n, H) with weights (R, n).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        (R, n, H) values.
+    weights : numpy.ndarray
+        (R, n) frequency weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        (R, H, H) covariances, divided by the total weight (no ddof).
+
+    Examples
+    --------
+    Values 1, 2, 4 with weights 1, 1, 2: mean 2.75, variance (1.75² + 0.75² + 2 x 1.25²) / 4:
+
+    >>> weighted_covariance(np.array([[[1.0], [2.0], [4.0]]]), np.array([[1.0, 1.0, 2.0]])).ravel().tolist()
+    [1.6875]
+    """
     total = weights.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.einsum("rn,rnh->rh", weights, values) / total[:, None]
