@@ -44,10 +44,10 @@ def main() -> int:
 
     fa, fb, labels = planted_representations(0.5, n_classes=args.classes, n_per_class=args.images,
                                              n_units=args.units, latent_dim=12, unit_noise=3.0, seed=0)
-    settings = ResamplingSettings(n_resamples=args.resamples, seed=0, interval=args.interval)
+    settings = ResamplingSettings(n_resamples=args.resamples, seed=0, interval=args.interval, workers=args.workers)
     options = DVCOptions(n_components=args.pcs, n_splits=args.splits, cv=args.cv, split_bootstrap=args.mode,
                          kappa_folds=0 if args.no_kappa else 5, pca_scope=args.pca_scope,
-                         pca_iterations=args.pca_iterations, workers=args.workers)
+                         pca_iterations=args.pca_iterations)
     load_before = os.getloadavg()[0]
     start, cpu_start = time.perf_counter(), time.process_time()
     result = dvc_representations(fa, fb, labels, options=options, settings=settings)

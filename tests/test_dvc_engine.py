@@ -100,9 +100,9 @@ def test_pca_per_pair_of_two_classes_is_the_pca_of_all():
 
 def test_numbers_do_not_depend_on_threads():
     fa, fb, labels = planted_representations(0.5, n_classes=3, n_per_class=60, n_units=40, seed=5)
-    kw = dict(n_components=4, n_splits=3, kappa_folds=0, settings=ResamplingSettings(n_resamples=150))
-    one = dvc_representations(fa, fb, labels, workers=1, **kw)
-    two = dvc_representations(fa, fb, labels, workers=2, **kw)
+    kw = dict(n_components=4, n_splits=3, kappa_folds=0)
+    one = dvc_representations(fa, fb, labels, settings=ResamplingSettings(n_resamples=150, workers=1), **kw)
+    two = dvc_representations(fa, fb, labels, settings=ResamplingSettings(n_resamples=150, workers=3), **kw)
     np.testing.assert_array_equal(one.summary.replicates, two.summary.replicates)
     np.testing.assert_array_equal(one.summary.estimate, two.summary.estimate)
 

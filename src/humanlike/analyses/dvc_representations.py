@@ -32,7 +32,6 @@ The spread over split repeats is reported separately (``split_sd``).
 
 from __future__ import annotations
 
-import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -97,9 +96,6 @@ class DVCOptions:
     pca_scope : {"all", "pair"}
         PCA of each half fitted on all images (one per split) or on the two classes of each pair (one per
         split and pair: C(K, 2) times the PCA work and K - 1 times the moments per class).
-    workers : int or None
-        Threads running the PCAs and the per-split aggregation (each on one BLAS thread, so the numbers do not
-        depend on it; None: up to 2, the machines this package targets).
 
     Raises
     ------
@@ -124,7 +120,6 @@ class DVCOptions:
     ridge: float = 0.0
     kappa_folds: int = 5
     pca_scope: str = "all"
-    workers: int | None = None
 
     def __post_init__(self) -> None:
         if self.n_components < 1:
@@ -377,7 +372,7 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     classes, counts = _check(fa, fb, labels, options)
     kernel = representation_kernel(fa, fb, classes, counts, options, settings)
     aggregation = DVCAggregation(kernel, cv=options.cv is not None, ridge=options.ridge,
-                                 correlation=options.correlation, workers=options.workers)
+                                 correlation=options.correlation, workers=settings.threads)
     design = class_design(list(classes), counts)
     point = {s.key: kernel.evaluate(s, np.ones((1, s.n_items))) for s in design}
     point_arrays = [point[key] for key in aggregation.keys]
@@ -427,7 +422,7 @@ def representation_kernel(fa, fb, classes, counts, options: DVCOptions, settings
                       options.n_components, pair_rows, pair_keys)
     flat = [job for split in jobs for job in split]
     results = run_pca_jobs(flat, (fa, fb), options.n_components, iterations=options.pca_iterations,
-                           standardize=options.standardize, workers=options.workers)
+                           standardize=options.standardize, workers=settings.threads)
     views, k = [], 0
     for s, split in enumerate(jobs):
         if pair_rows is None:
@@ -576,8 +571,7 @@ def choice_kappa(fa, fb, labels, classes, counts, options: DVCOptions, settings:
                                        folds=options.kappa_folds, seed=settings.seed,
                                        standardize=options.standardize, key=key) == labels
 
-    workers = options.workers or min(2, os.cpu_count() or 1)
-    if workers > 1:
+    if settings.threads > 1:
         # The two systems are independent (each PCA on one BLAS thread): the same numbers, on two cores.
         with ThreadPoolExecutor(max_workers=2) as pool:
             ca, cb = pool.map(choices, (fa, fb), ("A", "B"))

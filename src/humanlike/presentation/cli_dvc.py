@@ -40,9 +40,6 @@ def register(sub, plan_sub) -> None:
                           "the PCA work; default %(default)s)")
     rep.add_argument("--pca-iterations", type=int, default=2, metavar="N",
                      help="power iterations of the randomized PCA (default %(default)s)")
-    rep.add_argument("--workers", type=int, metavar="N",
-                     help="threads for the PCAs and the per-split aggregation (default: up to 2; the numbers "
-                          "do not depend on it)")
     rep.add_argument("--no-kappa", action="store_true", help="skip the kappa of cross-validated choices")
     rep.add_argument("--figure", type=Path, help="write the per-class-pair figure here (png/pdf/svg)")
     add_resampling_options(rep)
@@ -83,7 +80,7 @@ def run_represent(args) -> int:
                          correlation="spearman" if args.spearman else "pearson", standardize=args.standardize,
                          split_bootstrap="all" if args.all_splits else "rotate",
                          kappa_folds=0 if args.no_kappa else 5, pca_scope=args.pca_scope,
-                         pca_iterations=args.pca_iterations, workers=args.workers)
+                         pca_iterations=args.pca_iterations)
     result = dvc_representations(a, b, options=options, settings=resampling_settings(args))
     doc = result.to_json_dict()
     if args.out is not None:
