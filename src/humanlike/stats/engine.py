@@ -155,7 +155,12 @@ class Kernel(Protocol):
     ----------
     evaluate_resamples : callable, optional
         ``(stratum, item_weights, observer_weights, seed, start, stop) -> (R x k)``, defined only by kernels
-        that draw randomness of their own in each resample (see :func:`evaluate_chunk`).
+        that draw randomness of their own in each resample or choose per resample what to compute (see
+        :func:`evaluate_chunk`).
+    leave_one_out_rows : callable, optional
+        ``(stratum, start, stop) -> (stop - start x k)``: exact leave-one-item-out values of items start..stop-1
+        (e.g. totals minus one item's statistics) for kernels that are not a :class:`SufficientStatisticKernel`
+        but can do the same; :func:`item_jackknife` then evaluates them in memory-sized chunks.
 
     Examples
     --------
