@@ -22,8 +22,9 @@ def register(sub, plan_sub) -> None:
         "represent", help="DVC of two representations of the same images (.npz files or shard folders)",
         description="Split-half normalised DVC of two representations: random unit halves, PCA per half, LDA "
                     "per class pair, within-class correlations of the decision variables; bootstrap over "
-                    "images within class (paired), the LDA refitted in every resample. Also kappa of the "
-                    "cross-validated choices and its accuracy bound.")
+                    "images within class (paired), the LDA refitted in every resample; percentile or BCa "
+                    "intervals (exact leave-one-image-out jackknife). Also kappa of the cross-validated choices "
+                    "and its accuracy bound.")
     rep.add_argument("a", type=Path, help="representation A (.npz with features, labels[, items] or a folder)")
     rep.add_argument("b", type=Path, help="representation B (aligned with A on item ids)")
     rep.add_argument("--pcs", type=positive_count, default=25, help="principal components per half (default %(default)s)")
@@ -34,9 +35,14 @@ def register(sub, plan_sub) -> None:
     rep.add_argument("--standardize", action="store_true", help="z-score units before the PCA")
     rep.add_argument("--all-splits", action="store_true",
                      help="push every resample through every split (exact; default: rotate, an upper bound)")
+    rep.add_argument("--pca-scope", choices=("all", "pair"), default="all",
+                     help="fit each half's PCA on all images, or on each class pair's images (C(K,2) times "
+                          "the PCA work; default %(default)s)")
+    rep.add_argument("--pca-iterations", type=int, default=2, metavar="N",
+                     help="power iterations of the randomized PCA (default %(default)s)")
     rep.add_argument("--no-kappa", action="store_true", help="skip the kappa of cross-validated choices")
     rep.add_argument("--figure", type=Path, help="write the per-class-pair figure here (png/pdf/svg)")
-    add_resampling_options(rep, interval=False)
+    add_resampling_options(rep)
     add_output_options(rep, out_default=None)
     rep.set_defaults(handler=run_represent)
 
@@ -74,7 +80,8 @@ def run_represent(args) -> int:
     options = DVCOptions(n_components=args.pcs, n_splits=args.splits, cv=args.cv, absolute=args.abs,
                          correlation="spearman" if args.spearman else "pearson", standardize=args.standardize,
                          split_bootstrap="all" if args.all_splits else "rotate",
-                         kappa_folds=0 if args.no_kappa else 5)
+                         kappa_folds=0 if args.no_kappa else 5, pca_scope=args.pca_scope,
+                         pca_iterations=args.pca_iterations)
     result = dvc_representations(a, b, options=options, settings=resampling_settings(args))
     doc = result.to_json_dict()
     if args.out is not None:
