@@ -78,6 +78,7 @@ class Data:
 
 
 def settings(args):
+    """Resampling settings for the analyses without defaults of their own (observer level none)."""
     from humanlike.stats.engine import ResamplingSettings
 
     return ResamplingSettings(n_resamples=args.resamples, seed=0)
@@ -88,7 +89,7 @@ def figure_ec(data, args):
     from humanlike.analyses.benchmark import run_benchmark
     from humanlike.presentation.plots import benchmark_figure, ranking_figure
 
-    result = run_benchmark(data.mvh(), settings=settings(args), validate=False)
+    result = run_benchmark(data.mvh(), n_resamples=args.resamples, seed=0, validate=False)
     return [_save(benchmark_figure(result, "model-vs-human: error consistency with humans"), args.out,
                   "ec_benchmark.png"),
             _save(ranking_figure(result.ranking, "model-vs-human: rank by EC under resampling"), args.out,
@@ -102,11 +103,11 @@ def figure_dmc(data, args):
     from humanlike.presentation.plots_dmc import consistency_figure, dmc_ranking_figure
 
     trials = data.both()
-    result = decision_margin_consistency(trials, settings=settings(args), validate=False)
+    result = decision_margin_consistency(trials, n_resamples=args.resamples, seed=0, validate=False)
     files = [_save(dmc_ranking_figure(result, title="model-vs-human + DMC fork: decision-margin consistency "
                                                     "(mean over 17 experiments)"), args.out, "dmc_ranking.png")]
-    subset = decision_margin_consistency(trials, experiments=DMC_EXPERIMENTS, settings=settings(args),
-                                         validate=False)
+    subset = decision_margin_consistency(trials, experiments=DMC_EXPERIMENTS, n_resamples=args.resamples,
+                                         seed=0, validate=False)
     comparison = consistency_vs_accuracy(trials, experiments=DMC_EXPERIMENTS, dmc_result=subset,
                                          n_resamples=args.resamples, seed=0)
     files.append(_save(consistency_figure(comparison, ncols=3), args.out, "dmc_consistency.png"))
@@ -118,7 +119,7 @@ def figure_ood(data, args):
     from humanlike.analyses.ood import ood_analysis
     from humanlike.presentation.plots_ood import distortion_figure, spectrum_figure
 
-    result = ood_analysis(data.mvh(), settings=settings(args))
+    result = ood_analysis(data.mvh(), n_resamples=args.resamples, seed=0)
     return [_save(spectrum_figure(result, "model-vs-human: human-centred OOD spectrum"), args.out,
                   "ood_spectrum.png"),
             _save(distortion_figure(result, "contrast"), args.out, "ood_contrast.png")]
