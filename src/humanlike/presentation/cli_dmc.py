@@ -17,7 +17,27 @@ BENCHMARK_COLUMNS = ("observer", "observer_kind", "scope", "metric", "estimate",
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (dmc) on the ``humanlike`` parser."""
+    """Register this module's commands (``dmc``, ``plan dmc``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['dmc', 'plan']
+    >>> sorted(plan_sub.choices)
+    ['dmc']
+    """
     dmc = sub.add_parser(
         "dmc", help="decision-margin consistency (Alvarez & Konkle): human ceiling, model-human, model-model",
         description="Decision-margin consistency per condition and experiment: the human-human split-half "
@@ -84,7 +104,25 @@ def register(sub, plan_sub) -> None:
 # --- dmc ---------------------------------------------------------------------------------------------
 
 def run_dmc_command(args) -> int:
-    """Handle ``humanlike dmc`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike dmc`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['dmc', 'raw-data/']).handler is run_dmc_command
+    True
+    """
     from ..analyses.dmc import decision_margin_consistency
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
@@ -279,7 +317,25 @@ def _truth_spec(args):
 
 
 def run_plan_dmc(args) -> int:
-    """Handle ``humanlike plan dmc`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike plan dmc`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['plan', 'dmc']).handler is run_plan_dmc
+    True
+    """
     from ..stats.dmc_planning import (
         accuracy_correlation_vs_observers, item_accuracy_interval, trials_for_tolerance,
         within_tolerance_probability,

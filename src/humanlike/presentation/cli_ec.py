@@ -25,7 +25,27 @@ PRESETS = {
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (ec) on the ``humanlike`` parser."""
+    """Register this module's commands (``demo``, ``benchmark``, ``ec``, ``plan ec``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['benchmark', 'demo', 'ec', 'plan']
+    >>> sorted(plan_sub.choices)
+    ['ec']
+    """
     demo = sub.add_parser("demo", help="the main job on the built-in simulated benchmark (seconds)")
     add_resampling_options(demo)
     add_output_options(demo)
@@ -105,7 +125,25 @@ def ec_settings(args) -> ResamplingSettings:
 # --- demo --------------------------------------------------------------------------------------------
 
 def run_demo(args) -> int:
-    """Handle ``humanlike demo`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike demo`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['demo']).handler is run_demo
+    True
+    """
     from ..analyses.benchmark import run_benchmark
     from ..data.simulate import simulate_benchmark
     from .plots import benchmark_figure, ranking_figure
@@ -230,7 +268,25 @@ def _fmt(row) -> str:
 # --- benchmark -------------------------------------------------------------------------------------
 
 def run_benchmark_command(args) -> int:
-    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['benchmark', 'raw-data/']).handler is run_benchmark_command
+    True
+    """
     from ..analyses.benchmark import run_benchmark
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
@@ -260,7 +316,25 @@ def run_benchmark_command(args) -> int:
 # --- ec ----------------------------------------------------------------------------------------------
 
 def run_ec_command(args) -> int:
-    """Handle ``humanlike ec`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike ec`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['ec', 'raw-data/']).handler is run_ec_command
+    True
+    """
     from ..analyses.errorconsistency import error_consistency
 
     trials = load_data(args.data)   # validated by the loader
@@ -326,7 +400,25 @@ def _fmt_entry(e) -> str:
 # --- plan ec -----------------------------------------------------------------------------------------
 
 def run_plan_ec(args) -> int:
-    """Handle ``humanlike plan ec`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike plan ec`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['plan', 'ec']).handler is run_plan_ec
+    True
+    """
     from ..stats.planning import expected_ec_ci_width, power_ec_difference, trials_for_ci_width, trials_for_power
 
     a1, a2 = args.accuracy

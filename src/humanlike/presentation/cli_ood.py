@@ -13,7 +13,25 @@ from .io import save_figure, write_json, write_table
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
-    """Register this module's commands (ood) on the ``humanlike`` parser."""
+    """Register this module's command (``ood``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['ood', 'plan']
+    """
     ood = sub.add_parser(
         "ood", help="human-centred OOD spectrum: OOD scores, regimes, error alignment per regime",
         description="OOD score of every condition (Glass's delta of human logit accuracies against the "
@@ -122,7 +140,25 @@ def parse_families(text: str | None) -> dict[str, str] | None:
 
 
 def run_ood_command(args) -> int:
-    """Handle ``humanlike ood`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike ood`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['ood', 'raw-data/']).handler is run_ood_command
+    True
+    """
     from ..analyses.ood import ood_analysis
 
     if args.alpha is not None and not 0 < args.alpha < 1:

@@ -9,7 +9,25 @@ from .io import save_figure, write_json, write_table
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
-    """Register this module's commands (psychscore) on the ``humanlike`` parser."""
+    """Register this module's commands (``sequences``, ``psychscore``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['plan', 'psychscore', 'sequences']
+    """
     seq = sub.add_parser(
         "sequences", help="difference-scaling blend sequences of two object classes (Psychophysical-Score)",
         description="Pick instance pairs of every class pair by mask overlap (Jaccard), convert to grey "
@@ -55,7 +73,25 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
 
 
 def run_sequences_command(args) -> int:
-    """Handle ``humanlike sequences`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike sequences`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['sequences', 'silhouettes/', '--out', 'sequences/']).handler is run_sequences_command
+    True
+    """
     from ..data.sequences import build_sequences, load_object_images, write_sequences
 
     objects = load_object_images(args.images, classes=args.classes, mask_threshold=args.mask_threshold)
@@ -118,7 +154,25 @@ def gather_judgements(args):
 
 
 def run_psychscore_command(args) -> int:
-    """Handle ``humanlike psychscore`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike psychscore`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['psychscore', 'judgements.csv']).handler is run_psychscore_command
+    True
+    """
     from ..analyses.psychscore import psychophysical_score
 
     if getattr(args, "observer_level", "none") != "none":
