@@ -193,7 +193,28 @@ def _block(doc: dict, indent: str = "  ") -> list[str]:
 
 
 def format_dmc(result) -> str:
-    """A readable table of a DMC result (each experiment, and the overall mean when there are several)."""
+    """A readable table of a DMC result (each experiment, and the overall mean when there are several).
+
+    Parameters
+    ----------
+    result : DMCResult
+        From :func:`humanlike.analyses.dmc.decision_margin_consistency`.
+
+    Returns
+    -------
+    str
+        Per scope the human–human ceiling (with the published t-interval), model–model, the mean
+        model–human value and every model (highest first) with its accuracy.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dmc import decision_margin_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> text = format_dmc(decision_margin_consistency(trials, experiments=["sim-blur"], n_resamples=0))
+    >>> print(text.splitlines()[3])
+      human-human ceiling                     0.572 [  nan,   nan]  (3 splits; published t-interval [0.441, 0.703])
+    """
     s = result.settings
     level = int(round(s["level"] * 100))
     if s.get("preset") == "paper":
@@ -237,8 +258,35 @@ def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | No
     ci_high, n_pairs. Observer ``humans``: the split-half noise ceiling (n_pairs = number of splits);
     each model with margins: its DMC to the pooled human index (n_pairs = number of human observers
     pooled). Scopes: every experiment and ``overall`` (mean over experiments; n_pairs summed). Models
-    without margins get no rows. Returns an empty frame when no experiment can be analysed. ``result``: a
-    DMC result already computed (then nothing is recomputed).
+    without margins get no rows.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    n_resamples, level, seed, progress : optional
+        Override the fields of ``settings`` (default: the DMC defaults, observer jackknife).
+    exclusions : dict, optional
+        Conditions to drop per experiment.
+    settings : ResamplingSettings, optional
+        The settings of the DMC run.
+    result : DMCResult, optional
+        A DMC result already computed (then nothing is recomputed).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows; an empty frame (same columns) when no experiment can be analysed.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> rows = dmc_benchmark_rows(trials, n_resamples=0)
+    >>> list(rows.columns)
+    ['observer', 'observer_kind', 'scope', 'metric', 'estimate', 'ci_low', 'ci_high', 'n_pairs']
+    >>> sorted(rows.loc[rows["scope"] == "overall", "observer"])[:2]
+    ['humans', 'model-alien']
     """
     from ..analyses.dmc import ACCURACY, DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, decision_margin_consistency
     from ..data.schema import TrialTableError
@@ -272,7 +320,32 @@ def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | No
 
 
 def demo_extras(trials, args) -> list[Path]:
-    """DMC on the demo data: summary table, JSON, ranking figure and the EC-and-DMC-against-accuracy figure."""
+    """DMC on the demo data: summary table, JSON, ranking figure and the EC-and-DMC-against-accuracy figure.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The demo's trial table (simulated benchmark).
+    args : argparse.Namespace
+        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
+        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written into ``args.out``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
+    ...                           quiet=True)
+    >>> [p.name for p in demo_extras(trials[trials["experiment"] == "sim-blur"], args)]
+    ['dmc.csv', 'dmc.json', 'dmc_ranking.png', 'dmc.png']
+    """
     from ..analyses.consistency_accuracy import consistency_vs_accuracy
     from ..analyses.dmc import decision_margin_consistency
     from .plots_dmc import consistency_figure, dmc_ranking_figure

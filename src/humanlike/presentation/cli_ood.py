@@ -103,7 +103,30 @@ def _regimes_arg(text: str):
 
 
 def parse_reference(items) -> dict[str, list[str]] | None:
-    """``['contrast=c100', 'rotation=0']`` -> ``{'contrast': ['c100'], 'rotation': ['0']}``."""
+    """``['contrast=c100', 'rotation=0']`` -> ``{'contrast': ['c100'], 'rotation': ['0']}``.
+
+    Parameters
+    ----------
+    items : list of str or None
+        The ``--reference EXPERIMENT=CONDITION`` values (an experiment may be given several times).
+
+    Returns
+    -------
+    dict or None
+        ``{experiment: [conditions]}``; None when no reference was given (the analysis' default).
+
+    Raises
+    ------
+    ValueError
+        For an item without ``=`` or with an empty side.
+
+    Examples
+    --------
+    >>> parse_reference(["contrast=c100", "rotation=0", "contrast=c50"])
+    {'contrast': ['c100', 'c50'], 'rotation': ['0']}
+    >>> parse_reference(None) is None
+    True
+    """
     if not items:
         return None
     out: dict[str, list[str]] = {}
@@ -118,7 +141,28 @@ def parse_reference(items) -> dict[str, list[str]] | None:
 
 
 def parse_families(text: str | None) -> dict[str, str] | None:
-    """Families from JSON text or a JSON file: ``{model: family}`` or ``{family: [models]}``."""
+    """Families from JSON text or a JSON file: ``{model: family}`` or ``{family: [models]}``.
+
+    Parameters
+    ----------
+    text : str or None
+        The ``--families`` value: a path to a JSON file, or JSON text.
+
+    Returns
+    -------
+    dict or None
+        ``{model: family}``; None when the option was not given.
+
+    Raises
+    ------
+    ValueError
+        When the text is neither a JSON file nor JSON text, or not a JSON object.
+
+    Examples
+    --------
+    >>> parse_families('{"resnet": ["resnet50", "bagnet33"], "vit-b16": "vit"}')
+    {'resnet50': 'resnet', 'bagnet33': 'resnet', 'vit-b16': 'vit'}
+    """
     if text is None:
         return None
     path = Path(text)
@@ -184,7 +228,35 @@ def run_ood_command(args) -> int:
 
 
 def write_outputs(result, out: Path, fmt: str) -> list[Path]:
-    """The tidy tables of an OOD analysis."""
+    """The tidy tables of an OOD analysis.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+    out : pathlib.Path
+        The output folder.
+    fmt : {"csv", "parquet", "json"}
+        Table format.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The nine tables written (conditions, observers, normality, regimes, alignment groups and pairs,
+        representatives, regime ranking, resampled values).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> result = ood_analysis(trials, demo_reference(trials), n_resamples=0, n_observer_resamples=0,
+    ...                       n_permutations=9, regimes=2, n_init=2)
+    >>> [p.name for p in write_outputs(result, Path(tempfile.mkdtemp()), "csv")][:3]
+    ['ood_conditions.csv', 'ood_observers.csv', 'ood_normality.csv']
+    """
     return [
         write_table(result.spectrum.conditions, out / "ood_conditions", fmt),
         write_table(result.spectrum.observers, out / "ood_observers", fmt),
@@ -199,7 +271,33 @@ def write_outputs(result, out: Path, fmt: str) -> list[Path]:
 
 
 def write_figures(result, folder: Path) -> list[Path]:
-    """Spectrum, one alignment figure per distortion type, radar profiles and the CLED embedding."""
+    """Spectrum, one alignment figure per distortion type, radar profiles and the CLED embedding.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+    folder : pathlib.Path
+        Where the PNGs go.
+
+    Returns
+    -------
+    list of pathlib.Path
+        ``ood_spectrum.png``, ``ood_levels_<type>.png`` per distortion type with several levels,
+        ``ood_radar.png``, ``ood_cled_mds.png``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> result = ood_analysis(trials, demo_reference(trials), n_resamples=0, n_observer_resamples=0,
+    ...                       n_permutations=9, regimes=2, n_init=2)
+    >>> [p.name for p in write_figures(result, Path(tempfile.mkdtemp()))][:2]
+    ['ood_spectrum.png', 'ood_levels_sim-blur.png']
+    """
     from .plots_ood import cled_embedding_figure, distortion_figures, radar_figure, spectrum_figure
 
     folder = Path(folder)
@@ -243,7 +341,28 @@ def _p(x) -> str:
 
 
 def format_result(result) -> str:
-    """A readable report: reference, regimes, the per-condition table, rankings per regime, tests."""
+    """A readable report: reference, regimes, the per-condition table, rankings per regime, tests.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+
+    Returns
+    -------
+    str
+        The plain-text report ``humanlike ood`` prints.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> result = ood_analysis(trials, demo_reference(trials), n_resamples=0, n_observer_resamples=0,
+    ...                       n_permutations=9, regimes=2, n_init=2)
+    >>> print(format_result(result).splitlines()[0])
+    reference: sim-blur=0, sim-contrast=100, sim-noise=0.00, sim-rotation=0 (16 observer values; logit mean 1.62, SD 0.36)
+    """
     sp = result.spectrum
     fit = sp.regimes
     c = sp.conditions
@@ -314,6 +433,23 @@ def demo_reference(trials) -> dict[str, list[str]]:
 
     For the built-in simulated experiments that is the level with the largest d' multiplier (1.0); for
     other experiments the level where the humans are most accurate.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table with human observers.
+
+    Returns
+    -------
+    dict
+        ``{experiment: [condition]}``, the reference for :func:`humanlike.analyses.ood.ood_analysis`.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> demo_reference(trials)
+    {'sim-blur': ['0'], 'sim-contrast': ['100'], 'sim-noise': ['0.00'], 'sim-rotation': ['0']}
     """
     from ..data.simulate import DEFAULT_EXPERIMENTS
 
@@ -330,7 +466,32 @@ def demo_reference(trials) -> dict[str, list[str]]:
 
 
 def demo_extras(trials, args) -> list[Path]:
-    """The OOD spectrum of the demo data: the per-condition table, the regime ranking and the figure."""
+    """The OOD spectrum of the demo data: the per-condition table, the regime ranking and the figure.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The demo's trial table (simulated benchmark).
+    args : argparse.Namespace
+        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
+        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written into ``args.out``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
+    ...                           quiet=True)
+    >>> [p.name for p in demo_extras(trials, args)]
+    ['ood_conditions.csv', 'ood_regime_ranking.csv', 'ood_spectrum.png']
+    """
     from ..analyses.ood import ood_analysis
     from .plots_ood import spectrum_figure
 
