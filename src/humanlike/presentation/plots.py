@@ -46,6 +46,8 @@ def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency wi
     (2, 'OOD accuracy')
     >>> len(fig.axes[0].get_yticklabels())   # the five simulated models
     5
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     overall = result.rows[result.rows["scope"] == "overall"]
     ec = overall[overall["metric"] == "error_consistency"].set_index("observer")
@@ -160,6 +162,8 @@ def ranking_figure(ranking, title: str = "Rank stability under resampling"):
     >>> fig = ranking_figure(run_benchmark(trials, exclusions=None, n_resamples=20).ranking)
     >>> len(fig.axes), len(fig.axes[0].get_yticklabels())
     (1, 5)
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     frame = ranking.to_frame().iloc[::-1]
     fig, ax = plt.subplots(figsize=(6, 0.35 * len(frame) + 1.5))
@@ -199,6 +203,8 @@ def pairwise_figure(result, experiment: str):
     >>> fig = pairwise_figure(result, "sim-blur")
     >>> len(fig.axes[0].get_xticklabels())   # 4 humans + 5 models
     9
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     pairs = result.pair_intervals
     pairs = pairs[pairs["experiment"] == experiment]

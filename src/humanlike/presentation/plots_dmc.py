@@ -95,6 +95,8 @@ def consistency_figure(comparison: ConsistencyComparison, title: str | None = No
     >>> fig = consistency_figure(consistency_vs_accuracy(trials, experiments=["sim-blur"], n_resamples=0))
     >>> len(fig.axes), fig.axes[0].get_title(), fig.axes[1].get_xlabel()
     (2, 'sim-blur', 'accuracy')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     experiments = list(comparison.settings.get("experiments") or comparison.models["experiment"].unique())
     if not experiments:
@@ -177,6 +179,8 @@ def dmc_ranking_figure(result: DMCResult, scope: str = "overall", title: str | N
     >>> fig = dmc_ranking_figure(result, scope="sim-blur")
     >>> len(fig.axes[0].get_yticklabels()), fig.axes[0].get_title()
     (5, 'Decision-margin consistency: sim-blur')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     table = result.table(scope)
     if table.empty:

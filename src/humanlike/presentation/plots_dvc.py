@@ -46,6 +46,8 @@ def representation_figure(result):
     >>> fig = representation_figure(result)
     >>> len(fig.axes[0].get_yticklabels())   # 3 classes: 3 class pairs
     3
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     signed = result.table("pair", "signed")
     absolute = result.table("pair", "abs")
@@ -101,6 +103,8 @@ def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall"):
     >>> fig = benchmark_latent_figure(latent)
     >>> len(fig.axes[0].get_yticklabels()), fig.axes[0].get_xlabel()
     (5, 'latent correlation with humans (rho)')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     frame = tetrachoric.groups(scope)
     models = frame[frame["kind"] == "model-human"].sort_values("estimate")
@@ -151,6 +155,8 @@ def appendix_a3_figure(bias_levels, kappas, dvcs, kappa_sd=None, dvc_sd=None):
     >>> fig = appendix_a3_figure([0.0, 1.0, 2.0], [0.30, 0.45, 0.60], [0.01, -0.02, 0.00])
     >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     ['kappa of choices', 'DVC']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     fig, ax = plt.subplots(figsize=(4.5, 3.2))
     ax.errorbar(bias_levels, kappas, yerr=kappa_sd, marker="o", color=HUMAN_COLOUR, label="kappa of choices", capsize=2)

@@ -44,6 +44,8 @@ def mlds_scale_figure(results: MldsResults, *, standard: bool = True, ncols: int
     >>> fig = mlds_scale_figure(analyse_mlds(table, bootstrap=50, seed=1))
     >>> len(fig.axes), fig.axes[0].get_ylabel()
     (1, 'difference scale (standard)')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     n = max(len(results), 1)
     ncols = ncols or min(n, 3)

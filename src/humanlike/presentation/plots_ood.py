@@ -142,6 +142,8 @@ def spectrum_figure(result: OODResult, title: str = "Human-centred OOD spectrum"
     >>> fig = spectrum_figure(result)
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()][:2]
     ['sim-contrast', 'sim-blur']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     c = result.spectrum.conditions
     fit = result.spectrum.regimes
@@ -258,6 +260,8 @@ def distortion_figure(result: OODResult, experiment: str):
     >>> fig = distortion_figure(result, "sim-blur")
     >>> [ax.get_title() for ax in fig.axes]
     ['accuracy', 'error consistency (kappa)', 'misclassification agreement']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     g = result.alignment.groups
     g = g[g["experiment"] == experiment]
@@ -331,6 +335,8 @@ def distortion_figures(result: OODResult, min_levels: int = 2) -> dict:
     ['sim-blur', 'sim-contrast', 'sim-noise', 'sim-rotation']
     >>> distortion_figures(result, min_levels=5)
     {}
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     c = result.spectrum.conditions
     counts = c.groupby("experiment", sort=False).size()
@@ -401,6 +407,8 @@ def radar_figure(result: OODResult):
     >>> fig = radar_figure(result)
     >>> len(fig.axes), fig.axes[0].get_title()
     (4, 'reference: error consistency')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     prof = regime_profiles(result)
     fit = result.spectrum.regimes
@@ -471,6 +479,8 @@ def cled_embedding_figure(result: OODResult):
     >>> fig = cled_embedding_figure(result)
     >>> fig.axes[0].get_xlabel()
     'MDS dimension 1'
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     c = result.spectrum.conditions
     d = result.condition_cled

@@ -39,6 +39,8 @@ def psychscore_figure(result: PsychScoreResult, title: str | None = None):
     >>> fig = psychscore_figure(result)
     >>> len(fig.axes), fig.axes[1].get_title()
     (2, 'Psychophysical-Score')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     scales = result.scales
     order = list(dict.fromkeys(scales["observer"]))

@@ -117,6 +117,8 @@ def ec_section(benchmark) -> SectionResult:
     >>> made = ec_section(run_benchmark(trials, exclusions=None, n_resamples=20))
     >>> [t.key for t in made.section.tables], made.headline[0].name
     (['ec-overall', 'ec-experiments', 'ec-ranking'], 'EC')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     from .plots import benchmark_figure, ranking_figure
 
@@ -172,6 +174,8 @@ def dmc_section(result) -> SectionResult:
     >>> made = dmc_section(decision_margin_consistency(trials, experiments=["sim-blur"], n_resamples=20))
     >>> made.section.key, list(made.headline[0].values["observer"])[:2]
     ('decision-margin-consistency', ['humans', 'model-alien'])
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     from .plots_dmc import dmc_ranking_figure
 
@@ -230,6 +234,8 @@ def latent_section(result) -> SectionResult:
     >>> made = latent_section(result)
     >>> made.section.key, made.headline[0].name
     ('latent-correlation', 'latent r')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     from .plots_dvc import benchmark_latent_figure
 
@@ -277,6 +283,8 @@ def ood_section(result) -> SectionResult:
     ...                       regimes=2, n_init=2)
     >>> [t.key for t in ood_section(result).section.tables]
     ['ood-conditions', 'ood-regimes']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     from .plots_ood import spectrum_figure
 
@@ -320,6 +328,8 @@ def mlds_section(results) -> SectionResult:
     >>> made = mlds_section(analyse_mlds(table))
     >>> [t.key for t in made.section.tables], made.headline
     (['mlds-fits', 'mlds-scales'], [])
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     from .plots_mlds import mlds_scale_figure
 
@@ -355,6 +365,8 @@ def psychscore_section(result) -> SectionResult:
     >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), n_resamples=20)
     >>> [t.key for t in psychscore_section(result).section.tables]
     ['psychscore', 'psychscore-chance']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     from .plots_psych import psychscore_figure
 
@@ -403,6 +415,8 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
     >>> sections, headline = build_sections({"mlds": analyse_mlds(table), "dmc": None})
     >>> [s.key for s in sections], headline
     (['difference-scaling'], None)
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     sections, measures = [], []
     for name, adapter in ADAPTERS.items():
