@@ -35,10 +35,27 @@ def int_at_least(low: int, high: int | None = None):
 
     The returned function carries ``bad_examples``, values it refuses, for the option corpus test.
 
+    Parameters
+    ----------
+    low : int
+        The smallest value accepted.
+    high : int, optional
+        The largest value accepted (default: no upper bound).
+
+    Returns
+    -------
+    callable
+        ``parse(text: str) -> int``, raising ``argparse.ArgumentTypeError`` for text that is not an integer in
+        the range (argparse turns it into a usage error naming the option).
+
     Examples
     --------
     >>> int_at_least(1)("3")
     3
+    >>> int_at_least(1, 5)("6")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be between 1 and 5, got 6
     """
     def parse(text: str) -> int:
         value = _parse_number(text, int, "an integer")
@@ -49,7 +66,10 @@ def int_at_least(low: int, high: int | None = None):
 
     parse.__name__ = f"integer >= {low}"
     parse.__doc__ = (f"argparse type: an integer of at least {low}" + ("" if high is None else f" and at most {high}")
-                     + ".\n\nExamples\n--------\n>>> int_at_least(0)('5')\n5\n")
+                     + ".\n\nParameters\n----------\ntext : str\n    The option's value.\n\n"
+                     "Returns\n-------\nint\n    The value.\n\n"
+                     "Raises\n------\nargparse.ArgumentTypeError\n    For text that is not an integer in the range.\n\n"
+                     f"Examples\n--------\n>>> int_at_least({low})('{low + 5}')\n{low + 5}\n")
     parse.bad_examples = ("x", "1.5", "nan", "", str(low - 1), "-7", *(() if high is None else (str(high + 1),)))
     return parse
 
@@ -59,10 +79,27 @@ def float_in(low: float = -math.inf, high: float = math.inf, *, open_low: bool =
 
     The returned function carries ``bad_examples``, values it refuses, for the option corpus test.
 
+    Parameters
+    ----------
+    low, high : float
+        The interval's ends (default: the whole real line; NaN and infinities are always refused).
+    open_low, open_high : bool
+        Exclude ``low`` (``high``) itself (default: closed ends).
+
+    Returns
+    -------
+    callable
+        ``parse(text: str) -> float``, raising ``argparse.ArgumentTypeError`` for text that is not a finite
+        number in the interval.
+
     Examples
     --------
     >>> float_in(0, 1, open_low=True)("0.5")
     0.5
+    >>> float_in(0, 1, open_low=True)("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must lie in (0, 1], got 0
     """
     def parse(text: str) -> float:
         value = _parse_number(text, float, "a number")
@@ -78,7 +115,11 @@ def float_in(low: float = -math.inf, high: float = math.inf, *, open_low: bool =
         bad += [repr(high + 1.0)] + ([repr(float(high))] if open_high else [])
     parse.__name__ = "number"
     parse.__doc__ = (f"argparse type: a finite number in {'(' if open_low else '['}{low:g}, {high:g}"
-                     f"{')' if open_high else ']'}.\n\nExamples\n--------\n>>> float_in(0, 1)('0.5')\n0.5\n")
+                     f"{')' if open_high else ']'}.\n\n"
+                     "Parameters\n----------\ntext : str\n    The option's value.\n\n"
+                     "Returns\n-------\nfloat\n    The value.\n\n"
+                     "Raises\n------\nargparse.ArgumentTypeError\n    For text that is not a finite number in the "
+                     "interval.\n\nExamples\n--------\n>>> float_in(0, 1)('0.5')\n0.5\n")
     parse.bad_examples = tuple(bad)
     return parse
 
@@ -157,6 +198,21 @@ def confidence_level(text: str) -> float:
 def positive_count(text: str) -> int:
     """argparse type: a positive whole number (e.g. ``--workers 2``).
 
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    int
+        The number, at least 1.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For text that is not a whole number of at least 1.
+
     Examples
     --------
     >>> positive_count("3")
@@ -214,10 +270,27 @@ def bounded_resample_count(most: int, why: str):
     For commands whose every resample refits a model (minutes per thousand), where the memory check of the
     engine does not stop an absurd request before it runs for days.
 
+    Parameters
+    ----------
+    most : int
+        The largest number of resamples accepted.
+    why : str
+        The cost that sets the bound, quoted in the error message.
+
+    Returns
+    -------
+    callable
+        ``parse(text: str) -> int``, raising ``argparse.ArgumentTypeError`` for text that
+        :func:`resample_count` refuses or a count above ``most``.
+
     Examples
     --------
     >>> bounded_resample_count(100, "refits")("50")
     50
+    >>> bounded_resample_count(100, "refits")("101")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: at most 100 (refits), got 101
     """
     def parse(text: str) -> int:
         value = resample_count(text)
@@ -227,6 +300,10 @@ def bounded_resample_count(most: int, why: str):
 
     parse.__name__ = "resample count"
     parse.__doc__ = (f"argparse type: 0 or 2 to {most} resamples ({why}).\n\n"
+                     "Parameters\n----------\ntext : str\n    The option's value.\n\n"
+                     "Returns\n-------\nint\n    The number of resamples.\n\n"
+                     "Raises\n------\nargparse.ArgumentTypeError\n    For text that is not 0 or an integer "
+                     f"from 2 to {most}.\n\n"
                      "Examples\n--------\n>>> bounded_resample_count(9, 'x')('5')\n5\n")
     parse.bad_examples = (*resample_count.bad_examples, str(most + 1))
     return parse
@@ -349,7 +426,26 @@ NOT_OPTIONS = ("handler", "argv", "demo_results")
 
 
 def command_line(args) -> str:
-    """The command line of a parsed run (as typed, where :func:`humanlike.presentation.cli.main` kept it)."""
+    """The command line of a parsed run (as typed, where :func:`humanlike.presentation.cli.main` kept it).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line; ``args.argv`` holds the arguments as typed, if kept.
+
+    Returns
+    -------
+    str
+        The shell-quoted command line, or ``humanlike COMMAND`` when the arguments were not kept.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> command_line(argparse.Namespace(argv=["demo", "--out", "my results"]))
+    "humanlike demo --out 'my results'"
+    >>> command_line(argparse.Namespace(command="demo"))
+    'humanlike demo'
+    """
     import shlex
 
     argv = getattr(args, "argv", None)
@@ -377,6 +473,21 @@ def run_outputs(args, settings: ResamplingSettings | dict | None = None, out=Non
     Returns
     -------
     RunOutputs
+        The run's outputs, writing into ``out`` (nothing is written yet).
+
+    Raises
+    ------
+    OSError
+        For an output folder or file option that cannot be written (checked before any work).
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> out = Path(tempfile.mkdtemp()) / "run"
+    >>> run = run_outputs(argparse.Namespace(out=out, argv=["demo"], format="csv"), settings={"seed": 0})
+    >>> run.command, run.out_dir.name, run.options["format"], run.settings
+    ('humanlike demo', 'run', 'csv', {'seed': 0})
     """
     out = getattr(args, "out", None) if out is None else out
     if out is not None:
@@ -400,7 +511,25 @@ def run_outputs(args, settings: ResamplingSettings | dict | None = None, out=Non
 
 def demo_outputs(args) -> RunOutputs:
     """The demo's :class:`~humanlike.presentation.io.RunOutputs` (kept on ``args``), for the families'
-    ``demo_extras``; one is made for ``args.out`` when they are called on their own."""
+    ``demo_extras``; one is made for ``args.out`` when they are called on their own.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The demo's parsed command line (``args.out``; ``args.run_outputs`` once made).
+
+    Returns
+    -------
+    RunOutputs
+        The same object on every call for the same ``args``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> args = argparse.Namespace(out=None)
+    >>> demo_outputs(args) is demo_outputs(args) is args.run_outputs
+    True
+    """
     run = getattr(args, "run_outputs", None)
     if run is None:
         run = args.run_outputs = RunOutputs(args.out)
