@@ -378,6 +378,18 @@ def write_manifest(out_dir, files, settings=None, name: str = MANIFEST_NAME, **f
 def read_manifest(out_dir, name: str = MANIFEST_NAME) -> dict | None:
     """The run manifest of ``out_dir`` as a dict, or None when there is none (or it is not ours / unreadable).
 
+    Parameters
+    ----------
+    out_dir : path-like
+        The run's output folder.
+    name : str
+        The manifest's file name (default :data:`MANIFEST_NAME`).
+
+    Returns
+    -------
+    dict or None
+        The parsed manifest; None for a missing or unreadable file, or JSON without a ``"files"`` list.
+
     Examples
     --------
     >>> import tempfile
@@ -395,7 +407,22 @@ def read_manifest(out_dir, name: str = MANIFEST_NAME) -> dict | None:
 def check_output_folder(out_dir) -> Path:
     """Refuse, before any work, an output folder that cannot be made: a file on the way, or no write permission.
 
-    Nothing is created. Raises :class:`OutputPathError` naming the path.
+    Nothing is created.
+
+    Parameters
+    ----------
+    out_dir : path-like
+        The folder a run will write into (it and its parents may not exist yet).
+
+    Returns
+    -------
+    pathlib.Path
+        ``out_dir`` as a path.
+
+    Raises
+    ------
+    OutputPathError
+        Naming the path at fault: a file where a folder must be, or a folder without write permission.
 
     Examples
     --------
@@ -403,6 +430,11 @@ def check_output_folder(out_dir) -> Path:
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> check_output_folder(d / "new" / "folder") == d / "new" / "folder"
     True
+    >>> _ = (d / "a-file").write_text("x")
+    >>> check_output_folder(d / "a-file" / "out")
+    Traceback (most recent call last):
+    ...
+    humanlike.presentation.io.OutputPathError: ...a-file: exists and is not a folder; ...
     """
     out_dir = Path(out_dir)
     probe = out_dir
@@ -478,7 +510,25 @@ class RunOutputs:
         self._previous: list[str] = []
 
     def claim(self, path, what: str = "") -> Path:
-        """Reserve ``path`` for this run and return the path to write (renamed on collision)."""
+        """Reserve ``path`` for this run and return the path to write (renamed on collision).
+
+        Parameters
+        ----------
+        path : path-like
+            The file the output would be written to.
+        what : str
+            The output's description for the collision error (default: the file name).
+
+        Returns
+        -------
+        pathlib.Path
+            ``path``, or ``stem-2.ext`` (``-3``, ...) when it is taken and ``on_collision="rename"``.
+
+        Raises
+        ------
+        OutputCollisionError
+            When ``path`` is taken and ``on_collision="error"``, naming both outputs.
+        """
         path = Path(path)
         key = path.resolve()
         if key in self._what:
@@ -537,12 +587,29 @@ class RunOutputs:
                 and (self.out_dir / p).is_file()]
 
     def start(self) -> RunOutputs:
-        """Mark the run in progress now (done anyway by the first write); for files written by other code."""
+        """Mark the run in progress now (done anyway by the first write); for files written by other code.
+
+        Returns
+        -------
+        RunOutputs
+            This object, with an in-progress manifest written into ``out_dir``.
+        """
         self._begin()
         return self
 
     def record(self, *paths) -> list[Path]:
-        """Add files written (atomically) by other code to the run's files."""
+        """Add files written (atomically) by other code to the run's files.
+
+        Parameters
+        ----------
+        *paths : path-like
+            The files, already written; each is claimed as by :meth:`claim` (a collision raises there).
+
+        Returns
+        -------
+        list of pathlib.Path
+            The recorded paths.
+        """
         paths = [Path(p) for p in paths]
         for path in paths:
             self.claim(path, f"file {path.name}")
@@ -553,7 +620,18 @@ class RunOutputs:
         return paths
 
     def finish(self, settings=None) -> Path | None:
-        """Write the complete manifest of every file written (call it last); None without an output folder."""
+        """Write the complete manifest of every file written (call it last); None without an output folder.
+
+        Parameters
+        ----------
+        settings : dict, optional
+            The run's settings, replacing those given to the constructor.
+
+        Returns
+        -------
+        pathlib.Path or None
+            The manifest file (``"complete": true``, every file with its sha256); None without ``out_dir``.
+        """
         if self.out_dir is None:
             return None
         if settings is not None:
@@ -563,37 +641,117 @@ class RunOutputs:
                               stale=self._stale())
 
     def manifest(self, settings=None) -> Path | None:
-        """Same as :meth:`finish` (the manifest of every file written so far; call it last)."""
+        """Same as :meth:`finish` (the manifest of every file written so far; call it last).
+
+        Parameters
+        ----------
+        settings : dict, optional
+            The run's settings, replacing those given to the constructor.
+
+        Returns
+        -------
+        pathlib.Path or None
+            The manifest file; None without ``out_dir``.
+        """
         return self.finish(settings)
 
     # --- writers ---------------------------------------------------------------------------------------
 
     def table(self, frame: pd.DataFrame, path, fmt: str | None = None) -> Path:
-        """:func:`write_table` through :meth:`claim`."""
+        """:func:`write_table` through :meth:`claim`.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            The table.
+        path : path-like
+            The file; the format's suffix is added when missing.
+        fmt : {"csv", "parquet", "json"}, optional
+            Default: the suffix of ``path``, else CSV.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written (renamed on a collision with ``on_collision="rename"``).
+        """
         target = self.claim(table_path(path, fmt), f"table {Path(path).name}")
         self._begin()
         return self._written(write_table(frame, target, fmt))
 
     def add_table(self, frame: pd.DataFrame, name: str, fmt: str = "csv") -> Path:
         """A table of the run named ``name`` in ``out_dir``: ``name.csv``, ``name.parquet``, or in JSON
-        ``name.table.json`` (so that it never collides with the run's JSON document ``name.json``)."""
+        ``name.table.json`` (so that it never collides with the run's JSON document ``name.json``).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            The table.
+        name : str
+            The file name without suffix, in ``out_dir``.
+        fmt : {"csv", "parquet", "json"}
+            The table format (default CSV).
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+        """
         fmt = _table_format(Path(name), fmt)
         return self.table(frame, self.out_dir / (f"{name}.table.json" if fmt == "json" else name), fmt)
 
     def json(self, obj, path) -> Path:
-        """:func:`write_json` through :meth:`claim`."""
+        """:func:`write_json` through :meth:`claim`.
+
+        Parameters
+        ----------
+        obj : object
+            Anything :func:`to_json_text` takes.
+        path : path-like
+            The file.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+        """
         target = self.claim(path, f"document {Path(path).name}")
         self._begin()
         return self._written(write_json(obj, target))
 
     def text(self, text: str, path) -> Path:
-        """:func:`atomic_write_text` through :meth:`claim`."""
+        """:func:`atomic_write_text` through :meth:`claim`.
+
+        Parameters
+        ----------
+        text : str
+            The file's content (UTF-8).
+        path : path-like
+            The file.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+        """
         target = self.claim(path, f"file {Path(path).name}")
         self._begin()
         return self._written(atomic_write_text(target, text))
 
     def figure(self, fig, path) -> Path:
-        """:func:`save_figure` through :meth:`claim`."""
+        """:func:`save_figure` through :meth:`claim`.
+
+        Parameters
+        ----------
+        fig : matplotlib.figure.Figure
+            The figure (not closed).
+        path : path-like
+            The file; the format follows the suffix.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+        """
         target = self.claim(path, f"figure {Path(path).name}")
         self._begin()
         return self._written(save_figure(fig, target))
