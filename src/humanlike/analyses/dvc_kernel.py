@@ -41,7 +41,25 @@ HALVES = 4
 
 @dataclass
 class ClassScores:
-    """One class in one view: its scores minus the class centre, rows in fold order."""
+    """One class in one view: its scores minus the class centre, rows in fold order.
+
+    Made by :func:`class_scores`.
+
+    Attributes
+    ----------
+    centre : numpy.ndarray
+        (D,) float64: the class's mean score.
+    centred : numpy.ndarray
+        (images x D) float32: the scores minus ``centre``, rows in fold order.
+    fold_bounds : numpy.ndarray
+        (folds + 1,) int: fold f is rows ``fold_bounds[f]:fold_bounds[f + 1]`` of ``centred``.
+
+    Examples
+    --------
+    >>> one = ClassScores(np.zeros(2), np.zeros((3, 2), dtype=np.float32), np.array([0, 1, 3]))
+    >>> one.centred.shape, np.diff(one.fold_bounds).tolist()
+    ((3, 2), [1, 2])
+    """
 
     centre: np.ndarray          # (D,) float64
     centred: np.ndarray         # (n, D) float32, fold order
@@ -50,7 +68,24 @@ class ClassScores:
 
 @dataclass
 class View:
-    """The PCA scores of one split fitted on some classes, and the class pairs evaluated from them."""
+    """The PCA scores of one split fitted on some classes, and the class pairs evaluated from them.
+
+    Attributes
+    ----------
+    split : int
+        The split repeat.
+    pairs : numpy.ndarray
+        Global indices of the class pairs evaluated in this view (``numpy.triu_indices(classes, k=1)`` order).
+    scores : dict of int to ClassScores
+        Class index -> that class's scores in this view (the classes the PCA was fitted on).
+
+    Examples
+    --------
+    >>> one = class_scores(np.zeros((2, 4)), np.arange(2), np.array([0, 2]))
+    >>> view = View(0, np.array([0]), {0: one, 1: one})
+    >>> sorted(view.scores), view.pairs.tolist()
+    ([0, 1], [0])
+    """
 
     split: int
     pairs: np.ndarray                   # global pair indices
@@ -58,7 +93,28 @@ class View:
 
 
 def class_scores(scores: np.ndarray, order: np.ndarray, fold_bounds: np.ndarray) -> ClassScores:
-    """A class's :class:`ClassScores` from its (images x D) scores in stratum order and its fold order."""
+    """A class's :class:`ClassScores` from its (images x D) scores in stratum order and its fold order.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        (images x D) PCA scores of the class's images, in stratum order.
+    order : numpy.ndarray
+        (images,) int: the stratum position of each fold-ordered row.
+    fold_bounds : numpy.ndarray
+        (folds + 1,) int: the fold boundaries in fold order.
+
+    Returns
+    -------
+    ClassScores
+        The centre (float64) and the centred scores (float32) in fold order.
+
+    Examples
+    --------
+    >>> one = class_scores(np.array([[0.0, 2.0], [2.0, 0.0]]), np.array([1, 0]), np.array([0, 2]))
+    >>> one.centre.tolist(), one.centred.tolist()
+    ([1.0, 1.0], [[1.0, -1.0], [-1.0, 1.0]])
+    """
     z = np.asarray(scores, dtype=np.float64)[order]
     centre = z.mean(axis=0)
     return ClassScores(centre, (z - centre).astype(np.float32), fold_bounds)
@@ -67,6 +123,17 @@ def class_scores(scores: np.ndarray, order: np.ndarray, fold_bounds: np.ndarray)
 def moment_statistics(centred: np.ndarray) -> np.ndarray:
     """Per-image statistics ``[1, y, upper(y y')]`` (images x (1 + D + D(D+1)/2), float32; the upper triangle
     row by row, as ``numpy.triu_indices``).
+
+    Parameters
+    ----------
+    centred : numpy.ndarray
+        (images x D) centred scores ``y``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (images x (1 + D + D(D+1)/2)) float32: per image the constant 1, ``y`` and the upper triangle of
+        ``y y'`` (a transposed view; matrix products take it as it is).
 
     Examples
     --------
@@ -104,6 +171,20 @@ class DVCKernel:
         Append the class's weights (fold order) to every row (Spearman DVs need the images).
     cache_bytes : int
         Memory for the per-image statistics kept between chunks (beyond it they are recomputed).
+
+    Examples
+    --------
+    Two classes of 6 images with D = 4 scores (one per half), in two folds of 3:
+
+    >>> rng = np.random.default_rng(0)
+    >>> scores = {c: class_scores(rng.normal(size=(6, 4)), np.arange(6), np.array([0, 3, 6])) for c in (0, 1)}
+    >>> kernel = DVCKernel([[View(0, np.array([0]), scores)]], ["a", "b"], [np.arange(6)] * 2, rotate=False)
+    >>> stratum = list(class_design(["a", "b"], [6, 6]))[0]
+    >>> kernel.width(stratum)                       # 2 folds x (1 + 4 + 10)
+    30
+    >>> rows = kernel.evaluate(stratum, np.ones((2, 6)))
+    >>> rows.shape, rows[0, [0, 15]].tolist()        # the counts of the two folds
+    ((2, 30), [3.0, 3.0])
     """
 
     def __init__(self, views: list[list[View]], classes: list[str], orders: list[np.ndarray], *, rotate: bool,
@@ -123,21 +204,65 @@ class DVCKernel:
 
     # -- layout
     def class_of(self, stratum: Stratum) -> int:
-        """The class index of a stratum."""
+        """The class index of a stratum.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A stratum of the design, key ``("dvc", class)``.
+
+        Returns
+        -------
+        int
+            Its position in ``classes``.
+        """
         return self.index[stratum.key[-1]]
 
     def fold_bounds(self, c: int) -> np.ndarray:
-        """Fold bounds of class c (the same in every view)."""
+        """Fold bounds of class c (the same in every view).
+
+        Parameters
+        ----------
+        c : int
+            Class index.
+
+        Returns
+        -------
+        numpy.ndarray
+            (folds + 1,) int boundaries of the folds in fold order.
+        """
         s, v = 0, self.slots[c][0][0]
         return self.views[s][v].scores[c].fold_bounds
 
     def slot_width(self, c: int) -> int:
-        """Columns of one slot of class c: folds x (1 + D + D(D+1)/2)."""
+        """Columns of one slot of class c: folds x (1 + D + D(D+1)/2).
+
+        Parameters
+        ----------
+        c : int
+            Class index.
+
+        Returns
+        -------
+        int
+            The number of columns.
+        """
         dim = self.views[0][self.slots[c][0][0]].scores[c].centred.shape[1]
         return (self.fold_bounds(c).size - 1) * (1 + dim + dim * (dim + 1) // 2)
 
     def width(self, stratum: Stratum) -> int:
-        """Columns of the all-splits layout of a stratum."""
+        """Columns of the all-splits layout of a stratum.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A class's stratum.
+
+        Returns
+        -------
+        int
+            Slots x :meth:`slot_width`, plus the class's images when the weights are appended.
+        """
         c = self.class_of(stratum)
         slots = sum(len(s) for s in self.slots[c])
         return slots * self.slot_width(c) + (stratum.n_items if self.with_weights else 0)
@@ -145,7 +270,18 @@ class DVCKernel:
     def bytes_per_resample(self, stratum: Stratum) -> int:
         """Memory per resample: the kernel rows (kept for every class until aggregated) and this class's share
         of the aggregation's temporaries (unpacked moments, stacked LDA inputs), which exist for one split at
-        a time (with ``rotate`` for 1/S of the rows)."""
+        a time (with ``rotate`` for 1/S of the rows).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A class's stratum.
+
+        Returns
+        -------
+        int
+            Bytes per resample (an estimate the engine uses to size its chunks).
+        """
         c = self.class_of(stratum)
         per_split = len(self.slots[c][0])
         dim = self.views[0][self.slots[c][0][0]].scores[c].centred.shape[1]
@@ -159,7 +295,18 @@ class DVCKernel:
 
     # -- statistics
     def statistics(self, c: int, s: int, v: int) -> list[np.ndarray]:
-        """Per fold the per-image statistics of class c in view v of split s (cached within the budget)."""
+        """Per fold the per-image statistics of class c in view v of split s (cached within the budget).
+
+        Parameters
+        ----------
+        c, s, v : int
+            Class index, split and view within the split.
+
+        Returns
+        -------
+        list of numpy.ndarray
+            Per fold its :func:`moment_statistics` (fold images x (1 + D + D(D+1)/2), float32).
+        """
         key = (c, s, v)
         if key in self._cache:
             return self._cache[key]
@@ -173,7 +320,20 @@ class DVCKernel:
         return stats
 
     def slot_sums(self, c: int, s: int, v: int, weights: np.ndarray) -> np.ndarray:
-        """Weighted sums of one slot for weights in fold order (R x slot width), float32."""
+        """Weighted sums of one slot for weights in fold order (R x slot width), float32.
+
+        Parameters
+        ----------
+        c, s, v : int
+            Class index, split and view within the split.
+        weights : numpy.ndarray
+            (R x images) float32 image weights in fold order.
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x :meth:`slot_width`) float32: per fold ``[count, first, second]``.
+        """
         b = self.fold_bounds(c)
         stats = self.statistics(c, s, v)
         return np.concatenate([weights[:, b[f]:b[f + 1]] @ stats[f] for f in range(b.size - 1)], axis=1)
@@ -182,7 +342,22 @@ class DVCKernel:
         return np.ascontiguousarray(np.asarray(item_weights, dtype=np.float32)[:, self.orders[c]])
 
     def evaluate(self, stratum: Stratum, item_weights: np.ndarray, observer_weights=None) -> np.ndarray:
-        """All-splits layout of one class under item weights (R x items, stratum order)."""
+        """All-splits layout of one class under item weights (R x items, stratum order).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A class's stratum.
+        item_weights : numpy.ndarray
+            (R x images) image weights in stratum order (bootstrap counts; ones for the data).
+        observer_weights : None
+            Unused (the two systems are fixed).
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x :meth:`width`) float32 sums, slot by slot in split and view order.
+        """
         c = self.class_of(stratum)
         w = self._fold_weights(c, item_weights)
         parts = [self.slot_sums(c, s, v, w) for s in range(len(self.views)) for v in self.slots[c][s]]
@@ -191,7 +366,26 @@ class DVCKernel:
         return np.concatenate(parts, axis=1)
 
     def evaluate_resamples(self, stratum, item_weights, observer_weights, seed, start, stop):
-        """Rows of resamples start..stop-1: with ``rotate``, resample r's split ``r mod S`` only."""
+        """Rows of resamples start..stop-1: with ``rotate``, resample r's split ``r mod S`` only.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A class's stratum.
+        item_weights : numpy.ndarray
+            (stop - start, images) image weights in stratum order.
+        observer_weights : None
+            Unused.
+        seed : int
+            Unused (the weights carry the randomness).
+        start, stop : int
+            The resamples' numbers (they choose the split with ``rotate``).
+
+        Returns
+        -------
+        numpy.ndarray
+            Float32 rows: without ``rotate`` as :meth:`evaluate`; with it, column 0 the split, then its slots.
+        """
         if not self.rotate:
             return self.evaluate(stratum, item_weights, observer_weights)
         c = self.class_of(stratum)
@@ -214,7 +408,20 @@ class DVCKernel:
         return out
 
     def leave_one_out_rows(self, stratum: Stratum, start: int, stop: int) -> np.ndarray:
-        """Exact leave-one-image-out rows (all-splits layout) for the images start..stop-1 of a class."""
+        """Exact leave-one-image-out rows (all-splits layout) for the images start..stop-1 of a class.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A class's stratum.
+        start, stop : int
+            The left-out images (stratum positions).
+
+        Returns
+        -------
+        numpy.ndarray
+            ((stop - start) x :meth:`width`): the sums over all images but one.
+        """
         c = self.class_of(stratum)
         n = stratum.n_items
         position = np.empty(n, dtype=int)
@@ -247,7 +454,33 @@ class DVCKernel:
 
 def unpack_moments(sums: np.ndarray, folds: int, dim: int):
     """(R, folds * (1 + D + D(D+1)/2)) sums -> count (R, F), first (R, F, D) (float64), second (R, F, D, D)
-    (the sums' precision: float32 sums stay float32, the bilinear forms are then float32 products)."""
+    (the sums' precision: float32 sums stay float32, the bilinear forms are then float32 products).
+
+    Parameters
+    ----------
+    sums : numpy.ndarray
+        (R, folds * (1 + D + D(D+1)/2)) sums of one slot (:meth:`DVCKernel.slot_sums`).
+    folds : int
+        Number of folds.
+    dim : int
+        D, the scores per image.
+
+    Returns
+    -------
+    count : numpy.ndarray
+        (R, F) float64.
+    first : numpy.ndarray
+        (R, F, D) float64: sums of ``y``.
+    second : numpy.ndarray
+        (R, F, D, D): sums of ``y y'``, symmetric, in the precision of ``sums``.
+
+    Examples
+    --------
+    >>> sums = moment_statistics(np.array([[1.0, 2.0]], dtype=np.float32))
+    >>> count, first, second = unpack_moments(sums, 1, 2)
+    >>> count.tolist(), first.tolist(), second.tolist()
+    ([[1.0]], [[[1.0, 2.0]]], [[[[1.0, 2.0], [2.0, 4.0]]]])
+    """
     r = sums.shape[0]
     per = sums.reshape(r, folds, -1)
     second = per[:, :, 1 + dim:][:, :, symmetric_index(dim)].reshape(r, folds, dim, dim)
@@ -255,7 +488,23 @@ def unpack_moments(sums: np.ndarray, folds: int, dim: int):
 
 
 def symmetric_index(dim: int) -> np.ndarray:
-    """For each entry of a (dim x dim) matrix (row-major), its position in the packed upper triangle."""
+    """For each entry of a (dim x dim) matrix (row-major), its position in the packed upper triangle.
+
+    Parameters
+    ----------
+    dim : int
+        The matrix's size.
+
+    Returns
+    -------
+    numpy.ndarray
+        (dim * dim,) int: entry (a, b) and (b, a) both point to the packed position of (min, max).
+
+    Examples
+    --------
+    >>> symmetric_index(2).tolist()              # packed: [(0, 0), (0, 1), (1, 1)]
+    [0, 1, 1, 2]
+    """
     upper = np.triu_indices(dim)
     index = np.empty((dim, dim), dtype=np.intp)
     index[upper] = np.arange(upper[0].size)
@@ -264,7 +513,29 @@ def symmetric_index(dim: int) -> np.ndarray:
 
 
 def dvc_columns(corr: np.ndarray, class_matrix: np.ndarray) -> np.ndarray:
-    """Output columns for both normalisations: [overall, pairs..., classes...] x (signed, abs)."""
+    """Output columns for both normalisations: [overall, pairs..., classes...] x (signed, abs).
+
+    Parameters
+    ----------
+    corr : numpy.ndarray
+        (R, pairs, 2, 6) within-class correlations (:meth:`DVCAggregation.correlations`).
+    class_matrix : numpy.ndarray
+        (pairs * 2, classes): which class each (pair, side) value belongs to.
+
+    Returns
+    -------
+    numpy.ndarray
+        (R, 2 * (1 + pairs + classes)): the split-normalised DVC overall, per pair and per class, signed then
+        absolute (:meth:`DVCAggregation.labels`).
+
+    Examples
+    --------
+    Equal correlations everywhere normalise to 1:
+
+    >>> class_matrix = np.array([[1.0, 0.0], [0.0, 1.0]])        # one pair of two classes
+    >>> dvc_columns(np.full((1, 1, 2, 6), 0.5), class_matrix).tolist()
+    [[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]]
+    """
     parts = []
     for absolute in (False, True):
         values = split_normalised_dvc(corr, absolute=absolute)              # (R, P, 2)
@@ -283,12 +554,29 @@ class DVCAggregation:
     Parameters
     ----------
     kernel : DVCKernel
+        The kernel whose rows are aggregated.
     cv : bool
         Cross-validated DVs (fold f's DVs from the axes fitted on the other folds).
     ridge : float
+        Ridge added to the LDA's within-class covariance (as in
+        :class:`~humanlike.analyses.dvc_representations.DVCOptions`).
     correlation : {"pearson", "spearman"}
+        Correlation of the decision values.
     workers : int or None
         Threads evaluating the splits (None: up to 2).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> scores = {c: class_scores(rng.normal(size=(6, 4)), np.arange(6), np.array([0, 3, 6])) for c in (0, 1)}
+    >>> kernel = DVCKernel([[View(0, np.array([0]), scores)]], ["a", "b"], [np.arange(6)] * 2, rotate=False)
+    >>> aggregation = DVCAggregation(kernel, cv=True)
+    >>> aggregation.labels()[:2]
+    [('overall', '', '', 'signed'), ('pair', 'a', 'b', 'signed')]
+    >>> strata = class_design(["a", "b"], [6, 6])
+    >>> values = {s.key: kernel.evaluate(s, np.ones((2, 6))) for s in strata}
+    >>> aggregation(values).shape                # 2 rows x (overall, 1 pair, 2 classes) x (signed, abs)
+    (2, 8)
     """
 
     def __init__(self, kernel: DVCKernel, *, cv: bool, ridge: float = 0.0, correlation: str = "pearson",
@@ -312,7 +600,14 @@ class DVCAggregation:
         return len(self.kernel.views)
 
     def labels(self) -> list[tuple]:
-        """Labels (table, class_i, class_j, normalisation) of the output columns."""
+        """Labels (table, class_i, class_j, normalisation) of the output columns.
+
+        Returns
+        -------
+        list of tuple
+            Per output column ``(table, class_i, class_j, normalisation)``: table ``"overall"``, ``"pair"`` or
+            ``"class"``; normalisation ``"signed"`` or ``"abs"``.
+        """
         classes = self.kernel.classes
         base = [("overall", "", "")] + [("pair", classes[i], classes[j]) for i, j in zip(self.pairs_i, self.pairs_j)]
         base += [("class", c, "") for c in classes]
@@ -343,7 +638,18 @@ class DVCAggregation:
         return out
 
     def split_columns(self, arrays) -> list[np.ndarray]:
-        """Per split the output columns of all-splits rows (list of (R x K))."""
+        """Per split the output columns of all-splits rows (list of (R x K)).
+
+        Parameters
+        ----------
+        arrays : list of numpy.ndarray
+            Per class (in ``classes`` order) its kernel rows in the all-splits layout.
+
+        Returns
+        -------
+        list of numpy.ndarray
+            Per split its (R x K) output columns (:func:`dvc_columns`).
+        """
         return self._map(lambda s: dvc_columns(self.correlations(arrays, s, rotated=False), self.class_matrix),
                          range(self.n_splits))
 
@@ -371,7 +677,23 @@ class DVCAggregation:
         return slice(k * width, (k + 1) * width)
 
     def correlations(self, arrays, s: int, rotated: bool) -> np.ndarray:
-        """The six within-class correlations of every (row, pair, side) of split s: (R, P, 2, 6)."""
+        """The six within-class correlations of every (row, pair, side) of split s: (R, P, 2, 6).
+
+        Parameters
+        ----------
+        arrays : list of numpy.ndarray
+            Per class (in ``classes`` order) its kernel rows.
+        s : int
+            The split.
+        rotated : bool
+            The rows are in the rotate layout (split in column 0).
+
+        Returns
+        -------
+        numpy.ndarray
+            (R, pairs, 2, 6): for each class pair and side the correlations of
+            :data:`humanlike.metrics.dvc.CORRELATION_PAIRS` (NaN where undefined).
+        """
         r = max(a.shape[0] for a in arrays)
         out = np.full((r, self.pairs_i.size, 2, 6), np.nan)
         for v, view in enumerate(self.kernel.views[s]):
@@ -441,7 +763,28 @@ class DVCAggregation:
 
 
 def class_design(classes: list[str], counts: np.ndarray, arrays: list[dict] | None = None) -> Design:
-    """The engine design of a DVC analysis: one stratum per class, key ``("dvc", class)``, items its images."""
+    """The engine design of a DVC analysis: one stratum per class, key ``("dvc", class)``, items its images.
+
+    Parameters
+    ----------
+    classes : list of str
+        Class names.
+    counts : numpy.ndarray
+        Images per class (images are numbered consecutively across the classes).
+    arrays : list of dict, optional
+        Per class the arrays its stratum carries (default: none).
+
+    Returns
+    -------
+    Design
+        Strata sorted by key, observers ``("A", "B")`` (the two systems).
+
+    Examples
+    --------
+    >>> design = class_design(["cat", "bird"], [2, 3])
+    >>> [(s.key, s.items.tolist()) for s in design]
+    [(('dvc', 'bird'), ['2', '3', '4']), (('dvc', 'cat'), ['0', '1'])]
+    """
     strata = []
     start = 0
     for k, (c, n) in enumerate(zip(classes, counts)):
