@@ -404,6 +404,34 @@ def representation_kernel(fa, fb, classes, counts, options: DVCOptions, settings
 
     ``fa``, ``fb`` and the class counts are in class-sorted image order. Folds: per class a random
     permutation modulo K from ``stream(seed, "dvc-folds", class)``.
+
+    Parameters
+    ----------
+    fa, fb : numpy.ndarray
+        (images x units) features of the two systems, rows sorted by class.
+    classes : numpy.ndarray of str
+        The sorted classes.
+    counts : numpy.ndarray of int
+        Images per class (in ``classes`` order).
+    options : DVCOptions
+        Components, splits, folds, PCA scope and iterations, correlation, split bootstrap.
+    settings : ResamplingSettings
+        Seed (halves, test matrices, folds), threads and memory budget (the kernel's cache).
+
+    Returns
+    -------
+    DVCKernel
+        Per split its views of the class scores; ``rotate`` with ``split_bootstrap="rotate"``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> fa, fb = rng.standard_normal((12, 8)), rng.standard_normal((12, 6))
+    >>> kernel = representation_kernel(fa, fb, np.array(["a", "b"]), np.array([6, 6]),
+    ...                                DVCOptions(n_components=1, n_splits=3, cv=2),
+    ...                                ResamplingSettings(n_resamples=0, seed=0))
+    >>> len(kernel.views), kernel.fold_bounds(0).tolist(), kernel.slot_width(0)   # 2 folds x (1 + 4 + 10)
+    (3, [0, 3, 6], 30)
     """
     bounds = np.concatenate([[0], np.cumsum(counts)])
     n_folds = options.cv or 1
@@ -518,14 +546,49 @@ def cross_validated_choices(features: np.ndarray, labels: np.ndarray, *, n_compo
 
 
 class KappaKernel(SufficientStatisticKernel):
-    """Engine kernel of the kappa of fixed choices: a class's sums of the correctness statistics."""
+    """Engine kernel of the kappa of fixed choices: a class's sums of the correctness statistics.
+
+    Examples
+    --------
+    >>> from humanlike.data.design import Stratum
+    >>> correct = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])          # images x statistics
+    >>> stratum = Stratum(("dvc", "a"), np.arange(3).astype(str), ("A", "B"), {"correctness": correct})
+    >>> KappaKernel().evaluate(stratum, np.array([[1.0, 1.0, 1.0], [0.0, 3.0, 0.0]]), None).tolist()
+    [[2.0, 2.0], [3.0, 3.0]]
+    """
 
     def statistics(self, stratum):
-        """The correctness statistics of the class's images (items x S)."""
+        """The correctness statistics of the class's images (items x S).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A class's stratum, with array ``"correctness"``.
+
+        Returns
+        -------
+        numpy.ndarray
+            (items x S) the class's correctness statistics.
+        """
         return stratum.arrays["correctness"]
 
     def reduce(self, stratum, sums, observer_weights):
-        """The sums themselves: kappa needs the totals over all classes (the aggregation adds them)."""
+        """The sums themselves: kappa needs the totals over all classes (the aggregation adds them).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A class's stratum.
+        sums : numpy.ndarray
+            (R x S) weighted sums of the statistics.
+        observer_weights : None
+            Unused.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``sums``, unchanged.
+        """
         return sums
 
 
