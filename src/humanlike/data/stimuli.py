@@ -189,9 +189,19 @@ def discover_stimuli(source, *, experiment: str | None = None, check: bool = Tru
 
     Examples
     --------
-    >>> manifest = discover_stimuli("stimuli/edges", experiment="edge")  # doctest: +SKIP
-    >>> manifest.columns.tolist()  # doctest: +SKIP
+    A folder in the category layout:
+
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label in ("cat", "dog"):
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (8, 8)).save(root / label / f"{label}1.png")
+    >>> manifest = discover_stimuli(root, experiment="edge")
+    >>> manifest.columns.tolist()
     ['item', 'path', 'label', 'experiment', 'condition']
+    >>> manifest[["item", "label", "experiment", "condition"]].values.tolist()
+    [['cat1.png', 'cat', 'edge', '0'], ['dog1.png', 'dog', 'edge', '0']]
     """
     if isinstance(source, pd.DataFrame):
         manifest = _from_manifest(source, None, "manifest", experiment)
