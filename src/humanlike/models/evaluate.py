@@ -463,10 +463,10 @@ def evaluate_many(models: Sequence, stimuli, *, experiment=None, weights="defaul
         See :mod:`humanlike.data.stimuli`.
     decide : bool, default True
         ``False`` skips the trial table (features only; ``trials`` is then ``None``).
-    **other
-        ``experiment``, ``weights``, ``transform``, ``layers``, ``pool``, ``batch_size``,
-        ``num_workers``, ``device``, ``precision``, ``mapping``, ``rule``, ``cache_dir``, ``executor``,
-        ``workers``, ``shard_size``, ``tensor_cache``, ``progress``: as for :func:`evaluate`.
+    experiment, weights, transform, layers, pool, batch_size, num_workers, device, precision : optional
+        As for :func:`evaluate`.
+    mapping, rule, cache_dir, executor, workers, shard_size, tensor_cache, progress : optional
+        As for :func:`evaluate`.
 
     Returns
     -------
@@ -629,10 +629,10 @@ def extract_features(model, stimuli, layers, *, experiment=None, weights="defaul
         The images.
     layers : str or list of str
         Layer names (``model.named_modules()``), at least one.
-    **other
-        ``experiment``, ``weights``, ``transform``, ``pool``, ``batch_size``, ``num_workers``,
-        ``device``, ``precision``, ``cache_dir``, ``executor``, ``workers``, ``shard_size``,
-        ``progress``: as for :func:`evaluate`.
+    experiment, weights, transform, pool, batch_size, num_workers, device, precision : optional
+        As for :func:`evaluate`.
+    cache_dir, executor, workers, shard_size, progress : optional
+        As for :func:`evaluate`.
 
     Returns
     -------
