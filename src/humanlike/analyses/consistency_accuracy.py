@@ -24,7 +24,27 @@ class ConsistencyComparison:
     ``models``: experiment, observer, accuracy, measure (``error_consistency`` /
     ``decision_margin_consistency``), estimate, ci_low, ci_high. ``levels``: experiment, measure, group
     (``human-human``, ``model-model``, ``model-human (mean)``), estimate, ci_low, ci_high, plus the mean
-    human accuracy (``human_accuracy``).
+    human accuracy (``human_accuracy``). Made by :func:`consistency_vs_accuracy`.
+
+    Parameters
+    ----------
+    models : pandas.DataFrame
+        One row per (experiment, model, measure), columns as above.
+    levels : pandas.DataFrame
+        One row per (experiment, measure, reference group), columns as above.
+    settings : dict
+        The resampling settings the comparison ran with, ``experiments``, and the DMC and EC runs' settings
+        under ``dmc`` and ``ec``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=0)
+    >>> dmc = c.models[c.models["measure"] == "decision_margin_consistency"].set_index("observer")
+    >>> round(float(dmc.loc["model-humanlike", "estimate"]), 3), round(float(dmc.loc["model-alien", "estimate"]), 3)
+    (0.582, -0.09)
+    >>> c.levels["group"].unique().tolist()
+    ['human-human', 'model-model', 'model-human (mean)']
     """
 
     models: pd.DataFrame
@@ -32,7 +52,15 @@ class ConsistencyComparison:
     settings: dict
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The model rows and the reference levels in one tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :attr:`models` (``row="model"``) followed by :attr:`levels` (``row="level"``, ``group`` renamed
+            ``observer``); columns experiment, observer, accuracy, measure, estimate, ci_low, ci_high, row,
+            human_accuracy (NaN where a column does not apply).
+        """
         m = self.models.assign(row="model")
         lv = self.levels.rename(columns={"group": "observer"}).assign(row="level")
         return pd.concat([m, lv], ignore_index=True)
@@ -96,6 +124,9 @@ def consistency_vs_accuracy(
     >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=0)
     >>> sorted(c.models["measure"].unique())
     ['decision_margin_consistency', 'error_consistency']
+    >>> ec = c.models[c.models["measure"] == "error_consistency"].set_index("observer")
+    >>> round(float(ec.loc["model-humanlike", "estimate"]), 3), round(float(ec.loc["model-humanlike", "accuracy"]), 3)
+    (0.258, 0.622)
     """
     from .errorconsistency import HUMANS as EC_HUMANS
     from .errorconsistency import MODEL_MODEL as EC_MODEL_MODEL
