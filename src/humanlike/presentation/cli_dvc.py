@@ -56,7 +56,7 @@ def register(sub, plan_sub) -> None:
     rep.add_argument("--pca-scope", choices=("all", "pair"), default="all",
                      help="fit each half's PCA on all images, or on each class pair's images (C(K,2) times "
                           "the PCA work; default %(default)s)")
-    rep.add_argument("--pca-iterations", type=int, default=2, metavar="N",
+    rep.add_argument("--pca-iterations", type=int_at_least(0, 20), default=2, metavar="N",
                      help="power iterations of the randomized PCA (default %(default)s)")
     rep.add_argument("--no-kappa", action="store_true", help="skip the kappa of cross-validated choices")
     rep.add_argument("--figure", type=Path, help="write the per-class-pair figure here (png/pdf/svg)")
