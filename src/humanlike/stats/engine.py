@@ -201,15 +201,19 @@ def item_weights(seed: int, key: tuple, n_items: int, start: int, stop: int) -> 
     """
     if n_items <= 0:
         raise ValueError(f"stratum {key}: cannot resample an empty set of items")
-    parts = []
+    out = np.empty((max(stop - start, 0), n_items), dtype=np.float32)
+    # Drawn as int32 where the offsets below fit: numpy draws a bounded int64 below 2**32 from the same 32-bit
+    # stream, so the draws are identical to int64 ones (tested) at half the memory traffic.
+    dtype = np.int32 if BLOCK * n_items < 2**31 else np.int64
+    offsets = (np.arange(BLOCK, dtype=dtype) * n_items)[:, None]
     for b in _blocks(start, stop):
         rng = stream(seed, "items", *key, b)
-        idx = rng.integers(0, n_items, size=(BLOCK, n_items))
-        idx += (np.arange(BLOCK) * n_items)[:, None]
+        idx = rng.integers(0, n_items, size=(BLOCK, n_items), dtype=dtype)
+        idx += offsets
         counts = np.bincount(idx.ravel(), minlength=BLOCK * n_items).reshape(BLOCK, n_items)
         lo, hi = max(start - b * BLOCK, 0), min(stop - b * BLOCK, BLOCK)
-        parts.append(counts[lo:hi])
-    return np.concatenate(parts).astype(np.float32) if parts else np.zeros((0, n_items), np.float32)
+        out[b * BLOCK + lo - start:b * BLOCK + hi - start] = counts[lo:hi]
+    return out
 
 
 def observer_weights(seed: int, key: tuple, n_observers: int, start: int, stop: int) -> np.ndarray:
@@ -457,14 +461,28 @@ def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregat
         if columns.size == 0:
             continue
         deviation = deviation[:, columns]
+        # The columns as runs of consecutive indices (typically two: the group's own outputs and the overall
+        # ones), so that the noise is added through slices rather than a scatter over all columns.
+        breaks = np.flatnonzero(np.diff(columns) != 1) + 1
+        runs = [(int(run[0]), int(run[-1]) + 1, int(first))
+                for run, first in zip(np.split(columns, breaks), np.concatenate([[0], breaks]))]
+        # Rows in blocks that stay in the cache (~256 KiB of noise each).
+        step = max(1, 32768 // columns.size)
         for start, stop in resample_chunks(settings.n_resamples, 8 * (n + 2 * columns.size), settings.memory_budget):
             z = standard_normals(settings.seed, ("observer-jackknife",) + group, n, start, stop)
-            # Summed observer by observer (not one matrix product, whose rounding depends on the number of
-            # columns): an output's noise is then the same whichever other groups and outputs exist.
-            added = np.zeros((stop - start, columns.size))
-            for o in range(n):
-                added += z[:, o:o + 1] * deviation[o]
-            noise[start:stop, columns] += added
+            for lo in range(start, stop, step):
+                hi = min(lo + step, stop)
+                zb = z[lo - start:hi - start]
+                # Summed observer by observer (not one matrix product, whose rounding depends on the number of
+                # columns): an output's noise is then the same whichever other groups and outputs exist.
+                added = np.zeros((hi - lo, columns.size))
+                term = np.empty_like(added)
+                for o in range(n):
+                    np.multiply(zb[:, o:o + 1], deviation[o], out=term)
+                    added += term
+                block = noise[lo:hi]
+                for first_column, stop_column, position in runs:
+                    block[:, first_column:stop_column] += added[:, position:position + stop_column - first_column]
     return noise
 
 
