@@ -291,14 +291,40 @@ def _fill_conditions(frame: pd.DataFrame) -> pd.Series:
 
 
 def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
-                  on_conflict: str = "prefer-margins") -> pd.DataFrame:
+                  on_conflict: str = "prefer-margins", parser: str = "arrow") -> pd.DataFrame:
     """Read one or several model-vs-human style raw-data folders into one aligned trial table.
 
     When the same observer appears in several folders for the same experiment (resnet50 is in both the
     benchmark and the decision-margin fork), ``on_conflict`` decides: ``"prefer-margins"`` keeps the
     source that has decision margins (error if none or both do), ``"first"``/``"last"`` keep that source,
     ``"error"`` raises.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        Raw-data folders (or their parents, or single experiment folders).
+    human_pattern : str
+        Regular expression of the human observers' names.
+    on_conflict : {"prefer-margins", "first", "last", "error"}
+    parser : {"arrow", "pandas"}
+        ``"arrow"`` (default) reads the CSV files with pyarrow and converts each column once for all files;
+        wherever pyarrow might read a file differently from pandas (a byte-order mark, ragged rows, quoted
+        line breaks, text that is not UTF-8, ...) every file goes through pandas instead. ``"pandas"`` parses
+        file by file with pandas, the reference; both give the same table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The validated trial table.
+
+    Examples
+    --------
+    >>> load_raw_data("no/such/folder")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    TrialTableError: no/such/folder: no such file or folder
     """
+    if parser not in ("arrow", "pandas"):
+        raise ValueError(f"parser must be 'arrow' or 'pandas', not {parser!r}")
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files = []
@@ -307,7 +333,7 @@ def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = 
         if not root.exists():
             raise TrialTableError(f"{root}: no such file or folder")
         files += [(file, order) for file in _raw_files(root)]
-    frame = _read_raw_files_arrow(files, human_pattern)
+    frame = _read_raw_files_arrow(files, human_pattern) if parser == "arrow" else None
     if frame is None:
         parts = []
         for file, order in files:
