@@ -402,7 +402,7 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
     bar.close()
 
     if settings.observer_level == "jackknife" and settings.n_resamples > 0:
-        replicates += observer_jackknife_noise(design, kernel, aggregate, point, estimate, settings)
+        observer_jackknife_noise(design, kernel, aggregate, point, estimate, settings, out=replicates)
 
     jackknife = None
     if settings.interval == "bca" and settings.n_resamples > 0:
@@ -431,13 +431,15 @@ def item_jackknife(design: Design, kernel: Kernel, aggregate: Aggregate, point: 
 
 def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregate,
                              point: Mapping[tuple, np.ndarray], estimate: np.ndarray,
-                             settings: ResamplingSettings) -> np.ndarray:
+                             settings: ResamplingSettings, out: np.ndarray | None = None) -> np.ndarray:
     """The observer level as a jackknife: per group, normal draws times the scaled leave-one-observer-out
     deviations sqrt((N-1)/N) (theta_(-o) - mean), added to every item resample (R x K).
 
-    Undefined leave-one-out values contribute 0 (they carry no information about the spread).
+    Undefined leave-one-out values contribute 0 (they carry no information about the spread). With ``out``
+    (the R x K replicates) the noise is added to it block by block, ``out + (noise of every group)`` exactly as
+    ``out += observer_jackknife_noise(...)``, without the R x K noise array; ``out`` is returned.
     """
-    noise = np.zeros((settings.n_resamples, estimate.size))
+    groups = []  # (normal draws R x n, deviations n x columns, runs of consecutive columns)
     for group, members in sorted(design.groups.items()):
         n = len(members)
         if n < 2:
@@ -460,30 +462,37 @@ def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregat
         columns = np.flatnonzero(np.any(deviation != 0, axis=0))
         if columns.size == 0:
             continue
-        deviation = deviation[:, columns]
         # The columns as runs of consecutive indices (typically two: the group's own outputs and the overall
         # ones), so that the noise is added through slices rather than a scatter over all columns.
         breaks = np.flatnonzero(np.diff(columns) != 1) + 1
         runs = [(int(run[0]), int(run[-1]) + 1, int(first))
                 for run, first in zip(np.split(columns, breaks), np.concatenate([[0], breaks]))]
-        # Rows in blocks that stay in the cache (~256 KiB of noise each).
-        step = max(1, 32768 // columns.size)
-        for start, stop in resample_chunks(settings.n_resamples, 8 * (n + 2 * columns.size), settings.memory_budget):
-            z = standard_normals(settings.seed, ("observer-jackknife",) + group, n, start, stop)
-            for lo in range(start, stop, step):
-                hi = min(lo + step, stop)
-                zb = z[lo - start:hi - start]
-                # Summed observer by observer (not one matrix product, whose rounding depends on the number of
-                # columns): an output's noise is then the same whichever other groups and outputs exist.
-                added = np.zeros((hi - lo, columns.size))
-                term = np.empty_like(added)
-                for o in range(n):
-                    np.multiply(zb[:, o:o + 1], deviation[o], out=term)
-                    added += term
-                block = noise[lo:hi]
-                for first_column, stop_column, position in runs:
-                    block[:, first_column:stop_column] += added[:, position:position + stop_column - first_column]
-    return noise
+        z = standard_normals(settings.seed, ("observer-jackknife",) + group, n, 0, settings.n_resamples)
+        groups.append((z, deviation[:, columns], runs))
+
+    n_out = estimate.size
+    result = np.zeros((settings.n_resamples, n_out)) if out is None else out
+    # Rows in blocks of a few MiB; per block the noise of every group is summed first (in the order of the
+    # groups, from zero), then added to the replicates: the numbers of the full-array version.
+    step = max(1, min(1024, (4 * 1024**2) // (8 * max(n_out, 1))))
+    noise = np.empty((step, n_out))
+    for lo in range(0, settings.n_resamples, step):
+        hi = min(lo + step, settings.n_resamples)
+        block = noise[:hi - lo]
+        block.fill(0.0)
+        for z, deviation, runs in groups:
+            zb = z[lo:hi]
+            # Summed observer by observer (not one matrix product, whose rounding depends on the number of
+            # columns): an output's noise is then the same whichever other groups and outputs exist.
+            added = np.zeros((hi - lo, deviation.shape[1]))
+            term = np.empty_like(added)
+            for o in range(deviation.shape[0]):
+                np.multiply(zb[:, o:o + 1], deviation[o], out=term)
+                added += term
+            for first_column, stop_column, position in runs:
+                block[:, first_column:stop_column] += added[:, position:position + stop_column - first_column]
+        result[lo:hi] += block
+    return result
 
 
 def parametric_replicates(key: tuple, probabilities: np.ndarray, refit: Callable[[np.ndarray], np.ndarray],
