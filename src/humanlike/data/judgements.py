@@ -55,6 +55,50 @@ class JudgementTableError(ValueError):
     the file, row and column at fault."""
 
 
+def read_raw_judgements(path) -> pd.DataFrame:
+    """The raw table of a judgement file (CSV, or Parquet by suffix), read errors naming the file.
+
+    Parameters
+    ----------
+    path : path
+        A CSV or Parquet file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The file's columns as read (no layout detection, no validation).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "j.csv"
+    >>> _ = p.write_text("resp,S1,S2,S3\\n1,1,2,3\\n")
+    >>> list(read_raw_judgements(p).columns)
+    ['resp', 'S1', 'S2', 'S3']
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such judgement file")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        try:
+            return pd.read_parquet(path)
+        except (ValueError, OSError) as err:
+            raise JudgementTableError(f"{path}: cannot be read as Parquet: {err}") from None
+    return _read_csv(path)
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """A judgement CSV, with read errors (empty, not UTF-8, malformed) naming the file."""
+    try:
+        return pd.read_csv(path, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise JudgementTableError(f"{path}: the file is empty (expected a header row and one row per judgement)") from None
+    except UnicodeDecodeError as err:
+        raise JudgementTableError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+    except pd.errors.ParserError as err:
+        raise JudgementTableError(f"{path}: cannot be read as CSV: {err}") from None
+
+
 def _where(source: str | None) -> str:
     return f"{source}: " if source else ""
 
@@ -284,7 +328,7 @@ def read_r_layout(path: PathLike, *, observer: str | None = None, scale: str | N
         A validated judgement table with ``session`` = the file stem.
     """
     path = Path(path)
-    raw = pd.read_csv(path)
+    raw = _read_csv(path)
     raw.columns = [str(c).strip() for c in raw.columns]
     return _from_r_frame(raw, path, observer=observer, scale=scale, stimulus=stimulus)
 
@@ -351,7 +395,7 @@ def read_wrapper_layout(path: PathLike, *, observer: str | None = None,
         A validated judgement table.
     """
     path = Path(path)
-    raw = pd.read_csv(path)
+    raw = _read_csv(path)
     raw.columns = [str(c).strip() for c in raw.columns]
     source = str(path)
     quad = "i4" in raw.columns
@@ -401,10 +445,7 @@ def read_judgement_file(path: PathLike, **kwargs) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such judgement file")
-    if path.suffix.lower() in (".parquet", ".pq"):
-        raw = pd.read_parquet(path)
-    else:
-        raw = pd.read_csv(path)
+    raw = read_raw_judgements(path)
     raw.columns = [str(c).strip() for c in raw.columns]
     if "resp" in raw.columns and "S1" in raw.columns:
         return _from_r_frame(raw, path, observer=kwargs.get("observer"), scale=kwargs.get("scale"),

@@ -79,7 +79,21 @@ def _read_tidy(path: Path) -> pd.DataFrame:
         raise TrialTableError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
     except (pd.errors.ParserError, ValueError, OSError) as err:
         raise TrialTableError(f"{path}: cannot be read as a trial table: {err}") from None
+    if suffix in (".csv", ".txt", ".tsv"):
+        _check_unique_header(path, "\t" if suffix == ".tsv" else ",")
     return frame
+
+
+def _check_unique_header(path: Path, sep: str) -> None:
+    """A column named twice would be read as ``name`` and ``name.1`` and one of them silently ignored."""
+    import csv
+
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        header = next(csv.reader(handle, delimiter=sep), [])
+    names = [h.strip() for h in header]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise TrialTableError(f"{path}: column(s) {twice} appear more than once in the header; keep one of each")
 
 
 def _validate_file(path: Path, labels=None) -> pd.DataFrame:
@@ -121,6 +135,7 @@ def _file_names(path: Path) -> tuple[str, str]:
             raise TrialTableError(f"{path}: file name does not follow <experiment>_<observer>_session-1.csv")
     else:
         observer = match.group("observer")
+<<<<<<< HEAD
     return experiment, observer
 
 
@@ -128,6 +143,16 @@ def _read_raw_file(path: Path, human_pattern: str) -> pd.DataFrame:
     """One raw-data file through pandas' CSV parser (the reference; see :func:`_read_raw_files_arrow`)."""
     experiment, observer = _file_names(path)
     raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+=======
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise TrialTableError(f"{path}: the file is empty (expected the raw-data header and one row per trial)") from None
+    except UnicodeDecodeError as err:
+        raise TrialTableError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+    except (pd.errors.ParserError, ValueError) as err:
+        raise TrialTableError(f"{path}: cannot be read as a raw-data file: {err}") from None
+>>>>>>> main
     raw.columns = [c.strip() for c in raw.columns]
     missing = [c for c in _RAW_COLUMNS if c not in raw.columns]
     if missing:

@@ -19,7 +19,8 @@ def _rng(seed: int, tag: int) -> np.random.Generator:
 
 def planted_representations(rho: float, *, n_classes: int = 4, n_per_class: int = 200, n_units: int = 200,
                             latent_dim: int = 6, separation: float = 1.5, unit_noise: float = 1.0,
-                            seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                            seed: int = 0, system_seed: int | None = None
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Two representations with planted within-class DV correlation ``rho``.
 
     Each image has a class mean ``mu_c`` (latent_dim), a shared variable ``g`` and each system a private one
@@ -28,6 +29,10 @@ def planted_representations(rho: float, *, n_classes: int = 4, n_per_class: int 
     of the two latents, in particular the LDA decision variable ``(mu_j - mu_i)' latent``, is ``rho``. Units
     are random mixtures of the latent plus independent Gaussian noise of SD ``unit_noise``.
 
+    With ``system_seed`` the two systems (class means, unit mixtures) come from ``system_seed`` and only the
+    images (latents, unit noise) from ``seed``: repeated ``seed`` values are then new image samples seen by the
+    same two systems (for coverage studies, whose truth is the systems' DVC on unlimited images).
+
     Returns
     -------
     features_a, features_b : (images, n_units) float32
@@ -35,9 +40,11 @@ def planted_representations(rho: float, *, n_classes: int = 4, n_per_class: int 
     """
     if not -1.0 <= rho <= 1.0:
         raise ValueError(f"rho must lie in [-1, 1], got {rho}")
-    rng = _rng(seed, 1)
     n = n_classes * n_per_class
     labels = np.repeat(np.arange(n_classes), n_per_class)
+    if system_seed is not None:
+        return _fixed_systems(rho, labels, n_units, latent_dim, separation, unit_noise, seed, system_seed)
+    rng = _rng(seed, 1)
     means = rng.normal(scale=separation, size=(n_classes, latent_dim))
     shared = rng.standard_normal((n, latent_dim))
     out = []
@@ -46,6 +53,21 @@ def planted_representations(rho: float, *, n_classes: int = 4, n_per_class: int 
         latent = means[labels] + sign * np.sqrt(abs(rho)) * shared + np.sqrt(1 - abs(rho)) * private
         mixing = rng.standard_normal((latent_dim, n_units)) / np.sqrt(latent_dim)
         out.append((latent @ mixing + unit_noise * rng.standard_normal((n, n_units))).astype(np.float32))
+    return out[0], out[1], np.array([f"c{k}" for k in labels])
+
+
+def _fixed_systems(rho, labels, n_units, latent_dim, separation, unit_noise, seed, system_seed):
+    system = _rng(system_seed, 4)
+    n_classes = int(labels.max()) + 1
+    means = system.normal(scale=separation, size=(n_classes, latent_dim))
+    mixings = [system.standard_normal((latent_dim, n_units)) / np.sqrt(latent_dim) for _ in range(2)]
+    rng = _rng(seed, 5)
+    shared = rng.standard_normal((labels.size, latent_dim))
+    out = []
+    for sign, mixing in zip((1.0, np.sign(rho) or 1.0), mixings):
+        private = rng.standard_normal((labels.size, latent_dim))
+        latent = means[labels] + sign * np.sqrt(abs(rho)) * shared + np.sqrt(1 - abs(rho)) * private
+        out.append((latent @ mixing + unit_noise * rng.standard_normal((labels.size, n_units))).astype(np.float32))
     return out[0], out[1], np.array([f"c{k}" for k in labels])
 
 

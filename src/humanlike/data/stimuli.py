@@ -244,6 +244,9 @@ def write_manifest(manifest: pd.DataFrame, path) -> Path:
     frame["path"] = frame["path"].map(relative)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    frame.to_csv(tmp, index=False)
-    os.replace(tmp, path)
+    try:
+        frame.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+    finally:  # never leave the temporary file behind (Ctrl-C included)
+        tmp.unlink(missing_ok=True)
     return path

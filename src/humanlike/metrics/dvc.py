@@ -117,6 +117,63 @@ def dv_covariances(axes: np.ndarray, covariance: np.ndarray) -> np.ndarray:
     return np.einsum("...ha,...hag->...hg", axes, right)
 
 
+def fold_dv_covariances(axes, beta, count, first, second):
+    """Within-class covariances of the DVs of H halves from weighted moments of the PCA scores, for E sets
+    of axes (the class pairs a class is in) at once.
+
+    The images of fold f get the DVs ``d_h = a_fh . y_h + beta_fh`` (``y``: an image's stacked scores minus a
+    fixed class centre; with one fold, in-sample). With the weighted sums of fold f, ``count = sum w``,
+    ``first = sum w y`` and ``second = sum w y y'``, the DV moments are bilinear forms:
+    ``sum w d_h d_g = a_fh' second[h, g] a_fg + beta_fg a_fh' first_h + beta_fh a_fg' first_g
+    + beta_fh beta_fg count``, summed over folds, so no image's DV is ever formed. One matrix product per
+    fold serves all E axis sets.
+
+    Parameters
+    ----------
+    axes : (..., E, F, H, p) array
+        Per axis set and fold the axes of the H halves.
+    beta : (..., E, F, H) array
+        Per axis set and fold the offsets of the halves' DVs.
+    count : (..., F) array
+    first : (..., F, H * p) array
+    second : (..., F, H * p, H * p) array
+        Leading axes broadcast against those of ``axes``.
+
+    Returns
+    -------
+    (..., E, H, H) array: the weighted (ML) covariances of the DVs.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=(50, 4)); a = rng.normal(size=(1, 1, 2, 2)); b = np.array([[[0.5, -1.0]]])
+    >>> dv = np.stack([y[:, :2] @ a[0, 0, 0], y[:, 2:] @ a[0, 0, 1]], axis=1) + b[0, 0]
+    >>> got = fold_dv_covariances(a, b, np.array([50.0]), y.sum(0)[None], (y.T @ y)[None])
+    >>> bool(np.allclose(got[0], np.cov(dv.T, ddof=0)))
+    True
+    """
+    ax = np.moveaxis(np.asarray(axes, dtype=float), -4, -3)                        # (..., F, E, H, p)
+    *lead, folds, sets, halves, p = ax.shape
+    second = np.asarray(second)
+    # The product runs in the precision of ``second`` (float32 sums give a float32 product: no upcast copy).
+    embedded = np.zeros(tuple(lead) + (folds, halves, p, sets, halves), dtype=np.result_type(second, np.float32))
+    for h in range(halves):
+        embedded[..., h, :, :, h] = np.swapaxes(ax[..., h, :], -1, -2)
+    embedded = embedded.reshape(tuple(lead) + (folds, halves * p, sets * halves))
+    right = (second @ embedded).reshape(tuple(lead) + (folds, halves, p, sets, halves))
+    quadratic = np.einsum("...fehb,...fhbeg->...fehg", ax, right)                   # (..., F, E, H, H)
+    first_h = np.asarray(first, dtype=float).reshape(np.shape(first)[:-1] + (halves, p))
+    linear = np.einsum("...fehb,...fhb->...feh", ax, first_h)                       # (..., F, E, H)
+    bt = np.moveaxis(np.asarray(beta, dtype=float), -3, -2)                          # (..., F, E, H)
+    n = np.asarray(count, dtype=float)[..., None, None]                              # (..., F, 1, 1)
+    cross = bt[..., None, :] * linear[..., :, None]
+    sums = quadratic + cross + np.swapaxes(cross, -1, -2) + bt[..., :, None] * bt[..., None, :] * n[..., None]
+    total = np.asarray(count, dtype=float).sum(axis=-1)[..., None, None]              # (..., 1, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (linear + bt * n).sum(axis=-3) / total                                 # (..., E, H)
+        return sums.sum(axis=-4) / total[..., None] - mean[..., :, None] * mean[..., None, :]
+
+
 def correlations_from_covariances(cov: np.ndarray) -> np.ndarray:
     """The six correlations of :data:`CORRELATION_PAIRS` from (..., 4, 4) DV covariances (NaN if a
     variance is 0)."""

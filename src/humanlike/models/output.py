@@ -38,15 +38,26 @@ def _safe(name: str) -> str:
     return re.sub(r"[^\w.\-]", "_", name)
 
 
-def _link_or_copy(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f".{dst.name}.tmp")
+def _replace_via(tmp: Path, dst: Path, write) -> None:
+    """``write(tmp)`` then rename over ``dst``; the temporary file never outlives a failure (Ctrl-C included)."""
     tmp.unlink(missing_ok=True)
     try:
-        os.link(src, tmp)
-    except OSError:
-        shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)
+        write(tmp)
+        os.replace(tmp, dst)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+
+    def link(tmp):
+        try:
+            os.link(src, tmp)
+        except OSError:
+            shutil.copyfile(src, tmp)
+
+    _replace_via(dst.with_name(f".{dst.name}.tmp"), dst, link)
 
 
 def write_evaluation(results, out) -> Path:
@@ -86,9 +97,8 @@ def write_evaluation(results, out) -> Path:
     write_manifest(stimuli, out / STIMULI_FILE)
     doc = {"format": EVALUATION_FORMAT, "version": 1, "trials": TRIALS_FILE, "stimuli": STIMULI_FILE,
            "runs": runs}
-    tmp = doc_path.with_name(f".{doc_path.name}.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, default=str) + "\n")
-    os.replace(tmp, doc_path)
+    _replace_via(doc_path.with_name(f".{doc_path.name}.tmp"), doc_path,
+                 lambda tmp: tmp.write_text(json.dumps(doc, indent=2, default=str) + "\n"))
     return out
 
 
@@ -104,17 +114,14 @@ def _write_features(folder: Path, result, layer: str, rep) -> None:
 
 def _save_outputs(path: Path, result) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp.npz")
-    np.savez(tmp, outputs=result.outputs, items=result.manifest["item"].to_numpy(dtype=str),
-             experiment=result.manifest["experiment"].to_numpy(dtype=str),
-             condition=result.manifest["condition"].to_numpy(dtype=str))
-    os.replace(tmp, path)
+    _replace_via(path.with_name(f".{path.stem}.tmp.npz"), path, lambda tmp: np.savez(
+        tmp, outputs=result.outputs, items=result.manifest["item"].to_numpy(dtype=str),
+        experiment=result.manifest["experiment"].to_numpy(dtype=str),
+        condition=result.manifest["condition"].to_numpy(dtype=str)))
 
 
 def _atomic_csv(frame: pd.DataFrame, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    frame.to_csv(tmp, index=False)
-    os.replace(tmp, path)
+    _replace_via(path.with_name(f".{path.name}.tmp"), path, lambda tmp: frame.to_csv(tmp, index=False))
 
 
 def _read_stimuli(path: Path):

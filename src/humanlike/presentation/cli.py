@@ -36,12 +36,14 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded in the run's manifest
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
-        # Files are written atomically, so an interrupted run leaves no half-written file behind.
-        print(f"humanlike {args.command}: interrupted; files already written are complete, the run is not",
-              file=sys.stderr)
+        # Files are written atomically, so an interrupted run leaves no half-written file behind; its
+        # manifest says "complete": false.
+        print(f"humanlike {args.command}: interrupted; files already written are complete, the run is not "
+              "(its humanlike-manifest.json says \"complete\": false)", file=sys.stderr)
         return 130
     except MemoryError:
         print(f"humanlike {args.command}: error: out of memory; lower --resamples or --memory-budget",

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .io import save_figure, write_json, write_table
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, show_progress,
+    add_output_options, add_resampling_options, demo_outputs, emit_json, float_in, int_at_least, load_data,
+    positive_count, probability, resampling_settings, run_outputs, seed_value, show_progress,
 )
 
 BENCHMARK_COLUMNS = ("observer", "observer_kind", "scope", "metric", "estimate", "ci_low", "ci_high", "n_pairs")
@@ -31,11 +31,11 @@ def register(sub, plan_sub) -> None:
     dmc.add_argument("--condition", help="one condition (default: mean over the experiment's conditions)")
     dmc.add_argument("--spearman", action="store_true", help="Spearman instead of Pearson correlations")
     dmc.add_argument("--dprime", action="store_true", help="human index as m-AFC d' instead of accuracy")
-    dmc.add_argument("--alternatives", type=int, metavar="M",
+    dmc.add_argument("--alternatives", type=int_at_least(2), metavar="M",
                      help="number of alternatives for --dprime (default: number of labels of the experiment)")
-    dmc.add_argument("--max-splits", type=int, default=1000,
+    dmc.add_argument("--max-splits", type=positive_count, default=1000,
                      help="all unique splits up to this many, else a seeded sample (default %(default)s)")
-    dmc.add_argument("--bootstrap-splits", type=int, default=32,
+    dmc.add_argument("--bootstrap-splits", type=positive_count, default=32,
                      help="splits evaluated per bootstrap resample (default %(default)s)")
     dmc.add_argument("--exclusions", action="store_true",
                      help="drop the model-vs-human benchmark's excluded conditions first")
@@ -53,30 +53,30 @@ def register(sub, plan_sub) -> None:
         description="Binomial sampling error of item accuracies and how well N observers' pooled item "
                     "accuracies track the true ones (Alvarez & Konkle, Appendix B). Best cases: sampling "
                     "error only.")
-    plan.add_argument("--accuracy", type=float, nargs="+", default=[0.5, 0.7, 0.9], metavar="P",
+    plan.add_argument("--accuracy", type=float_in(0, 1), nargs="+", default=[0.5, 0.7, 0.9], metavar="P",
                       help="true item accuracies for the sampling table (default 0.5 0.7 0.9)")
-    plan.add_argument("--trials", type=int, nargs="+", default=[1, 2, 5, 10, 20, 50, 100], metavar="T",
+    plan.add_argument("--trials", type=positive_count, nargs="+", default=[1, 2, 5, 10, 20, 50, 100], metavar="T",
                       help="trials per item for the sampling table")
-    plan.add_argument("--tolerance", type=float, default=0.1,
+    plan.add_argument("--tolerance", type=float_in(0, 1, open_low=True, open_high=True), default=0.1,
                       help="report the trials needed to be within +/- this of the true accuracy")
-    plan.add_argument("--probability", type=float, default=0.95,
+    plan.add_argument("--probability", type=probability, default=0.95,
                       help="... with this probability (default %(default)s)")
-    plan.add_argument("--level", type=float, default=0.95, help="level of the sampling interval")
-    plan.add_argument("--observers", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32], metavar="N",
+    plan.add_argument("--level", type=probability, default=0.95, help="level of the sampling interval")
+    plan.add_argument("--observers", type=int_at_least(1, 10_000), nargs="+", default=[1, 2, 4, 8, 16, 32], metavar="N",
                       help="numbers of observers for the correlation-with-truth table")
-    plan.add_argument("--trials-per-observer", type=int, default=1, help="responses per observer and item")
+    plan.add_argument("--trials-per-observer", type=positive_count, default=1, help="responses per observer and item")
     plan.add_argument("--distribution", choices=("uniform", "beta", "data"), default="uniform",
                       help="true item accuracies: uniform(A, B), beta(A, B) or the human item accuracies of "
                            "--data (noisy estimates, so a little over-dispersed)")
-    plan.add_argument("--params", type=float, nargs=2, metavar=("A", "B"),
+    plan.add_argument("--params", type=float_in(0, open_low=True), nargs=2, metavar=("A", "B"),
                       help="distribution parameters (default: uniform 0 1, beta 2 2)")
-    plan.add_argument("--items", type=int, default=160, help="items per simulated data set (default %(default)s)")
+    plan.add_argument("--items", type=int_at_least(2, 100_000), default=160, help="items per simulated data set (default %(default)s)")
     plan.add_argument("--data", nargs="+", type=Path, help="trial data for --distribution data")
     plan.add_argument("--experiment", help="experiment of --data")
     plan.add_argument("--condition", help="condition of --data (default: all of the experiment's items)")
-    plan.add_argument("--sims", type=int, default=200, help="simulated data sets per N (default %(default)s)")
-    plan.add_argument("--max-splits", type=int, default=50, help="splits per simulated data set")
-    plan.add_argument("--seed", type=int, default=0)
+    plan.add_argument("--sims", type=int_at_least(2, 100_000), default=200, help="simulated data sets per N (default %(default)s)")
+    plan.add_argument("--max-splits", type=positive_count, default=50, help="splits per simulated data set")
+    plan.add_argument("--seed", type=seed_value, default=0)
     plan.add_argument("--json", action="store_true")
     plan.set_defaults(handler=run_plan_dmc)
 
@@ -89,6 +89,7 @@ def run_dmc_command(args) -> int:
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
     settings = resampling_settings(args)
+    run = run_outputs(args, settings)
     trials = load_data(args.data)
     exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
     result = decision_margin_consistency(
@@ -99,12 +100,12 @@ def run_dmc_command(args) -> int:
         result = result.with_published_intervals()
     doc = result.to_json_dict()
     if args.out is not None:
-        write_table(result.summary, args.out / "dmc_summary", args.format)
-        write_table(result.splits, args.out / "dmc_splits", args.format)
-        write_table(result.items, args.out / "dmc_items", args.format)
+        run.add_table(result.summary, "dmc_summary", args.format)
+        run.add_table(result.splits, "dmc_splits", args.format)
+        run.add_table(result.items, "dmc_items", args.format)
         if result.self_consistency is not None:
-            write_table(result.self_consistency.to_frame(), args.out / "dmc_self_consistency", args.format)
-        write_json(doc, args.out / "dmc.json")
+            run.add_table(result.self_consistency.to_frame(), "dmc_self_consistency", args.format)
+        run.json(doc, args.out / "dmc.json")
     if args.figure is not None:
         from ..analyses.consistency_accuracy import consistency_vs_accuracy
         from .plots_dmc import consistency_figure
@@ -112,7 +113,8 @@ def run_dmc_command(args) -> int:
         comparison = consistency_vs_accuracy(trials, exclusions=exclusions, dmc_result=result,
                                              n_resamples=settings.n_resamples, level=settings.level,
                                              seed=settings.seed, observer_level=settings.observer_level)
-        save_figure(consistency_figure(comparison), args.figure)
+        run.figure(consistency_figure(comparison), args.figure)
+    run.finish()
     if args.json:
         emit_json(doc)
         return 0
@@ -244,15 +246,18 @@ def demo_extras(trials, args) -> list[Path]:
     if result is None:
         result = decision_margin_consistency(trials, n_resamples=args.resamples, level=args.level, seed=args.seed,
                                              progress=show_progress(args))
-    comparison = consistency_vs_accuracy(trials, dmc_result=result, n_resamples=args.resamples, level=args.level,
-                                         seed=args.seed)
+    # The benchmark's EC result (computed once by the demo) is reused, not recomputed.
+    comparison = consistency_vs_accuracy(trials, dmc_result=result,
+                                         ec_result=getattr(args, "demo_results", {}).get("error_consistency"),
+                                         n_resamples=args.resamples, level=args.level, seed=args.seed)
+    run = demo_outputs(args)
     return [
-        write_table(result.summary, out / "dmc", args.format),
-        write_json(result.to_json_dict(), out / "dmc.json"),
-        save_figure(dmc_ranking_figure(result, title="Simulated benchmark: decision-margin consistency"),
-                    out / "dmc_ranking.png"),
-        save_figure(consistency_figure(comparison, title="Simulated benchmark: EC and DMC with humans, "
-                                                         "against accuracy"), out / "dmc.png"),
+        run.add_table(result.summary, "dmc", args.format),
+        run.json(result.to_json_dict(), out / "dmc.json"),
+        run.figure(dmc_ranking_figure(result, title="Simulated benchmark: decision-margin consistency"),
+                   out / "dmc_ranking.png"),
+        run.figure(consistency_figure(comparison, title="Simulated benchmark: EC and DMC with humans, "
+                                                        "against accuracy"), out / "dmc.png"),
     ]
 
 

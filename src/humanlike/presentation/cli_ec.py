@@ -11,9 +11,9 @@ import pandas as pd
 
 from ..analyses.errorconsistency import P_VALUE_METHODS
 from ..stats.engine import ResamplingSettings
-from .io import save_figure, write_json, write_table
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, show_progress,
+    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
+    resampling_settings, run_outputs, seed_value, show_progress,
 )
 
 
@@ -47,20 +47,20 @@ def register(sub, plan_sub) -> None:
     ec.set_defaults(handler=run_ec_command)
 
     plan = plan_sub.add_parser("ec", help="trials needed for error consistency (copy model)")
-    plan.add_argument("--accuracy", type=float, nargs=2, default=(0.75, 0.75), metavar=("A1", "A2"),
+    plan.add_argument("--accuracy", type=probability, nargs=2, default=(0.75, 0.75), metavar=("A1", "A2"),
                       help="accuracies of the two observers (default 0.75 0.75)")
-    plan.add_argument("--kappa", type=float, default=0.3, help="true error consistency (default 0.3)")
-    plan.add_argument("--trials", type=int, nargs="+", default=[100, 200, 400, 800, 1600, 3200],
+    plan.add_argument("--kappa", type=float_in(-1, 1), default=0.3, help="true error consistency (default 0.3)")
+    plan.add_argument("--trials", type=int_at_least(2), nargs="+", default=[100, 200, 400, 800, 1600, 3200],
                       help="numbers of trials to evaluate")
-    plan.add_argument("--width", type=float, help="target CI width: report the trials needed")
-    plan.add_argument("--compare-kappa", type=float,
+    plan.add_argument("--width", type=float_in(0, 2, open_low=True), help="target CI width: report the trials needed")
+    plan.add_argument("--compare-kappa", type=float_in(-1, 1),
                       help="second model's EC: report the power to detect the difference")
-    plan.add_argument("--compare-accuracy", type=float, help="second model's accuracy (default: A2)")
-    plan.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    plan.add_argument("--alpha", type=float, default=0.05)
-    plan.add_argument("--level", type=float, default=0.95)
+    plan.add_argument("--compare-accuracy", type=probability, help="second model's accuracy (default: A2)")
+    plan.add_argument("--power", type=probability, default=0.8, help="target power (default 0.8)")
+    plan.add_argument("--alpha", type=probability, default=0.05)
+    plan.add_argument("--level", type=probability, default=0.95)
     plan.add_argument("--method", choices=("analytic", "simulation"), default="analytic")
-    plan.add_argument("--seed", type=int, default=0)
+    plan.add_argument("--seed", type=seed_value, default=0)
     plan.add_argument("--json", action="store_true")
     plan.set_defaults(handler=run_plan_ec)
 
@@ -110,25 +110,25 @@ def run_demo(args) -> int:
     from ..data.simulate import simulate_benchmark
     from .plots import benchmark_figure, ranking_figure
 
+    run = run_outputs(args, resampling_settings(args))
+    args.run_outputs = run  # the other families' demo extras write through it too
     trials = simulate_benchmark(seed=args.seed)
     result = run_benchmark(trials, exclusions=None, settings=resampling_settings(args))
     # Analyses computed once for the whole demo; other command families read them from here.
     args.demo_results = {"benchmark": result, "error_consistency": result.details}
     result = _with_dmc_rows(result, trials, args, exclusions=None)
     out = args.out
-    files = [
-        write_table(trials, out / "trials", args.format),
-        write_table(result.rows, out / "benchmark", args.format),
-        write_table(result.details.pairs, out / "pairs", args.format),
-        save_figure(benchmark_figure(result, "Simulated benchmark: error consistency with humans"),
-                    out / "benchmark.png"),
-    ]
+    run.add_table(trials, "trials", args.format)
+    run.add_table(result.rows, "benchmark", args.format)
+    run.add_table(result.details.pairs, "pairs", args.format)
+    run.figure(benchmark_figure(result, "Simulated benchmark: error consistency with humans"), out / "benchmark.png")
     if result.ranking is not None:
-        files.append(write_table(result.ranking.to_frame(), out / "ranking", args.format))
-        files.append(save_figure(ranking_figure(result.ranking), out / "ranking.png"))
-    files += _demo_extras(trials, args)
-    files.append(write_json(result.to_json_dict(), out / "benchmark.json"))
-    files.append(_demo_report(trials, args))
+        run.add_table(result.ranking.to_frame(), "ranking", args.format)
+        run.figure(ranking_figure(result.ranking), out / "ranking.png")
+    _demo_extras(trials, args)
+    run.json(result.to_json_dict(), out / "benchmark.json")
+    _demo_report(trials, args)
+    files = [*run.files, run.finish()]
     if args.json:
         emit_json(result.to_json_dict())
         return 0
@@ -155,7 +155,7 @@ def _demo_report(trials, args) -> Path:
     html = render_report(sections, title="humanlike demo: simulated benchmark", headline=headline,
                          provenance=provenance, settings=settings,
                          command=f"humanlike demo --seed {args.seed} --resamples {args.resamples}")
-    return write_report(html, Path(args.out) / "report.html")
+    return args.run_outputs.text(html, Path(args.out) / "report.html")
 
 
 def _demo_extras(trials, args) -> list[Path]:
@@ -234,6 +234,7 @@ def run_benchmark_command(args) -> int:
     from ..analyses.benchmark import run_benchmark
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
+    run = run_outputs(args, ec_settings(args))
     trials = load_data(args.data)   # validated by the loader
     policy, p_value = ec_choices(args)
     result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
@@ -241,15 +242,16 @@ def run_benchmark_command(args) -> int:
     result = _with_dmc_rows(result, trials, args,
                             exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
     if args.out is not None:
-        write_table(result.rows, args.out / "benchmark", args.format)
-        write_table(result.details.pairs, args.out / "pairs", args.format)
+        run.add_table(result.rows, "benchmark", args.format)
+        run.add_table(result.details.pairs, "pairs", args.format)
         if result.ranking is not None:
-            write_table(result.ranking.to_frame(), args.out / "ranking", args.format)
-        write_json(result.to_json_dict(), args.out / "benchmark.json")
+            run.add_table(result.ranking.to_frame(), "ranking", args.format)
+        run.json(result.to_json_dict(), args.out / "benchmark.json")
     if args.figure is not None:
         from .plots import benchmark_figure
 
-        save_figure(benchmark_figure(result), args.figure)
+        run.figure(benchmark_figure(result), args.figure)
+    run.finish()
     if args.json:
         emit_json(result.to_json_dict())
     else:
@@ -263,6 +265,7 @@ def run_ec_command(args) -> int:
     """Handle ``humanlike ec`` for parsed arguments; returns the exit code."""
     from ..analyses.errorconsistency import error_consistency
 
+    run = run_outputs(args, ec_settings(args))
     trials = load_data(args.data)   # validated by the loader
     policy, p_value = ec_choices(args)
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
@@ -272,17 +275,18 @@ def run_ec_command(args) -> int:
     doc = (result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
            else result.to_json_dict())
     if args.out is not None:
-        write_table(result.summary, args.out / "ec_summary", args.format)
-        write_table(result.pairs, args.out / "ec_pairs_by_condition", args.format)
-        write_table(result.pair_intervals, args.out / "ec_pairs", args.format)
-        write_json(doc, args.out / "ec.json")
+        run.add_table(result.summary, "ec_summary", args.format)
+        run.add_table(result.pairs, "ec_pairs_by_condition", args.format)
+        run.add_table(result.pair_intervals, "ec_pairs", args.format)
+        run.json(doc, args.out / "ec.json")
     if args.figure is not None:
         from .plots import pairwise_figure
 
         for name in experiments:
             path = args.figure if len(experiments) == 1 else args.figure.with_name(
                 f"{args.figure.stem}-{name}{args.figure.suffix}")
-            save_figure(pairwise_figure(result, name), path)
+            run.figure(pairwise_figure(result, name), path)
+    run.finish()
     if args.json:
         emit_json(doc)
         return 0

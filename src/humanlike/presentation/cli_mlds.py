@@ -7,8 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import confidence_level, emit_json, resample_count
-from .io import save_figure, write_table
+from .options import bounded_resample_count, confidence_level, emit_json, run_outputs, seed_value
+
+# Every bootstrap draw / simulation refits the scale (milliseconds each): 100,000 is minutes, 1e8 days.
+REFITS = bounded_resample_count(100_000, "each one refits the scale")
 
 
 def register(sub, plan_sub) -> None:
@@ -24,10 +26,11 @@ def register(sub, plan_sub) -> None:
     mlds.add_argument("--link", choices=("probit", "logit", "cauchit"), default="probit")
     mlds.add_argument("--method", choices=("glm", "optim", "power"), default="glm",
                       help="glm (R's default), optim (psi_1 = 0, psi_p = 1, sigma free) or a power-function scale")
-    mlds.add_argument("--bootstrap", type=resample_count, default=0, metavar="N", help="parametric bootstrap refits")
-    mlds.add_argument("--six-point", type=resample_count, default=0, metavar="N", help="six-point test simulations")
-    mlds.add_argument("--runs", type=resample_count, default=0, metavar="N", help="runs test / residual envelope simulations")
-    mlds.add_argument("--seed", type=int, default=0, help="random seed (same seed, same numbers)")
+    mlds.add_argument("--bootstrap", type=REFITS, default=0, metavar="N", help="parametric bootstrap refits")
+    mlds.add_argument("--six-point", type=REFITS, default=0, metavar="N", help="six-point test simulations")
+    mlds.add_argument("--runs", type=REFITS, default=0, metavar="N",
+                      help="runs test / residual envelope simulations")
+    mlds.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same numbers)")
     mlds.add_argument("--level", type=confidence_level, default=0.95, help="interval level (default %(default)s)")
     mlds.add_argument("--observer", action="append", metavar="O", help="only this observer (repeatable)")
     mlds.add_argument("--firth", action="store_true",
@@ -43,16 +46,17 @@ def run_mlds(args) -> int:
     from ..analyses.mlds import analyse_mlds
     from ..data.judgements import load_judgements
 
+    run = run_outputs(args)  # no output folder, so no manifest: the paths are checked first, and told apart
     table = load_judgements(args.files)
     results = analyse_mlds(table, link=args.link, method=args.method, bootstrap=args.bootstrap,
                            six_point=args.six_point, runs=args.runs, seed=args.seed, level=args.level,
                            observer=args.observer, penalty="firth" if args.firth else None)
     if args.table:
-        write_table(results.to_frame(), args.table)
+        run.table(results.to_frame(), args.table)
     if args.figure:
         from .plots_mlds import mlds_scale_figure
 
-        save_figure(mlds_scale_figure(results), args.figure)
+        run.figure(mlds_scale_figure(results), args.figure)
     if args.json:
         emit_json(results.to_json_dict())
         return 0

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import add_output_options, add_resampling_options, emit_json, load_data, resampling_settings
-from .io import save_figure, write_json, write_table
+from .io import RunOutputs
+from .options import (
+    add_output_options, add_resampling_options, demo_outputs, emit_json, int_at_least, load_data, positive_count,
+    probability, resampling_settings, run_outputs,
+)
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
@@ -33,8 +36,8 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                           "power-equalisation=0, colour=bw")
     ood.add_argument("--regimes", default="bic", type=_regimes_arg,
                      help="number of regimes: 'bic' (default), 'aicc' or a fixed number")
-    ood.add_argument("--max-regimes", type=int, default=4, help="largest number of regimes tried (default 4)")
-    ood.add_argument("--alpha", type=float, default=None, help="level for BH and the chance flags (default 0.05; paper 0.01)")
+    ood.add_argument("--max-regimes", type=positive_count, default=4, help="largest number of regimes tried (default 4)")
+    ood.add_argument("--alpha", type=probability, default=None, help="level for BH and the chance flags (default 0.05; paper 0.01)")
     ood.add_argument("--mw-variant", choices=("asymptotic", "asymptotic-no-continuity", "exact"),
                      default="asymptotic",
                      help="Mann-Whitney U (two-sided): normal approximation with continuity and tie "
@@ -48,27 +51,11 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                      help="MA without joint errors: NaN (default) or 1 as in the reference code")
     ood.add_argument("--cled-mixture", choices=("average", "pooled"), default=None,
                      help="CLED mixture: (P+Q)/2 with log2 (default) or the published code's pooled counts, ln")
-    ood.add_argument("--observer-resamples", type=_count, default=500,
+    ood.add_argument("--observer-resamples", type=int_at_least(0, 20_000), default=500,
                      help="resamples of the human observers for regime stability (default 500)")
-    ood.add_argument("--permutations", type=_positive, default=9999, help="permutations per test (default 9999)")
+    ood.add_argument("--permutations", type=int_at_least(1, 1_000_000), default=9999,
+                     help="permutations per test (default 9999; at most 1,000,000, p-values to 1e-6)")
     ood.set_defaults(handler=run_ood_command)
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _count(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def _regimes_arg(text: str):
@@ -127,6 +114,7 @@ def run_ood_command(args) -> int:
 
     if args.alpha is not None and not 0 < args.alpha < 1:
         raise ValueError(f"--alpha must lie in (0, 1), got {args.alpha}")
+    run = run_outputs(args, resampling_settings(args))
     trials = load_data(args.data)
     result = ood_analysis(
         trials, parse_reference(args.reference), settings=resampling_settings(args), preset=args.preset,
@@ -136,10 +124,11 @@ def run_ood_command(args) -> int:
         ma_undefined=args.ma_undefined, cled_mixture=args.cled_mixture)
     doc = result.to_json_dict()
     if args.out is not None:
-        write_outputs(result, args.out, args.format)
-        write_json(doc, args.out / "ood.json")
+        write_outputs(result, run, args.format)
+        run.json(doc, args.out / "ood.json")
     if args.figures is not None:
-        write_figures(result, args.figures)
+        write_figures(result, args.figures, run)
+    run.finish()
     if args.json:
         emit_json(doc)
     else:
@@ -147,31 +136,35 @@ def run_ood_command(args) -> int:
     return 0
 
 
-def write_outputs(result, out: Path, fmt: str) -> list[Path]:
-    """The tidy tables of an OOD analysis."""
+def write_outputs(result, run, fmt: str) -> list[Path]:
+    """The tidy tables of an OOD analysis, written through ``run`` (a :class:`RunOutputs`, or an output
+    folder)."""
+    run = run if isinstance(run, RunOutputs) else RunOutputs(run)
     return [
-        write_table(result.spectrum.conditions, out / "ood_conditions", fmt),
-        write_table(result.spectrum.observers, out / "ood_observers", fmt),
-        write_table(result.spectrum.normality, out / "ood_normality", fmt),
-        write_table(result.spectrum.regime_table(), out / "ood_regimes", fmt),
-        write_table(result.alignment.groups, out / "ood_alignment", fmt),
-        write_table(result.alignment.pairs, out / "ood_alignment_pairs", fmt),
-        write_table(result.alignment.representatives, out / "ood_representatives", fmt),
-        write_table(result.alignment.regime_ratios, out / "ood_regime_ranking", fmt),
-        write_table(result.resampled.to_frame(), out / "ood_resampled", fmt),
+        run.add_table(result.spectrum.conditions, "ood_conditions", fmt),
+        run.add_table(result.spectrum.observers, "ood_observers", fmt),
+        run.add_table(result.spectrum.normality, "ood_normality", fmt),
+        run.add_table(result.spectrum.regime_table(), "ood_regimes", fmt),
+        run.add_table(result.alignment.groups, "ood_alignment", fmt),
+        run.add_table(result.alignment.pairs, "ood_alignment_pairs", fmt),
+        run.add_table(result.alignment.representatives, "ood_representatives", fmt),
+        run.add_table(result.alignment.regime_ratios, "ood_regime_ranking", fmt),
+        run.add_table(result.resampled.to_frame(), "ood_resampled", fmt),
     ]
 
 
-def write_figures(result, folder: Path) -> list[Path]:
-    """Spectrum, one alignment figure per distortion type, radar profiles and the CLED embedding."""
+def write_figures(result, folder: Path, run: RunOutputs | None = None) -> list[Path]:
+    """Spectrum, one alignment figure per distortion type, radar profiles and the CLED embedding (through
+    ``run`` when given, so they enter its manifest)."""
     from .plots_ood import cled_embedding_figure, distortion_figures, radar_figure, spectrum_figure
 
+    run = RunOutputs(None) if run is None else run
     folder = Path(folder)
-    files = [save_figure(_closing(spectrum_figure(result)), folder / "ood_spectrum.png")]
+    files = [run.figure(_closing(spectrum_figure(result)), folder / "ood_spectrum.png")]
     for experiment, fig in distortion_figures(result).items():
-        files.append(save_figure(_closing(fig), folder / f"ood_levels_{_safe(experiment)}.png"))
-    files.append(save_figure(_closing(radar_figure(result)), folder / "ood_radar.png"))
-    files.append(save_figure(_closing(cled_embedding_figure(result)), folder / "ood_cled_mds.png"))
+        files.append(run.figure(_closing(fig), folder / f"ood_levels_{_safe(experiment)}.png"))
+    files.append(run.figure(_closing(radar_figure(result)), folder / "ood_radar.png"))
+    files.append(run.figure(_closing(cled_embedding_figure(result)), folder / "ood_cled_mds.png"))
     return files
 
 
@@ -303,9 +296,10 @@ def demo_extras(trials, args) -> list[Path]:
     if hasattr(args, "demo_results"):
         args.demo_results["ood"] = result  # the demo report shows it
     out = Path(args.out)
+    run = demo_outputs(args)
     return [
-        write_table(result.spectrum.conditions, out / "ood_conditions", args.format),
-        write_table(result.alignment.regime_ratios, out / "ood_regime_ranking", args.format),
-        save_figure(_closing(spectrum_figure(result, title="Simulated benchmark: human-centred OOD spectrum")),
-                    out / "ood_spectrum.png"),
+        run.add_table(result.spectrum.conditions, "ood_conditions", args.format),
+        run.add_table(result.alignment.regime_ratios, "ood_regime_ranking", args.format),
+        run.figure(_closing(spectrum_figure(result, title="Simulated benchmark: human-centred OOD spectrum")),
+                   out / "ood_spectrum.png"),
     ]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .options import add_resampling_options, emit_json
-from .io import save_figure, write_json, write_table
+from .options import (
+    OUT_HELP, add_resampling_options, bounded_resample_count, demo_outputs, emit_json, float_in, int_at_least,
+    positive_count, run_outputs,
+)
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
@@ -15,13 +17,14 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
         description="Pick instance pairs of every class pair by mask overlap (Jaccard), convert to grey "
                     "((R+G+B)/3), blur, alpha-blend; write the images and a stimulus manifest.")
     seq.add_argument("images", type=Path, help="folder with one sub-folder of images per class")
-    seq.add_argument("--out", type=Path, required=True, help="output folder (images/ and manifest.csv)")
-    seq.add_argument("--levels", type=int, default=7, help="blend levels (default %(default)s)")
-    seq.add_argument("--pairs-per-class-pair", type=int, default=10,
+    seq.add_argument("--out", type=Path, required=True,
+                     help="output folder (images/ and manifest.csv; humanlike-manifest.json, the run's record, last)")
+    seq.add_argument("--levels", type=int_at_least(3, 101), default=7, help="blend levels (default %(default)s)")
+    seq.add_argument("--pairs-per-class-pair", type=positive_count, default=10,
                      help="instance pairs with the highest Jaccard index per class pair (default %(default)s)")
-    seq.add_argument("--blur", type=float, default=3.0, help="Gaussian blur sigma in pixels (default %(default)s)")
+    seq.add_argument("--blur", type=float_in(0, 1000), default=3.0, help="Gaussian blur sigma in pixels (default %(default)s)")
     seq.add_argument("--classes", nargs="+", help="only these classes (default: all)")
-    seq.add_argument("--mask-threshold", type=float, default=127.5,
+    seq.add_argument("--mask-threshold", type=float_in(0, 255, open_low=True), default=127.5,
                      help="grey distance from the background that makes a pixel part of the object")
     seq.set_defaults(handler=run_sequences_command)
 
@@ -40,15 +43,16 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                     help="a network observer on --sequences, e.g. torchvision:alexnet=features.2,features.7 "
                          "(needs torch; repeatable)")
     ps.add_argument("--weights", default="none", help="network weights (default: none = random init)")
-    ps.add_argument("--simulate-humans", type=int, default=None, metavar="N",
+    ps.add_argument("--simulate-humans", type=int_at_least(0, 10_000), default=None, metavar="N",
                     help="simulate N people on --sequences (default 10 when no human judgements are given)")
     ps.add_argument("--reference", default="humans", help="'humans' (all human observers pooled) or an observer")
     ps.add_argument("--design", choices=("triads", "quads"), default="triads")
-    add_resampling_options(ps, interval=False)
+    add_resampling_options(ps, interval=False, resamples_type=bounded_resample_count(
+        20_000, "every resample refits every scale: about 1e6 GLM fits per 1,000 resamples"))
     # Every resample refits every scale of every observer (~1e6 small GLM fits per 1,000 resamples on
     # the silhouettes), so this command defaults to 1,000 rather than the project-wide default.
     ps.set_defaults(resamples=1000)
-    ps.add_argument("--out", type=Path, help="folder for the tables")
+    ps.add_argument("--out", type=Path, help=OUT_HELP)
     ps.add_argument("--json", action="store_true", help="print the result as JSON")
     ps.add_argument("--figure", type=Path, help="figure file: skewness distributions and scores (PNG/PDF)")
     ps.set_defaults(handler=run_psychscore_command)
@@ -56,11 +60,15 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
 
 def run_sequences_command(args) -> int:
     """Handle ``humanlike sequences`` for parsed arguments; returns the exit code."""
-    from ..data.sequences import build_sequences, load_object_images, write_sequences
+    from ..data.sequences import build_sequences, load_object_images, sequence_manifest, write_sequences
 
+    run = run_outputs(args)
     objects = load_object_images(args.images, classes=args.classes, mask_threshold=args.mask_threshold)
     seqs = build_sequences(objects, args.pairs_per_class_pair, args.levels, args.blur)
+    run.start()  # an interrupted run leaves an in-progress manifest, not the last run's complete one
     path = write_sequences(seqs, args.out)
+    run.record(*(args.out / p for p in sequence_manifest(seqs)["path"]), path)
+    run.finish()
     n_pairs = len(seqs.class_pairs())
     print(f"{len(seqs.pairs)} sequences of {seqs.n_levels} levels ({n_pairs} class pairs, "
           f"Jaccard {seqs.pairs['jaccard'].min():.3f}..{seqs.pairs['jaccard'].max():.3f}) -> {path}")
@@ -68,14 +76,9 @@ def run_sequences_command(args) -> int:
 
 
 def _read_judgements(paths):
-    import pandas as pd
+    from ..data.judgements import read_raw_judgements
 
-    frames = []
-    for path in paths:
-        if not path.is_file():
-            raise FileNotFoundError(f"judgement file {path} does not exist")
-        frames.append(pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path))
-    return frames
+    return [read_raw_judgements(path) for path in paths]
 
 
 def gather_judgements(args):
@@ -124,22 +127,24 @@ def run_psychscore_command(args) -> int:
     if getattr(args, "observer_level", "none") != "none":
         raise ValueError("psychscore resamples class pairs and the trials within every scale; "
                          "--observer-level is not used here")
+    run = run_outputs(args, {"n_resamples": args.resamples, "level": args.level, "seed": args.seed})
     judgements = gather_judgements(args)
     result = psychophysical_score(judgements, reference=args.reference, n_resamples=args.resamples,
                                   level=args.level, seed=args.seed)
     if args.out is not None:
-        write_table(result.to_frame(), args.out / "psychscore", "csv")
-        write_table(result.scales, args.out / "psychscore_scales", "csv")
-        write_table(result.chance, args.out / "psychscore_chance", "csv")
-        write_json(result.to_json_dict(), args.out / "psychscore.json")
+        run.add_table(result.to_frame(), "psychscore", "csv")
+        run.add_table(result.scales, "psychscore_scales", "csv")
+        run.add_table(result.chance, "psychscore_chance", "csv")
+        run.json(result.to_json_dict(), args.out / "psychscore.json")
     if args.figure is not None:
         import matplotlib.pyplot as plt
 
         from .plots_psych import psychscore_figure
 
         fig = psychscore_figure(result)
-        save_figure(fig, args.figure)
+        run.figure(fig, args.figure)
         plt.close(fig)
+    run.finish()
     if args.json:
         emit_json(result.to_json_dict())
     else:
@@ -179,6 +184,7 @@ def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial 
         args.demo_results["psychscore"] = result  # the demo report shows it
     out = Path(args.out)
     fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
-    files = [write_table(result.to_frame(), out / "psychscore", args.format), save_figure(fig, out / "psychscore.png")]
+    run = demo_outputs(args)
+    files = [run.add_table(result.to_frame(), "psychscore", args.format), run.figure(fig, out / "psychscore.png")]
     plt.close(fig)
     return files

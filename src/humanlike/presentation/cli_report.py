@@ -7,6 +7,7 @@ import shlex
 import time
 from pathlib import Path
 
+from .io import check_output_folder
 from .options import add_resampling_options, resampling_settings
 
 REPORT_ANALYSES = ("ec", "dmc", "ood", "dvc", "mlds")
@@ -31,7 +32,9 @@ def register(sub, plan_sub) -> None:
     report.add_argument("data", nargs="*", type=Path, help="raw-data folders or tidy trial files")
     report.add_argument("--judgements", nargs="+", type=Path, default=[], metavar="FILE",
                         help="difference-judgement files: adds difference scales (MLDS) with bootstrap intervals")
-    report.add_argument("--out", type=Path, default=Path("report.html"), help="the HTML file (default %(default)s)")
+    report.add_argument("--out", type=Path, default=Path("report.html"),
+                        help="the HTML file (default %(default)s): one file, written atomically, that records "
+                             "its own command line and settings (so no run manifest)")
     report.add_argument("--analyses", type=analyses_list, default=list(REPORT_ANALYSES),
                         help=f"comma-separated subset of {','.join(REPORT_ANALYSES)} (default: all that apply)")
     report.add_argument("--title", default="humanlike report", help="page title")
@@ -63,6 +66,9 @@ def run_report(args) -> int:
     if not args.data and not args.judgements:
         raise ValueError("give DATA (trial files or folders) and/or --judgements FILE...")
     settings = resampling_settings(args)
+    if args.out.is_dir():
+        raise IsADirectoryError(f"--out {args.out} is a folder; give a file name such as {args.out / 'report.html'}")
+    check_output_folder(args.out.parent)  # before the analyses, not after
     exclusions = None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS
     results, notes, provenance = {}, [], {}
     if args.data:

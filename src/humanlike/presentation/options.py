@@ -9,14 +9,85 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
 from pathlib import Path
 
 from ..stats.engine import DEFAULT_MEMORY_BUDGET, DEFAULT_RESAMPLES, OBSERVER_LEVELS, ResamplingSettings
 from ..stats.results import INTERVAL_METHODS
-from .io import to_json_text
+from .io import RunOutputs, check_output_folder, to_json_text
 
 DEFAULT_OUT = Path("humanlike-out")
+
+
+def _parse_number(text: str, kind, what: str):
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if kind is float and not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def int_at_least(low: int, high: int | None = None):
+    """argparse type: an integer of at least ``low`` (and at most ``high``).
+
+    The returned function carries ``bad_examples``, values it refuses, for the option corpus test.
+
+    Examples
+    --------
+    >>> int_at_least(1)("3")
+    3
+    """
+    def parse(text: str) -> int:
+        value = _parse_number(text, int, "an integer")
+        if value < low or (high is not None and value > high):
+            bound = f"at least {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    parse.__doc__ = (f"argparse type: an integer of at least {low}" + ("" if high is None else f" and at most {high}")
+                     + ".\n\nExamples\n--------\n>>> int_at_least(0)('5')\n5\n")
+    parse.bad_examples = ("x", "1.5", "nan", "", str(low - 1), "-7", *(() if high is None else (str(high + 1),)))
+    return parse
+
+
+def float_in(low: float = -math.inf, high: float = math.inf, *, open_low: bool = False, open_high: bool = False):
+    """argparse type: a finite number in an interval (open or closed at each end).
+
+    The returned function carries ``bad_examples``, values it refuses, for the option corpus test.
+
+    Examples
+    --------
+    >>> float_in(0, 1, open_low=True)("0.5")
+    0.5
+    """
+    def parse(text: str) -> float:
+        value = _parse_number(text, float, "a number")
+        if value < low or value > high or (open_low and value == low) or (open_high and value == high):
+            lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
+            raise argparse.ArgumentTypeError(f"must lie in {lo}{low:g}, {high:g}{hi}, got {value:g}")
+        return value
+
+    bad = ["x", "nan", "inf", "-inf", ""]
+    if math.isfinite(low):
+        bad += [repr(low - 1.0)] + ([repr(float(low))] if open_low else [])
+    if math.isfinite(high):
+        bad += [repr(high + 1.0)] + ([repr(float(high))] if open_high else [])
+    parse.__name__ = "number"
+    parse.__doc__ = (f"argparse type: a finite number in {'(' if open_low else '['}{low:g}, {high:g}"
+                     f"{')' if open_high else ']'}.\n\nExamples\n--------\n>>> float_in(0, 1)('0.5')\n0.5\n")
+    parse.bad_examples = tuple(bad)
+    return parse
+
+
+#: argparse types shared by the commands.
+seed_value = int_at_least(0)
+count = int_at_least(0)
+positive_count = int_at_least(1)
+probability = float_in(0.0, 1.0, open_low=True, open_high=True)
 
 
 def resample_count(text: str) -> int:
@@ -36,8 +107,25 @@ def confidence_level(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not 0.0 < value < 1.0:
+    if not 0.0 < value < 1.0:  # NaN fails this too
         raise argparse.ArgumentTypeError(f"must lie in (0, 1), got {value}")
+    return value
+
+
+def positive_count(text: str) -> int:
+    """argparse type: a positive whole number (e.g. ``--workers 2``).
+
+    Examples
+    --------
+    >>> positive_count("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
 
 
@@ -47,16 +135,47 @@ def gibibytes(text: str) -> int:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of GiB, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number of GiB, got {text}")
+    if value * 1024**3 < 1024**2:
+        raise argparse.ArgumentTypeError(f"{text} GiB is less than 1 MiB; nothing fits in it")
     return int(value * 1024**3)
 
 
+resample_count.bad_examples = ("-3", "1", "many", "1.5", "nan", "1e8", "")
+
+
+def bounded_resample_count(most: int, why: str):
+    """argparse type: like :func:`resample_count`, at most ``most`` (``why``: the cost that sets the bound).
+
+    For commands whose every resample refits a model (minutes per thousand), where the memory check of the
+    engine does not stop an absurd request before it runs for days.
+
+    Examples
+    --------
+    >>> bounded_resample_count(100, "refits")("50")
+    50
+    """
+    def parse(text: str) -> int:
+        value = resample_count(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"at most {most:,} ({why}), got {value:,}")
+        return value
+
+    parse.__name__ = "resample count"
+    parse.__doc__ = (f"argparse type: 0 or 2 to {most} resamples ({why}).\n\n"
+                     "Examples\n--------\n>>> bounded_resample_count(9, 'x')('5')\n5\n")
+    parse.bad_examples = (*resample_count.bad_examples, str(most + 1))
+    return parse
+confidence_level.bad_examples = ("0", "1", "1.5", "-0.5", "nan", "inf", "95%", "")
+gibibytes.bad_examples = ("0", "-1", "nan", "inf", "lots", "1e-9", "")
+
+
 def add_resampling_options(parser: argparse.ArgumentParser, *, observer_level: str = "none",
-                           interval: bool = True) -> None:
+                           interval: bool = True, resamples_type=resample_count) -> None:
     """The resampling options, with one default number of resamples for every command."""
-    parser.add_argument("--seed", type=int, default=0, help="random seed (same seed, same numbers)")
-    parser.add_argument("--resamples", type=resample_count, default=DEFAULT_RESAMPLES,
+    parser.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same numbers)")
+    parser.add_argument("--resamples", type=resamples_type, default=DEFAULT_RESAMPLES,
                         help="bootstrap resamples; 0 for estimates only (default %(default)s)")
     parser.add_argument("--level", type=confidence_level, default=0.95, help="confidence level (default %(default)s)")
     if interval:
@@ -66,6 +185,9 @@ def add_resampling_options(parser: argparse.ArgumentParser, *, observer_level: s
                         help="how the human observers enter the intervals (default %(default)s)")
     parser.add_argument("--memory-budget", type=gibibytes, default=DEFAULT_MEMORY_BUDGET,
                         metavar="GIB", help="memory the resampling may use, in GiB (default 2)")
+    parser.add_argument("--workers", type=positive_count, default=None, metavar="N",
+                        help="threads that evaluate strata side by side (default: one per available core; "
+                             "never changes a number)")
 
 
 def resampling_settings(args) -> ResamplingSettings:
@@ -76,16 +198,84 @@ def resampling_settings(args) -> ResamplingSettings:
                               interval=getattr(args, "interval", "percentile"),
                               observer_level=getattr(args, "observer_level", "none"), seed=args.seed,
                               memory_budget=getattr(args, "memory_budget", DEFAULT_MEMORY_BUDGET),
-                              progress=show_progress(args))
+                              progress=show_progress(args), workers=getattr(args, "workers", None))
+
+
+OUT_HELP = ("folder for tables and figures; the run's record humanlike-manifest.json (command, settings, "
+            "every file with its sha256, 'complete': true) is written last")
 
 
 def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None = DEFAULT_OUT) -> None:
     """The output options shared by the commands: ``--out``, ``--format``, ``--json``, ``--quiet``."""
-    parser.add_argument("--out", type=Path, default=out_default, help="folder for tables and figures")
+    parser.add_argument("--out", type=Path, default=out_default, help=OUT_HELP)
     parser.add_argument("--format", choices=("csv", "parquet", "json"), default="csv",
-                        help="table format (default %(default)s)")
+                        help="table format (default %(default)s; JSON tables are NAME.table.json)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+# Options that name output files other than --out, checked before any work.
+OUTPUT_FILE_OPTIONS = ("figure", "table")
+NOT_OPTIONS = ("handler", "argv", "demo_results")
+
+
+def command_line(args) -> str:
+    """The command line of a parsed run (as typed, where :func:`humanlike.presentation.cli.main` kept it)."""
+    import shlex
+
+    argv = getattr(args, "argv", None)
+    if argv is None:
+        return f"humanlike {getattr(args, 'command', '')}".strip()
+    return shlex.join(["humanlike", *map(str, argv)])
+
+
+def run_outputs(args, settings: ResamplingSettings | dict | None = None, out=None) -> RunOutputs:
+    """The :class:`~humanlike.presentation.io.RunOutputs` of a command: every file of the run goes through it
+    and its manifest is written last (``run.finish()``) into ``--out``.
+
+    The output folder and every output file option (``--figure``, ``--table``, ``--figures``) are checked
+    first, before the analysis runs, so an unwritable path fails in a second rather than after the work.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    settings : ResamplingSettings or dict, optional
+        The run's settings, recorded in the manifest (``to_dict()`` of a ``ResamplingSettings``).
+    out : path, optional
+        The output folder (default ``args.out``; None: no folder, no manifest).
+
+    Returns
+    -------
+    RunOutputs
+    """
+    out = getattr(args, "out", None) if out is None else out
+    if out is not None:
+        check_output_folder(out)
+    for name in OUTPUT_FILE_OPTIONS:
+        path = getattr(args, name, None)
+        if isinstance(path, Path):
+            if path.is_dir():
+                raise OSError(21, f"--{name} {path} is a folder; give a file name", str(path))
+            check_output_folder(path.parent)
+    if isinstance(getattr(args, "figures", None), Path):
+        check_output_folder(args.figures)
+    if isinstance(settings, ResamplingSettings):
+        settings = settings.to_dict()
+    options = {key: (str(value) if isinstance(value, Path) else
+                     [str(v) if isinstance(v, Path) else v for v in value] if isinstance(value, (list, tuple))
+                     else value)
+               for key, value in sorted(vars(args).items()) if key not in NOT_OPTIONS and not callable(value)}
+    return RunOutputs(out, command=command_line(args), settings=settings, options=options)
+
+
+def demo_outputs(args) -> RunOutputs:
+    """The demo's :class:`~humanlike.presentation.io.RunOutputs` (kept on ``args``), for the families'
+    ``demo_extras``; one is made for ``args.out`` when they are called on their own."""
+    run = getattr(args, "run_outputs", None)
+    if run is None:
+        run = args.run_outputs = RunOutputs(args.out)
+    return run
 
 
 def show_progress(args) -> bool:
