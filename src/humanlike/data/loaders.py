@@ -135,15 +135,12 @@ def _file_names(path: Path) -> tuple[str, str]:
             raise TrialTableError(f"{path}: file name does not follow <experiment>_<observer>_session-1.csv")
     else:
         observer = match.group("observer")
-<<<<<<< HEAD
     return experiment, observer
 
 
 def _read_raw_file(path: Path, human_pattern: str) -> pd.DataFrame:
     """One raw-data file through pandas' CSV parser (the reference; see :func:`_read_raw_files_arrow`)."""
     experiment, observer = _file_names(path)
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
-=======
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
     except pd.errors.EmptyDataError:
@@ -152,7 +149,6 @@ def _read_raw_file(path: Path, human_pattern: str) -> pd.DataFrame:
         raise TrialTableError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
     except (pd.errors.ParserError, ValueError) as err:
         raise TrialTableError(f"{path}: cannot be read as a raw-data file: {err}") from None
->>>>>>> main
     raw.columns = [c.strip() for c in raw.columns]
     missing = [c for c in _RAW_COLUMNS if c not in raw.columns]
     if missing:
