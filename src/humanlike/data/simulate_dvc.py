@@ -33,10 +33,44 @@ def planted_representations(rho: float, *, n_classes: int = 4, n_per_class: int 
     images (latents, unit noise) from ``seed``: repeated ``seed`` values are then new image samples seen by the
     same two systems (for coverage studies, whose truth is the systems' DVC on unlimited images).
 
+    Parameters
+    ----------
+    rho : float
+        The planted DV correlation, in [-1, 1].
+    n_classes : int, default 4
+        Number of classes.
+    n_per_class : int, default 200
+        Images per class.
+    n_units : int, default 200
+        Units of each representation.
+    latent_dim : int, default 6
+        Dimension of the latent space.
+    separation : float, default 1.5
+        SD of the class means in the latent space.
+    unit_noise : float, default 1.0
+        SD of the independent unit noise.
+    seed : int, default 0
+        Seed of every draw (with ``system_seed``: of the images only).
+    system_seed : int, optional
+        Seed of the two systems (class means, unit mixtures).
+
     Returns
     -------
-    features_a, features_b : (images, n_units) float32
-    labels : (images,) str, classes ``"c0"``, ``"c1"``, ...
+    features_a, features_b : numpy.ndarray of float32, (images, n_units)
+        The two representations, images in the same order.
+    labels : numpy.ndarray of str, (images,)
+        Classes ``"c0"``, ``"c1"``, ...
+
+    Raises
+    ------
+    ValueError
+        If ``rho`` lies outside [-1, 1].
+
+    Examples
+    --------
+    >>> a, b, labels = planted_representations(0.5, n_classes=3, n_per_class=10, n_units=8, seed=1)
+    >>> a.shape, b.shape, a.dtype, sorted(set(labels.tolist()))
+    ((30, 8), (30, 8), dtype('float32'), ['c0', 'c1', 'c2'])
     """
     if not -1.0 <= rho <= 1.0:
         raise ValueError(f"rho must lie in [-1, 1], got {rho}")
@@ -79,10 +113,34 @@ def appendix_a3_decisions(bias_sd: float, *, n_classes: int = 10, n_per_class: i
     that class: both systems then favour the same classes, so their errors agree more (kappa rises), while
     the within-class correlations of the DVs, which a constant shift cannot change, stay at their true 0.
 
+    Parameters
+    ----------
+    bias_sd : float
+        SD of the shared class-wise bias (0: none).
+    n_classes : int, default 10
+        Number of classes.
+    n_per_class : int, default 100
+        Images per class.
+    noise : float, default 1.0
+        SD of each system's independent score noise.
+    seed : int, default 0
+        Seed of every draw.
+
     Returns
     -------
-    scores_a, scores_b : (images, n_classes) float
-    labels : (images,) int
+    scores_a, scores_b : numpy.ndarray, (images, n_classes)
+        Class scores of the two systems.
+    labels : numpy.ndarray of int, (images,)
+        True class of each image.
+
+    Examples
+    --------
+    >>> a, b, labels = appendix_a3_decisions(2.0, n_classes=3, n_per_class=4)
+    >>> a.shape, labels.tolist()
+    ((12, 3), [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2])
+    >>> a0, b0, _ = appendix_a3_decisions(2.0, n_classes=3, n_per_class=4, noise=0.0)
+    >>> bool((a0 == b0).all())  # without noise both systems score alike: only the shared bias remains
+    True
     """
     rng = _rng(seed, 2)
     labels = np.repeat(np.arange(n_classes), n_per_class)
@@ -98,9 +156,36 @@ def simulate_choice_pair(rho: float, *, n_per_category: int = 500, dprime=(1.5, 
     """Two observers' binary choices (Sebastian & Geisler's model) with DV correlation ``rho`` per category.
 
     Each observer's DV is unit-variance Gaussian with mean -d'/2 (category "a") or +d'/2 ("b"); it answers
-    "b" iff DV > criterion. The two DVs correlate by ``rho`` within each category. Returns a trial table
-    (experiment "sim", observers "obs-1", "obs-2"; with ``passes=2`` a single observer "obs-1" whose two
-    passes' DVs correlate by ``rho`` — the double-pass design — with a ``repeat`` column).
+    "b" iff DV > criterion. The two DVs correlate by ``rho`` within each category.
+
+    Parameters
+    ----------
+    rho : float
+        Within-category correlation of the two decision variables, in [-1, 1].
+    n_per_category : int, default 500
+        Trials per category.
+    dprime : tuple of float, default (1.5, 1.0)
+        Sensitivity of each observer (or pass).
+    criterion : tuple of float, default (0.0, 0.3)
+        Decision criterion of each observer (or pass).
+    passes : {1, 2}, default 1
+        1: two observers ``"obs-1"``, ``"obs-2"``; 2: a single observer ``"obs-1"`` whose two passes' DVs
+        correlate by ``rho`` (the double-pass design), with a ``repeat`` column.
+    seed : int, default 0
+        Seed of the draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A trial table (experiment ``"sim"``, condition ``"0"``, labels ``"a"``/``"b"``).
+
+    Examples
+    --------
+    >>> t = simulate_choice_pair(0.6, n_per_category=50)
+    >>> len(t), sorted(t["observer"].unique()), sorted(t["label"].unique())
+    (200, ['obs-1', 'obs-2'], ['a', 'b'])
+    >>> sorted(simulate_choice_pair(0.6, n_per_category=50, passes=2)["repeat"].unique().tolist())
+    [0, 1]
     """
     import pandas as pd
 

@@ -61,8 +61,48 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 
 def write_evaluation(results, out) -> Path:
-    """Write results of :func:`~humanlike.models.evaluate` into the evaluation folder ``out`` (merging with
-    what is already there). Every file is written atomically; ``evaluation.json`` last."""
+    """Write results of :func:`~humanlike.models.evaluate` into the evaluation folder ``out``.
+
+    Results are merged with what is already there (rerunning a model replaces its rows). Every file is
+    written atomically; ``evaluation.json`` last. The layout is described in this module's docstring.
+
+    Parameters
+    ----------
+    results : sequence of EvaluationResult
+        Results of :func:`~humanlike.models.evaluate` or :func:`~humanlike.models.evaluate_many`.
+    out : path
+        The evaluation folder (created if needed).
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+
+    Raises
+    ------
+    ValueError
+        If ``out`` holds an ``evaluation.json`` of another format.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> import torch
+    >>> from torchvision.transforms import v2
+    >>> from humanlike.models import evaluate
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> result = evaluate("torchvision:squeezenet1_1", root, weights="none", transform=as_tensor,
+    ...                   layers=["features.0"], pool="avg")
+    >>> out = write_evaluation([result], root / "evaluation")
+    >>> sorted(p.name for p in out.iterdir())
+    ['evaluation.json', 'features', 'outputs', 'stimuli.csv', 'trials.csv']
+    >>> len(pd.read_csv(out / "trials.csv"))
+    2
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     doc_path = out / EVALUATION_MANIFEST
@@ -133,7 +173,42 @@ def _read_stimuli(path: Path):
 
 
 def read_evaluation(out) -> dict:
-    """The evaluation manifest of ``out`` (runs, file names), for tools that want more than the trials."""
+    """The evaluation manifest of ``out`` (runs, file names), for tools that want more than the trials.
+
+    Parameters
+    ----------
+    out : path
+        An evaluation folder written by :func:`write_evaluation`.
+
+    Returns
+    -------
+    dict
+        The parsed ``evaluation.json``: ``format``, ``version``, ``trials``, ``stimuli`` and ``runs``
+        (one dict per model and experiment).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``out`` has no ``evaluation.json``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> import torch
+    >>> from torchvision.transforms import v2
+    >>> from humanlike.models import evaluate
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> result = evaluate("torchvision:squeezenet1_1", root, weights="none", transform=as_tensor,
+    ...                   layers=["features.0"], pool="avg")
+    >>> doc = read_evaluation(write_evaluation([result], root / "evaluation"))
+    >>> doc["format"], [(run["model"], run["experiment"] == root.name, run["layers"]) for run in doc["runs"]]
+    ('humanlike-evaluation', [('squeezenet1_1', True, ['features.0'])])
+    """
     path = Path(out) / EVALUATION_MANIFEST
     if not path.is_file():
         raise FileNotFoundError(f"{out}: not a humanlike evaluation folder (no {EVALUATION_MANIFEST})")

@@ -17,7 +17,27 @@ BENCHMARK_COLUMNS = ("observer", "observer_kind", "scope", "metric", "estimate",
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (dmc) on the ``humanlike`` parser."""
+    """Register this module's commands (``dmc``, ``plan dmc``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['dmc', 'plan']
+    >>> sorted(plan_sub.choices)
+    ['dmc']
+    """
     dmc = sub.add_parser(
         "dmc", help="decision-margin consistency (Alvarez & Konkle): human ceiling, model-human, model-model",
         description="Decision-margin consistency per condition and experiment: the human-human split-half "
@@ -84,7 +104,25 @@ def register(sub, plan_sub) -> None:
 # --- dmc ---------------------------------------------------------------------------------------------
 
 def run_dmc_command(args) -> int:
-    """Handle ``humanlike dmc`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike dmc`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['dmc', 'raw-data/']).handler is run_dmc_command
+    True
+    """
     from ..analyses.dmc import decision_margin_consistency
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
@@ -157,7 +195,28 @@ def _block(doc: dict, indent: str = "  ") -> list[str]:
 
 
 def format_dmc(result) -> str:
-    """A readable table of a DMC result (each experiment, and the overall mean when there are several)."""
+    """A readable table of a DMC result (each experiment, and the overall mean when there are several).
+
+    Parameters
+    ----------
+    result : DMCResult
+        From :func:`humanlike.analyses.dmc.decision_margin_consistency`.
+
+    Returns
+    -------
+    str
+        Per scope the human–human ceiling (with the published t-interval), model–model, the mean
+        model–human value and every model (highest first) with its accuracy.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dmc import decision_margin_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> text = format_dmc(decision_margin_consistency(trials, experiments=["sim-blur"], n_resamples=0))
+    >>> print(text.splitlines()[3])
+      human-human ceiling                     0.572 [  nan,   nan]  (3 splits; published t-interval [0.441, 0.703])
+    """
     s = result.settings
     level = int(round(s["level"] * 100))
     if s.get("preset") == "paper":
@@ -201,8 +260,35 @@ def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | No
     ci_high, n_pairs. Observer ``humans``: the split-half noise ceiling (n_pairs = number of splits);
     each model with margins: its DMC to the pooled human index (n_pairs = number of human observers
     pooled). Scopes: every experiment and ``overall`` (mean over experiments; n_pairs summed). Models
-    without margins get no rows. Returns an empty frame when no experiment can be analysed. ``result``: a
-    DMC result already computed (then nothing is recomputed).
+    without margins get no rows.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    n_resamples, level, seed, progress : optional
+        Override the fields of ``settings`` (default: the DMC defaults, observer jackknife).
+    exclusions : dict, optional
+        Conditions to drop per experiment.
+    settings : ResamplingSettings, optional
+        The settings of the DMC run.
+    result : DMCResult, optional
+        A DMC result already computed (then nothing is recomputed).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows; an empty frame (same columns) when no experiment can be analysed.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> rows = dmc_benchmark_rows(trials, n_resamples=0)
+    >>> list(rows.columns)
+    ['observer', 'observer_kind', 'scope', 'metric', 'estimate', 'ci_low', 'ci_high', 'n_pairs']
+    >>> sorted(rows.loc[rows["scope"] == "overall", "observer"])[:2]
+    ['humans', 'model-alien']
     """
     from ..analyses.dmc import ACCURACY, DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, decision_margin_consistency
     from ..data.schema import TrialTableError
@@ -236,7 +322,32 @@ def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | No
 
 
 def demo_extras(trials, args) -> list[Path]:
-    """DMC on the demo data: summary table, JSON, ranking figure and the EC-and-DMC-against-accuracy figure."""
+    """DMC on the demo data: summary table, JSON, ranking figure and the EC-and-DMC-against-accuracy figure.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The demo's trial table (simulated benchmark).
+    args : argparse.Namespace
+        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
+        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written into ``args.out``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
+    ...                           quiet=True)
+    >>> [p.name for p in demo_extras(trials[trials["experiment"] == "sim-blur"], args)]
+    ['dmc.csv', 'dmc.json', 'dmc_ranking.png', 'dmc.png']
+    """
     from ..analyses.consistency_accuracy import consistency_vs_accuracy
     from ..analyses.dmc import decision_margin_consistency
     from .plots_dmc import consistency_figure, dmc_ranking_figure
@@ -284,7 +395,25 @@ def _truth_spec(args):
 
 
 def run_plan_dmc(args) -> int:
-    """Handle ``humanlike plan dmc`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike plan dmc`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['plan', 'dmc']).handler is run_plan_dmc
+    True
+    """
     from ..stats.dmc_planning import (
         accuracy_correlation_vs_observers, item_accuracy_interval, trials_for_tolerance,
         within_tolerance_probability,

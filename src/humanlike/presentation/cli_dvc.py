@@ -14,7 +14,25 @@ from .options import (
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (dvc) on the ``humanlike`` parser."""
+    """Register this module's command (``dvc represent``, ``dvc choices``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['dvc', 'plan']
+    """
     dvc = sub.add_parser("dvc", help="decision-variable correlation (Qian, Geisler & Wei; Sebastian & Geisler)")
     dvc_sub = dvc.add_subparsers(dest="dvc_command", required=True, metavar="SOURCE")
 
@@ -70,7 +88,25 @@ def register(sub, plan_sub) -> None:
 # --- represent -----------------------------------------------------------------------------------------
 
 def run_represent(args) -> int:
-    """Handle ``humanlike represent`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike dvc represent`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['dvc', 'represent', 'a.npz', 'b.npz']).handler is run_represent
+    True
+    """
     from ..analyses.dvc_representations import DVCOptions, dvc_representations
     from ..data.representations import load_representation
 
@@ -125,7 +161,25 @@ def _ci(e: dict) -> str:
 # --- choices -------------------------------------------------------------------------------------------
 
 def run_choices(args) -> int:
-    """Handle ``humanlike choices`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike dvc choices`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['dvc', 'choices', 'raw-data/']).handler is run_choices
+    True
+    """
     from ..analyses.dvc_choices import choice_dvc, latent_correctness_correlation, margin_probit_correlation
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
     from ..data.schema import TrialTableError

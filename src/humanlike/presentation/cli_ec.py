@@ -25,7 +25,27 @@ PRESETS = {
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (ec) on the ``humanlike`` parser."""
+    """Register this module's commands (``demo``, ``benchmark``, ``ec``, ``plan ec``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['benchmark', 'demo', 'ec', 'plan']
+    >>> sorted(plan_sub.choices)
+    ['ec']
+    """
     demo = sub.add_parser("demo", help="the main job on the built-in simulated benchmark (seconds)")
     add_resampling_options(demo)
     add_output_options(demo)
@@ -85,7 +105,27 @@ def _add_ec_options(parser: argparse.ArgumentParser) -> None:
 
 
 def ec_choices(args) -> tuple[str, str]:
-    """(policy, p-value method) of an EC command line: the preset's, unless given explicitly."""
+    """(policy, p-value method) of an EC command line: the preset's, unless given explicitly.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A parsed ``ec`` or ``benchmark`` command line (``--preset``, ``--policy``, ``--p-value``).
+
+    Returns
+    -------
+    tuple of str
+        ``(policy, p_value)``.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> parser = build_parser()
+    >>> ec_choices(parser.parse_args(["ec", "raw-data/"]))
+    ('strict', 'exact')
+    >>> ec_choices(parser.parse_args(["ec", "raw-data/", "--preset", "paper", "--policy", "strict"]))
+    ('strict', 'beta-posterior-published')
+    """
     preset = PRESETS[getattr(args, "preset", "default")]
     policy = args.policy if args.policy is not None else preset["policy"]
     p_value = getattr(args, "p_value", None) or preset["p_value"]
@@ -93,7 +133,28 @@ def ec_choices(args) -> tuple[str, str]:
 
 
 def ec_settings(args) -> ResamplingSettings:
-    """The resampling settings of an EC command line (``--two-level`` is ``--observer-level bootstrap``)."""
+    """The resampling settings of an EC command line (``--two-level`` is ``--observer-level bootstrap``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A parsed ``ec`` or ``benchmark`` command line.
+
+    Returns
+    -------
+    ResamplingSettings
+
+    Raises
+    ------
+    ValueError
+        When ``--two-level`` contradicts ``--observer-level`` (e.g. ``jackknife``).
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> ec_settings(build_parser().parse_args(["benchmark", "raw-data/", "--two-level"])).observer_level
+    'bootstrap'
+    """
     settings = resampling_settings(args)
     if getattr(args, "two_level", False):
         if settings.observer_level not in ("none", "bootstrap"):
@@ -105,7 +166,25 @@ def ec_settings(args) -> ResamplingSettings:
 # --- demo --------------------------------------------------------------------------------------------
 
 def run_demo(args) -> int:
-    """Handle ``humanlike demo`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike demo`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['demo']).handler is run_demo
+    True
+    """
     from ..analyses.benchmark import run_benchmark
     from ..data.simulate import simulate_benchmark
     from .plots import benchmark_figure, ranking_figure
@@ -196,7 +275,31 @@ def _with_dmc_rows(result, trials, args, exclusions):
 
 
 def format_overall(result) -> str:
-    """A readable table of the overall benchmark rows."""
+    """A readable table of the overall benchmark rows.
+
+    Parameters
+    ----------
+    result : BenchmarkResult
+        From :func:`humanlike.analyses.benchmark.run_benchmark`.
+
+    Returns
+    -------
+    str
+        One line per observer (humans first, then models by EC) with EC and OOD accuracy and their
+        intervals, a legend line and, with resamples, the ranking stability.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.benchmark import run_benchmark
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> text = format_overall(run_benchmark(trials, exclusions=None, n_resamples=0))
+    >>> for line in text.splitlines()[:3]:
+    ...     print(line)
+    observer                                 error consistency                OOD accuracy
+    humans                                    0.281 [nan, nan]            0.645 [nan, nan]
+    model-humanlike                           0.309 [nan, nan]            0.715 [nan, nan]
+    """
     rows = result.rows[result.rows["scope"] == "overall"]
     level = int(round(result.details.settings["level"] * 100))
     ec = rows[rows["metric"] == "error_consistency"].set_index("observer")
@@ -230,7 +333,25 @@ def _fmt(row) -> str:
 # --- benchmark -------------------------------------------------------------------------------------
 
 def run_benchmark_command(args) -> int:
-    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['benchmark', 'raw-data/']).handler is run_benchmark_command
+    True
+    """
     from ..analyses.benchmark import run_benchmark
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
@@ -262,7 +383,25 @@ def run_benchmark_command(args) -> int:
 # --- ec ----------------------------------------------------------------------------------------------
 
 def run_ec_command(args) -> int:
-    """Handle ``humanlike ec`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike ec`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['ec', 'raw-data/']).handler is run_ec_command
+    True
+    """
     from ..analyses.errorconsistency import error_consistency
 
     run = run_outputs(args, ec_settings(args))
@@ -295,7 +434,31 @@ def run_ec_command(args) -> int:
 
 
 def format_ec(result) -> str:
-    """Readable EC summary: per experiment human-human, model-model and every model with humans."""
+    """Readable EC summary: per experiment human-human, model-model and every model with humans.
+
+    Parameters
+    ----------
+    result : ErrorConsistencyResult
+        From :func:`humanlike.analyses.errorconsistency.error_consistency`.
+
+    Returns
+    -------
+    str
+        A settings line, then per experiment the human–human and model–model means and each model's EC
+        with the humans (highest first) with intervals and accuracy.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.errorconsistency import error_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> text = format_ec(error_consistency(trials, experiments=["sim-blur"], n_resamples=0))
+    >>> for line in text.splitlines()[1:4]:
+    ...     print(line)
+    experiment sim-blur
+      human-human  0.250 [nan, nan]  (6 pairs, mean accuracy 0.578)
+      model-model  0.022 [nan, nan]  (10 pairs)
+    """
     settings = result.settings
     level = int(round(settings["level"] * 100))
     where = f"condition {settings['condition']}" if settings["condition"] else "mean over conditions"
@@ -330,7 +493,25 @@ def _fmt_entry(e) -> str:
 # --- plan ec -----------------------------------------------------------------------------------------
 
 def run_plan_ec(args) -> int:
-    """Handle ``humanlike plan ec`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike plan ec`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['plan', 'ec']).handler is run_plan_ec
+    True
+    """
     from ..stats.planning import expected_ec_ci_width, power_ec_difference, trials_for_ci_width, trials_for_power
 
     a1, a2 = args.accuracy

@@ -14,7 +14,25 @@ REFITS = bounded_resample_count(100_000, "each one refits the scale")
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (mlds) on the ``humanlike`` parser."""
+    """Register this module's command (``mlds``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['mlds', 'plan']
+    """
     mlds = sub.add_parser(
         "mlds", help="maximum-likelihood difference scaling (R MLDS): scales, intervals, six-point test",
         description="Fit a perceptual difference scale (MLDS) to triad or quadruple judgements. Several files "
@@ -42,7 +60,25 @@ def register(sub, plan_sub) -> None:
 
 
 def run_mlds(args) -> int:
-    """Handle ``humanlike mlds`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike mlds`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['mlds', 'kk1.csv']).handler is run_mlds
+    True
+    """
     from ..analyses.mlds import analyse_mlds
     from ..data.judgements import load_judgements
 

@@ -9,7 +9,25 @@ from .options import count, emit_json, positive_count, show_progress
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (models) on the ``humanlike`` parser."""
+    """Register this module's command (``evaluate``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['evaluate', 'plan']
+    """
     del plan_sub  # nothing to plan
     parser = sub.add_parser(
         "evaluate", help="run vision models on a folder of images: trials with decision margins, features",
@@ -53,7 +71,25 @@ def register(sub, plan_sub) -> None:
 
 
 def run_evaluate_command(args) -> int:
-    """Handle ``humanlike evaluate`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike evaluate`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['evaluate', 'torchvision:resnet18', 'stimuli/', '--out', 'runs/']).handler is run_evaluate_command
+    True
+    """
     if len(args.inputs) < 2:
         raise ValueError("give at least one MODEL and then the STIMULI folder or manifest")
     from .io import check_output_folder

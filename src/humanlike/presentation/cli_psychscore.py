@@ -11,7 +11,25 @@ from .options import (
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
-    """Register this module's commands (psychscore) on the ``humanlike`` parser."""
+    """Register this module's commands (``sequences``, ``psychscore``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['plan', 'psychscore', 'sequences']
+    """
     seq = sub.add_parser(
         "sequences", help="difference-scaling blend sequences of two object classes (Psychophysical-Score)",
         description="Pick instance pairs of every class pair by mask overlap (Jaccard), convert to grey "
@@ -59,7 +77,25 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
 
 
 def run_sequences_command(args) -> int:
-    """Handle ``humanlike sequences`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike sequences`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['sequences', 'silhouettes/', '--out', 'sequences/']).handler is run_sequences_command
+    True
+    """
     from ..data.sequences import build_sequences, load_object_images, sequence_manifest, write_sequences
 
     run = run_outputs(args)
@@ -82,7 +118,36 @@ def _read_judgements(paths):
 
 
 def gather_judgements(args):
-    """Judgement tables from files, plus built-in/network observers and simulated humans on --sequences."""
+    """Judgement tables from files, plus built-in/network observers and simulated humans on --sequences.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A parsed ``humanlike psychscore`` command line.
+
+    Returns
+    -------
+    pandas.DataFrame
+        All judgements, one table (the input of
+        :func:`humanlike.analyses.psychscore.psychophysical_score`).
+
+    Raises
+    ------
+    ValueError
+        Without judgement files and without ``--sequences``, or with observer options but no sequences.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> from humanlike.presentation.cli import build_parser
+    >>> path = Path(tempfile.mkdtemp()) / "judgements.csv"
+    >>> simulate_psychscore_demo(n_classes=3, n_humans=2).to_csv(path, index=False)
+    >>> table = gather_judgements(build_parser().parse_args(["psychscore", str(path)]))
+    >>> sorted(table["observer_kind"].unique())
+    ['human', 'model']
+    """
     import pandas as pd
 
     frames = _read_judgements(args.judgements)
@@ -121,7 +186,25 @@ def gather_judgements(args):
 
 
 def run_psychscore_command(args) -> int:
-    """Handle ``humanlike psychscore`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike psychscore`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['psychscore', 'judgements.csv']).handler is run_psychscore_command
+    True
+    """
     from ..analyses.psychscore import psychophysical_score
 
     if getattr(args, "observer_level", "none") != "none":
@@ -153,7 +236,26 @@ def run_psychscore_command(args) -> int:
 
 
 def format_result(result) -> str:
-    """A plain-text table of scores, intervals and skewness variances."""
+    """A plain-text table of scores, intervals and skewness variances.
+
+    Parameters
+    ----------
+    result : PsychScoreResult
+        From :func:`humanlike.analyses.psychscore.psychophysical_score`.
+
+    Returns
+    -------
+    str
+        A heading, one line per observer and the reference's chance test.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.psychscore import psychophysical_score
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), n_resamples=0)
+    >>> print(format_result(result).splitlines()[0])
+    Psychophysical-Score against humans (3 class pairs, 0 resamples, 95% intervals)
+    """
     frame = result.to_frame()
     level = int(round(100 * result.settings.get("level", 0.95)))
     lines = [f"Psychophysical-Score against {result.reference} ({len(result.scales[['class_a', 'class_b']].drop_duplicates())} "
@@ -171,7 +273,30 @@ def format_result(result) -> str:
 
 
 def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial table is not used here
-    """The Psychophysical-Score on simulated judgements: the score table and the Figure-2 plot."""
+    """The Psychophysical-Score on simulated judgements: the score table and the Figure-2 plot.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The demo's trial table (not used: the judgements are simulated here).
+    args : argparse.Namespace
+        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
+        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written into ``args.out``.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
+    ...                           quiet=True)
+    >>> [p.name for p in demo_extras(None, args)]
+    ['psychscore.csv', 'psychscore.png']
+    """
     import matplotlib.pyplot as plt
 
     from ..analyses.psychscore import psychophysical_score

@@ -14,7 +14,28 @@ REPORT_ANALYSES = ("ec", "dmc", "ood", "dvc", "mlds")
 
 
 def analyses_list(text: str) -> list[str]:
-    """argparse type: a comma-separated subset of the report's analyses."""
+    """argparse type: a comma-separated subset of the report's analyses.
+
+    Parameters
+    ----------
+    text : str
+        Names from ``ec, dmc, ood, dvc, mlds``, separated by commas.
+
+    Returns
+    -------
+    list of str
+        The names, in the order given.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For an unknown name or an empty list.
+
+    Examples
+    --------
+    >>> analyses_list("ec, dmc")
+    ['ec', 'dmc']
+    """
     names = [t.strip() for t in text.split(",") if t.strip()]
     unknown = sorted(set(names) - set(REPORT_ANALYSES))
     if unknown or not names:
@@ -23,7 +44,25 @@ def analyses_list(text: str) -> list[str]:
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (report) on the ``humanlike`` parser."""
+    """Register this module's command (``report``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['plan', 'report']
+    """
     report = sub.add_parser(
         "report", help="one self-contained HTML report of every analysis of a data set",
         description="Runs the analyses on DATA and writes one HTML page (figures embedded, no external "
@@ -45,7 +84,24 @@ def register(sub, plan_sub) -> None:
 
 
 def rerun_command(args) -> str:
-    """The command line that reproduces this report (every setting that decides a number spelled out)."""
+    """The command line that reproduces this report (every setting that decides a number spelled out).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``humanlike report`` command line.
+
+    Returns
+    -------
+    str
+        A shell-quoted command line.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> print(rerun_command(build_parser().parse_args(["report", "raw-data", "--analyses", "ec"])))
+    humanlike report raw-data --out report.html --analyses ec --seed 0 --resamples 10000 --level 0.95 --interval percentile --observer-level none
+    """
     parts = ["humanlike", "report", *map(str, args.data), "--out", str(args.out),
              *(["--judgements", *map(str, args.judgements)] if args.judgements else []),
              "--analyses", ",".join(args.analyses), "--seed", str(args.seed), "--resamples", str(args.resamples),
@@ -56,7 +112,25 @@ def rerun_command(args) -> str:
 
 
 def run_report(args) -> int:
-    """Handle ``humanlike report`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike report`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['report', 'raw-data/']).handler is run_report
+    True
+    """
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
     from .options import load_data
     from .report import content_hash, render_report, write_report

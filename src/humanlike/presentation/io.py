@@ -16,11 +16,38 @@ TABLE_FORMATS = ("csv", "parquet", "json")
 
 
 class OutputCollisionError(ValueError):
-    """Two outputs of one run would be written to the same file (the second would overwrite the first)."""
+    """Two outputs of one run would be written to the same file (the second would overwrite the first).
+
+    Raised by :class:`RunOutputs` (``on_collision="error"``); the message names the path and both outputs.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> run = RunOutputs(tempfile.mkdtemp())
+    >>> _ = run.claim(run.out_dir / "summary.csv", "table summary")
+    >>> try:
+    ...     run.claim(run.out_dir / "summary.csv", "table summary")
+    ... except OutputCollisionError as err:
+    ...     print("summary.csv" in str(err))
+    True
+    """
 
 
 class OutputPathError(ValueError):
-    """An output cannot be written where asked (the folder is a file, or not writable)."""
+    """An output cannot be written where asked (the folder is a file, or not writable).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "taken").write_text("a file, not a folder")
+    >>> try:
+    ...     write_json({}, folder / "taken" / "out.json")
+    ... except OutputPathError as err:
+    ...     print(str(err).endswith("exists and is not a folder; choose another output folder"))
+    True
+    """
 
 
 def _umask() -> int:
@@ -87,17 +114,89 @@ def _jsonable(obj):
 
 
 def to_json_text(obj) -> str:
-    """JSON text with NaN/inf as null (JSON has no NaN)."""
+    """JSON text with NaN/inf as null (JSON has no NaN).
+
+    Parameters
+    ----------
+    obj : object
+        Dicts, lists, tuples, numpy arrays and scalars, and plain JSON values, nested.
+
+    Returns
+    -------
+    str
+        Indented JSON (numpy scalars as plain numbers, non-finite floats as ``null``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> print(to_json_text({"estimate": np.float64(0.5), "ci": [np.nan, np.inf], "n": np.int64(3)}))
+    {
+      "estimate": 0.5,
+      "ci": [
+        null,
+        null
+      ],
+      "n": 3
+    }
+    """
     return json.dumps(_jsonable(obj), indent=2, allow_nan=False)
 
 
 def atomic_write_text(path, text: str) -> Path:
-    """Write text (UTF-8) to ``path`` atomically."""
+    """Write text (UTF-8) to ``path`` atomically (a temporary file renamed into place; folders are created).
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write.
+    text : str
+        Its content.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    OutputPathError
+        When the folder cannot be created or written, or ``path`` is a folder.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> atomic_write_text(folder / "sub" / "note.txt", "né").read_text(encoding="utf-8")
+    'né'
+    """
     return _atomic(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def write_json(obj, path) -> Path:
-    """Write ``obj`` as JSON atomically (NaN and inf as null)."""
+    """Write ``obj`` as JSON atomically (NaN and inf as null).
+
+    Parameters
+    ----------
+    obj : object
+        Anything :func:`to_json_text` takes.
+    path : path-like
+        The file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import json
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> json.loads(write_json({"sigma": float("nan"), "n": 2}, folder / "fit.json").read_text())
+    {'sigma': None, 'n': 2}
+    """
     return _atomic(Path(path), lambda tmp: tmp.write_text(to_json_text(obj) + "\n"))
 
 
@@ -111,14 +210,62 @@ def _table_format(path: Path, fmt: str | None) -> str:
 
 
 def table_path(path, fmt: str | None = None) -> Path:
-    """The path :func:`write_table` writes to: ``path`` with the format's suffix."""
+    """The path :func:`write_table` writes to: ``path`` with the format's suffix.
+
+    Parameters
+    ----------
+    path : path-like
+        The requested path, with or without a suffix.
+    fmt : {"csv", "parquet", "json"}, optional
+        The format (``"pq"`` means Parquet); default: the suffix of ``path``, else CSV.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path`` when its suffix is the format's, else ``path`` with that suffix.
+
+    Raises
+    ------
+    ValueError
+        For an unknown format.
+
+    Examples
+    --------
+    >>> table_path("out/summary", "parquet").name, table_path("out/summary.csv").name
+    ('summary.parquet', 'summary.csv')
+    """
     path = Path(path)
     fmt = _table_format(path, fmt)
     return path if path.suffix.lstrip(".").lower() == fmt else path.with_suffix("." + fmt)
 
 
 def write_table(frame: pd.DataFrame, path, fmt: str | None = None) -> Path:
-    """Write a tidy frame as CSV, Parquet or JSON (records), chosen by ``fmt`` or the file suffix."""
+    """Write a tidy frame as CSV, Parquet or JSON (records), chosen by ``fmt`` or the file suffix.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table (its index is not written).
+    path : path-like
+        The file; the format's suffix is added when missing (:func:`table_path`).
+    fmt : {"csv", "parquet", "json"}, optional
+        Default: the suffix of ``path``, else CSV.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> path = write_table(pd.DataFrame({"observer": ["a"], "estimate": [0.25]}), folder / "summary")
+    >>> path.name, path.read_text()
+    ('summary.csv', 'observer,estimate\\na,0.25\\n')
+    """
     fmt = _table_format(Path(path), fmt)
     path = table_path(path, fmt)
     if fmt == "csv":
@@ -129,7 +276,33 @@ def write_table(frame: pd.DataFrame, path, fmt: str | None = None) -> Path:
 
 
 def save_figure(fig, path) -> Path:
-    """Save a matplotlib figure atomically; the format follows the suffix (png, pdf, svg)."""
+    """Save a matplotlib figure atomically; the format follows the suffix (png, pdf, svg).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (saved at 150 dpi with a tight bounding box; not closed).
+    path : path-like
+        The file; no suffix means PNG.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> fig, ax = plt.subplots()
+    >>> save_figure(fig, folder / "fig.png").read_bytes()[:4]
+    b'\\x89PNG'
+    >>> plt.close(fig)
+    """
     path = Path(path)
     fmt = path.suffix.lstrip(".") or "png"
     return _atomic(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight"))

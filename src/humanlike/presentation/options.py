@@ -91,7 +91,28 @@ probability = float_in(0.0, 1.0, open_low=True, open_high=True)
 
 
 def resample_count(text: str) -> int:
-    """argparse type: 0 (no intervals) or an integer of at least 2."""
+    """argparse type: 0 (no intervals) or an integer of at least 2.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    int
+        The number of resamples.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For text that is not a valid value (argparse turns it into a usage error naming the option).
+
+    Examples
+    --------
+    >>> resample_count("1000"), resample_count("0")
+    (1000, 0)
+    """
     try:
         value = int(text)
     except ValueError:
@@ -102,7 +123,28 @@ def resample_count(text: str) -> int:
 
 
 def confidence_level(text: str) -> float:
-    """argparse type: a confidence level in (0, 1)."""
+    """argparse type: a confidence level in (0, 1).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The level.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For text that is not a valid value (argparse turns it into a usage error naming the option).
+
+    Examples
+    --------
+    >>> confidence_level("0.9")
+    0.9
+    """
     try:
         value = float(text)
     except ValueError:
@@ -130,7 +172,28 @@ def positive_count(text: str) -> int:
 
 
 def gibibytes(text: str) -> int:
-    """argparse type: a memory budget in GiB (e.g. ``2`` or ``0.5``), returned in bytes."""
+    """argparse type: a memory budget in GiB (e.g. ``2`` or ``0.5``), returned in bytes.
+
+    Parameters
+    ----------
+    text : str
+        The option's value in GiB.
+
+    Returns
+    -------
+    int
+        The budget in bytes.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For text that is not a valid value (argparse turns it into a usage error naming the option).
+
+    Examples
+    --------
+    >>> gibibytes("0.5")
+    536870912
+    """
     try:
         value = float(text)
     except ValueError:
@@ -173,7 +236,31 @@ gibibytes.bad_examples = ("0", "-1", "nan", "inf", "lots", "1e-9", "")
 
 def add_resampling_options(parser: argparse.ArgumentParser, *, observer_level: str = "none",
                            interval: bool = True, resamples_type=resample_count) -> None:
-    """The resampling options, with one default number of resamples for every command."""
+    """The resampling options, with one default number of resamples for every command.
+
+    ``--seed``, ``--resamples``, ``--level``, ``--interval`` (unless ``interval=False``), ``--observer-level``
+    and ``--memory-budget``; :func:`resampling_settings` turns them into one settings object.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+    observer_level : {"none", "bootstrap", "jackknife"}
+        The command's default observer level.
+    interval : bool
+        Offer ``--interval`` (percentile or BCa).
+    resamples_type : callable
+        argparse type of ``--resamples`` (e.g. :func:`bounded_resample_count` where every resample refits).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_resampling_options(parser, observer_level="jackknife")
+    >>> args = parser.parse_args(["--resamples", "500"])
+    >>> args.resamples, args.level, args.observer_level, args.seed
+    (500, 0.95, 'jackknife', 0)
+    """
     parser.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same numbers)")
     parser.add_argument("--resamples", type=resamples_type, default=DEFAULT_RESAMPLES,
                         help="bootstrap resamples; 0 for estimates only (default %(default)s)")
@@ -191,7 +278,32 @@ def add_resampling_options(parser: argparse.ArgumentParser, *, observer_level: s
 
 
 def resampling_settings(args) -> ResamplingSettings:
-    """The settings object of a parsed command line."""
+    """The settings object of a parsed command line.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A command line parsed with :func:`add_resampling_options` (missing options take their defaults).
+
+    Returns
+    -------
+    ResamplingSettings
+        The one settings object the analyses take.
+
+    Raises
+    ------
+    ValueError
+        For a negative ``--seed``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_resampling_options(parser)
+    >>> settings = resampling_settings(parser.parse_args(["--resamples", "200", "--seed", "3"]))
+    >>> settings.n_resamples, settings.seed, settings.interval
+    (200, 3, 'percentile')
+    """
     if args.seed < 0:
         raise ValueError(f"--seed must be non-negative, got {args.seed}")
     return ResamplingSettings(n_resamples=args.resamples, level=args.level,
@@ -206,7 +318,24 @@ OUT_HELP = ("folder for tables and figures; the run's record humanlike-manifest.
 
 
 def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None = DEFAULT_OUT) -> None:
-    """The output options shared by the commands: ``--out``, ``--format``, ``--json``, ``--quiet``."""
+    """The output options shared by the commands: ``--out``, ``--format``, ``--json``, ``--quiet``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+    out_default : path or None
+        Default of ``--out`` (None: write no files unless asked).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_output_options(parser, out_default=None)
+    >>> args = parser.parse_args(["--format", "parquet"])
+    >>> args.out, args.format, args.json
+    (None, 'parquet', False)
+    """
     parser.add_argument("--out", type=Path, default=out_default, help=OUT_HELP)
     parser.add_argument("--format", choices=("csv", "parquet", "json"), default="csv",
                         help="table format (default %(default)s; JSON tables are NAME.table.json)")
@@ -279,24 +408,92 @@ def demo_outputs(args) -> RunOutputs:
 
 
 def show_progress(args) -> bool:
-    """Whether to show progress bars: on a terminal, unless ``--quiet``."""
+    """Whether to show progress bars: on a terminal, unless ``--quiet``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    bool
+        False with ``--quiet`` or when standard error is not a terminal.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> show_progress(argparse.Namespace(quiet=True))
+    False
+    """
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
 
 
 def emit_json(obj) -> None:
-    """Print ``obj`` as JSON on standard output."""
+    """Print ``obj`` as JSON on standard output (NaN and inf as null).
+
+    Parameters
+    ----------
+    obj : object
+        Anything :func:`humanlike.presentation.io.to_json_text` takes.
+
+    Examples
+    --------
+    >>> emit_json({"estimate": float("nan")})
+    {
+      "estimate": null
+    }
+    """
     sys.stdout.write(to_json_text(obj) + "\n")
 
 
 def load_data(paths):
-    """The trial table of the DATA arguments of a command (folders or files, aligned)."""
+    """The trial table of the DATA arguments of a command (folders or files, aligned).
+
+    Parameters
+    ----------
+    paths : path-like or list of path-like
+        Raw-data folders or tidy trial files (:func:`humanlike.data.loaders.load_trials`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The validated trial table.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> path = Path(tempfile.mkdtemp()) / "trials.csv"
+    >>> simulate_benchmark(seed=0, n_humans=2, n_items=16).to_csv(path, index=False)
+    >>> trials = load_data([path])
+    >>> sorted(trials["observer_kind"].unique())
+    ['human', 'model']
+    """
     from ..data.loaders import load_trials
 
     return load_trials(paths)
 
 
 def optional_module(name: str):
-    """A command module of this package, or None when it is absent (optional command families)."""
+    """A command module of this package, or None when it is absent (optional command families).
+
+    Parameters
+    ----------
+    name : str
+        Module name within :mod:`humanlike.presentation` (e.g. ``"cli_ood"``).
+
+    Returns
+    -------
+    module or None
+        The module; None only when that module itself is missing (an import error inside it is raised).
+
+    Examples
+    --------
+    >>> optional_module("cli_mlds").__name__, optional_module("cli_no_such_family")
+    ('humanlike.presentation.cli_mlds', None)
+    """
     try:
         return importlib.import_module(f"{__package__}.{name}")
     except ModuleNotFoundError as err:
