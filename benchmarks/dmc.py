@@ -1,13 +1,14 @@
 """Speed of ``humanlike dmc`` over the 17 model-vs-human experiments (issue 7). One command:
 
-    python benchmarks/dmc.py [--resamples 10000] [--src OTHER_TREE/src] [--threads 1]
+    python benchmarks/dmc.py [--resamples 10000] [--src OTHER_TREE/src] [--threads 1] [--cold]
 
 Runs the command line in a fresh process, as a user would: the humans of model-vs-human and the decision-margin
 fork's models (``$HUMANLIKE_SHARED_DATA/modelvshuman/raw-data`` and ``.../modelvshuman-dmc/raw-data``), every
 experiment named with ``--experiment`` (so that the pre-port code, which required it, runs the same job), JSON on
 stdout. Reports wall time, CPU time (user + system, the honest figure on a shared machine), peak memory (RSS)
 and, in a second process, the time spent loading the data alone. ``--src`` times another checkout (e.g. the
-pre-port commit in a ``git worktree``) for before/after figures.
+pre-port commit in a ``git worktree``) for before/after figures. ``--cold`` gives each process an empty
+parsed-data cache (``HUMANLIKE_CACHE`` in a fresh temporary folder), so the CSV files are parsed.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,16 +31,22 @@ EXPERIMENTS = ("colour", "contrast", "cue-conflict", "edge", "eidolonI", "eidolo
                "sketch", "stylized", "uniform-noise")
 
 
-def run(code: str, src: Path, threads: int | None) -> dict:
+def run(code: str, src: Path, threads: int | None, cold: bool = False) -> dict:
     """Run ``code`` in a fresh interpreter with ``src`` on the path; wall, CPU and peak RSS of that process."""
     env = dict(os.environ, PYTHONPATH=str(src))
+    if cold:
+        env["HUMANLIKE_CACHE"] = tempfile.mkdtemp(prefix="humanlike-cold-cache-")
     if threads:
         env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     report_rss = ("import atexit, resource, sys; atexit.register(lambda: sys.stderr.write("
                   "'MAXRSS %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)); ")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", report_rss + code], env=env, capture_output=True, text=True)
+    try:
+        done = subprocess.run([sys.executable, "-c", report_rss + code], env=env, capture_output=True, text=True)
+    finally:
+        if cold:
+            shutil.rmtree(env["HUMANLIKE_CACHE"], ignore_errors=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -54,6 +63,7 @@ def main() -> int:
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the humanlike sources to time")
     parser.add_argument("--threads", type=int, default=None, help="BLAS threads (default: the library's)")
     parser.add_argument("--skip-load", action="store_true", help="do not time loading separately")
+    parser.add_argument("--cold", action="store_true", help="an empty parsed-data cache in every process")
     args = parser.parse_args()
     folders = [str(SHARED / "modelvshuman" / "raw-data"), str(SHARED / "modelvshuman-dmc" / "raw-data")]
     argv = ["dmc", *folders, "--resamples", str(args.resamples), "--json", "--quiet"]
@@ -62,15 +72,16 @@ def main() -> int:
     cli = ("import sys; from humanlike.presentation.cli import main; "
            f"sys.exit(main({argv!r}))")
     report = {"src": str(args.src), "resamples": args.resamples, "experiments": len(EXPERIMENTS),
-              "blas_threads": args.threads, "cpus": os.cpu_count(), "load_average": os.getloadavg()[0]}
-    whole = run(cli, args.src, args.threads)
+              "blas_threads": args.threads, "cpus": os.cpu_count(), "load_average": os.getloadavg()[0],
+              "parsed_data_cache": "empty" if args.cold else "as found (warm after a first run)"}
+    whole = run(cli, args.src, args.threads, args.cold)
     doc = json.loads(whole.pop("stdout"))
     report["dmc_command"] = whole
     report["ceiling_overall"] = doc["human_human"]["mean"]
     if not args.skip_load:
         load = ("from humanlike.data.loaders import load_trials; "
                 f"load_trials({folders!r})")
-        loaded = run(load, args.src, args.threads)
+        loaded = run(load, args.src, args.threads, args.cold)
         loaded.pop("stdout")
         report["load_only"] = loaded
     report["goal"] = "under 15 s wall including loading on 2 cores, within 2 GB"

@@ -223,7 +223,7 @@ def decision_margin_consistency(
     trials = apply_exclusions(trials, exclusions)
     if experiments is not None:
         experiments = [str(e) for e in experiments]
-        unknown = sorted(set(experiments) - set(trials["experiment"]))
+        unknown = sorted(set(experiments) - set(trials["experiment"].unique()))
         if unknown:
             raise TrialTableError(f"unknown experiment(s) {unknown}; "
                                   f"available: {sorted(trials['experiment'].unique())}")

@@ -60,6 +60,34 @@ def nanmean_quiet(values: np.ndarray, axis: int) -> np.ndarray:
         return np.nanmean(values, axis=axis)
 
 
+def nanmean_blocks(blocks: list[np.ndarray]) -> np.ndarray:
+    """Elementwise mean of equally shaped (R x k) arrays skipping NaN; NaN where all are NaN.
+
+    The same numbers, bit for bit, as ``np.nanmean(np.stack(blocks, axis=1), axis=1)``: numpy adds along that
+    axis in order, which this does without the stacked copy. Where numpy may add in another order (one column;
+    broadcast blocks, which ``np.stack`` lays out differently) the call goes through numpy.
+
+    Examples
+    --------
+    >>> nanmean_blocks([np.array([[1.0, np.nan]]), np.array([[3.0, np.nan]])]).tolist()
+    [[2.0, nan]]
+    """
+    if (len(blocks) == 0 or blocks[0].ndim != 2 or blocks[0].shape[1] < 2
+            or not all(b.flags.c_contiguous for b in blocks)):
+        return nanmean_quiet(np.stack(blocks, axis=1), axis=1)
+    total = count = None
+    for block in blocks:
+        missing = np.isnan(block)
+        if total is None:
+            total = np.where(missing, 0.0, block)
+            count = (~missing).astype(np.intp)
+        else:
+            total += np.where(missing, 0.0, block)
+            count += ~missing
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.true_divide(total, count)
+
+
 def experiment_columns(experiment: DMCExperiment) -> list[tuple[str, str]]:
     """(group, metric) of each kernel output column of a stratum of ``experiment``.
 
@@ -416,13 +444,18 @@ class DMCAggregation:
 
     def __call__(self, values: Mapping[tuple, np.ndarray]) -> np.ndarray:
         n_rows = max(np.shape(v)[0] for v in values.values())
-        parts = []
+        out = np.empty((n_rows, len(self.labels)))
         overall = np.full((n_rows, len(self.experiments), len(self.overall_groups)), np.nan)
+        position = 0
         for j, e in enumerate(self.experiments):
+            width = len(self.columns[e.name])
             blocks = [np.broadcast_to(values[key], (n_rows, np.shape(values[key])[1])) for key in e.keys]
-            parts += blocks
-            per_experiment = nanmean_quiet(np.stack(blocks, axis=1), axis=1)
-            parts.append(per_experiment)
+            for block in blocks:
+                out[:, position:position + width] = block
+                position += width
+            per_experiment = nanmean_blocks(blocks)
+            out[:, position:position + width] = per_experiment
+            position += width
             overall[:, j, self._overall_index[e.name]] = per_experiment
-        parts.append(nanmean_quiet(overall, axis=1))
-        return np.concatenate(parts, axis=1)
+        out[:, position:] = nanmean_quiet(overall, axis=1)
+        return out

@@ -13,6 +13,7 @@ Formats understood by :func:`load_trials`:
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import shutil
@@ -122,7 +123,8 @@ def _raw_files(root: Path) -> list[Path]:
     return files
 
 
-def _read_raw_file(path: Path, human_pattern: str) -> pd.DataFrame:
+def _file_names(path: Path) -> tuple[str, str]:
+    """(experiment, observer) of a raw-data file, from its folder and name."""
     experiment = path.parent.name
     match = _FILE_PATTERN.match(path.name)
     if not match or not match.group("experiment") == experiment:
@@ -133,6 +135,12 @@ def _read_raw_file(path: Path, human_pattern: str) -> pd.DataFrame:
             raise TrialTableError(f"{path}: file name does not follow <experiment>_<observer>_session-1.csv")
     else:
         observer = match.group("observer")
+    return experiment, observer
+
+
+def _read_raw_file(path: Path, human_pattern: str) -> pd.DataFrame:
+    """One raw-data file through pandas' CSV parser (the reference; see :func:`_read_raw_files_arrow`)."""
+    experiment, observer = _file_names(path)
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
     except pd.errors.EmptyDataError:
@@ -162,6 +170,110 @@ def _read_raw_file(path: Path, human_pattern: str) -> pd.DataFrame:
     return frame
 
 
+# The raw columns the trial table is made of (besides the file's observer and experiment).
+_RAW_USED = ("condition", "imagename", "category", "object_response", "trial", "rt", "decision_margin")
+
+
+def _arrow_text_table(path: Path):
+    """A raw-data file read by pyarrow's CSV reader: (the used columns as text, all column names), or None
+    where pandas must decide.
+
+    pandas' parser stays the reference: anything this reader might read differently (a byte-order mark,
+    duplicate or empty column names, a row with too few or too many fields, quoted line breaks, a file that is
+    not UTF-8, no pyarrow) gives None, and the caller then parses every file with pandas (so errors and edge
+    cases are exactly those of :func:`_read_raw_file`).
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pa_csv
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        return None
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            header = next(csv.reader(handle), None)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    names = [c.strip() for c in header or ()]
+    if not names or any(not n or n.startswith("\ufeff") for n in names) or len(set(names)) != len(names):
+        return None
+    # Only the columns the table is made of are converted (every row is still checked for its field count).
+    used = [h for h, n in zip(header, names) if n in _RAW_USED]
+    try:
+        table = pa_csv.read_csv(
+            path, read_options=pa_csv.ReadOptions(use_threads=False),
+            convert_options=pa_csv.ConvertOptions(column_types={c: pa.string() for c in used},
+                                                  include_columns=used, strings_can_be_null=False))
+    except (pa.ArrowException, OSError, ValueError):
+        return None
+    if table.column_names != used or not all(pa.types.is_string(t) for t in table.schema.types):
+        return None
+    return table.rename_columns([h.strip() for h in used]), names
+
+
+def _read_raw_files_arrow(files: Sequence[tuple[Path, int]], human_pattern: str) -> pd.DataFrame | None:
+    """Every raw-data file at once: pyarrow reads the text, pandas converts each column once for all files.
+
+    The same table as concatenating :func:`_read_raw_file` of each file (tested on the real data); None when
+    some file needs pandas' parser (see :func:`_arrow_text_table`).
+    """
+    import pyarrow as pa
+    import pyarrow.compute  # noqa: F401 - pa.compute
+
+    tables, names, counts = [], [], []
+    for path, order in files:
+        experiment, observer = _file_names(path)
+        read = _arrow_text_table(path)
+        if read is None:
+            return None
+        table, columns = read
+        missing = [c for c in _RAW_COLUMNS if c not in columns]
+        if missing:
+            raise TrialTableError(f"{path}: missing column(s) {missing} of the raw-data format")
+        tables.append(table.select([c for c in _RAW_USED if c in table.column_names]))
+        names.append((observer, experiment, str(path), order))
+        counts.append(table.num_rows)
+    raw = pa.concat_tables(tables, promote_options="default")
+
+    def text(column: str) -> pd.Series:
+        return raw.column(column).to_pandas().astype(str)
+
+    def numbers(column: str) -> pd.Series:
+        # pd.to_numeric, as for one file, on the distinct spellings only (each converts on its own; the
+        # result type follows the set of values, which is the same).
+        if column not in raw.column_names:
+            return pd.Series(np.nan, index=range(raw.num_rows))
+        encoded = pa.compute.dictionary_encode(raw.column(column).combine_chunks())
+        values = pd.to_numeric(encoded.dictionary.to_pandas(), errors="coerce").to_numpy()
+        codes = encoded.indices
+        if codes.null_count:  # a file without the column
+            values = np.append(values, np.nan)
+            codes = pa.compute.fill_null(codes, len(values) - 1)
+        return pd.Series(values[codes.to_numpy()])
+
+    file_index = pa.array(np.repeat(np.arange(len(names)), counts))
+
+    def repeated(values: list) -> pd.Series:
+        return pd.Series(pa.array(values, pa.string()).take(file_index).to_pandas()).astype(str)
+
+    observers = [n[0] for n in names]
+    frame = pd.DataFrame({
+        "observer": repeated(observers),
+        "observer_kind": repeated(["human" if re.match(human_pattern, o) else "model" for o in observers]),
+        "experiment": repeated([n[1] for n in names]),
+        "condition": text("condition").str.strip(),
+        "image": text("imagename").str.strip(),
+        "label": text("category").str.strip(),
+        "response": text("object_response").str.strip().replace("", NO_ANSWER),
+        "trial": numbers("trial"),
+        "rt": numbers("rt"),
+    })
+    if "decision_margin" in raw.column_names:
+        frame["decision_margin"] = numbers("decision_margin")
+    frame["source"] = repeated([n[2] for n in names])
+    frame["source_order"] = np.repeat(np.array([n[3] for n in names], dtype=np.int64), counts)
+    return frame
+
+
 def _align_items(frame: pd.DataFrame) -> pd.Series:
     """Give every row an item id that is the same for every observer who saw that stimulus.
 
@@ -169,12 +281,18 @@ def _align_items(frame: pd.DataFrame) -> pd.Series:
     three-field prefix. Where one side uses bare stimulus names (cue-conflict, edge, silhouette models),
     both are reduced to the last '_'-separated field, provided that is still unique per observer.
     """
-    stems = frame["image"].map(_stem)
-    per_observer = stems.groupby(frame["observer"]).agg(frozenset)
-    if per_observer.nunique() <= 1:
+    # Each distinct image name is reduced once (there are far fewer names than rows).
+    codes, names = pd.factorize(frame["image"], use_na_sentinel=False)
+    stems = pd.Series(np.asarray([_stem(name) for name in names], dtype=object)[codes], index=frame.index,
+                      dtype=frame["image"].dtype)
+    # Every observer saw the same set of stems <=> every observer has every stem (observer x stem pairs).
+    observer_codes = pd.factorize(frame["observer"])[0]
+    stem_codes, stem_names = pd.factorize(stems, use_na_sentinel=False)
+    pairs = np.unique(observer_codes.astype(np.int64) * max(len(stem_names), 1) + stem_codes)
+    if pairs.size == (observer_codes.max() + 1 if observer_codes.size else 0) * len(stem_names):
         return stems
     short = stems.str.rsplit("_", n=1).str[-1]
-    collide = short.groupby(frame["observer"]).apply(lambda s: s.duplicated().any())
+    collide = pd.DataFrame({"observer": observer_codes, "short": short.to_numpy()}).duplicated()
     if collide.any():
         # Short names are ambiguous; keep the stems and let the analyses intersect the item sets.
         return stems
@@ -194,7 +312,7 @@ def _fill_conditions(frame: pd.DataFrame) -> pd.Series:
 
 
 def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
-                  on_conflict: str = "prefer-margins") -> pd.DataFrame:
+                  on_conflict: str = "prefer-margins", parser: str = "arrow") -> pd.DataFrame:
     r"""Read one or several model-vs-human style raw-data folders into one aligned trial table.
 
     When the same observer appears in several folders for the same experiment (resnet50 is in both the
@@ -210,6 +328,11 @@ def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = 
         Regular expression of the observer names that are humans (the others are models).
     on_conflict : {"prefer-margins", "first", "last", "error"}, default "prefer-margins"
         What to do with an observer found in several folders (see above).
+    parser : {"arrow", "pandas"}, default "arrow"
+        ``"arrow"`` reads the CSV files with pyarrow and converts each column once for all files; wherever
+        pyarrow might read a file differently from pandas (a byte-order mark, ragged rows, quoted line breaks,
+        text that is not UTF-8, ...) every file goes through pandas instead. ``"pandas"`` parses file by file
+        with pandas, the reference; both give the same table.
 
     Returns
     -------
@@ -220,6 +343,8 @@ def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = 
     ------
     TrialTableError
         For a missing folder, no raw-data files, a malformed file or an unresolved conflict.
+    ValueError
+        For an unknown ``parser``.
 
     Examples
     --------
@@ -235,18 +360,24 @@ def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = 
     >>> t[["observer", "observer_kind", "item", "response", "correct"]].values.tolist()
     [['resnet50', 'model', 'cat1.png', 'cat', True], ['resnet50', 'model', 'dog1.png', 'dog', True], ['subject-01', 'human', 'cat1.png', 'cat', True], ['subject-01', 'human', 'dog1.png', 'cat', False]]
     """
+    if parser not in ("arrow", "pandas"):
+        raise ValueError(f"parser must be 'arrow' or 'pandas', not {parser!r}")
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    parts = []
+    files = []
     for order, root in enumerate(paths):
         root = Path(root)
         if not root.exists():
             raise TrialTableError(f"{root}: no such file or folder")
-        for file in _raw_files(root):
+        files += [(file, order) for file in _raw_files(root)]
+    frame = _read_raw_files_arrow(files, human_pattern) if parser == "arrow" else None
+    if frame is None:
+        parts = []
+        for file, order in files:
             part = _read_raw_file(file, human_pattern)
             part["source_order"] = order
             parts.append(part)
-    frame = pd.concat(parts, ignore_index=True)
+        frame = pd.concat(parts, ignore_index=True)
     frame = _resolve_conflicts(frame, on_conflict)
 
     aligned = []
@@ -273,20 +404,22 @@ def _resolve_conflicts(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
     if on_conflict == "error":
         names = sorted({obs for _, obs in clashes.index})
         raise TrialTableError(f"observer(s) {names} appear in more than one folder; pass on_conflict")
-    keep = np.ones(len(frame), dtype=bool)
+    # One pass over the rows: per (experiment, observer, source) whether every margin is there; then the
+    # chosen source of each clashing observer, and the rows of its other sources dropped at once.
+    columns = ["experiment", "observer", "source_order"]
+    margins = frame["decision_margin"].notna() if "decision_margin" in frame else pd.Series(False, index=frame.index)
+    complete = margins.groupby([frame[c] for c in columns], sort=True).all()
+    pair = frame.groupby(["experiment", "observer"], sort=True).ngroup().to_numpy()
+    chosen_source = np.full(len(sources), -1, dtype=np.int64)
     for experiment, observer in clashes.index:
-        rows = (frame["experiment"] == experiment) & (frame["observer"] == observer)
-        orders = sorted(frame.loc[rows, "source_order"].unique())
+        per_source = complete.loc[(experiment, observer)]
+        orders = sorted(per_source.index)
         if on_conflict == "first":
             chosen = orders[0]
         elif on_conflict == "last":
             chosen = orders[-1]
         else:
-            has_margin = [
-                o for o in orders
-                if "decision_margin" in frame
-                and frame.loc[rows & (frame["source_order"] == o), "decision_margin"].notna().all()
-            ]
+            has_margin = [o for o in orders if "decision_margin" in frame and bool(per_source.loc[o])]
             if len(has_margin) != 1:
                 raise TrialTableError(
                     f"observer '{observer}' in experiment '{experiment}' appears in several folders and "
@@ -294,7 +427,9 @@ def _resolve_conflicts(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
                     "pass on_conflict='first' or 'last'"
                 )
             chosen = has_margin[0]
-        keep &= ~(rows & (frame["source_order"] != chosen)).to_numpy()
+        chosen_source[sources.index.get_loc((experiment, observer))] = chosen
+    row_choice = chosen_source[pair]
+    keep = (row_choice < 0) | (frame["source_order"].to_numpy() == row_choice)
     return frame.loc[keep]
 
 

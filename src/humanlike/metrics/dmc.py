@@ -24,6 +24,7 @@ Two ways compute them, with the same results (tested):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,7 +122,17 @@ def model_pairs(n_models: int) -> tuple[np.ndarray, np.ndarray]:
     >>> [p.tolist() for p in model_pairs(3)]
     [[0, 0, 1], [1, 2, 2]]
     """
-    return np.triu_indices(n_models, k=1)
+    return _triangle(n_models, 1)
+
+
+@functools.lru_cache(maxsize=256)
+def _triangle(n: int, k: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    # np.triu_indices, computed once per size (the kernel asks for it in every chunk of every stratum);
+    # read-only, as the arrays are shared.
+    i, j = np.triu_indices(n, k=k)
+    i.flags.writeable = False
+    j.flags.writeable = False
+    return i, j
 
 
 def _aligned(rows: int) -> int:
@@ -426,7 +437,7 @@ def values_from_sums(sums: np.ndarray, layout: PooledLayout, margins: np.ndarray
     u = np.ones(n_h) if observer_weights is None else (observer_weights[0] if shared else observer_weights)
     if layout.pooled_only and not (shared and np.all(u == 1.0)):
         raise ValueError("these statistics hold the pooled counts only; observer weights need per_observer=True")
-    ih, jh = np.triu_indices(n_h)
+    ih, jh = _triangle(n_h)
     with np.errstate(divide="ignore", invalid="ignore"):
         if shared:
             # (u' Q)_h and u' Q u straight from the upper triangle of Q (no symmetric R x H x H copy).
@@ -460,21 +471,39 @@ def values_from_sums(sums: np.ndarray, layout: PooledLayout, margins: np.ndarray
         flat_c = ~(var_c > COUNT_TOLERANCE) | no_data
 
         # Margin moments straight from the upper triangle: the variances and the model pairs.
-        im, jm = np.triu_indices(n_m)
+        # The same operations as written out in the formulas, in place where a temporary can be reused (these
+        # R x pairs arrays are the bulk of the work): every value keeps its bits.
+        diagonal_columns, pair_columns = _margin_product_columns(n_m)
+        n_column = n[:, None]
         products = sums[:, layout.margin_products]
         sum_m = sums[:, layout.margins]
-        mean_m = sum_m / n[:, None]
-        diagonal = im == jm
-        var_m = np.clip(products[:, diagonal] / n[:, None] - mean_m * mean_m, 0, None)
+        mean_m = sum_m / n_column
+        var_m = products[:, diagonal_columns]
+        var_m /= n_column
+        var_m -= mean_m * mean_m
+        np.clip(var_m, 0, None, out=var_m)
         first, second = model_pairs(n_m)
-        pair_cov = products[:, ~diagonal] / n[:, None] - mean_m[:, first] * mean_m[:, second]
+        pair_cov = products[:, pair_columns]
+        pair_cov /= n_column
+        mean_products = mean_m[:, first]
+        mean_products *= mean_m[:, second]
+        pair_cov -= mean_products
         flat_m = _flat_margins(margins, item_weights, var_m)
         sd_m = np.sqrt(var_m)
-        cov_mc = sum_mc / n[:, None] - mean_m * mean_c[:, None]
+        cov_mc = sum_mc / n_column
+        cov_mc -= mean_m * mean_c[:, None]
         mh = cov_mc / (sd_m * np.sqrt(np.clip(var_c, 0, None))[:, None])
-        out["mh"] = np.where(flat_m | flat_c[:, None], np.nan, np.clip(mh, -1.0, 1.0))
-        mm = pair_cov / (sd_m[:, first] * sd_m[:, second])
-        out["mm"] = np.where(flat_m[:, first] | flat_m[:, second], np.nan, np.clip(mm, -1.0, 1.0))
+        np.clip(mh, -1.0, 1.0, out=mh)
+        mh[flat_m | flat_c[:, None]] = np.nan
+        out["mh"] = mh
+        sd_products = sd_m[:, first]
+        sd_products *= sd_m[:, second]
+        mm = pair_cov
+        mm /= sd_products
+        np.clip(mm, -1.0, 1.0, out=mm)
+        if flat_m.any():
+            mm[flat_m[:, first] | flat_m[:, second]] = np.nan
+        out["mm"] = mm
 
         if n_h >= 2 and splits.shape[0]:
             members = splits.astype(float)
@@ -507,6 +536,14 @@ def values_from_sums(sums: np.ndarray, layout: PooledLayout, margins: np.ndarray
         else:
             out["hh_r"] = out["hh"] = np.full((n_rows, 1), np.nan)
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _margin_product_columns(n_models: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the squares and of the pair products among the margin products (upper triangle, j <= k)."""
+    im, jm = _triangle(n_models)
+    diagonal = im == jm
+    return np.flatnonzero(diagonal), np.flatnonzero(~diagonal)
 
 
 def _flat_margins(margins: np.ndarray, item_weights, var_m: np.ndarray) -> np.ndarray:
@@ -548,20 +585,25 @@ def condition_columns(values: dict[str, np.ndarray]) -> np.ndarray:
     [[0.7321, 0.5774, 0.625, nan, 0.94, 0.94, 0.75]]
     """
     n_rows = values["acc_h"].shape[0]
-    mean = _nanmean
-    hh = mean(values["hh"])
-    hr = mean(values["hh_r"])
-    mm = mean(values["mm"]) if values["mm"].shape[1] else np.full(n_rows, np.nan)
-    mhm = mean(values["mh"]) if values["mh"].shape[1] else np.full(n_rows, np.nan)
-    parts = [hh, hr, values["acc_h"], mm, mhm]
-    for k in range(values["mh"].shape[1]):
-        parts += [values["mh"][:, k], values["acc_m"][:, k]]
-    return np.column_stack([np.broadcast_to(p, (n_rows,)) for p in parts])
+    n_models = values["mh"].shape[1]
+    out = np.empty((n_rows, 5 + 2 * n_models))
+    out[:, 0] = _nanmean(values["hh"])
+    out[:, 1] = _nanmean(values["hh_r"])
+    out[:, 2] = values["acc_h"]
+    out[:, 3] = _nanmean(values["mm"]) if values["mm"].shape[1] else np.nan
+    out[:, 4] = _nanmean(values["mh"]) if n_models else np.nan
+    out[:, 5::2] = values["mh"]
+    out[:, 6::2] = values["acc_m"]
+    return out
 
 
 def _nanmean(values: np.ndarray) -> np.ndarray:
     """Mean over the last axis skipping NaN; NaN (without a warning) where every value is NaN."""
-    ok = ~np.isnan(values)
+    missing = np.isnan(values)
+    if values.flags.c_contiguous and values.shape[-1] and not missing.any():
+        # Nothing to skip: the same sum (same array layout, so the same order of additions) over all values.
+        return values.sum(axis=-1) / values.shape[-1]
+    ok = ~missing
     count = ok.sum(axis=-1)
     total = np.where(ok, values, 0.0).sum(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -8,6 +8,7 @@ selected, or with the order of the data.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 import numpy as np
@@ -41,11 +42,21 @@ def make_rng(seed: SeedLike = None) -> np.random.Generator:
 
 def _key_words(key: tuple) -> tuple[int, ...]:
     """A stable tuple of 32-bit words for a key of strings and integers (independent of ``PYTHONHASHSEED``)."""
-    words: list[int] = []
+    words: tuple[int, ...] = ()
     for part in key:
-        digest = hashlib.blake2b(repr(part).encode("utf-8"), digest_size=8).digest()
-        words.extend(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
-    return tuple(words)
+        try:
+            words += _part_words(part)
+        except TypeError:  # an unhashable part: not cached
+            words += _part_words.__wrapped__(part)
+    return words
+
+
+@functools.lru_cache(maxsize=65536, typed=True)
+def _part_words(part) -> tuple[int, int]:
+    # Cached: a run draws thousands of streams whose keys share their parts (kind, experiment, condition).
+    # typed=True keeps 3 and np.int64(3) apart, as their reprs (and so their words) differ.
+    digest = hashlib.blake2b(repr(part).encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest[0:4], "little"), int.from_bytes(digest[4:8], "little")
 
 
 def _root_entropy(seed: int | np.random.SeedSequence) -> int | tuple:
