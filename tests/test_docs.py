@@ -203,3 +203,134 @@ def test_readme_links_point_to_existing_files():
     local = [t for t in targets if not re.match(r"[a-z]+:", t)]
     missing = [t for t in local if not (ROOT / t).exists()]
     assert missing == []
+
+
+# --------------------------------------------------------------------------------------------------
+# numpydoc sections: the API reference shows Parameters, Returns and a runnable Examples section
+# --------------------------------------------------------------------------------------------------
+
+SECTION = re.compile(r"^\s*([A-Z][A-Za-z ]+)\n\s*-{3,}\s*$", flags=re.M)
+
+
+def _sections(doc: str | None) -> set[str]:
+    return set(SECTION.findall(doc or ""))
+
+
+def _takes_parameters(function, method: bool) -> bool:
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return len(parameters) > (1 if method else 0)
+
+
+def _returns_something(function) -> bool:
+    try:
+        annotation = inspect.signature(function).return_annotation
+    except (TypeError, ValueError):
+        return True
+    return annotation not in (None, "None", type(None))
+
+
+def _function_gaps(name: str, function, method: bool) -> list[str]:
+    sections = _sections(function.__doc__)
+    gaps = []
+    if not method and "Examples" not in sections:
+        gaps.append("Examples")
+    if _takes_parameters(function, method) and "Parameters" not in sections:
+        gaps.append("Parameters")
+    if _returns_something(function) and not ({"Returns", "Yields"} & sections):
+        gaps.append("Returns")
+    return [f"{name}: {', '.join(gaps)}"] if gaps else []
+
+
+def incomplete_sections(module) -> list[str]:
+    """Public names of ``module`` whose numpydoc sections are incomplete.
+
+    Functions need Examples, Parameters (if they take any) and Returns (unless annotated ``-> None``); classes
+    need Examples and Parameters or Attributes (if constructed with arguments); public methods (not
+    properties) need Parameters and Returns on the same terms.
+    """
+    found = []
+    for name, obj in vars(module).items():
+        if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+            continue
+        qualified = f"{module.__name__}.{name}"
+        if inspect.isfunction(obj):
+            found += _function_gaps(qualified, obj, method=False)
+        elif inspect.isclass(obj):
+            sections = _sections(obj.__doc__)
+            gaps = [] if "Examples" in sections else ["Examples"]
+            constructed = "__init__" in vars(obj) or hasattr(obj, "__dataclass_fields__")
+            if constructed and _takes_parameters(obj.__init__, True) and not ({"Parameters", "Attributes"} & sections):
+                gaps.append("Parameters")
+            if gaps:
+                found.append(f"{qualified}: {', '.join(gaps)}")
+            for member, value in vars(obj).items():
+                if member.startswith("_") or isinstance(value, property):
+                    continue
+                function = getattr(value, "__func__", value)
+                if inspect.isfunction(function):
+                    found += _function_gaps(f"{qualified}.{member}", function, not isinstance(value, staticmethod))
+    return found
+
+
+def test_every_public_name_has_its_numpydoc_sections():
+    if IN_CI and not HAS_TORCH:
+        pytest.fail("torch is missing in CI: install the models extra so humanlike.models is checked too")
+    gaps = [gap for module in public_modules() for gap in incomplete_sections(importlib.import_module(module))]
+    assert gaps == [], f"{len(gaps)} public names with incomplete numpydoc sections: {gaps}"
+
+
+def test_incomplete_sections_finds_each_missing_section():
+    import types
+
+    module = types.ModuleType("fake")
+
+    def complete(x):
+        """Does a thing.
+
+        Parameters
+        ----------
+        x : int
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> complete(1)
+        1
+        """
+        return x
+
+    def no_example(x) -> None:
+        """Does a thing.
+
+        Parameters
+        ----------
+        x : int
+        """
+
+    def bare(x):
+        """Does a thing."""
+
+    class Thing:
+        """A thing.
+
+        Examples
+        --------
+        >>> Thing().size(2)
+        2
+        """
+
+        def size(self, n):
+            """The size."""
+            return n
+
+    for obj in (complete, no_example, bare, Thing):
+        obj.__module__ = "fake"
+        setattr(module, obj.__name__, obj)
+    assert incomplete_sections(module) == ["fake.no_example: Examples", "fake.bare: Examples, Parameters, Returns",
+                                           "fake.Thing.size: Parameters, Returns"]

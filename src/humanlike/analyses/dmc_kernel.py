@@ -67,6 +67,16 @@ def nanmean_blocks(blocks: list[np.ndarray]) -> np.ndarray:
     axis in order, which this does without the stacked copy. Where numpy may add in another order (one column;
     broadcast blocks, which ``np.stack`` lays out differently) the call goes through numpy.
 
+    Parameters
+    ----------
+    blocks : list of numpy.ndarray
+        Arrays of one shape (R x k), e.g. a value per resample and column for each condition.
+
+    Returns
+    -------
+    numpy.ndarray
+        (R x k) means over the blocks, skipping NaN.
+
     Examples
     --------
     >>> nanmean_blocks([np.array([[1.0, np.nan]]), np.array([[3.0, np.nan]])]).tolist()
