@@ -150,15 +150,13 @@ class AlignmentKernel(SufficientStatisticKernel):
         return self.pairs(stratum).width
 
     def evaluate(self, stratum, item_weights, observer_weights):
-        # Every weighted sum is an integer below 2**24, so a float32 product is exact and twice as fast.
         """Values of one stratum under item weights (R x items) and observer weights (R x members or None): R x width."""
         w = np.asarray(item_weights)
-        stats = self.cached_statistics(stratum)
-        if w.shape[0] > 1 and stats.shape[0] * float(w.max(initial=0)) < 2**24:
-            sums = w.astype(np.float32) @ stats.astype(np.float32)
-        else:
-            sums = w.astype(np.float64) @ stats
-        return self.reduce(stratum, sums, observer_weights)
+        if w.shape[0] == 1:   # the estimate: float64 throughout
+            return self.reduce(stratum, w.astype(np.float64) @ self.cached_statistics(stratum), observer_weights)
+        cp = self.pairs(stratum)
+        ec, ma, cled = self.sums(stratum).resample(w, self.options)
+        return self._combine(cp, ec, ma, cled, observer_weights)
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
         """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
@@ -167,8 +165,12 @@ class AlignmentKernel(SufficientStatisticKernel):
 
     def reduce(self, stratum, sums, observer_weights):
         """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width)."""
-        cp = self.pairs(stratum)
         ec, ma, cled = self.sums(stratum).reduce(sums, self.options)
+        return self._combine(self.pairs(stratum), ec, ma, cled, observer_weights)
+
+    @staticmethod
+    def _combine(cp: ConditionPairs, ec, ma, cled, observer_weights):
+        """[pairs' EC, MA, CLED | group means of each | ratios] from the pair values (R x pairs each)."""
         weights = None
         if observer_weights is not None and cp.n_humans:
             u = np.asarray(observer_weights, dtype=float)[:, cp.members]
@@ -245,8 +247,9 @@ class AlignmentLayout:
         return np.concatenate(parts, axis=1)
 
     def output(self) -> Output:
-        """Labels of the aggregated outputs."""
-        return Output(self.labels, LABEL_NAMES)
+        """Labels of the aggregated outputs; replicates kept in float32."""
+        # the resamples are float32 computations (see PairAlignmentSums.resample): keep them in float32
+        return Output(self.labels, LABEL_NAMES, replicate_dtype=np.float32)
 
 
 def representative_conditions(conditions: pd.DataFrame, fit: RegimeFit) -> pd.DataFrame:

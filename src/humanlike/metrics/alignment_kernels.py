@@ -114,12 +114,12 @@ def pair_indices(n_humans: int, n_observers: int) -> tuple[np.ndarray, np.ndarra
     return np.concatenate([hi, mi]).astype(int), np.concatenate([hj, mj]).astype(int), int(hi.size)
 
 
-def _segment_matrix(group_of_row: np.ndarray, n_groups: int):
+def _segment_matrix(group_of_row: np.ndarray, n_groups: int, dtype=np.float64):
     """Sparse (n_groups x L) indicator whose product with an (L x R) array sums the rows of each group."""
     from scipy import sparse
 
     n = group_of_row.size
-    return sparse.csr_matrix((np.ones(n), (group_of_row, np.arange(n))), shape=(n_groups, n))
+    return sparse.csr_matrix((np.ones(n, dtype=dtype), (group_of_row, np.arange(n))), shape=(n_groups, n))
 
 
 def _segment_sums(values: np.ndarray, seg) -> np.ndarray:
@@ -144,6 +144,13 @@ class PairAlignmentSums:
     ----------
     statistics : numpy.ndarray
         (items x S) per-item statistics; weighted column sums go to :meth:`reduce`.
+
+    Notes
+    -----
+    :meth:`resample` gives the same numbers as ``reduce(W @ statistics)`` for integer weights (a bootstrap
+    resample), faster: the weighted sums skip the zeros of the sparse columns and the duplicates of the dense
+    ones, and CLED runs in float32 (resamples only: the estimate and jackknife rows go through :meth:`reduce` in
+    float64).
 
     Examples
     --------
@@ -229,6 +236,44 @@ class PairAlignmentSums:
         self.kept = np.flatnonzero(full.any(axis=0))
         self.statistics = np.concatenate([full[:, self.kept], cled_block], axis=1).astype(np.float32)
         self.n_dense = self.kept.size
+        self._plan_resamples(ec_block, union)
+
+    def _plan_resamples(self, ec_block: np.ndarray, union: np.ndarray) -> None:
+        """Index arrays of :meth:`resample` (computed once): which statistics each weighted sum needs."""
+        from scipy import sparse
+
+        p, k = self.n_pairs, self.k
+        is_ec = self.kept < self.ec_width
+        self._ec_pos, self._ec_cols = self.kept[is_ec], np.flatnonzero(is_ec)
+        # rest = the sparse statistics, cells-major: MA columns kept, then the CLED columns
+        self._rest_cols = np.concatenate([np.flatnonzero(~is_ec), self.n_dense + np.arange(self.n_nz)])
+        ma_row = np.full(self.ma_width, -1)
+        ma_row[self.kept[~is_ec] - self.ec_width] = np.arange(int((~is_ec).sum()))
+        self._ma_n_rows, self._ma_trace_rows = ma_row[:p], ma_row[p:2 * p]
+        r_rows = ma_row[2 * p:2 * p + p * k].reshape(p, k)
+        c_rows = ma_row[2 * p + p * k:].reshape(p, k)
+        both = (r_rows >= 0) & (c_rows >= 0)
+        self._ma_r, self._ma_c = r_rows[both], c_rows[both]
+        self._ma_dot_seg = _segment_matrix(np.nonzero(both)[0], p)
+        self._n_ma_rest = int((~is_ec).sum())
+        # dense EC columns: distinct columns only, expanded after the product (all-zero columns included)
+        uniq, expand = np.unique(ec_block.T, axis=0, return_inverse=True)
+        self._ec_unique = np.ascontiguousarray(uniq.T, dtype=np.float32)
+        self._ec_expand = expand.ravel()
+        self._rest_csr = sparse.csr_matrix(self.statistics[:, self._rest_cols].T)
+        # CLED in float32: only (pair, class) cells with an error on the data (others have weight 0 in every
+        # resample); their union cells grouped by count per cell, so a segment sum is a reshape and a sum
+        pc_active, start, length = np.unique(self.u_pc, return_index=True, return_counts=True)
+        self._apc_first, self._apc_second = self.pc_first[pc_active], self.pc_second[pc_active]
+        self._apc_zero = self.zero_cells_pc[pc_active].astype(np.float32)[:, None]
+        self._apc_seg = _segment_matrix(pc_active // k, p, np.float32)
+        self._buckets = []
+        for n_cells in np.unique(length):
+            segs = np.flatnonzero(length == n_cells)
+            rows = (start[segs][:, None] + np.arange(n_cells)).ravel()
+            self._buckets.append((int(n_cells), segs, self.u_i[rows], self.u_j[rows]))
+        self._oc_seg32 = _segment_matrix(self.oc_of_col, self.n_obs * k, np.float32)
+        self._zero_oc32 = self.zero_cells_oc.astype(np.float32)[:, None]
 
     @property
     def width(self) -> int:
@@ -255,27 +300,105 @@ class PairAlignmentSums:
             Each (R x pairs); NaN where undefined (see :func:`alignment_reasons`).
         """
         sums = np.asarray(sums)
-        dense = np.zeros((sums.shape[0], self.ec_width + self.ma_width), dtype=np.float64)
-        dense[:, self.kept] = sums[:, :self.n_dense]
-        p, k = self.n_pairs, self.k
-        both, one, two, trials = (dense[:, i * p:(i + 1) * p] for i in range(4))
+        ec_sums = np.zeros((self.ec_width, sums.shape[0]), dtype=np.float64)
+        ec_sums[self._ec_pos] = sums[:, self._ec_cols].T
+        rest = np.ascontiguousarray(sums[:, self._rest_cols].T)
+        return self._reduce_cells(ec_sums, rest, options)
+
+    def resample(self, weights, options: AlignmentOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """EC, MA and CLED of every pair under integer item weights (R x items): ``reduce(weights @ statistics)``.
+
+        The weighted sums are exact (integers below 2**24 in float32); CLED is evaluated in float32.
+        """
+        w = np.asarray(weights)
+        if self.n_items * float(w.max(initial=0)) >= 2**24 or np.any(w != np.floor(w)):
+            return self.reduce(w.astype(np.float64) @ self.statistics.astype(np.float64), options)
+        wt = np.ascontiguousarray(w.T, dtype=np.float32)            # items x R
+        ec_sums = (self._ec_unique.T @ wt)[self._ec_expand].astype(np.float64)
+        rest = np.asarray(self._rest_csr @ wt, dtype=np.float32)
+        return self._reduce_cells(ec_sums, rest, options)
+
+    def _reduce_cells(self, ec_sums, rest, options):
+        """EC, MA, CLED from the EC sums (4 pairs x R) and the sparse sums (cells x R, MA then CLED rows)."""
+        p = self.n_pairs
+        both, one, two, trials = (ec_sums[i * p:(i + 1) * p].T for i in range(4))
         with np.errstate(invalid="ignore", divide="ignore"):
             ec = kappa_from_counts_and_margins(both, one, two, trials, options.policy)
         ec = np.where(trials > 0, ec, np.nan)
-        m = dense[:, self.ec_width:]
-        ma = ma_from_sums(m[:, :p], m[:, p:2 * p], m[:, 2 * p:2 * p + p * k].reshape(-1, p, k),
-                          m[:, 2 * p + p * k:].reshape(-1, p, k), options.ma_undefined)
-        cled = self._cled(sums[:, self.n_dense:], options)
+        b = rest.shape[1]
+        ma_rest = rest[:self._n_ma_rest].astype(np.float64)
+        n, trace = np.zeros((p, b)), np.zeros((p, b))
+        for out, rows in ((n, self._ma_n_rows), (trace, self._ma_trace_rows)):
+            present = rows >= 0
+            out[present] = ma_rest[rows[present]]
+        dot = _segment_sums(ma_rest[self._ma_r] * ma_rest[self._ma_c], self._ma_dot_seg)
+        ma = ma_from_agreement(n.T, trace.T, dot.T, options.ma_undefined)
+        counts = rest[self._n_ma_rest:]
+        if counts.dtype == np.float32 and options.cled_mixture == "average":
+            cled = self._cled_float32(counts, options)
+        else:
+            cled = self._cled(counts, options)
         return ec, ma, cled
 
-    def _cled(self, counts, options: AlignmentOptions) -> np.ndarray:
+    def _cled_float32(self, c, options: AlignmentOptions) -> np.ndarray:
+        # The 'average' mixture in float32, cells-major (cells x resamples): the same formula as _cled.
+        f = np.float32
+        k, km1, nz = self.k, self.k - 1, self.n_nz
+        alpha = f(options.cled_alpha)
+        b = c.shape[1]
+        n_oc = _segment_sums(c, self._oc_seg32)
+        d_oc = n_oc + f(km1 * options.cled_alpha)
+        p0 = alpha / d_oc
+        post = c + alpha
+        post /= d_oc[self.oc_of_col]
+        t = np.log(post)
+        t *= post
+        half_ent = _segment_sums(t, self._oc_seg32)
+        t0 = np.log(p0)
+        t0 *= p0
+        t0 *= self._zero_oc32
+        half_ent += t0
+        half_ent *= f(0.5)                           # minus half the entropy of each observer's class row
+        half = np.empty((nz + p0.shape[0], b), dtype=f)
+        np.multiply(post, f(0.5), out=half[:nz])
+        np.multiply(p0, f(0.5), out=half[nz:])
+        neg_cross = np.empty((self._apc_first.size, b), dtype=f)
+        for n_cells, segs, ui, uj in self._buckets:
+            mid = half[ui]
+            mid += half[uj]
+            t = np.log(mid)
+            t *= mid
+            neg_cross[segs] = t.reshape(-1, n_cells, b).sum(axis=1)
+        fi, fj = nz + self._apc_first, nz + self._apc_second
+        m0 = half[fi]
+        m0 += half[fj]
+        t = np.log(m0)
+        t *= m0
+        t *= self._apc_zero
+        neg_cross += t                               # minus the cross entropy
+        jsd = half_ent[self._apc_first]
+        jsd += half_ent[self._apc_second]
+        jsd -= neg_cross                              # cross - (H_i + H_j) / 2
+        np.maximum(jsd, f(0.0), out=jsd)
+        weight = n_oc[self._apc_first]
+        weight += n_oc[self._apc_second]
+        if options.cled_weighting != "errors":
+            weight = (weight > 0).astype(f)
+        total = _segment_sums(weight, self._apc_seg)
+        jsd *= weight
+        contrib = _segment_sums(jsd, self._apc_seg).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = contrib / (total * np.log(options.log_base))
+        return np.where(total > 0, value, np.nan).T
+
+    def _cled(self, c, options: AlignmentOptions) -> np.ndarray:
         # Cells-major layout (cells x resamples): gathers copy contiguous rows, segment sums run over rows.
         k, km1, p, o = self.k, self.k - 1, self.n_pairs, self.n_obs
         alpha = options.cled_alpha
-        dt = np.float64 if counts.shape[0] == 1 or counts.dtype == np.float64 else np.float32
-        b = counts.shape[0]
+        dt = np.float64 if c.shape[1] == 1 or c.dtype == np.float64 else np.float32
+        b = c.shape[1]
         nz = self.n_nz
-        c = np.ascontiguousarray(counts.T, dtype=dt)
+        c = np.ascontiguousarray(c, dtype=dt)
         n_oc = _segment_sums(c, self.oc_seg).astype(dt)
         d_oc = n_oc + dt(km1 * alpha)
         p0 = dt(alpha) / d_oc
@@ -322,9 +445,22 @@ def ma_from_sums(n, trace, rows, cols, undefined: str = "nan") -> np.ndarray:
     >>> float(ma_from_sums(np.array(4.0), np.array(2.0), np.array([2.0, 2.0]), np.array([2.0, 2.0])))
     0.0
     """
+    return ma_from_agreement(n, trace, np.sum(rows * cols, axis=-1), undefined)
+
+
+def ma_from_agreement(n, trace, rows_dot_cols, undefined: str = "nan") -> np.ndarray:
+    """MA from joint-error counts ``n``, the trace and the dot product of the row and column marginals.
+
+    The form of :func:`ma_from_sums` that needs only the classes where both marginals can be non-zero.
+
+    Examples
+    --------
+    >>> float(ma_from_agreement(np.array(4.0), np.array(2.0), np.array(8.0)))
+    0.0
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         p_o = trace / n
-        p_e = np.sum(rows * cols, axis=-1) / (n * n)
+        p_e = rows_dot_cols / (n * n)
         value = (p_o - p_e) / (1.0 - p_e)
     undefined_mask = (n <= 0) | (np.abs(1.0 - p_e) < 1e-12)
     return np.where(undefined_mask, 1.0 if undefined == "one" else np.nan, value)
