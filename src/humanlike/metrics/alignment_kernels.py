@@ -281,9 +281,18 @@ class PairAlignmentSums:
         return int(self.statistics.shape[1])
 
     def work_per_resample(self) -> int:
-        """Floats one resample needs inside :meth:`reduce` (the largest temporaries), for memory budgets."""
-        return int(self.ec_width + self.ma_width + 6 * self.n_union + 4 * (self.n_nz + self.n_obs * self.k)
-                   + 8 * self.n_pairs * self.k)
+        """Floats (8 bytes) one resample needs inside :meth:`resample` (its largest temporaries), for memory budgets.
+
+        Counted: the transposed weights, the EC sums and kappa temporaries (float64), the sparse sums (float32),
+        MA's float64 copy, CLED's float32 cell arrays (counts, posteriors, halves, the largest group of union
+        cells twice, five arrays over the (pair, class) cells with errors) and the three outputs.
+        """
+        largest_bucket = max((segs.size * n for n, segs, _, _ in self._buckets), default=0)
+        n_rest = self._rest_cols.size
+        float32 = (self.n_items + self._ec_unique.shape[1] + n_rest + 3 * self.n_nz + 2 * (self.n_nz + self.n_obs * self.k)
+                   + 2 * largest_bucket + 5 * self._apc_first.size + 4 * self.n_obs * self.k)
+        float64 = 6 * self.ec_width + 2 * self._n_ma_rest + 6 * self.n_pairs + self._ma_r.size
+        return int(float64 + (float32 + 1) // 2)
 
     def reduce(self, sums, options: AlignmentOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """EC, MA and CLED of every pair from weighted sums of :attr:`statistics`.

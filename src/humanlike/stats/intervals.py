@@ -50,26 +50,35 @@ def row_quantiles(rows: np.ndarray, quantiles) -> np.ndarray:
     q = np.asarray(quantiles, dtype=np.float64)
     out = np.full((q.size, rows.shape[0]), np.nan)
     n_defined = rows.shape[1] - np.count_nonzero(np.isnan(rows), axis=1)
+    order = np.argsort(-q, kind="stable")       # largest quantile first: each partition then works on a prefix
     for count in np.unique(n_defined):
         if count == 0:
             continue
         sel = np.flatnonzero(n_defined == count)
-        virtual = q * (count - 1)
-        previous = np.floor(virtual)
-        above = virtual >= count - 1
-        below = np.where(above, count - 1, previous).astype(np.intp)
-        above_index = np.where(above, count - 1, previous + 1).astype(np.intp)
-        gamma = virtual - previous
         group = rows[sel] if sel.size < rows.shape[0] else rows.copy()
-        group.partition(np.unique(np.concatenate([below, above_index])), axis=1)
-        a = group[:, below].astype(np.float64).T
-        b = group[:, above_index].astype(np.float64).T
-        # numpy's _lerp, so that the bounds equal np.quantile's to the last bit
-        diff = b - a
-        t = gamma[:, None]
-        value = a + diff * t
-        value = np.where(t >= 0.5, b - diff * (1 - t), value)
-        out[:, sel] = value
+        limit = group.shape[1]    # the first partition sees the whole row (NaN go right of every kth)
+        found: dict[int, np.ndarray] = {}
+        for j in order:
+            virtual = q[j] * (count - 1)
+            previous = np.floor(virtual)
+            if virtual >= count - 1:
+                below = above = int(count - 1)
+            else:
+                below, above = int(previous), int(previous) + 1
+            # one kth per partition (numpy's multi-kth partition is several times slower); the next order
+            # statistic is the smallest defined value right of it (fmin skips NaN; right of the previous kth,
+            # which sits at `limit`, every value is at least that kth value)
+            if below not in found:
+                group[:, :limit].partition(below, axis=1)
+                found[below] = group[:, below].astype(np.float64)
+            if above not in found:
+                found[above] = np.fmin.reduce(group[:, above:limit + 1], axis=1).astype(np.float64)
+            a, b = found[below], found[above]
+            limit = below
+            # numpy's _lerp, so that the bounds equal np.quantile's to the last bit
+            diff = b - a
+            t = virtual - previous
+            out[j, sel] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
     return out
 
 
