@@ -238,13 +238,18 @@ class AlignmentLayout:
     def aggregate(self, values: Mapping[tuple, np.ndarray]) -> np.ndarray:
         """Kernel values of every condition -> the regime-level alignment outputs."""
         r = max(np.shape(v)[0] for v in values.values())
-        conditions = np.concatenate([np.broadcast_to(values[k], (r, np.shape(values[k])[1])) for k in self.keys],
-                                    axis=1)
-        parts = [conditions]
-        padded = np.concatenate([conditions, np.full((r, 1), np.nan)], axis=1)   # column -1 = absent model
+        out = np.empty((r, len(self.labels)))
+        for key in self.keys:   # written in place: no full-width temporaries per chunk
+            block = values[key]
+            out[:, self.offsets[key]:self.offsets[key] + np.shape(block)[1]] = block
+        position = self.n_conditions
         for _, _, take in self.regimes:
-            parts.append(nanmean_quiet(padded[:, take], axis=1))
-        return np.concatenate(parts, axis=1)
+            absent = take < 0                                  # a model without this condition
+            ratios = out[:, np.where(absent, 0, take)]
+            ratios[:, absent] = np.nan
+            out[:, position:position + take.shape[1]] = nanmean_quiet(ratios, axis=1)
+            position += take.shape[1]
+        return out
 
     def output(self) -> Output:
         """Labels of the aggregated outputs; replicates kept in float32."""

@@ -257,13 +257,18 @@ class PairAlignmentSums:
         self._ma_dot_seg = _segment_matrix(np.nonzero(both)[0], p)
         self._n_ma_rest = int((~is_ec).sum())
         # dense EC columns: distinct columns only, expanded after the product (all-zero columns included)
-        uniq, expand = np.unique(ec_block.T, axis=0, return_inverse=True)
-        self._ec_unique = np.ascontiguousarray(uniq.T, dtype=np.float32)
+        packed = np.ascontiguousarray(np.packbits(ec_block.T, axis=1))     # one byte string per column
+        keys = packed.view(np.dtype((np.void, max(packed.shape[1], 1)))).ravel() if packed.size else \
+            np.zeros(ec_block.shape[1], dtype=np.int8)
+        _, first_of, expand = np.unique(keys, return_index=True, return_inverse=True)
+        self._ec_unique = np.ascontiguousarray(ec_block[:, first_of], dtype=np.float32)
         self._ec_expand = expand.ravel()
         self._rest_csr = sparse.csr_matrix(self.statistics[:, self._rest_cols].T)
         # CLED in float32: only (pair, class) cells with an error on the data (others have weight 0 in every
         # resample); their union cells grouped by count per cell, so a segment sum is a reshape and a sum
         pc_active, start, length = np.unique(self.u_pc, return_index=True, return_counts=True)
+        by_length = np.argsort(length, kind="stable")     # cells with equal counts of union cells side by side
+        pc_active, start, length = pc_active[by_length], start[by_length], length[by_length]
         self._apc_first, self._apc_second = self.pc_first[pc_active], self.pc_second[pc_active]
         self._apc_zero = self.zero_cells_pc[pc_active].astype(np.float32)[:, None]
         self._apc_seg = _segment_matrix(pc_active // k, p, np.float32)
@@ -271,7 +276,8 @@ class PairAlignmentSums:
         for n_cells in np.unique(length):
             segs = np.flatnonzero(length == n_cells)
             rows = (start[segs][:, None] + np.arange(n_cells)).ravel()
-            self._buckets.append((int(n_cells), segs, self.u_i[rows], self.u_j[rows]))
+            self._buckets.append((int(n_cells), slice(int(segs[0]), int(segs[-1]) + 1), self.u_i[rows],
+                                  self.u_j[rows]))
         self._oc_seg32 = _segment_matrix(self.oc_of_col, self.n_obs * k, np.float32)
         self._zero_oc32 = self.zero_cells_oc.astype(np.float32)[:, None]
 
@@ -287,7 +293,7 @@ class PairAlignmentSums:
         MA's float64 copy, CLED's float32 cell arrays (counts, posteriors, halves, the largest group of union
         cells twice, five arrays over the (pair, class) cells with errors) and the three outputs.
         """
-        largest_bucket = max((segs.size * n for n, segs, _, _ in self._buckets), default=0)
+        largest_bucket = max((ui.size for _, _, ui, _ in self._buckets), default=0)
         n_rest = self._rest_cols.size
         float32 = (self.n_items + self._ec_unique.shape[1] + n_rest + 3 * self.n_nz + 2 * (self.n_nz + self.n_obs * self.k)
                    + 2 * largest_bucket + 5 * self._apc_first.size + 4 * self.n_obs * self.k)
@@ -377,7 +383,7 @@ class PairAlignmentSums:
             mid += half[uj]
             t = np.log(mid)
             t *= mid
-            neg_cross[segs] = t.reshape(-1, n_cells, b).sum(axis=1)
+            np.sum(t.reshape(-1, n_cells, b), axis=1, out=neg_cross[segs])
         fi, fj = nz + self._apc_first, nz + self._apc_second
         m0 = half[fi]
         m0 += half[fj]
