@@ -279,7 +279,24 @@ class PairAlignmentSums:
             self._buckets.append((int(n_cells), slice(int(segs[0]), int(segs[-1]) + 1), self.u_i[rows],
                                   self.u_j[rows]))
         self._oc_seg32 = _segment_matrix(self.oc_of_col, self.n_obs * k, np.float32)
+        self._tables: dict[tuple, np.ndarray] = {}
         self._zero_oc32 = self.zero_cells_oc.astype(np.float32)[:, None]
+
+    def _plogp_table(self, alpha: float) -> np.ndarray:
+        """(c + alpha) log(c + alpha) for every count c a resample can give a cell (0..items), float64."""
+        key = ("plogp", alpha)
+        if key not in self._tables:
+            v = np.arange(self.n_items + 1, dtype=np.float64) + alpha
+            self._tables[key] = v * np.log(v)
+        return self._tables[key]
+
+    def _log_table(self, alpha: float) -> np.ndarray:
+        """log(s + 2 (K-1) alpha) for every sum s of two class rows' counts (0..2 items), float32."""
+        key = ("log", alpha)
+        if key not in self._tables:
+            v = np.arange(2 * self.n_items + 1, dtype=np.float64) + 2 * (self.k - 1) * alpha
+            self._tables[key] = np.log(v).astype(np.float32)
+        return self._tables[key]
 
     @property
     def width(self) -> int:
@@ -331,9 +348,9 @@ class PairAlignmentSums:
         wt = np.ascontiguousarray(w.T, dtype=np.float32)            # items x R
         ec_sums = (self._ec_unique.T @ wt)[self._ec_expand].astype(np.float64)
         rest = np.asarray(self._rest_csr @ wt, dtype=np.float32)
-        return self._reduce_cells(ec_sums, rest, options)
+        return self._reduce_cells(ec_sums, rest, options, integer_counts=True)
 
-    def _reduce_cells(self, ec_sums, rest, options):
+    def _reduce_cells(self, ec_sums, rest, options, integer_counts: bool = False):
         """EC, MA, CLED from the EC sums (4 pairs x R) and the sparse sums (cells x R, MA then CLED rows)."""
         p = self.n_pairs
         both, one, two, trials = (ec_sums[i * p:(i + 1) * p].T for i in range(4))
@@ -350,33 +367,44 @@ class PairAlignmentSums:
         ma = ma_from_agreement(n.T, trace.T, dot.T, options.ma_undefined)
         counts = rest[self._n_ma_rest:]
         if counts.dtype == np.float32 and options.cled_mixture == "average":
-            cled = self._cled_float32(counts, options)
+            cled = self._cled_float32(counts, options, integer_counts)
         else:
             cled = self._cled(counts, options)
         return ec, ma, cled
 
-    def _cled_float32(self, c, options: AlignmentOptions) -> np.ndarray:
+    def _cled_float32(self, c, options: AlignmentOptions, integer_counts: bool = False) -> np.ndarray:
         # The 'average' mixture in float32, cells-major (cells x resamples): the same formula as _cled.
         f = np.float32
         k, km1, nz = self.k, self.k - 1, self.n_nz
-        alpha = f(options.cled_alpha)
+        alpha = float(options.cled_alpha)
         b = c.shape[1]
         n_oc = _segment_sums(c, self._oc_seg32)
-        d_oc = n_oc + f(km1 * options.cled_alpha)
-        p0 = alpha / d_oc
-        post = c + alpha
-        post /= d_oc[self.oc_of_col]
-        t = np.log(post)
-        t *= post
-        half_ent = _segment_sums(t, self._oc_seg32)
-        t0 = np.log(p0)
-        t0 *= p0
-        t0 *= self._zero_oc32
-        half_ent += t0
-        half_ent *= f(0.5)                           # minus half the entropy of each observer's class row
-        half = np.empty((nz + p0.shape[0], b), dtype=f)
-        np.multiply(post, f(0.5), out=half[:nz])
-        np.multiply(p0, f(0.5), out=half[nz:])
+        d_oc = n_oc + f(km1 * alpha)
+        log_d = np.log(d_oc)
+        scale = f(0.5) / d_oc
+        if integer_counts:
+            # Entropy of a class row with counts c and d = n + (K-1) alpha, all K-1 cells:
+            # H = log d - sum_cells (c + alpha) log(c + alpha) / d, with (c + alpha) log(c + alpha) from a table
+            # (float64) for the integer counts of a resample: one log per class row instead of one per cell.
+            table = self._plogp_table(alpha)
+            sums = np.take(table, c.astype(np.intp)) if c.size else np.zeros(c.shape)
+            sums = _segment_sums(sums, self.oc_seg) + self.zero_cells_oc[:, None] * (alpha * np.log(alpha))
+            half_ent = (0.5 * (sums / d_oc - log_d)).astype(f)   # minus half the entropy
+        else:
+            post = (c + f(alpha)) / d_oc[self.oc_of_col]
+            t = np.log(post)
+            t *= post
+            half_ent = _segment_sums(t, self._oc_seg32)
+            p0 = f(alpha) / d_oc
+            t0 = np.log(p0)
+            t0 *= p0
+            t0 *= self._zero_oc32
+            half_ent += t0
+            half_ent *= f(0.5)                       # minus half the entropy of each observer's class row
+        half = np.empty((nz + d_oc.shape[0], b), dtype=f)
+        np.add(c, f(alpha), out=half[:nz])
+        half[:nz] *= scale[self.oc_of_col]            # half the posterior of every cell with errors
+        np.multiply(scale, f(alpha), out=half[nz:])   # half the posterior of a cell without errors
         neg_cross = np.empty((self._apc_first.size, b), dtype=f)
         for n_cells, segs, ui, uj in self._buckets:
             mid = half[ui]
@@ -384,19 +412,26 @@ class PairAlignmentSums:
             t = np.log(mid)
             t *= mid
             np.sum(t.reshape(-1, n_cells, b), axis=1, out=neg_cross[segs])
-        fi, fj = nz + self._apc_first, nz + self._apc_second
-        m0 = half[fi]
-        m0 += half[fj]
-        t = np.log(m0)
+        fi, fj = self._apc_first, self._apc_second
+        m0 = half[nz + fi]
+        m0 += half[nz + fj]
+        weight = n_oc[fi]
+        weight += n_oc[fj]
+        if integer_counts:
+            # log m0 = log(alpha / 2) + log(d_i + d_j) - log d_i - log d_j, and d_i + d_j = n_i + n_j + 2 (K-1) alpha
+            t = np.take(self._log_table(alpha), weight.astype(np.intp))
+            t -= log_d[fi]
+            t -= log_d[fj]
+            t += f(np.log(alpha / 2))
+        else:
+            t = np.log(m0)
         t *= m0
         t *= self._apc_zero
         neg_cross += t                               # minus the cross entropy
-        jsd = half_ent[self._apc_first]
-        jsd += half_ent[self._apc_second]
+        jsd = half_ent[fi]
+        jsd += half_ent[fj]
         jsd -= neg_cross                              # cross - (H_i + H_j) / 2
         np.maximum(jsd, f(0.0), out=jsd)
-        weight = n_oc[self._apc_first]
-        weight += n_oc[self._apc_second]
         if options.cled_weighting != "errors":
             weight = (weight > 0).astype(f)
         total = _segment_sums(weight, self._apc_seg)
