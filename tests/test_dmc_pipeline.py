@@ -441,3 +441,25 @@ def test_real_dmc_on_edge(combined_trials):
         assert entry["mean"] < hh["mean"]
     assert doc["model_model"]["n_pairs"] == 105
     assert (result.items.groupby("observer").size() == 160).all()
+
+
+def test_consistency_vs_accuracy_reuses_one_ec_run_and_selection_does_not_matter(demo_trials):
+    from humanlike import error_consistency
+    from humanlike.stats.engine import ResamplingSettings
+
+    both = ["sim-blur", "sim-rotation"]
+    dmc = decision_margin_consistency(demo_trials, experiments=both, n_resamples=200, observer_level="none")
+    together = consistency_vs_accuracy(demo_trials, dmc_result=dmc, n_resamples=200, observer_level="none")
+    alone = consistency_vs_accuracy(demo_trials, dmc_result=dmc, experiments=["sim-rotation"], n_resamples=200,
+                                    observer_level="none")
+    ec_cols = ["observer", "estimate", "ci_low", "ci_high"]
+    pick = lambda c: c.models[(c.models["experiment"] == "sim-rotation")  # noqa: E731
+                              & (c.models["measure"] == "error_consistency")][ec_cols].reset_index(drop=True)
+    pd.testing.assert_frame_equal(pick(together), pick(alone))
+    # A given EC result is used as it is: its model rows are the comparison's.
+    ec = error_consistency(demo_trials, settings=ResamplingSettings(n_resamples=200, seed=0))
+    reused = consistency_vs_accuracy(demo_trials, dmc_result=dmc, ec_result=ec)
+    rows = ec.summary[(ec.summary["scope"] == "sim-rotation") & (ec.summary["metric"] == "error_consistency")]
+    expected = rows.set_index("group").loc[pick(reused)["observer"], "estimate"].to_numpy()
+    np.testing.assert_allclose(pick(reused)["estimate"].to_numpy(), expected)
+    np.testing.assert_allclose(pick(reused)["estimate"].to_numpy(), pick(together)["estimate"].to_numpy())

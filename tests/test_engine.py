@@ -297,3 +297,26 @@ def test_representation_roundtrip_shards_and_errors(tmp_path):
     with pytest.raises(RepresentationError, match="share no item"):
         align_representations(rep, Representation(np.ones((1, 2)), ["zz"], ["x"]))
 
+
+
+def test_threads_never_change_a_number():
+    design = make_design({"a": 30, "b": 50, "c": 20, "d": 7})
+    one = run(design, ResamplingSettings(n_resamples=500, seed=4, workers=1))
+    three = run(design, ResamplingSettings(n_resamples=500, seed=4, workers=3, memory_budget=2**20))
+    assert one.replicates.tobytes() == three.replicates.tobytes()
+    assert "workers" not in three.settings and ResamplingSettings(workers=2).threads == 2
+    with pytest.raises(ValueError, match="workers"):
+        ResamplingSettings(workers=0)
+
+
+def test_threads_never_change_the_analyses():
+    from humanlike import decision_margin_consistency, error_consistency, simulate_benchmark
+
+    trials = simulate_benchmark(seed=3)
+    trials = trials[trials["experiment"].isin(sorted(trials["experiment"].unique())[:2])]
+    for analysis in (error_consistency, decision_margin_consistency):
+        results = [analysis(trials, settings=ResamplingSettings(n_resamples=300, seed=1, workers=w,
+                                                                 observer_level="bootstrap"))
+                   for w in (1, 2)]
+        frames = [r.resampled.replicates if hasattr(r, "resampled") else r.replicates for r in results]
+        assert frames[0].tobytes() == frames[1].tobytes(), analysis.__name__

@@ -32,6 +32,27 @@ class BenchmarkResult:
     ``rows`` columns: observer, observer_kind, scope, metric, estimate, ci_low, ci_high, n_pairs, reason,
     undefined_share (the share of resamples in which the value is undefined). ``details`` is the full
     :class:`~humanlike.analyses.errorconsistency.ErrorConsistencyResult` (model–model rows, pairs, replicates).
+    Made by :func:`run_benchmark`.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The benchmark rows (columns above), experiment rows first, then the ``overall`` rows.
+    ranking : RankingStability or None
+        How stable the models' ranking by EC to humans is over the resamples (``None`` without resamples).
+    details : ErrorConsistencyResult
+        The full error-consistency result the rows come from.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> result = run_benchmark(trials, exclusions=None, experiments=["sim-noise"], n_resamples=20, seed=0)
+    >>> sorted(result.rows["scope"].unique())
+    ['overall', 'sim-noise']
+    >>> humans = result.rows.query("observer == 'humans' and scope == 'overall'").set_index("metric")
+    >>> round(float(humans.loc["error_consistency", "estimate"]), 3), int(humans.loc["error_consistency", "n_pairs"])
+    (0.313, 15)
     """
 
     rows: pd.DataFrame
@@ -47,25 +68,64 @@ class BenchmarkResult:
         return np.array([lab[1] != MODEL_MODEL for lab in self.details.resampled.labels], dtype=bool)
 
     def interval(self, level: float | None = None, method: str | None = None):
-        """(low, high) of every benchmark row (in :attr:`rows` order, DMC rows excluded)."""
+        """(low, high) of every benchmark row (in :attr:`rows` order, DMC rows excluded).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Interval method; defaults to the result's.
+
+        Returns
+        -------
+        (low, high) : tuple of numpy.ndarray
+            One bound per benchmark row, each of shape (len(rows),); NaN where undefined.
+        """
         return self.resampled.interval(level, method)
 
     def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """:attr:`rows`, or the rows recomputed at another level / interval method (EC rows only)."""
+        """:attr:`rows`, or the rows recomputed at another level / interval method (EC rows only).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); ``None`` (with ``method=None``) returns :attr:`rows` as computed.
+        method : {"percentile", "bca"}, optional
+            Interval method.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The benchmark rows with the columns listed in the class docstring.
+        """
         if level is None and method is None:
             return self.rows
-        return benchmark_rows(self.details, level, method)
+        return _benchmark_rows(self.details, level, method)
 
     def overall(self) -> pd.DataFrame:
-        """Overall rows, wide: one line per observer, models sorted by EC to humans."""
+        """Overall rows, wide: one line per observer, models sorted by EC to humans.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns: observer, one column per metric (its estimate), and ``ci_low``/``ci_high`` of the error
+            consistency; sorted by error consistency, highest first.
+        """
         rows = self.rows[self.rows["scope"] == "overall"]
         wide = rows.pivot(index="observer", columns="metric", values="estimate")
         wide = wide.join(rows[rows["metric"] == "error_consistency"].set_index("observer")[["ci_low", "ci_high"]])
         return wide.sort_values("error_consistency", ascending=False).reset_index()
 
     def to_json_dict(self) -> dict:
-        """``{observers: {observer: {metric: {estimate, ci_low, ci_high, undefined_share}, experiments: {...}}},
-        settings, ranking}``."""
+        """The result as plain JSON-ready Python objects (non-finite numbers become ``None``).
+
+        Returns
+        -------
+        dict
+            ``{observers: {observer: {metric: {estimate, ci_low, ci_high, undefined_share},
+            experiments: {experiment: {metric: {...}}}}}, settings, ranking}``.
+        """
         out: dict = {}
         for (observer, scope), group in self.rows.groupby(["observer", "scope"], sort=False):
             entry = {}
@@ -95,7 +155,7 @@ BENCHMARK_COLUMNS = ["observer", "observer_kind", "scope", "metric", "estimate",
                      "reason", "undefined_share"]
 
 
-def benchmark_rows(details: ErrorConsistencyResult, level: float | None = None,
+def _benchmark_rows(details: ErrorConsistencyResult, level: float | None = None,
                    method: str | None = None) -> pd.DataFrame:
     """The benchmark's rows of an EC result (model–model rows dropped, ``group`` renamed ``observer``)."""
     s = details.to_frame(level, method)
@@ -161,4 +221,4 @@ def run_benchmark(
         n_resamples=n_resamples, level=level, seed=seed, interval=interval, resample_observers=resample_observers,
         observer_level=observer_level, memory_budget=memory_budget, progress=progress, validate=validate,
         p_value=p_value)
-    return BenchmarkResult(benchmark_rows(details), details.ranking, details)
+    return BenchmarkResult(_benchmark_rows(details), details.ranking, details)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..metrics.ec import UndefinedPolicy
 from ..stats.intervals import percentile_interval
-from ..stats.rng import make_rng
+from ..stats.engine import DEFAULT_RESAMPLES, ResamplingSettings
 from .dmc import decision_margin_consistency
 from .dmc_kernel import ACCURACY, DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, nanmean_quiet
 from .dmc_results import DMCResult
@@ -24,7 +24,27 @@ class ConsistencyComparison:
     ``models``: experiment, observer, accuracy, measure (``error_consistency`` /
     ``decision_margin_consistency``), estimate, ci_low, ci_high. ``levels``: experiment, measure, group
     (``human-human``, ``model-model``, ``model-human (mean)``), estimate, ci_low, ci_high, plus the mean
-    human accuracy (``human_accuracy``).
+    human accuracy (``human_accuracy``). Made by :func:`consistency_vs_accuracy`.
+
+    Parameters
+    ----------
+    models : pandas.DataFrame
+        One row per (experiment, model, measure), columns as above.
+    levels : pandas.DataFrame
+        One row per (experiment, measure, reference group), columns as above.
+    settings : dict
+        The resampling settings the comparison ran with, ``experiments``, and the DMC and EC runs' settings
+        under ``dmc`` and ``ec``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=0)
+    >>> dmc = c.models[c.models["measure"] == "decision_margin_consistency"].set_index("observer")
+    >>> round(float(dmc.loc["model-humanlike", "estimate"]), 3), round(float(dmc.loc["model-alien", "estimate"]), 3)
+    (0.582, -0.09)
+    >>> c.levels["group"].unique().tolist()
+    ['human-human', 'model-model', 'model-human (mean)']
     """
 
     models: pd.DataFrame
@@ -32,7 +52,15 @@ class ConsistencyComparison:
     settings: dict
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The model rows and the reference levels in one tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :attr:`models` (``row="model"``) followed by :attr:`levels` (``row="level"``, ``group`` renamed
+            ``observer``); columns experiment, observer, accuracy, measure, estimate, ci_low, ci_high, row,
+            human_accuracy (NaN where a column does not apply).
+        """
         m = self.models.assign(row="model")
         lv = self.levels.rename(columns={"group": "observer"}).assign(row="level")
         return pd.concat([m, lv], ignore_index=True)
@@ -44,7 +72,8 @@ def consistency_vs_accuracy(
     experiments: list[str] | None = None,
     exclusions: dict[str, tuple[str, ...]] | None = None,
     dmc_result: DMCResult | None = None,
-    n_resamples: int = 10_000,
+    ec_result=None,
+    n_resamples: int = DEFAULT_RESAMPLES,
     level: float = 0.95,
     seed: int = 0,
     observer_level: str = "jackknife",
@@ -54,26 +83,56 @@ def consistency_vs_accuracy(
 ) -> ConsistencyComparison:
     """EC and DMC of every model with decision margins, per experiment, against its accuracy.
 
+    DMC comes from :func:`decision_margin_consistency` (or ``dmc_result``); EC from one run of
+    :func:`humanlike.analyses.errorconsistency.error_consistency` over the selected experiments, on the humans
+    and the models with margins (or ``ec_result``, e.g. the benchmark's own, which is not recomputed). Both use
+    the engine's per-condition random streams, so an experiment's numbers do not depend on which others are
+    selected, and a model's EC rows equal those of any other EC run with the same seed and settings.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table (humans, and models with decision margins).
+    experiments : list of str, optional
+        Restrict to these experiments (default: every experiment of the DMC result).
+    exclusions : dict, optional
+        ``{experiment: conditions}`` to drop first.
+    dmc_result : DMCResult, optional
+        A DMC result to reuse; otherwise computed with the settings below.
+    ec_result : ErrorConsistencyResult, optional
+        An EC result to reuse (its model-model level then covers the models of that run).
+    n_resamples, level, seed : int, float, int
+        Bootstrap resamples, confidence level and seed of what is computed here.
+    observer_level : {"none", "bootstrap", "jackknife"}
+        How the human observers enter the intervals (both measures).
+    method : {"pearson", "spearman"}
+        DMC correlation.
+    dprime : bool
+        DMC with the d' index.
+    policy : UndefinedPolicy or str
+        EC where kappa is undefined.
+
+    Returns
+    -------
+    ConsistencyComparison
+        ``models``: per experiment and model its accuracy, EC and DMC with intervals; ``levels``: human-human,
+        model-model and mean model-human levels of both measures with their bands.
+
     Examples
     --------
     >>> from humanlike.data.simulate import simulate_benchmark
     >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=0)
     >>> sorted(c.models["measure"].unique())
     ['decision_margin_consistency', 'error_consistency']
-
-    DMC comes from :func:`decision_margin_consistency` (or ``dmc_result``); EC from
-    :func:`humanlike.analyses.errorconsistency.error_consistency`, run per experiment on the humans and the
-    same models (so both measures describe the same systems). Levels: human–human (EC: mean over human
-    pairs; DMC: the split-half ceiling), model–model, and the mean model–human value, each with its
-    bootstrap band (for EC the mean model–human band comes from the per-model replicates of the same
-    resamples). Accuracy: per model, mean over the experiment's conditions (from the DMC result). EC
-    intervals resample items (and human observers only when ``observer_level="bootstrap"``; the EC pipeline
-    has no jackknife level), so its bands can be a little narrower than the DMC ones.
+    >>> ec = c.models[c.models["measure"] == "error_consistency"].set_index("observer")
+    >>> round(float(ec.loc["model-humanlike", "estimate"]), 3), round(float(ec.loc["model-humanlike", "accuracy"]), 3)
+    (0.258, 0.622)
     """
     from .errorconsistency import HUMANS as EC_HUMANS
     from .errorconsistency import MODEL_MODEL as EC_MODEL_MODEL
     from .errorconsistency import error_consistency
 
+    settings = ResamplingSettings(n_resamples=n_resamples, level=level, seed=seed, observer_level=observer_level)
     if dmc_result is None:
         dmc_result = decision_margin_consistency(
             trials, experiments=experiments, exclusions=exclusions, n_resamples=n_resamples, level=level,
@@ -81,14 +140,27 @@ def consistency_vs_accuracy(
     names = dmc_result.experiments if experiments is None else [e for e in dmc_result.experiments if e in experiments]
     s = dmc_result.summary
     s = s[s["level"] == "experiment"]
-    trials = apply_exclusions(trials, exclusions)
+    dmc_models = {e: [g for g in s.loc[(s["scope"] == e) & (s["metric"] == DMC), "group"]
+                      if g not in (HUMANS, MODEL_MODEL, MODEL_HUMAN_MEAN)] for e in names}
+    if ec_result is None:
+        trials = apply_exclusions(trials, exclusions)
+        keep = trials["experiment"].isin(names) & (
+            (trials["observer_kind"] == "human")
+            | pd.Series(list(zip(trials["experiment"], trials["observer"])), index=trials.index).isin(
+                {(e, m) for e, ms in dmc_models.items() for m in ms}))
+        sub = trials[keep]
+        enough = sub.groupby("experiment")["observer"].nunique()
+        sub = sub[sub["experiment"].isin(enough[enough >= 2].index)]
+        ec_result = error_consistency(sub, settings=settings, policy=policy) if len(sub) else None
+    ec = ec_result.resampled.where(metric="error_consistency") if ec_result is not None else None
+    ec_rows = ec.to_frame() if ec is not None else pd.DataFrame(columns=["scope", "group", "estimate"])
+
     model_rows, level_rows = [], []
-    rng = make_rng(seed)
-    for k, experiment in enumerate(names):
+    for experiment in names:
         rows = s[s["scope"] == experiment]
         dmc_rows = rows[rows["metric"] == DMC].set_index("group")
         acc_rows = rows[rows["metric"] == ACCURACY].set_index("group")
-        models = [g for g in dmc_rows.index if g not in (HUMANS, MODEL_MODEL, MODEL_HUMAN_MEAN)]
+        models = dmc_models[experiment]
         for m in models:
             r = dmc_rows.loc[m]
             model_rows.append(dict(experiment=experiment, observer=m, accuracy=acc_rows.loc[m, "estimate"],
@@ -99,14 +171,9 @@ def consistency_vs_accuracy(
             r = dmc_rows.loc[group]
             level_rows.append(dict(experiment=experiment, measure=DMC, group=label, estimate=r["estimate"],
                                    ci_low=r["ci_low"], ci_high=r["ci_high"], human_accuracy=h_acc))
-        sub = trials[(trials["experiment"] == experiment)
-                     & ((trials["observer_kind"] == "human") | trials["observer"].isin(models))]
-        if sub.empty or sub["observer"].nunique() < 2:
+        es = ec_rows[ec_rows["scope"] == experiment].set_index("group")
+        if es.empty:
             continue
-        ec = error_consistency(sub, n_resamples=n_resamples, level=level, seed=int(rng.integers(2**62)),
-                               resample_observers=observer_level == "bootstrap", policy=policy)
-        es = ec.summary
-        es = es[(es["scope"] == experiment) & (es["metric"] == "error_consistency")].set_index("group")
         for m in models:
             if m in es.index:
                 r = es.loc[m]
@@ -121,19 +188,19 @@ def consistency_vs_accuracy(
                                        human_accuracy=h_acc))
         ec_models = [m for m in models if m in es.index]
         if ec_models:
-            mean = float(nanmean_quiet(es.loc[ec_models, "estimate"].to_numpy(float), axis=0))
+            # The mean over models of each resample: the band of the mean model-human EC.
+            columns = ec.where(scope=experiment, group=ec_models)
+            mean = float(nanmean_quiet(columns.estimate[None, :], axis=1)[0])
             lo = hi = np.nan
-            model_replicates = getattr(ec, "model_replicates", None)
-            if model_replicates is not None and n_resamples > 0:
-                lo, hi = percentile_interval(nanmean_quiet(model_replicates, axis=1)[:, None], level)
-                lo, hi = lo[0], hi[0]
+            if columns.replicates.shape[0] > 0:
+                lo, hi = percentile_interval(nanmean_quiet(columns.replicates, axis=1)[:, None], level)
+                lo, hi = float(lo[0]), float(hi[0])
             level_rows.append(dict(experiment=experiment, measure="error_consistency", group="model-human (mean)",
-                                   estimate=mean, ci_low=float(lo), ci_high=float(hi), human_accuracy=h_acc))
+                                   estimate=mean, ci_low=lo, ci_high=hi, human_accuracy=h_acc))
     models_frame = pd.DataFrame(model_rows, columns=["experiment", "observer", "accuracy", "measure", "estimate",
                                                      "ci_low", "ci_high"])
     levels_frame = pd.DataFrame(level_rows, columns=["experiment", "measure", "group", "estimate", "ci_low",
                                                      "ci_high", "human_accuracy"])
-    settings = dict(n_resamples=n_resamples, level=level, seed=seed if isinstance(seed, int) else None,
-                    observer_level=observer_level, experiments=names,
-                    dmc=dict(dmc_result.settings))
-    return ConsistencyComparison(models_frame, levels_frame, settings)
+    record = dict(settings.to_dict(), experiments=names, dmc=dict(dmc_result.settings),
+                  ec=dict(ec_result.settings) if ec_result is not None else None)
+    return ConsistencyComparison(models_frame, levels_frame, record)

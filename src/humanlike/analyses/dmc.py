@@ -101,6 +101,25 @@ def dmc_settings(settings: ResamplingSettings | None = None, *, n_resamples: int
     """The one settings object of a DMC run: ``settings`` (default :data:`DEFAULT_SETTINGS`) with the
     keyword arguments given (not None) replacing its fields.
 
+    Parameters
+    ----------
+    settings : ResamplingSettings, optional
+        The starting settings (default :data:`DEFAULT_SETTINGS`: 10,000 resamples, observer jackknife).
+    n_resamples, level, seed, observer_level, interval, memory_budget, progress : optional
+        Replace the field of the same name when not None.
+
+    Returns
+    -------
+    ResamplingSettings
+        The settings of the run.
+
+    Raises
+    ------
+    TypeError
+        When ``settings`` is not a ResamplingSettings or ``seed`` not an integer.
+    ValueError
+        On an unknown ``observer_level``.
+
     Examples
     --------
     >>> dmc_settings(n_resamples=500).observer_level, dmc_settings(n_resamples=500).n_resamples

@@ -23,7 +23,44 @@ from ..stats.rng import stream
 
 @dataclass
 class DMCExperiment:
-    """What the kernel needs per experiment besides the strata: the humans, the kept models, the splits."""
+    """What the kernel needs per experiment besides the strata: the humans, the kept models, the splits.
+
+    Made by :func:`assemble`.
+
+    Parameters
+    ----------
+    name : str
+        The experiment.
+    humans : list of str
+        Its human observers (the observer group), in column order.
+    models : list of str
+        The models with usable decision margins, in column order.
+    skipped : dict of str to str
+        ``{model: why}`` for the models left out.
+    keys : list of tuple of str
+        Stratum keys (experiment, condition) of the kept conditions, sorted.
+    splits : numpy.ndarray of bool
+        (S x H) membership of half A of each split of the humans.
+    enumerated : bool
+        Whether ``splits`` are all unique splits (else a seeded sample).
+    n_alternatives : int
+        m of the m-AFC d' conversion (default the number of labels).
+    table : numpy.ndarray or None
+        d' lookup table indexed [trials, correct]; None for the accuracy scale.
+    notes : list of str
+        What the assembly dropped or skipped, and why.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> data = assemble(trials[trials["experiment"] == "sim-blur"])
+    >>> experiment = data.experiments["sim-blur"]
+    >>> len(experiment.humans), len(experiment.models), experiment.splits.shape  # C(6, 3) / 2 = 10 splits
+    (6, 5, (10, 6))
+    >>> experiment.keys[:2], experiment.enumerated
+    ([('sim-blur', '0'), ('sim-blur', '15')], True)
+    """
 
     name: str
     humans: list[str]
@@ -44,7 +81,25 @@ class DMCExperiment:
 
 @dataclass
 class DMCData:
-    """The design of the DMC strata and the experiments they belong to (sorted by name)."""
+    """The design of the DMC strata and the experiments they belong to (sorted by name).
+
+    Made by :func:`assemble`.
+
+    Parameters
+    ----------
+    design : Design
+        One stratum per kept (experiment, condition), humans then models as observers.
+    experiments : dict of str to DMCExperiment
+        Per experiment, the humans, models, splits and notes.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> data = assemble(trials[trials["experiment"] == "sim-blur"])
+    >>> len(data.design), list(data.experiments), data.skipped_models
+    (4, ['sim-blur'], {})
+    """
 
     design: Design
     experiments: dict[str, DMCExperiment]
@@ -95,19 +150,35 @@ def assemble(trials: pd.DataFrame, *, dprime: bool = False, n_alternatives: int 
     dprime : bool
         Build the d' lookup table of each experiment (m = ``n_alternatives`` or the number of labels).
     n_alternatives : int, optional
+        m of the m-AFC d' conversion (default: the number of labels of each experiment).
     max_splits : int
         All unique splits of the humans when there are at most this many, else a sample of this many drawn
         from ``stream(seed, "split-set", experiment)`` (independent of the other experiments).
     seed : int
+        Seed of the split samples.
 
     Returns
     -------
     DMCData
+        The strata and, per experiment, humans, kept models, splits and notes.
 
     Raises
     ------
     TrialTableError
-        When no condition has at least 2 items shared by the humans and the kept models.
+        When no condition has at least 2 items shared by the humans and the kept models, or d' is asked for
+        with fewer than 2 alternatives.
+
+    Examples
+    --------
+    A model without decision margins is skipped, with the reason:
+
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> trials = trials[trials["experiment"] == "sim-blur"]
+    >>> trials = trials.assign(decision_margin=trials["decision_margin"].where(trials["observer"] != "model-alien"))
+    >>> data = assemble(trials)
+    >>> data.skipped_models, data.experiments["sim-blur"].models[:2]
+    ({'model-alien': 'no decision margins'}, ['model-humanlike', 'model-medium'])
     """
     design = build_design(trials, by=("experiment", "condition"), group_by=("experiment",), group_kind="human",
                           observer_order="kind", margins=True)

@@ -36,14 +36,54 @@ FIXED_GROUPS = (HUMANS, MODEL_MODEL, MODEL_HUMAN_MEAN)
 
 
 def nanmean_quiet(values: np.ndarray, axis: int) -> np.ndarray:
-    """np.nanmean without the all-NaN warning: undefined values are skipped, all-undefined gives NaN."""
+    """np.nanmean without the all-NaN warning: undefined values are skipped, all-undefined gives NaN.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Values with NaN for undefined ones.
+    axis : int
+        The axis to average over.
+
+    Returns
+    -------
+    numpy.ndarray
+        The mean over the defined values; NaN where every value is NaN.
+
+    Examples
+    --------
+    >>> nanmean_quiet(np.array([[1.0, np.nan], [3.0, np.nan]]), axis=0).tolist()
+    [2.0, nan]
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=RuntimeWarning)
         return np.nanmean(values, axis=axis)
 
 
 def experiment_columns(experiment: DMCExperiment) -> list[tuple[str, str]]:
-    """(group, metric) of each kernel output column of a stratum of ``experiment``."""
+    """(group, metric) of each kernel output column of a stratum of ``experiment``.
+
+    Parameters
+    ----------
+    experiment : DMCExperiment
+        The experiment (its kept models set the columns after the five fixed ones).
+
+    Returns
+    -------
+    list of tuple of str
+        Humans' DMC ceiling, split-half r and accuracy; model–model DMC; mean model–human DMC; then DMC and
+        accuracy of each model.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dmc_data import assemble
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> data = assemble(trials[trials["experiment"] == "sim-blur"])   # 6 humans, 5 models, 4 conditions
+    >>> columns = experiment_columns(data.experiments["sim-blur"])
+    >>> len(columns), columns[1], columns[5]
+    (15, ('humans', 'split_half_r'), ('model-alien', 'decision_margin_consistency'))
+    """
     cols = [(HUMANS, DMC), (HUMANS, SPLIT_HALF_R), (HUMANS, ACCURACY), (MODEL_MODEL, DMC), (MODEL_HUMAN_MEAN, DMC)]
     for m in experiment.models:
         cols += [(m, DMC), (m, ACCURACY)]
@@ -58,9 +98,22 @@ class DMCKernel(SufficientStatisticKernel):
     experiments : Mapping[tuple, DMCExperiment]
         Observer-group key (``(experiment,)``) -> the experiment's humans, models, splits and d' table.
     method : {"pearson", "spearman"}
+        The correlation of the DMC.
     bootstrap_splits : int or None
         Splits evaluated per bootstrap resample (a random subset; None: all). Estimates and jackknife rows
         always use every split.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dmc_data import assemble
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> data = assemble(trials[trials["experiment"] == "sim-blur"])   # 6 humans, 5 models, 4 conditions
+    >>> kernel = DMCKernel({(name,): e for name, e in data.experiments.items()})
+    >>> stratum = data.design.stratum(("sim-blur", "0"))
+    >>> values = kernel.evaluate(stratum, np.ones((1, stratum.n_items)), None)
+    >>> values.shape, values[0, :3].round(3).tolist()   # humans' DMC ceiling, split-half r, accuracy
+    ((1, 15), [0.801, 0.67, 0.839])
     """
 
     def __init__(self, experiments: Mapping[tuple, DMCExperiment], method: str = "pearson",
@@ -79,33 +132,99 @@ class DMCKernel(SufficientStatisticKernel):
         return a["correct"].T, a["trials"].T, a["margin"].T, a["model_correct"].T
 
     def experiment(self, stratum: Stratum) -> DMCExperiment:
-        """The experiment a stratum belongs to."""
+        """The experiment a stratum belongs to.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A DMC stratum (from :func:`~humanlike.analyses.dmc_data.assemble`).
+
+        Returns
+        -------
+        DMCExperiment
+            The experiment of the stratum's observer group.
+        """
         return self.experiments[stratum.group]
 
     def pooled(self, stratum: Stratum) -> bool:
-        """Whether the stratum runs on sufficient statistics (Pearson, accuracy index, uniform responses)."""
+        """Whether the stratum runs on sufficient statistics (Pearson, accuracy index, uniform responses).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A DMC stratum (from :func:`~humanlike.analyses.dmc_data.assemble`).
+
+        Returns
+        -------
+        bool
+            True for the fast pooled path, False for the explicit item vectors.
+        """
         return (self.method == "pearson" and self.experiment(stratum).table is None
                 and uniform_trials(stratum.arrays["trials"].T))
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A DMC stratum (from :func:`~humanlike.analyses.dmc_data.assemble`).
+
+        Returns
+        -------
+        numpy.ndarray
+            (items x S) pooled cross products (see :func:`humanlike.metrics.dmc.pooled_statistics`).
+        """
         # Every observer once (item resamples, the estimate, the item jackknife): pooled cross products.
-        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
         stats, layout = pooled_statistics(*self._arrays(stratum), per_observer=False)
         self._layouts[stratum.key] = layout
         return stats
 
     def observer_statistics(self, stratum: Stratum) -> tuple[np.ndarray, object]:
-        """Statistics with per-observer cross products, for observer weights (observer bootstrap, jackknife)."""
+        """Statistics with per-observer cross products, for observer weights (observer bootstrap, jackknife).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A DMC stratum (from :func:`~humanlike.analyses.dmc_data.assemble`).
+
+        Returns
+        -------
+        (statistics, layout) : tuple
+            The (items x S') statistics and the layout naming their columns; cached per stratum.
+        """
         if stratum.key not in self._observer_cache:
             self._observer_cache[stratum.key] = pooled_statistics(*self._arrays(stratum), per_observer=True)
         return self._observer_cache[stratum.key]
 
     def width(self, stratum: Stratum) -> int:
-        """Number of values this kernel yields for one stratum."""
+        """Number of values this kernel yields for one stratum.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A DMC stratum (from :func:`~humanlike.analyses.dmc_data.assemble`).
+
+        Returns
+        -------
+        int
+            5 + 2 x the number of kept models.
+        """
         return 5 + 2 * len(self.experiment(stratum).models)
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
-        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A DMC stratum (from :func:`~humanlike.analyses.dmc_data.assemble`).
+
+        Returns
+        -------
+        int
+            Bytes per resample (an upper estimate).
+        """
         exp = self.experiment(stratum)
         n_h, n_m, n_i = len(exp.humans), len(exp.models), stratum.n_items
         n_s = max(exp.splits.shape[0], 1)
@@ -118,7 +237,25 @@ class DMCKernel(SufficientStatisticKernel):
     # -- evaluation
     def values(self, stratum: Stratum, item_weights: np.ndarray, observer_weights: np.ndarray | None,
                split_index: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """Per-split, per-pair and per-model values (see :func:`humanlike.metrics.dmc.condition_values`)."""
+        """Per-split, per-pair and per-model values (see :func:`humanlike.metrics.dmc.condition_values`).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A DMC stratum (from :func:`~humanlike.analyses.dmc_data.assemble`).
+        item_weights : numpy.ndarray
+            Item weights (R x items): bootstrap counts, or ones for the estimate.
+        observer_weights : numpy.ndarray or None
+            Weights of the experiment's humans (R x humans, or 1 x humans); None means all ones.
+        split_index : numpy.ndarray, optional
+            (R x k) indices of the splits each row uses; None: every split.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            ``hh`` and ``hh_r`` (R x splits), ``acc_h`` (R,), ``mm`` (R x model pairs), ``mh`` and ``acc_m``
+            (R x models).
+        """
         exp = self.experiment(stratum)
         w = np.asarray(item_weights, dtype=np.float64)
         u = observer_weights
@@ -137,14 +274,48 @@ class DMCKernel(SufficientStatisticKernel):
         return condition_values(*self._arrays(stratum), exp.splits, w, u, split_index, self.method, exp.table)
 
     def evaluate(self, stratum, item_weights, observer_weights):
-        """Values of one stratum under item weights (R x items) and observer weights (R x members or None): R x width."""
+        """Values of one stratum under item weights and observer weights.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A DMC stratum (from :func:`~humanlike.analyses.dmc_data.assemble`).
+        item_weights : numpy.ndarray
+            Item weights (R x items): bootstrap counts, or ones for the estimate.
+        observer_weights : numpy.ndarray or None
+            Weights of the experiment's humans (R x humans, or 1 x humans); None means all ones.
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x :meth:`width`), columns as :func:`experiment_columns`.
+        """
         return condition_columns(self.values(stratum, item_weights, observer_weights))
 
     def evaluate_resamples(self, stratum, item_weights, observer_weights, seed, start, stop):
+        """Values of one stratum for resamples start..stop-1, drawing the split subsets from per-key streams.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A DMC stratum (from :func:`~humanlike.analyses.dmc_data.assemble`).
+        item_weights : numpy.ndarray
+            Item weights (R x items): bootstrap counts, or ones for the estimate.
+        observer_weights : numpy.ndarray or None
+            Weights of the experiment's humans (R x humans, or 1 x humans); None means all ones.
+        seed : int
+            The root seed of the split-subset streams.
+        start, stop : int
+            Absolute positions of the resamples (``item_weights`` has stop - start rows).
+
+        Returns
+        -------
+        numpy.ndarray
+            ((stop - start) x :meth:`width`).
+        """
         # Matrix products (BLAS) may round a row differently depending on where it sits in the matrix; the
         # rows are therefore evaluated in whole blocks of BLOCK resamples at their absolute positions (a chunk
         # that does not cover whole blocks is padded), so a resample's value never depends on the chunking.
-        """Values of one stratum for resamples start..stop-1, drawing the split subsets from per-key streams."""
         n_rows = stop - start
         offset = start % BLOCK
         padded = -(-(offset + n_rows) // BLOCK) * BLOCK
@@ -164,7 +335,18 @@ class DMCKernel(SufficientStatisticKernel):
         return condition_columns(self.values(stratum, w, u, split_index))[offset:offset + n_rows]
 
     def leave_one_out(self, stratum: Stratum) -> np.ndarray:
-        """Exact leave-one-item-out values of one stratum (items x width), for the BCa acceleration."""
+        """Exact leave-one-item-out values of one stratum (items x width), for the BCa acceleration.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A DMC stratum (from :func:`~humanlike.analyses.dmc_data.assemble`).
+
+        Returns
+        -------
+        numpy.ndarray
+            (items x :meth:`width`): row i is the stratum's values without item i.
+        """
         n = stratum.n_items
         if self.pooled(stratum):
             stats = self.cached_statistics(stratum)
@@ -192,6 +374,25 @@ class DMCAggregation:
 
     Called by the engine with ``{stratum key: (R|1 x k)}``; returns (R x K) in the order of :attr:`labels`
     (``level, scope, condition, group, kind, metric``). Means skip undefined (NaN) values.
+
+    Parameters
+    ----------
+    design : Design
+        The DMC design (kept for the engine's interface; the layout comes from ``experiments``).
+    experiments : mapping of str to DMCExperiment
+        The experiments by name.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dmc_data import assemble
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> data = assemble(trials[trials["experiment"] == "sim-blur"])   # 6 humans, 5 models, 4 conditions
+    >>> aggregate = DMCAggregation(data.design, data.experiments)
+    >>> len(aggregate.labels)   # 15 columns x (4 conditions + the experiment mean + overall)
+    90
+    >>> aggregate.labels[-1][:4]
+    ('overall', 'overall', '', 'model-texture')
     """
 
     def __init__(self, design: Design, experiments: Mapping[str, DMCExperiment]) -> None:

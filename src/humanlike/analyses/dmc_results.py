@@ -32,7 +32,41 @@ def _summarise(reasons) -> str:
 
 
 def point_reasons(exp: DMCExperiment, stratum, point: dict) -> dict[str, str]:
-    """Why the point values of one condition are undefined (group -> reason)."""
+    """Why the point values of one condition are undefined (group -> reason).
+
+    Parameters
+    ----------
+    exp : DMCExperiment
+        The condition's experiment.
+    stratum : Stratum
+        The condition's DMC stratum.
+    point : dict
+        The kernel's point values of the stratum (:meth:`~humanlike.analyses.dmc_kernel.DMCKernel.values`
+        with unit weights).
+
+    Returns
+    -------
+    dict of str to str
+        ``{group: reason}`` for the groups whose value is undefined or averages fewer values than planned.
+
+    Examples
+    --------
+    A model whose margins are constant in a condition has no DMC there:
+
+    >>> import numpy as np
+    >>> from humanlike.analyses.dmc_data import assemble
+    >>> from humanlike.analyses.dmc_kernel import DMCKernel
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> trials = trials[trials["experiment"] == "sim-blur"]
+    >>> flat = (trials["observer"] == "model-alien") & (trials["condition"] == "0")
+    >>> data = assemble(trials.assign(decision_margin=np.where(flat, 1.0, trials["decision_margin"])))
+    >>> experiment = data.experiments["sim-blur"]
+    >>> stratum = data.design.stratum(("sim-blur", "0"))
+    >>> point = DMCKernel({experiment.group: experiment}).values(stratum, np.ones((1, stratum.n_items)), None)
+    >>> point_reasons(experiment, stratum, point)["model-alien"]
+    'model margins constant'
+    """
     reasons: dict[str, str] = {}
     correct, trials = stratum.arrays["correct"].T, stratum.arrays["trials"].T
     margins = stratum.arrays["margin"].T
@@ -112,7 +146,47 @@ def _with_undefined_share(reason: str, share: float, estimate: float) -> str:
 
 def summary_frame(resampled: Resampled, data: DMCData, aggregation: DMCAggregation,
                   points: dict[tuple, dict], reasons: dict[tuple, dict]) -> pd.DataFrame:
-    """The tidy summary: the resampled frame plus t_low/t_high (published), n, n_items and full reasons."""
+    """The tidy summary: the resampled frame plus t_low/t_high (published), n, n_items and full reasons.
+
+    Parameters
+    ----------
+    resampled : Resampled
+        The engine's result over the aggregation's labels.
+    data : DMCData
+        The assembled strata.
+    aggregation : DMCAggregation
+        The aggregation that produced ``resampled``.
+    points : dict
+        ``{stratum key: kernel point values}``.
+    reasons : dict
+        ``{stratum key: point_reasons(...)}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per column of ``resampled``, columns :data:`FRAME_COLUMNS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.analyses.dmc_data import assemble
+    >>> from humanlike.analyses.dmc_kernel import DMCKernel
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> data = assemble(trials[trials["experiment"] == "sim-blur"])
+    >>> kernel = DMCKernel({e.group: e for e in data.experiments.values()})
+    >>> points = {s.key: kernel.values(s, np.ones((1, s.n_items)), None) for s in data.design}
+    >>> from humanlike.analyses.dmc_kernel import LABEL_NAMES, DMCAggregation
+    >>> from humanlike.stats.engine import Output, ResamplingSettings, bootstrap
+    >>> aggregation = DMCAggregation(data.design, data.experiments)
+    >>> reasons = {s.key: point_reasons(kernel.experiment(s), s, points[s.key]) for s in data.design}
+    >>> resampled = bootstrap(data.design, kernel, aggregation, Output(aggregation.labels, LABEL_NAMES),
+    ...                       ResamplingSettings(n_resamples=0))
+    >>> summary = summary_frame(resampled, data, aggregation, points, reasons)
+    >>> row = summary[(summary["level"] == "experiment") & (summary["group"] == "humans")].iloc[0]
+    >>> round(float(row["estimate"]), 3), int(row["n"]), int(row["n_items"])  # ceiling over 10 splits, 4 x 160 items
+    (0.684, 10, 640)
+    """
     frame = resampled.to_frame()
     estimate = resampled.estimate
     share = np.nan_to_num(resampled.undefined_share())
@@ -169,7 +243,35 @@ def summary_frame(resampled: Resampled, data: DMCData, aggregation: DMCAggregati
 
 
 def splits_frame(exp: DMCExperiment, points: dict[tuple, dict]) -> pd.DataFrame:
-    """Per split of the humans of one experiment: halves and the values averaged over conditions."""
+    """Per split of the humans of one experiment: halves and the values averaged over conditions.
+
+    Parameters
+    ----------
+    exp : DMCExperiment
+        The experiment.
+    points : dict
+        ``{stratum key: kernel point values}`` of (at least) its strata.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per split: experiment, split, half_a, half_b (comma-joined names), corrected (Spearman–Brown),
+        raw_r, enumerated, n_unique_splits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.analyses.dmc_data import assemble
+    >>> from humanlike.analyses.dmc_kernel import DMCKernel
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> data = assemble(trials[trials["experiment"] == "sim-blur"])
+    >>> kernel = DMCKernel({e.group: e for e in data.experiments.values()})
+    >>> points = {s.key: kernel.values(s, np.ones((1, s.n_items)), None) for s in data.design}
+    >>> splits = splits_frame(data.experiments["sim-blur"], points)
+    >>> len(splits), splits.loc[0, "half_a"]
+    (10, 'subject-01,subject-02,subject-03')
+    """
     if exp.splits.shape[0] == 0:
         return pd.DataFrame(columns=["experiment", "split", "half_a", "half_b", "corrected", "raw_r", "enumerated"])
     hh = nanmean_quiet(np.stack([points[key]["hh"][0] for key in exp.keys]), axis=0)
@@ -185,7 +287,30 @@ def splits_frame(exp: DMCExperiment, points: dict[tuple, dict]) -> pd.DataFrame:
 
 
 def items_frame(exp: DMCExperiment, design) -> pd.DataFrame:
-    """The item vectors of one experiment: the pooled human index (observer ``humans``) and each model's margins."""
+    """The item vectors of one experiment: the pooled human index (observer ``humans``) and each model's margins.
+
+    Parameters
+    ----------
+    exp : DMCExperiment
+        The experiment.
+    design : Design
+        The DMC design holding its strata.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns experiment, condition, item, observer, value (human index or margin), n_responses.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dmc_data import assemble
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> data = assemble(trials[trials["experiment"] == "sim-blur"])
+    >>> items = items_frame(data.experiments["sim-blur"], data.design)
+    >>> len(items), int(items.loc[0, "n_responses"])   # (humans + 5 models) x 640 items; 6 responses per item
+    (3840, 6)
+    """
     cols: dict[str, list] = {"condition": [], "item": [], "observer": [], "value": [], "n_responses": []}
     for key in exp.keys:
         s = design.stratum(key)
@@ -234,10 +359,22 @@ class DMCResult:
     skipped_models : dict
         Model -> why it has no DMC (no usable margins).
     notes : tuple of str
+        What the data assembly dropped or skipped.
     self_consistency : SelfConsistencyResult or None
         See :func:`humanlike.analyses.self_consistency.self_consistency`.
     settings : dict
         The resampling settings (:class:`~humanlike.stats.engine.ResamplingSettings`) and the DMC options.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dmc import decision_margin_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> result = decision_margin_consistency(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=20)
+    >>> table = result.table("sim-blur").set_index("group")
+    >>> round(float(table.loc["humans", "estimate"]), 3), round(float(table.loc["model-humanlike", "estimate"]), 3)
+    (0.684, 0.582)
+    >>> len(result.splits), result.skipped_models
+    (10, {})
     """
 
     resampled: Resampled
@@ -260,11 +397,37 @@ class DMCResult:
         return list(self.settings["experiments"])
 
     def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) of every summary row at another level or by another method (``"percentile"``/``"bca"``)."""
+        """(low, high) of every summary row at another level or by another method (``"percentile"``/``"bca"``).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the settings' level.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife kept); defaults to the settings' method.
+
+        Returns
+        -------
+        (low, high) : tuple of numpy.ndarray
+            One bound per summary row.
+        """
         return self.resampled.interval(level, method)
 
     def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """The summary, with the intervals at ``level`` by ``method`` (default: those of the settings)."""
+        """The summary, with the intervals at ``level`` by ``method`` (default: those of the settings).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the settings' level.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife kept); defaults to the settings' method.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :attr:`summary`, with ci_low/ci_high recomputed when ``level`` or ``method`` is given.
+        """
         if level is None and method is None:
             return self.summary
         low, high = self.interval(level, method)
@@ -275,6 +438,11 @@ class DMCResult:
         t-intervals (mean +- t sd / sqrt(n) over splits, model pairs, models, or experiments at the overall level);
         rows without one (a single model's DMC, accuracies) get no interval. The estimates are unchanged; the
         bootstrap replicates stay in :attr:`resampled`.
+
+        Returns
+        -------
+        DMCResult
+            A copy whose summary intervals are the t-intervals and whose settings say so.
         """
         summary = self.summary.assign(ci_low=self.summary["t_low"], ci_high=self.summary["t_high"])
         settings = dict(self.settings, preset="paper", interval="t (published)")
@@ -282,7 +450,22 @@ class DMCResult:
                          self.self_consistency, settings)
 
     def table(self, scope: str = "overall", metric: str = DMC, condition: str = "") -> pd.DataFrame:
-        """Rows of one scope (experiment or ``overall``), metric and condition (``""`` = mean over them)."""
+        """Rows of one scope (experiment or ``overall``), metric and condition (``""`` = mean over them).
+
+        Parameters
+        ----------
+        scope : str
+            An experiment name or ``"overall"``.
+        metric : str
+            ``"decision_margin_consistency"``, ``"split_half_r"`` or ``"accuracy"``.
+        condition : str
+            One condition, or ``""`` for the mean over conditions.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The matching :attr:`summary` rows, one per group.
+        """
         s = self.summary
         return s[(s["scope"] == scope) & (s["metric"] == metric) & (s["condition"] == condition)].reset_index(drop=True)
 
@@ -295,6 +478,22 @@ class DMCResult:
         ``model_model`` {..., n_pairs}, where ``conditions`` maps each condition to the same fields. With
         several experiments and ``experiment=None`` the top level is the overall mean and ``experiments`` holds
         one such document per experiment. ``settings`` records everything needed to reproduce the run.
+
+        Parameters
+        ----------
+        experiment : str, optional
+            One experiment's document (default: the only experiment, else the overall document).
+
+        Returns
+        -------
+        dict
+            The document described above, plus skipped_models, notes, self_consistency (when computed) and
+            settings.
+
+        Raises
+        ------
+        KeyError
+            When ``experiment`` was not analysed.
         """
         if experiment is None and len(self.experiments) == 1:
             experiment = self.experiments[0]

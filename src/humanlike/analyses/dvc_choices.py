@@ -51,7 +51,7 @@ DEFAULT_CORRECTION = 0.5
 # --------------------------------------------------------------------------------------------------
 
 
-class PairTableKernel(SufficientStatisticKernel):
+class _PairTableKernel(SufficientStatisticKernel):
     """Per stratum, the weighted sums behind every observer's rate and every pair's 2x2 table.
 
     The indicator ``x`` is ``n_correct > 0`` (first presentations: correct, or in two-category data "said
@@ -73,8 +73,8 @@ class PairTableKernel(SufficientStatisticKernel):
         return sums
 
 
-def pair_tables(sums: np.ndarray, n_observers: int):
-    """Split :class:`PairTableKernel` sums (R x S) into per-observer (x, m) and per-pair 2x2 counts (R, P, 4)."""
+def _pair_tables(sums: np.ndarray, n_observers: int):
+    """Split ``_PairTableKernel`` sums (R x S) into per-observer (x, m) and per-pair 2x2 counts (R, P, 4)."""
     o = n_observers
     x, m = sums[:, :o], sums[:, o:2 * o]
     p = o * (o - 1) // 2
@@ -83,7 +83,7 @@ def pair_tables(sums: np.ndarray, n_observers: int):
     return x, m, counts
 
 
-def corrected(counts: np.ndarray, correction: float) -> np.ndarray:
+def _corrected(counts: np.ndarray, correction: float) -> np.ndarray:
     """Add ``correction`` to the empty cells of each 2x2 table (..., 4)."""
     if correction <= 0:
         return counts
@@ -101,23 +101,62 @@ class ChoiceDVCResult:
 
     ``values`` is a :class:`Resampled` labelled (experiment, statistic, observer_1, observer_2, category);
     statistic is ``"dprime"``, ``"criterion"`` (observer_2 empty) or ``"rho"``. ``categories`` maps each
-    experiment to its (a, b) labels.
+    experiment to its (a, b) labels. Made by :func:`choice_dvc`.
+
+    Parameters
+    ----------
+    values : Resampled
+        Estimates and replicates, labelled as above.
+    categories : dict of str to tuple of str
+        ``{experiment: (label_a, label_b)}``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_dvc import simulate_choice_pair
+    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> trials = simulate_choice_pair(0.6, n_per_category=2000, seed=0)   # planted rho = 0.6 per category
+    >>> result = choice_dvc(trials, settings=ResamplingSettings(n_resamples=20, seed=0))
+    >>> result.categories
+    {'sim': ('a', 'b')}
+    >>> dprime = result.to_frame().query("statistic == 'dprime'")
+    >>> dprime["estimate"].round(2).tolist()   # planted d' 1.5 and 1.0
+    [1.48, 0.89]
     """
 
     values: Resampled
     categories: dict
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a tidy table, one row per estimate.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns experiment, statistic, observer_1, observer_2, category, estimate, ci_low, ci_high,
+            undefined_share, reason.
+        """
         return self.values.to_frame()
 
     def rho(self) -> pd.DataFrame:
-        """The correlation rows: one per observer pair and category, with intervals."""
+        """The correlation rows: one per observer pair and category, with intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The ``statistic == "rho"`` rows of :meth:`to_frame`.
+        """
         frame = self.to_frame()
         return frame[frame["statistic"] == "rho"].reset_index(drop=True)
 
     def to_json_dict(self) -> dict:
-        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
+        """The result as a dict of records per experiment, with the settings.
+
+        Returns
+        -------
+        dict
+            ``{"experiments": {experiment: {"categories", "pairs" (rho records), "observers" (d' and criterion
+            records)}}, "settings": {...}}``.
+        """
         frame = self.to_frame()
         keep = ["observer_1", "observer_2", "category", "estimate", "ci_low", "ci_high", "undefined_share"]
         doc = {"experiments": {}}
@@ -163,16 +202,39 @@ def choice_dvc(trials: pd.DataFrame, *, experiments: list[str] | None = None, pa
 
     Parameters
     ----------
-    trials : trial table with exactly two labels per experiment (responses among them).
-    experiments : restrict to these experiments.
-    passes : ``"first"`` (each observer's first presentation) or ``"split"`` (each pass its own observer,
-        for double-pass self-DVC).
-    zero_cell_correction : added to empty cells of a joint table (0: plain ML, +-1 at the boundary).
-    settings : ResamplingSettings (items resampled within category, jointly for all observers).
+    trials : pandas.DataFrame
+        A trial table with exactly two labels per experiment (responses among them).
+    experiments : list of str, optional
+        Restrict to these experiments.
+    passes : {"first", "split"}
+        ``"first"``: each observer's first presentation; ``"split"``: each pass its own observer (needs a
+        ``repeat`` column), for double-pass self-DVC.
+    zero_cell_correction : float
+        Added to the empty cells of a joint table (0: plain ML, +-1 at the boundary).
+    settings : ResamplingSettings, optional
+        Resampling settings (items resampled within category, jointly for all observers).
+    validate : bool
+        Validate the trial table first.
 
     Returns
     -------
     ChoiceDVCResult
+        d' and criterion per observer, rho per pair and category, with intervals.
+
+    Raises
+    ------
+    TrialTableError
+        On an unknown experiment, an experiment without exactly two categories, observers that differ
+        between the categories, or ``passes="split"`` without a ``repeat`` column.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_dvc import simulate_choice_pair
+    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> trials = simulate_choice_pair(0.6, n_per_category=2000, seed=0)   # planted rho = 0.6 per category
+    >>> result = choice_dvc(trials, settings=ResamplingSettings(n_resamples=20, seed=0))
+    >>> result.rho()["estimate"].round(2).tolist()   # categories a and b
+    [0.57, 0.59]
     """
     settings = settings or ResamplingSettings()
     if validate:
@@ -203,21 +265,21 @@ def choice_dvc(trials: pd.DataFrame, *, experiments: list[str] | None = None, pa
         out = np.full((rows, len(labels_out)), np.nan)
         for experiment, cat_a, cat_b, n_obs, start, stop in plan:
             sums_a, sums_b = (values[(experiment, c)] for c in (cat_a, cat_b))
-            xa, ma, ca = pair_tables(np.broadcast_to(sums_a, (rows, sums_a.shape[1])), n_obs)
-            xb, mb, cb = pair_tables(np.broadcast_to(sums_b, (rows, sums_b.shape[1])), n_obs)
+            xa, ma, ca = _pair_tables(np.broadcast_to(sums_a, (rows, sums_a.shape[1])), n_obs)
+            xb, mb, cb = _pair_tables(np.broadcast_to(sums_b, (rows, sums_b.shape[1])), n_obs)
             # "b" responses: hits in category b, false alarms in category a.
             dprime, gamma, _ = dprime_criterion(mb - xb, mb, ma - xa, ma)
             t_a, t_b = category_thresholds(dprime, gamma)
             i, j = np.triu_indices(n_obs, 1)
-            rho_a = latent_correlation(corrected(ca, zero_cell_correction), t_a[:, i], t_a[:, j])
-            rho_b = latent_correlation(corrected(cb, zero_cell_correction), t_b[:, i], t_b[:, j])
+            rho_a = latent_correlation(_corrected(ca, zero_cell_correction), t_a[:, i], t_a[:, j])
+            rho_b = latent_correlation(_corrected(cb, zero_cell_correction), t_b[:, i], t_b[:, j])
             out[:, start:stop] = np.concatenate([dprime, gamma, rho_a, rho_b], axis=1)
         return out
 
     output = Output(labels_out, ("experiment", "statistic", "observer_1", "observer_2", "category"),
                     reasons=lambda est: np.where(np.isnan(est), "an observer's responses are constant "
                                                  "within the category (no threshold)", ""))
-    result = bootstrap(design, PairTableKernel(), aggregate, output, settings)
+    result = bootstrap(design, _PairTableKernel(), aggregate, output, settings)
     return ChoiceDVCResult(result, categories)
 
 
@@ -232,25 +294,74 @@ class LatentBenchmarkResult:
 
     ``values`` is a :class:`Resampled` labelled (scope, group, kind, observer_1, observer_2): scope is an
     experiment or ``"overall"``; group ``"humans"`` (human–human), ``"model-model"``, a model name
-    (model–human) or ``"pair"`` (one pair's mean over conditions, observer fields set).
+    (model–human) or ``"pair"`` (one pair's mean over conditions, observer fields set). Made by
+    :func:`latent_correctness_correlation` and :func:`margin_probit_correlation`.
+
+    Parameters
+    ----------
+    values : Resampled
+        Estimates and replicates, labelled as above.
+    metric : str
+        ``"tetrachoric_correctness"`` or ``"margin_probit"``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> trials = simulate_benchmark(seed=0)
+    >>> result = latent_correctness_correlation(trials, experiments=["sim-noise"],
+    ...                                         settings=ResamplingSettings(n_resamples=20, seed=0))
+    >>> result.metric, result.groups()["group"].tolist()[:3]
+    ('tetrachoric_correctness', ['humans', 'model-model', 'model-alien'])
     """
 
     values: Resampled
     metric: str
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a tidy table, one row per estimate.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns metric, scope, group, kind, observer_1, observer_2, estimate, ci_low, ci_high,
+            undefined_share, reason.
+        """
         frame = self.values.to_frame()
         frame.insert(0, "metric", self.metric)
         return frame
 
     def groups(self, scope: str = "overall") -> pd.DataFrame:
-        """Group rows (humans, model-model, each model) of one scope, without the per-pair rows."""
+        """Group rows (humans, model-model, each model) of one scope, without the per-pair rows.
+
+        Parameters
+        ----------
+        scope : str
+            An experiment name or ``"overall"``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of :meth:`to_frame` of that scope whose group is not ``"pair"``.
+        """
         frame = self.to_frame()
         return frame[(frame["scope"] == scope) & (frame["group"] != "pair")].reset_index(drop=True)
 
     def to_json_dict(self, scope: str = "overall") -> dict:
-        """``human_human``, ``model_human`` (per model), ``model_model`` with mean, ci_low, ci_high."""
+        """``human_human``, ``model_human`` (per model), ``model_model`` with mean, ci_low, ci_high.
+
+        Parameters
+        ----------
+        scope : str
+            An experiment name or ``"overall"``.
+
+        Returns
+        -------
+        dict
+            Keys metric, scope, human_human, model_human (``{model: entry}``), model_model (an entry is
+            ``{mean, ci_low, ci_high, undefined_share}`` or None where the group has no pairs), pairs (with
+            pair intervals) and settings.
+        """
         rows = self.groups(scope).set_index("group")
 
         def entry(group):
@@ -301,12 +412,41 @@ def latent_correctness_correlation(trials: pd.DataFrame, *, experiments: list[st
 
     Parameters
     ----------
-    trials : trial table (benchmark data; first presentations are used).
-    experiments : restrict to these experiments.
-    exclusions : {experiment: conditions} to drop first (``MODELVSHUMAN_EXCLUSIONS`` for the benchmark).
-    zero_cell_correction : see the module docs.
-    pair_intervals : also output every pair's condition-averaged value.
-    settings : ResamplingSettings (observer_level must be ``"none"``).
+    trials : pandas.DataFrame
+        A trial table (benchmark data; first presentations are used).
+    experiments : list of str, optional
+        Restrict to these experiments.
+    exclusions : dict, optional
+        ``{experiment: conditions}`` to drop first (``MODELVSHUMAN_EXCLUSIONS`` for the benchmark).
+    zero_cell_correction : float
+        Added to the empty cells of each 2x2 table (see the module docs; 0: plain ML).
+    pair_intervals : bool
+        Also output every pair's condition-averaged value.
+    settings : ResamplingSettings, optional
+        Resampling settings (``observer_level`` must be ``"none"``).
+    validate : bool
+        Validate the trial table first.
+
+    Returns
+    -------
+    LatentBenchmarkResult
+        Group means per experiment and overall (metric ``"tetrachoric_correctness"``).
+
+    Raises
+    ------
+    ValueError
+        When ``settings.observer_level`` is not ``"none"``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> trials = simulate_benchmark(seed=0)
+    >>> result = latent_correctness_correlation(trials, experiments=["sim-noise"],
+    ...                                         settings=ResamplingSettings(n_resamples=20, seed=0))
+    >>> overall = result.groups().set_index("group")["estimate"].round(3)
+    >>> float(overall["humans"]), float(overall["model-humanlike"]), float(overall["model-alien"])
+    (0.493, 0.534, -0.055)
     """
     settings = settings or ResamplingSettings()
     if settings.observer_level != "none":
@@ -317,12 +457,12 @@ def latent_correctness_correlation(trials: pd.DataFrame, *, experiments: list[st
     plan, labels_out = _benchmark_plan(design, kinds, pair_intervals, models_filter=None)
 
     def per_stratum(stratum, sums):
-        _, _, counts = pair_tables(sums, len(stratum.observers))
-        return latent_correlation(corrected(counts, zero_cell_correction))
+        _, _, counts = _pair_tables(sums, len(stratum.observers))
+        return latent_correlation(_corrected(counts, zero_cell_correction))
 
     aggregate = _benchmark_aggregate(design, plan, labels_out, per_stratum)
     output = Output(labels_out, ("scope", "group", "kind", "observer_1", "observer_2"))
-    result = bootstrap(design, PairTableKernel(), aggregate, output, settings)
+    result = bootstrap(design, _PairTableKernel(), aggregate, output, settings)
     return LatentBenchmarkResult(result, "tetrachoric_correctness")
 
 
@@ -415,9 +555,15 @@ def _pair_kind(kinds, a, b) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
-class MarginProbitKernel(SufficientStatisticKernel):
+class _MarginProbitKernel(SufficientStatisticKernel):
     """Per stratum and (model with margins, human) pair: the probit score and information of each item at
-    the pair's full-data fit; a resample's one-step estimate is a weighted sum of them."""
+    the pair's full-data fit; a resample's one-step estimate is a weighted sum of them.
+
+    Parameters
+    ----------
+    kinds : dict of str to str
+        ``{observer: "human" or "model"}``.
+    """
 
     def __init__(self, kinds: dict):
         super().__init__()
@@ -488,6 +634,43 @@ def margin_probit_correlation(trials: pd.DataFrame, *, experiments: list[str] | 
     (over the items both answered) is z, the human's correctness y; the probit fit
     P(correct | z) = Phi(alpha + beta z) gives rho = beta / sqrt(1 + beta^2). Mean over conditions per pair,
     over humans per model (group = the model), over experiments. Models without margins are left out.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table whose models have a ``decision_margin`` column.
+    experiments : list of str, optional
+        Restrict to these experiments.
+    exclusions : dict, optional
+        ``{experiment: conditions}`` to drop first.
+    pair_intervals : bool
+        Also output every (model, human) pair's condition-averaged value.
+    settings : ResamplingSettings, optional
+        Resampling settings (``observer_level`` must be ``"none"``).
+    validate : bool
+        Validate the trial table first.
+
+    Returns
+    -------
+    LatentBenchmarkResult
+        One group per model (its mean over humans), per experiment and overall (metric ``"margin_probit"``).
+
+    Raises
+    ------
+    ValueError
+        When ``settings.observer_level`` is not ``"none"``.
+    TrialTableError
+        When the data have no decision margins, or no condition has both a model with margins and a human.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> trials = simulate_benchmark(seed=0)
+    >>> result = margin_probit_correlation(trials, experiments=["sim-noise"],
+    ...                                    settings=ResamplingSettings(n_resamples=20, seed=0))
+    >>> result.groups().set_index("group")["estimate"].round(3).to_dict()
+    {'model-alien': -0.055, 'model-humanlike': 0.535, 'model-medium': 0.32, 'model-strong': 0.384, 'model-texture': 0.197}
     """
     settings = settings or ResamplingSettings()
     if settings.observer_level != "none":
@@ -498,7 +681,7 @@ def margin_probit_correlation(trials: pd.DataFrame, *, experiments: list[str] | 
                               "'decision_margin' column")
     kinds = observer_kinds(trials)
     design = build_design(trials, by=("experiment", "condition"), group_by=("experiment",), margins=True)
-    kernel = MarginProbitKernel(kinds)
+    kernel = _MarginProbitKernel(kinds)
     with_margins = {o for s in design for k, o in enumerate(s.observers)
                     if kinds[o] == "model" and np.isfinite(s.arrays["margin"][:, k]).any()}
     design = design.select(lambda s: bool(kernel.pairs(s)))

@@ -53,7 +53,16 @@ SPLIT_BOOTSTRAPS = ("rotate", "all")
 
 
 class DVCInputError(ValueError):
-    """The inputs of a DVC analysis are unusable; the message names what is wrong."""
+    """The inputs of a DVC analysis are unusable; the message names what is wrong.
+
+    Examples
+    --------
+    >>> try:
+    ...     DVCOptions(cv=1)
+    ... except DVCInputError as err:
+    ...     print(err)
+    cv must be None (in-sample) or at least 2 folds, got 1
+    """
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,17 @@ class DVCOptions:
         Shrinkage of the pooled covariance toward its mean eigenvalue (0: plain LDA).
     kappa_folds : int
         Folds of the cross-validated logistic-regression choices behind kappa (0: no kappa).
+
+    Raises
+    ------
+    DVCInputError
+        On a value outside its allowed range (naming the option).
+
+    Examples
+    --------
+    >>> options = DVCOptions(n_components=10, cv=5)
+    >>> options.n_components, options.cv, options.n_splits   # the rest keeps the defaults
+    (10, 5, 10)
     """
 
     n_components: int = 25
@@ -126,9 +146,28 @@ class DVCResult:
     split_values : pandas.DataFrame
         The overall DVC of every split repeat (both normalisations).
     options : DVCOptions
+        The pipeline choices of the run.
     classes : list of str
+        The classes, sorted.
     n_images : int
+        Images analysed.
     names : tuple of str
+        Names of the two systems (``("A", "B")`` for arrays).
+    correlations : pandas.DataFrame
+        Per class pair and side, the six within-class correlations between the halves.
+    split_sd : numpy.ndarray or None
+        SD over the split repeats of every column of :attr:`summary`.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_dvc import planted_representations
+    >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
+    >>> result = dvc_representations(fa, fb, labels, n_components=5, n_splits=2, kappa_folds=0,
+    ...                              settings=ResamplingSettings(n_resamples=20, seed=0))
+    >>> round(result.estimate, 3), result.n_images, result.kappa is None   # planted rho = 0.6
+    (0.586, 450, True)
+    >>> result.table("class")["estimate"].round(3).tolist()
+    [0.549, 0.617, 0.593]
     """
 
     summary: Resampled
@@ -153,21 +192,48 @@ class DVCResult:
         return float(row["estimate"].iloc[0])
 
     def table(self, which: str = "overall", normalisation: str | None = None) -> pd.DataFrame:
-        """Tidy rows of one table (``"overall"``, ``"pair"``, ``"class"``) with estimate, interval, split SD."""
+        """Tidy rows of one table (``"overall"``, ``"pair"``, ``"class"``) with estimate, interval, split SD.
+
+        Parameters
+        ----------
+        which : {"overall", "pair", "class"}
+            The table.
+        normalisation : {"signed", "abs"}, optional
+            Default: the result's own (:attr:`normalisation`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of :meth:`to_frame` of that table and normalisation.
+        """
         frame = self.to_frame()
         normalisation = normalisation or self.normalisation
         keep = (frame["table"] == which) & (frame["normalisation"] == normalisation)
         return frame[keep].reset_index(drop=True)
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a tidy table, one row per estimate.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns table, class_i, class_j, normalisation, estimate, ci_low, ci_high, undefined_share, reason,
+            split_sd.
+        """
         frame = self.summary.to_frame()
         frame["split_sd"] = self.split_sd if self.split_sd is not None else np.nan
         return frame
 
     def to_json_dict(self) -> dict:
         """``dvc`` {estimate, ci_low, ci_high, split_sd}, the alternative normalisation, per pair and class
-        tables, kappa and its bound, and the settings."""
+        tables, kappa and its bound, and the settings.
+
+        Returns
+        -------
+        dict
+            Keys names, n_images, classes, normalisation, dvc, dvc_abs or dvc_signed, pairs, classes_table,
+            split_values, kappa (when computed) and settings.
+        """
         overall = self.table("overall")
         other = self.table("overall", "signed" if self.options.absolute else "abs")
 
@@ -292,6 +358,12 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     Returns
     -------
     DVCResult
+        The overall, per-pair and per-class DVC with intervals and split SDs, and kappa.
+
+    Raises
+    ------
+    DVCInputError
+        On unusable inputs or options (e.g. a non-percentile interval).
 
     Examples
     --------
@@ -416,6 +488,36 @@ def cross_validated_choices(features: np.ndarray, labels: np.ndarray, *, n_compo
     The PCA (fitted on all images, unsupervised) reduces the units; the classifier (scikit-learn's
     multinomial ``LogisticRegression``, default L2 penalty) is fitted without each fold and predicts it.
     Returns the predicted label of every image.
+
+    Parameters
+    ----------
+    features : numpy.ndarray
+        (images x units) features.
+    labels : numpy.ndarray of str
+        Class of each image.
+    n_components : int
+        Principal components kept (at most min(features.shape) - 1).
+    folds : int
+        Stratified folds.
+    seed : int
+        Root seed of the PCA and the fold assignment.
+    standardize : bool
+        z-score units before the PCA.
+    key : str
+        Names the system in the PCA's random stream.
+
+    Returns
+    -------
+    numpy.ndarray
+        The predicted label of every image, shape (images,).
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_dvc import planted_representations
+    >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
+    >>> choices = cross_validated_choices(fa, labels, n_components=5, folds=2, seed=0)
+    >>> choices.shape, round(float((choices == labels).mean()), 3)
+    ((450,), 0.862)
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold
@@ -437,6 +539,37 @@ def choice_kappa(fa, fb, labels, classes, counts, options: DVCOptions, settings:
 
     The choices are fixed; the bootstrap resamples the images within class with the same weights as the DVC
     (so the two intervals are paired).
+
+    Parameters
+    ----------
+    fa, fb : numpy.ndarray
+        (images x units) features of the two systems, rows sorted by class.
+    labels : numpy.ndarray of str
+        Class of each image.
+    classes : numpy.ndarray of str
+        The sorted classes.
+    counts : numpy.ndarray of int
+        Images per class (in ``classes`` order).
+    options : DVCOptions
+        ``n_components``, ``kappa_folds`` and ``standardize`` are used.
+    settings : ResamplingSettings
+        Resamples, seed, level, memory budget.
+
+    Returns
+    -------
+    Resampled
+        Columns labelled (statistic,): ``kappa``, ``accuracy_a``, ``accuracy_b``, ``kappa_bound``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.data.simulate_dvc import planted_representations
+    >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
+    >>> classes, counts = np.unique(labels, return_counts=True)
+    >>> kappa = choice_kappa(fa, fb, labels, classes, counts, DVCOptions(n_components=5, kappa_folds=2),
+    ...                      ResamplingSettings(n_resamples=0, seed=0))
+    >>> kappa.to_frame().set_index("statistic")["estimate"].round(3).to_dict()
+    {'kappa': 0.369, 'accuracy_a': 0.862, 'accuracy_b': 0.84, 'kappa_bound': 0.956}
     """
     ca = cross_validated_choices(fa, labels, n_components=options.n_components, folds=options.kappa_folds,
                                  seed=settings.seed, standardize=options.standardize, key="A") == labels

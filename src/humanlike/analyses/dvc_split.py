@@ -31,16 +31,30 @@ def half_scores(features: np.ndarray, n_components: int, rng: np.random.Generato
     Parameters
     ----------
     features : (images, units) array
+        The half's features.
     n_components : int
+        Components kept.
     rng : numpy.random.Generator
         Draws the random test matrix (from the split's stream).
     iterations : int
+        Power iterations of the range finder.
     standardize : bool
         z-score units first (constant units stay 0).
+    oversample : int
+        Extra columns of the random test matrix.
 
     Returns
     -------
     (images, n_components) float32 array
+        Scores of the leading components, each with mean 0 and variance 1.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> features = rng.standard_normal((300, 3)) @ rng.standard_normal((3, 120))   # rank 3
+    >>> scores = half_scores(features, 3, np.random.default_rng(1))
+    >>> scores.shape, scores.var(axis=0).round(4).tolist()
+    ((300, 3), [1.0, 1.0, 1.0])
     """
     x = np.asarray(features, dtype=np.float32)
     x = x - x.mean(axis=0, dtype=np.float64).astype(np.float32)
@@ -53,9 +67,41 @@ def half_scores(features: np.ndarray, n_components: int, rng: np.random.Generato
 
 
 def range_finder_scores(x, n_components, k, rng, iterations):
+    """Leading principal-component scores by a seeded randomised range finder (a fast truncated PCA).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Centred (images x units) float32 features.
+    n_components : int
+        Components kept.
+    k : int
+        Columns of the random test matrix (``n_components`` plus oversampling); exact SVD when
+        min(x.shape) <= 2k.
+    rng : numpy.random.Generator
+        Draws the test matrix.
+    iterations : int
+        Power iterations.
+
+    Returns
+    -------
+    numpy.ndarray
+        (images x n_components) float32 scores, scaled to unit variance (signs arbitrary).
+
+    Examples
+    --------
+    With a clear spectrum the randomised scores match the exact principal components:
+
+    >>> rng = np.random.default_rng(0)
+    >>> x = (rng.standard_normal((200, 3)) * [5, 3, 1]) @ rng.standard_normal((3, 60))
+    >>> x = (x + 0.1 * rng.standard_normal((200, 60)) - x.mean(axis=0)).astype(np.float32)
+    >>> fast = range_finder_scores(x, 3, 13, np.random.default_rng(1), 2)
+    >>> exact = np.linalg.svd(x.astype(float), full_matrices=False)[0][:, :3]
+    >>> [round(abs(float(np.corrcoef(fast[:, j], exact[:, j])[0, 1])), 6) for j in range(3)]
+    [1.0, 1.0, 1.0]
+    """
     # Small QR/SVD calls run single-threaded: threaded BLAS on tiny matrices is slower, badly so on a
     # loaded machine; the large products below are dominated by memory traffic anyway.
-    """Leading principal-component scores by a seeded randomised range finder (a fast truncated PCA)."""
     if min(x.shape) <= 2 * k:
         u, s, _ = np.linalg.svd(x.astype(np.float64), full_matrices=False)
         basis = u[:, :n_components]
@@ -79,7 +125,33 @@ def range_finder_scores(x, n_components, k, rng, iterations):
 
 @dataclass
 class ClassBlock:
-    """One class of one split: scores centred at the class mean, per-half products, fold order."""
+    """One class of one split: scores centred at the class mean, per-half products, fold order.
+
+    Made by :class:`SplitStatistics`.
+
+    Parameters
+    ----------
+    centre : numpy.ndarray
+        (D,) class mean of the scores.
+    centred : numpy.ndarray
+        (n_c x D) scores minus the centre, rows in fold order.
+    products : numpy.ndarray
+        (n_c x halves * p(p+1)/2) float32 within-half products of the centred scores.
+    order : numpy.ndarray
+        Permutation from fold-sorted position to class position.
+    fold_bounds : numpy.ndarray
+        (F + 1,) slice bounds of each fold in fold order.
+
+    Examples
+    --------
+    >>> scores = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)   # 2 classes x 4 images
+    >>> split = SplitStatistics(scores, [(0, 4), (4, 8)], [np.zeros(4, int), np.zeros(4, int)], n_components=1)
+    >>> block = split.blocks[0]
+    >>> block.centred.shape, block.products.shape, block.fold_bounds.tolist()
+    ((4, 4), (4, 4), [0, 4])
+    >>> bool(np.allclose(block.centred.sum(axis=0), 0))
+    True
+    """
 
     centre: np.ndarray          # (D,) float64 class mean of the scores
     centred: np.ndarray         # (n_c, D) float64, rows in fold order
@@ -90,7 +162,26 @@ class ClassBlock:
 
 class SplitStatistics:
     """The per-class statistics of one split: what LDA needs (within-half moments) and the scores from which
-    a resample's DVs are formed."""
+    a resample's DVs are formed.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        (images x halves * n_components) PCA scores of the halves side by side, rows sorted by class.
+    class_slices : list of tuple of int
+        (start, stop) rows of each class.
+    folds : list of numpy.ndarray
+        Fold of each image of each class (all zeros: in-sample).
+    n_components : int
+        Components per half.
+
+    Examples
+    --------
+    >>> scores = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)   # 2 classes x 4 images
+    >>> split = SplitStatistics(scores, [(0, 4), (4, 8)], [np.zeros(4, int), np.zeros(4, int)], n_components=1)
+    >>> split.halves, len(split.blocks)
+    (4, 2)
+    """
 
     def __init__(self, scores: np.ndarray, class_slices, folds, n_components: int):
         self.p = n_components
@@ -110,7 +201,18 @@ class SplitStatistics:
 
     def class_sums(self, weights: list[np.ndarray]):
         """Per class and fold: weighted count (R,K,F), first moments (R,K,F,D) and within-half second
-        moments (R,K,F,halves,p,p), all about the class centre."""
+        moments (R,K,F,halves,p,p), all about the class centre.
+
+        Parameters
+        ----------
+        weights : list of numpy.ndarray
+            One (R x n_c) weight matrix per class, columns in fold order.
+
+        Returns
+        -------
+        (counts, first, second) : tuple of numpy.ndarray
+            Shapes (R, K, F), (R, K, F, D) and (R, K, F, halves, p, p).
+        """
         s0, s1, s2 = [], [], []
         p, halves = self.p, self.halves
         upper = np.triu_indices(p)
@@ -139,6 +241,39 @@ def evaluate_split(split: SplitStatistics, weights, pairs_i, pairs_j, cv: bool, 
     fitted on the other folds and give the DVs of fold f. LDA needs only within-half moments (weighted
     sums); the DV correlations come from the DVs themselves — per half one (images x p) @ (p x R) product
     — and their weighted second moments, so no (4p x 4p) cross-covariance is ever formed.
+
+    Parameters
+    ----------
+    split : SplitStatistics
+        The split's per-class statistics.
+    weights : list of numpy.ndarray
+        One (R x n_c) image-weight matrix per class (class order).
+    pairs_i, pairs_j : numpy.ndarray
+        The class pairs (indices into the classes).
+    cv : bool
+        Cross-validated DVs (folds of the split) instead of in-sample ones.
+    ridge : float
+        Shrinkage of the pooled covariance (0: plain LDA).
+    correlation : {"pearson", "spearman"}
+        The within-class correlation of the DVs.
+
+    Returns
+    -------
+    numpy.ndarray
+        (R, pairs, 2, 6) correlations of :data:`humanlike.metrics.dvc.CORRELATION_PAIRS`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> labels = np.repeat(["a", "b"], 500)
+    >>> shared, own = rng.standard_normal((1000, 1)), rng.standard_normal((1000, 4))
+    >>> # one score per half (n_components=1); any two halves correlate 0.5 within a class
+    >>> scores = np.where(labels[:, None] == "b", 2.0, 0.0) + np.sqrt(0.5) * shared + np.sqrt(0.5) * own
+    >>> split = SplitStatistics(scores.astype(np.float32), [(0, 500), (500, 1000)], [np.zeros(500, int)] * 2, 1)
+    >>> weights = [np.ones((3, 500), np.float32)] * 2   # three identical "resamples"
+    >>> out = evaluate_split(split, weights, np.array([0]), np.array([1]), False, 0.0, "pearson")
+    >>> out.shape, out[0, 0, 0].round(2).tolist()   # class a: every correlation near the planted 0.5
+    ((3, 1, 2, 6), [0.49, 0.49, 0.53, 0.52, 0.48, 0.48])
     """
     weights = [w[:, b.order] for b, w in zip(split.blocks, weights)]
     s0, s1, s2 = split.class_sums(weights)
@@ -188,7 +323,41 @@ def evaluate_split(split: SplitStatistics, weights, pairs_i, pairs_j, cv: bool, 
 
 
 def spearman_side(block: ClassBlock, weights, axes, midpoint, centre, p):
-    """Within-class Spearman correlations of explicit DVs under weights (weighted mid-ranks): (R, 6)."""
+    """Within-class Spearman correlations of explicit DVs under weights (weighted mid-ranks): (R, 6).
+
+    Parameters
+    ----------
+    block : ClassBlock
+        The class.
+    weights : numpy.ndarray
+        (R x n_c) image weights, fold order.
+    axes : numpy.ndarray
+        (R, F, halves, p) LDA axes per resample and fold.
+    midpoint : numpy.ndarray
+        (R, F, halves, p) midpoints between the two class means.
+    centre : numpy.ndarray
+        (halves * p,) the class centre.
+    p : int
+        Components per half.
+
+    Returns
+    -------
+    numpy.ndarray
+        (R, 6) Spearman correlations of :data:`humanlike.metrics.dvc.CORRELATION_PAIRS`.
+
+    Examples
+    --------
+    With unit axes and a zero midpoint the DVs are the scores themselves, so the result is scipy's Spearman:
+
+    >>> scores = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)   # 2 classes x 4 images
+    >>> split = SplitStatistics(scores, [(0, 4), (4, 8)], [np.zeros(4, int), np.zeros(4, int)], n_components=1)
+    >>> block = split.blocks[0]
+    >>> rho = spearman_side(block, np.ones((1, 4)), np.ones((1, 1, 4, 1)), np.zeros((1, 1, 4, 1)), block.centre, 1)
+    >>> from scipy.stats import spearmanr
+    >>> reference = spearmanr(scores[:4]).statistic
+    >>> bool(np.allclose(rho[0], [reference[h, g] for h, g in CORRELATION_PAIRS])), rho.round(2).tolist()
+    (True, [[0.8, 0.8, 0.8, 0.8, 0.6, 1.0]])
+    """
     halves = axes.shape[-2]
     w = weights.astype(np.float64)                                          # (R, n), fold order
     fold_of = np.repeat(np.arange(block.fold_bounds.size - 1), np.diff(block.fold_bounds))
@@ -213,6 +382,25 @@ def weighted_midranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     The rank of a value drawn w times is the number of drawn values below it plus (w + 1)/2, the average
     rank of its copies: exactly the mid-rank it has in the resampled data. Ties between distinct items are
     not averaged (continuous DVs have none).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        (R, n, H) values.
+    weights : numpy.ndarray
+        (R, n) how often each item occurs in the resample.
+
+    Returns
+    -------
+    numpy.ndarray
+        (R, n, H) mid-ranks (1-based).
+
+    Examples
+    --------
+    Item 2 (value 1) drawn twice takes ranks 1 and 2, mid-rank 1.5:
+
+    >>> weighted_midranks(np.array([[[3.0], [1.0], [2.0]]]), np.array([[1.0, 2.0, 1.0]])).ravel().tolist()
+    [4.0, 1.5, 3.0]
     """
     order = np.argsort(values, axis=1, kind="stable")
     w = np.broadcast_to(weights[:, :, None], values.shape)
@@ -225,7 +413,27 @@ def weighted_midranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 def weighted_covariance(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted covariance (R, H, H) of values (R, n, H) with weights (R, n)."""
+    """Weighted covariance (R, H, H) of values (R, n, H) with weights (R, n).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        (R, n, H) values.
+    weights : numpy.ndarray
+        (R, n) frequency weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        (R, H, H) covariances, divided by the total weight (no ddof).
+
+    Examples
+    --------
+    Values 1, 2, 4 with weights 1, 1, 2: mean 2.75, variance (1.75² + 0.75² + 2 x 1.25²) / 4:
+
+    >>> weighted_covariance(np.array([[[1.0], [2.0], [4.0]]]), np.array([[1.0, 1.0, 2.0]])).ravel().tolist()
+    [1.6875]
+    """
     total = weights.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.einsum("rn,rnh->rh", weights, values) / total[:, None]
@@ -258,6 +466,20 @@ def half_correlations(scores: np.ndarray, labels, *, n_components: int, folds=No
         For class pairs i < j (``numpy.triu_indices`` order of the sorted classes) and the sides (class i,
         class j): the correlations of :data:`humanlike.metrics.dvc.CORRELATION_PAIRS`.
     classes : list of str
+        The sorted classes.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> labels = np.repeat(["a", "b"], 500)
+    >>> shared, own = rng.standard_normal((1000, 1)), rng.standard_normal((1000, 4))
+    >>> # one score per half (n_components=1); any two halves correlate 0.5 within a class
+    >>> scores = np.where(labels[:, None] == "b", 2.0, 0.0) + np.sqrt(0.5) * shared + np.sqrt(0.5) * own
+    >>> correlations, classes = half_correlations(scores, labels, n_components=1)
+    >>> correlations.shape, [str(c) for c in classes]
+    ((1, 1, 2, 6), ['a', 'b'])
+    >>> correlations[0, 0, 1].round(2).tolist()   # within class b
+    [0.49, 0.45, 0.49, 0.48, 0.42, 0.46]
     """
     labels = np.asarray(labels).astype(str)
     order = np.argsort(labels, kind="stable")

@@ -66,12 +66,43 @@ def bootstrap_pair(x, y, *, n_resamples: int = 10_000, level: float = 0.95, seed
     :func:`pair_error_consistency` is the same bootstrap on the engine (per-item weights, one result shape).
     ``method`` is ``"percentile"`` or ``"bca"`` (acceleration from the exact item jackknife of the EC kernel).
 
+    Parameters
+    ----------
+    x, y : array_like of bool
+        The two observers' correctness on the same items, 1-D and of equal length.
+    n_resamples : int
+        Bootstrap resamples.
+    level : float
+        Confidence level in (0, 1).
+    seed : int, numpy.random.Generator or None
+        Seed of the multinomial draws.
+    policy : {"strict", "model-vs-human"}
+        How kappa is defined when the expected agreement is 1 (see :class:`~humanlike.metrics.ec.UndefinedPolicy`).
+    method : {"percentile", "bca"}
+        Interval method.
+
+    Returns
+    -------
+    estimate : float
+        Cohen's kappa of the pair on all items.
+    low, high : float
+        The interval bounds.
+    replicates : numpy.ndarray
+        The bootstrap kappas, shape (n_resamples,); NaN where undefined.
+
+    Raises
+    ------
+    ValueError
+        When ``x`` and ``y`` are not 1-D of the same length, or ``method`` is unknown.
+
     Examples
     --------
     >>> est, low, high, reps = bootstrap_pair([1, 1, 0, 0, 1, 0] * 20, [1, 0, 0, 0, 1, 1] * 20, n_resamples=200,
     ...                                       seed=0)
     >>> reps.shape, bool(low < est < high)
     ((200,), True)
+    >>> round(est, 4)  # observed agreement 4/6, expected 1/2: kappa = (2/3 - 1/2) / (1/2)
+    0.3333
     """
     x = np.asarray(x, dtype=bool)
     y = np.asarray(y, dtype=bool)

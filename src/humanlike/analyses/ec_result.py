@@ -27,7 +27,7 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
-def condition_p_values(pairs: pd.DataFrame) -> pd.DataFrame:
+def _condition_p_values(pairs: pd.DataFrame) -> pd.DataFrame:
     """Per pair, the exact p-values of its conditions summarised: the smallest (uncorrected) and Bonferroni's.
 
     ``p_value_min_uncorrected`` is the smallest per-condition p — not a p-value of anything when there are
@@ -67,6 +67,18 @@ class ErrorConsistencyResult:
         Replicates of the models' overall EC (resamples x models), in :attr:`ranking` order.
     settings : dict
         The resampling settings and the analysis options.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.errorconsistency import error_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> result = error_consistency(simulate_benchmark(seed=0), experiments=["sim-noise"], n_resamples=20, seed=0,
+    ...                            pair_intervals=True)
+    >>> humans = result.table().set_index("group").loc["humans"]
+    >>> round(float(humans["estimate"]), 3), int(humans["n_pairs"])  # mean EC over the 15 human pairs
+    (0.313, 15)
+    >>> result.pair_frame().shape  # 55 pairs of 11 observers
+    (55, 11)
     """
 
     resampled: Resampled
@@ -83,11 +95,37 @@ class ErrorConsistencyResult:
         return self.resampled.estimate
 
     def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) of every summary column (see :meth:`humanlike.stats.results.Resampled.interval`)."""
+        """(low, high) of every summary column (see :meth:`humanlike.stats.results.Resampled.interval`).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+
+        Returns
+        -------
+        (low, high) : tuple of numpy.ndarray
+            One bound per column of :attr:`resampled`; NaN where undefined.
+        """
         return self.resampled.interval(level, method)
 
     def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """Tidy summary: scope, group, kind, metric, estimate, ci_low, ci_high, n_pairs, reason, undefined_share."""
+        """Tidy summary, one row per column of :attr:`resampled`.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns scope, group, kind, metric, estimate, ci_low, ci_high, n_pairs, reason, undefined_share.
+        """
         frame = self.resampled.to_frame(level, method)
         frame["n_pairs"] = self.n_pairs.astype(int)
         return frame[SUMMARY_COLUMNS]
@@ -98,7 +136,20 @@ class ErrorConsistencyResult:
         return self.to_frame()
 
     def table(self, metric: str = "error_consistency", scope: str = "overall") -> pd.DataFrame:
-        """One row per group for one metric and scope."""
+        """One row per group for one metric and scope.
+
+        Parameters
+        ----------
+        metric : str
+            ``"error_consistency"``, ``"observed_consistency"``, ``"accuracy_difference"`` or ``"ood_accuracy"``.
+        scope : str
+            An experiment name or ``"overall"``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The :attr:`summary` rows of that metric and scope (humans, model-model, then each model).
+        """
         s = self.summary
         return s[(s["metric"] == metric) & (s["scope"] == scope)].reset_index(drop=True)
 
@@ -106,8 +157,21 @@ class ErrorConsistencyResult:
                    metric: str = "error_consistency") -> pd.DataFrame | None:
         """Per experiment pair: the condition-averaged ``metric`` with its interval (None without pair intervals).
 
-        Columns experiment, observer_1, observer_2, kind_1, kind_2, ``metric`` (the estimate), ci_low, ci_high,
-        undefined_share, reason, n_conditions.
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+        metric : str
+            The pair metric (``"error_consistency"``, ``"observed_consistency"`` or ``"accuracy_difference"``).
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            Columns experiment, observer_1, observer_2, kind_1, kind_2, ``metric`` (the estimate), ci_low,
+            ci_high, undefined_share, reason, n_conditions; None when the analysis ran without
+            ``pair_intervals=True``.
         """
         if self.pair_resampled is None:
             return None
@@ -126,7 +190,29 @@ class ErrorConsistencyResult:
         return self.pair_frame()
 
     def experiment_json_dict(self, experiment: str, level: float | None = None, method: str | None = None) -> dict:
-        """One experiment as a document: human_human, model_human per model, model_model, and every pair."""
+        """One experiment as a document: human_human, model_human per model, model_model, and every pair.
+
+        Parameters
+        ----------
+        experiment : str
+            The experiment's name.
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+
+        Returns
+        -------
+        dict
+            ``{experiment, condition, human_human, model_human: {model: {...}}, model_model, pairs, settings}``;
+            each group entry holds mean, ci_low, ci_high, n_pairs, undefined_share, reason and an accuracy.
+            ``pairs`` (with the per-pair exact p-values summarised over conditions) only with pair intervals.
+
+        Raises
+        ------
+        KeyError
+            When the result has no such experiment.
+        """
         s = self.to_frame(level, method)
         s = s[s["scope"] == experiment]
         if s.empty:
@@ -149,7 +235,7 @@ class ErrorConsistencyResult:
         pairs = self.pair_frame(level, method)
         if pairs is not None:
             pairs = pairs[pairs["experiment"] == experiment]
-            pairs = pairs.merge(condition_p_values(self.pairs[self.pairs["experiment"] == experiment]),
+            pairs = pairs.merge(_condition_p_values(self.pairs[self.pairs["experiment"] == experiment]),
                                 on=["observer_1", "observer_2"])
             if self.settings.get("condition") is not None:
                 pairs = pairs.drop(columns=["p_value_bonferroni"]).rename(
@@ -159,7 +245,21 @@ class ErrorConsistencyResult:
         return doc
 
     def to_json_dict(self, level: float | None = None, method: str | None = None) -> dict:
-        """The whole result as JSON-ready dict: settings, summary rows, one document per experiment, ranking."""
+        """The whole result as JSON-ready dict: settings, summary rows, one document per experiment, ranking.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+
+        Returns
+        -------
+        dict
+            Keys settings, level, interval, n_resamples, summary (records of :meth:`to_frame`), experiments
+            (:meth:`experiment_json_dict` of each, without settings) and ranking; non-finite numbers are None.
+        """
         return {
             "settings": dict(self.settings),
             "level": level if level is not None else self.resampled.level,

@@ -64,13 +64,51 @@ MODELVSHUMAN_EXCLUSIONS: dict[str, tuple[str, ...]] = {
 
 
 def exclusions_table(exclusions: dict[str, tuple[str, ...]] = MODELVSHUMAN_EXCLUSIONS) -> pd.DataFrame:
-    """The exclusion table as a tidy frame (experiment, condition)."""
+    """The exclusion table as a tidy frame (experiment, condition).
+
+    Parameters
+    ----------
+    exclusions : dict of str to tuple of str
+        ``{experiment: excluded conditions}``; default the model-vs-human benchmark's table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per excluded (experiment, condition).
+
+    Examples
+    --------
+    >>> exclusions_table().head(2).values.tolist()
+    [['colour', 'cr'], ['contrast', 'c100']]
+    >>> len(exclusions_table({"sim-noise": ("0.00", "0.35")}))
+    2
+    """
     return pd.DataFrame([(e, c) for e, conds in exclusions.items() for c in conds],
                         columns=["experiment", "condition"])
 
 
 def apply_exclusions(trials: pd.DataFrame, exclusions: dict[str, tuple[str, ...]] | None) -> pd.DataFrame:
-    """Drop excluded (experiment, condition) rows; condition strings compare case-insensitively."""
+    """Drop excluded (experiment, condition) rows; condition strings compare case-insensitively.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    exclusions : dict of str to tuple of str, or None
+        ``{experiment: excluded conditions}``; None or empty keeps every row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The remaining rows (the input itself when nothing is excluded).
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> len(trials), len(apply_exclusions(trials, {"sim-noise": ("0.00",)}))  # 11 observers x 160 items dropped
+    (28160, 26400)
+    """
     if not exclusions:
         return trials
     drop = np.zeros(len(trials), dtype=bool)
@@ -94,6 +132,30 @@ def resampling_settings_from(settings: ResamplingSettings | None = None, *, n_re
     from fresh entropy. ``chunk`` is accepted for compatibility and ignored: the memory budget sets the chunks,
     which never change a number.
 
+    Parameters
+    ----------
+    settings : ResamplingSettings, optional
+        The starting settings (default: ``ResamplingSettings()``).
+    n_resamples, level, interval, observer_level, memory_budget, progress : optional
+        Override the field of the same name when given.
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        The root seed; the default ``"unset"`` keeps the settings' seed.
+    resample_observers : bool, optional
+        The older spelling of ``observer_level`` (``True``: ``"bootstrap"``, ``False``: ``"none"``).
+    chunk : int, optional
+        Ignored, with a ``DeprecationWarning``.
+
+    Returns
+    -------
+    ResamplingSettings
+        ``settings`` with the given fields replaced (``settings`` itself when nothing is given).
+
+    Raises
+    ------
+    ValueError
+        When ``resample_observers`` contradicts ``observer_level``, or the seed is not a non-negative integer,
+        Generator, SeedSequence or None.
+
     Examples
     --------
     >>> resampling_settings_from(n_resamples=500, resample_observers=True).observer_level
@@ -106,7 +168,7 @@ def resampling_settings_from(settings: ResamplingSettings | None = None, *, n_re
     if level is not None:
         changes["level"] = float(level)
     if not (isinstance(seed, str) and seed == "unset"):
-        changes["seed"] = integer_seed(seed)
+        changes["seed"] = _integer_seed(seed)
     if interval is not None:
         changes["interval"] = interval
     if resample_observers is not None and observer_level is not None and resample_observers != (
@@ -126,7 +188,7 @@ def resampling_settings_from(settings: ResamplingSettings | None = None, *, n_re
     return replace(base, **changes) if changes else base
 
 
-def integer_seed(seed: SeedLike) -> int:
+def _integer_seed(seed: SeedLike) -> int:
     """The non-negative integer root seed the engine uses, from an int, Generator, SeedSequence or None."""
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 2**63 - 1))
@@ -141,7 +203,39 @@ def integer_seed(seed: SeedLike) -> int:
 
 def select_trials(trials: pd.DataFrame, *, experiments: list[str] | None = None, condition: str | None = None,
                   exclusions: dict[str, tuple[str, ...]] | None = None, validate: bool = True) -> pd.DataFrame:
-    """The first presentations EC compares, after the exclusions and the experiment/condition filters."""
+    """The first presentations EC compares, after the exclusions and the experiment/condition filters.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    experiments : list of str, optional
+        Keep only these experiments.
+    condition : str, optional
+        Keep only this condition (compared as a string).
+    exclusions : dict of str to tuple of str, optional
+        ``{experiment: conditions}`` to drop (see :func:`apply_exclusions`).
+    validate : bool
+        Validate the trial table first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The selected first-presentation trials.
+
+    Raises
+    ------
+    TrialTableError
+        On an unknown experiment or condition, or when no trial is left.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> selected = select_trials(trials, experiments=["sim-noise"], condition="0.10")
+    >>> len(selected), selected["observer"].nunique()  # 160 items x 11 observers
+    (1760, 11)
+    """
     if validate:
         trials = validate_trials(trials)
     # EC compares single responses: the first presentation of each item.
@@ -167,6 +261,29 @@ def ec_design(trials: pd.DataFrame) -> Design:
 
     Experiments with fewer than two observers are dropped; an observer absent from a whole condition keeps its
     pairs undefined there (NaN), with a warning.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Trials as :func:`select_trials` returns them.
+
+    Returns
+    -------
+    Design
+        One stratum per (experiment, condition), observers ordered humans first.
+
+    Raises
+    ------
+    TrialTableError
+        When no experiment has two observers.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> design = ec_design(select_trials(trials, experiments=["sim-noise"]))
+    >>> [stratum.key for stratum in design]
+    [('sim-noise', '0.00'), ('sim-noise', '0.10'), ('sim-noise', '0.20'), ('sim-noise', '0.35')]
     """
     design = build_design(trials, by=("experiment", "condition"), group_by=("experiment",), group_kind="human",
                           observer_order="kind", margins=False)
@@ -193,6 +310,36 @@ def pair_p_values(counts: np.ndarray, method: str = "exact", policy: UndefinedPo
     ``"beta-posterior"``: Klein et al.'s simulation test with a uniform prior and ties counted as extreme.
     ``"beta-posterior-published"``: Klein et al.'s published rule — posterior Beta(k, n-k) and only strictly
     more extreme simulated kappas — NaN where that posterior is improper (an observer always right or wrong).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        The 2x2 counts, shape (4, n_tables): both correct, only the first, only the second, both wrong.
+    method : {"exact", "beta-posterior", "beta-posterior-published"}
+        The test.
+    policy : {"strict", "model-vs-human"}
+        Kappa's undefined policy (simulation tests only).
+    seed : int
+        Seed of the simulation tests.
+
+    Returns
+    -------
+    numpy.ndarray
+        One p-value per table, shape (n_tables,).
+
+    Raises
+    ------
+    ValueError
+        On an unknown ``method``.
+
+    Examples
+    --------
+    Perfect agreement on 20 items with 10 correct each: the two-sided exact p is 2 / C(20, 10).
+
+    >>> import numpy as np
+    >>> p = pair_p_values(np.array([[10], [0], [0], [10]]))
+    >>> round(float(p[0]) * 184756, 6)
+    2.0
     """
     if method not in P_VALUE_METHODS:
         raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, not {method!r}")
@@ -213,7 +360,40 @@ def pair_p_values(counts: np.ndarray, method: str = "exact", policy: UndefinedPo
 
 def pair_measures(design: Design, kernel: PairKernel, p_value: str = "exact", seed: int = 0) -> pd.DataFrame:
     """Per (experiment, condition, pair): the 2x2 counts, accuracies, the kernel's measures and p-values
-    (:func:`pair_p_values`)."""
+    (:func:`pair_p_values`).
+
+    Parameters
+    ----------
+    design : Design
+        The design from :func:`ec_design`.
+    kernel : PairKernel
+        The pair kernel whose ``measures`` become columns (e.g. :class:`ErrorConsistencyKernel`).
+    p_value : {"exact", "beta-posterior", "beta-posterior-published"}
+        The per-condition test.
+    seed : int
+        Seed of the simulation tests.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (experiment, condition, unordered pair): experiment, condition, observer_1, observer_2,
+        kind_1, kind_2, both_correct, only_1_correct, only_2_correct, both_wrong, accuracy_1, accuracy_2, the
+        kernel's measures (with ``reason`` for EC), p_value, pair_kind.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.pairwise import ErrorConsistencyKernel
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> pairs = pair_measures(ec_design(select_trials(trials, experiments=["sim-noise"])), ErrorConsistencyKernel())
+    >>> len(pairs)  # 55 pairs of 11 observers x 4 conditions
+    220
+    >>> first = pairs.iloc[0]
+    >>> [int(first[k]) for k in ("both_correct", "only_1_correct", "only_2_correct", "both_wrong")]
+    [120, 17, 13, 10]
+    >>> round(float(first["observed_consistency"]), 4)  # (120 + 10) / 160
+    0.8125
+    """
     frames = []
     for layout in experiment_layouts(design):
         names = np.asarray(layout.observers)
@@ -329,8 +509,8 @@ def error_consistency(
     warn_undefined(resampled)
 
     is_pair = np.array([lab[1] == PAIR for lab in resampled.labels], dtype=bool)
-    summary = trim_labels(resampled.select(~is_pair), 4)
-    pairs_resampled = trim_labels(resampled.select(is_pair), None) if pair_intervals else None
+    summary = _trim_labels(resampled.select(~is_pair), 4)
+    pairs_resampled = _trim_labels(resampled.select(is_pair), None) if pair_intervals else None
     n_pairs = np.array([aggregation.n_pairs.get((scope, group), 0) for scope, group, *_ in summary.labels])
 
     ranking, model_replicates = None, None
@@ -349,7 +529,7 @@ def error_consistency(
                                   pairs_resampled, ranking, model_replicates, record)
 
 
-def trim_labels(resampled: Resampled, keep: int | None) -> Resampled:
+def _trim_labels(resampled: Resampled, keep: int | None) -> Resampled:
     """Drop the label fields a part of the output does not use (pair names in the summary, ``group`` in pairs)."""
     if keep is not None:
         return replace(resampled, labels=[lab[:keep] for lab in resampled.labels],

@@ -26,17 +26,34 @@ from ..stats.mlds_diagnostics import (MldsBootstrap, RunsDiagnostics, SixPointTe
 class MldsResult:
     """One difference scale with its uncertainty and tests.
 
+    Made by :func:`analyse_mlds`.
+
     Attributes
     ----------
     observer, scale_id : str
+        The observer and the scale id (``scale`` column) of the judgement table.
     fit : MldsFit
         The fit of the requested method (``scale``, ``standard_scale``, ``sigma`` ... are forwarded).
-    bootstrap, six_point, runs : optional
-        Present where asked for; they simulate from and refit the glm fit (``glm_fit``), as R's MLDS.
     glm_fit : MldsFit
+        The glm fit the diagnostics simulate from (``fit`` itself when the method is ``"glm"``).
+    bootstrap, six_point, runs : MldsBootstrap, SixPointTest, RunsDiagnostics or None
+        Present where asked for; they simulate from and refit the glm fit (``glm_fit``), as R's MLDS.
     level : float
+        Interval level.
     notes : list of str
         Why something asked for is missing (e.g. a separated fit has no bootstrap).
+
+    Examples
+    --------
+    A scale that grows as the square of the stimulus level (true standard scale 0, 0.028, 0.111, 0.25, ...):
+
+    >>> import numpy as np
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)  # 105 quadruples
+    >>> results = analyse_mlds(table, bootstrap=20, seed=1)
+    >>> result = results[0]
+    >>> result.observer, result.scale_id, result.standard_scale.round(3).tolist()
+    ('simulated', 'scale', [0.0, 0.074, 0.131, 0.233, 0.421, 0.667, 1.0])
     """
 
     observer: str
@@ -56,7 +73,19 @@ class MldsResult:
         raise AttributeError(name)
 
     def intervals(self, level: float | None = None) -> dict:
-        """Percentile intervals: ``{"standard_scale": (low, high), "scale": ..., "sigma": (low, high)}``."""
+        """Percentile intervals of the bootstrap.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to :attr:`level`.
+
+        Returns
+        -------
+        dict
+            ``{"standard_scale": (low, high), "scale": (low, high), "sigma": (low, high)}``: arrays with one
+            value per stimulus level for the scales, floats for sigma; ``{}`` without a bootstrap.
+        """
         if self.bootstrap is None:
             return {}
         level = self.level if level is None else level
@@ -67,7 +96,14 @@ class MldsResult:
         return out
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per level: ids, level, stimulus, scale, standard_scale, its interval and undefined share."""
+        """One row per stimulus level.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns observer, scale_id, level, stimulus, scale, standard_scale, scale_se, and with a bootstrap
+            ci_low, ci_high (of the standard scale) and undefined_share (share of separated resamples); reason.
+        """
         frame = self.fit.to_frame()
         frame.insert(0, "observer", self.observer)
         frame.insert(1, "scale_id", self.scale_id)
@@ -79,7 +115,14 @@ class MldsResult:
         return frame
 
     def to_json_dict(self) -> dict:
-        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
+        """The result as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+            observer, scale_id and the fit's fields (:meth:`humanlike.stats.mlds.MldsFit.to_json_dict`), plus
+            level, intervals and bootstrap shares, six_point, runs and notes where present.
+        """
         out = {"observer": self.observer, "scale_id": self.scale_id, **self.fit.to_json_dict()}
         if self.bootstrap is not None:
             iv = self.intervals()
@@ -102,14 +145,38 @@ class MldsResult:
 
 
 class MldsResults(list):
-    """The results of :func:`analyse_mlds`, one per (observer, scale), with tidy and JSON views."""
+    """The results of :func:`analyse_mlds`, one per (observer, scale), with tidy and JSON views.
+
+    A list of :class:`MldsResult`, sorted by observer and scale id.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)  # 105 quadruples
+    >>> results = analyse_mlds(table, bootstrap=20, seed=1)
+    >>> len(results), results.to_frame().shape
+    (1, (7, 11))
+    """
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """Every result's :meth:`MldsResult.to_frame`, stacked.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (observer, scale, stimulus level); empty when there are no results.
+        """
         return pd.concat([r.to_frame() for r in self], ignore_index=True) if self else pd.DataFrame()
 
     def to_json_dict(self) -> dict:
-        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
+        """Every result as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+            ``{"results": [MldsResult.to_json_dict(), ...]}``.
+        """
         return {"results": [r.to_json_dict() for r in self]}
 
 
@@ -124,7 +191,9 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
     table : pandas.DataFrame
         A judgement table (:func:`humanlike.data.judgements.load_judgements`).
     link : {"probit", "logit", "cauchit"}
+        The link of the binomial model.
     method : {"glm", "optim", "power"}
+        How the scale is fitted (see :func:`humanlike.stats.mlds.fit_mlds`).
     bootstrap, six_point, runs : int
         Simulations for the parametric bootstrap, the six-point test and the runs test (0: skip).
     seed : int
@@ -139,6 +208,23 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
     Returns
     -------
     MldsResults
+        One :class:`MldsResult` per (observer, scale), sorted.
+
+    Raises
+    ------
+    ValueError
+        On an unknown link or method, a simulation count of 1 or below 0, or an observer/scale not in the
+        table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)  # 105 quadruples
+    >>> results = analyse_mlds(table, bootstrap=20, seed=1)
+    >>> low, high = results[0].intervals()["sigma"]
+    >>> bool(low < results[0].sigma < high)
+    True
     """
     if link not in LINKS:
         raise ValueError(f"unknown link {link!r}; use one of {LINKS}")

@@ -64,7 +64,35 @@ class OODResult:
     (> 0 exactly when d exceeds random regime groupings of the same sizes; ``observed`` holds d itself), with
     the permutation p of that same comparison. ``condition_cled``: the CLED matrix between conditions
     (rows/columns in ``spectrum.conditions`` order). ``resampled``: the alignment's
-    :class:`~humanlike.stats.results.Resampled` (every pair, group, ratio and regime ratio).
+    :class:`~humanlike.stats.results.Resampled` (every pair, group, ratio and regime ratio). Made by
+    :func:`ood_analysis`.
+
+    Parameters
+    ----------
+    spectrum : OODSpectrum
+        OOD score, regime and tests per condition.
+    alignment : OODAlignment
+        Model–human alignment (EC, MA, CLED) per condition, regime and model, with replicates.
+    family_test, regime_test : PermutationResult
+        The two structure tests above.
+    condition_cled : numpy.ndarray
+        (conditions x conditions) CLED between conditions, human confusions pooled.
+    profiles : pandas.DataFrame
+        Model x (metric, experiment) alignment profiles the family test compares.
+    settings : dict
+        Every option the analysis ran with.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> reference = {"sim-noise": "0.00", "sim-blur": "0", "sim-contrast": "100", "sim-rotation": "0"}
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9)
+    >>> result.conditions.groupby("regime").size().to_dict()
+    {'far-OOD': 9, 'near-OOD': 3, 'reference': 4}
+    >>> noise = result.conditions[result.conditions["experiment"] == "sim-noise"]
+    >>> noise["ood_score"].round(2).tolist()   # further from the reference as the noise grows
+    [-0.04, -4.22, -9.08, -13.74]
     """
 
     spectrum: OODSpectrum
@@ -76,7 +104,13 @@ class OODResult:
     settings: dict
 
     def to_frame(self) -> pd.DataFrame:
-        """The per-condition table of the spectrum."""
+        """The per-condition table of the spectrum.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (experiment, condition): OOD score and interval, regime, human accuracy, tests.
+        """
         return self.spectrum.conditions
 
     @property
@@ -85,7 +119,20 @@ class OODResult:
         return self.alignment.resampled
 
     def interval(self, level: float | None = None, method: str | None = None):
-        """Intervals of every alignment output (see :meth:`humanlike.stats.results.Resampled.interval`)."""
+        """Intervals of every alignment output (see :meth:`humanlike.stats.results.Resampled.interval`).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the result's.
+        method : {"percentile", "bca"}, optional
+            Interval method; defaults to the result's.
+
+        Returns
+        -------
+        (low, high) : tuple of numpy.ndarray
+            One bound per column of :attr:`resampled`.
+        """
         return self.alignment.resampled.interval(level, method)
 
     @property
@@ -94,7 +141,14 @@ class OODResult:
         return self.spectrum.conditions
 
     def to_json_dict(self) -> dict:
-        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings.
+
+        Returns
+        -------
+        dict
+            Keys conditions (one record per condition), regimes (fit, human baseline, representatives and model
+            ratios per regime), regime_selection, reference, normality, tests and settings.
+        """
         cond = self.spectrum.conditions
         cols = ["experiment", "condition", "ood_score", "regime", "human_accuracy", "mannwhitney_p",
                 "mannwhitney_p_adjusted", "binomial_p", "binomial_p_adjusted", "above_chance",

@@ -35,6 +35,38 @@ def alignment_design(trials: pd.DataFrame, classes: tuple, keys: list[tuple[str,
 
     ``response_code`` (items x observers): the class index of the answer, -1 for no answer ('na' when it is
     not a class), -2 where the observer did not see the item. First presentations only.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    classes : tuple of str
+        The class names, in code order (see :func:`~humanlike.analyses.ood_common.class_names`).
+    keys : list of tuple of str, optional
+        Keep only these (experiment, condition) strata.
+
+    Returns
+    -------
+    Design
+        One stratum per kept (experiment, condition), humans of each experiment as the observer group.
+
+    Raises
+    ------
+    TrialTableError
+        When a label or a response is not among ``classes``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> labels = ["cat", "cat", "dog", "dog", "bird", "bird"]
+    >>> answers = {"h1": ["cat", "dog", "dog", "dog", "bird", "cat"], "h2": ["cat", "dog", "dog", "bird", "bird", "cat"],
+    ...            "m": ["cat", "dog", "dog", "bird", "dog", "cat"]}
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label=lab, response=r, correct=lab == r)
+    ...                        for o, rs in answers.items() for k, (lab, r) in enumerate(zip(labels, rs))])
+    >>> stratum = alignment_design(trials, ("bird", "cat", "dog")).stratum(("e", "c"))
+    >>> stratum.arrays["label_code"].tolist(), stratum.arrays["response_code"][:, 2].tolist()   # the model's answers
+    ([1, 1, 2, 2, 0, 0], [1, 2, 2, 0, 2, 1])
     """
     trials = first_presentations(trials)
     design = build_design(trials, margins=False)
@@ -68,7 +100,41 @@ def alignment_design(trials: pd.DataFrame, classes: tuple, keys: list[tuple[str,
 
 @dataclass(frozen=True)
 class ConditionPairs:
-    """The observers and pairs of one condition: humans first, only observers who answered there."""
+    """The observers and pairs of one condition: humans first, only observers who answered there.
+
+    Made by :func:`condition_pairs`.
+
+    Parameters
+    ----------
+    observers : tuple of str
+        The observers who answered, humans first.
+    n_humans : int
+        How many of them are humans.
+    columns : numpy.ndarray
+        Position of each observer in the stratum.
+    members : numpy.ndarray
+        Position of each human among the observer group's members.
+    first, second : numpy.ndarray
+        Pair indices into ``observers``: the human–human pairs, then each model with every human.
+    n_human_pairs : int
+        How many pairs are human–human.
+    groups : numpy.ndarray
+        (pairs x groups) indicator: humans, then one column per model.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> labels = ["cat", "cat", "dog", "dog", "bird", "bird"]
+    >>> answers = {"h1": ["cat", "dog", "dog", "dog", "bird", "cat"], "h2": ["cat", "dog", "dog", "bird", "bird", "cat"],
+    ...            "m": ["cat", "dog", "dog", "bird", "dog", "cat"]}
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label=lab, response=r, correct=lab == r)
+    ...                        for o, rs in answers.items() for k, (lab, r) in enumerate(zip(labels, rs))])
+    >>> stratum = alignment_design(trials, ("bird", "cat", "dog")).stratum(("e", "c"))
+    >>> pairs = condition_pairs(stratum)
+    >>> pairs.observers, pairs.n_pairs, pairs.width   # 3 pairs x 3 metrics + 2 groups x 3 + 1 ratio
+    (('h1', 'h2', 'm'), 3, 16)
+    """
 
     observers: tuple[str, ...]
     n_humans: int
@@ -97,7 +163,32 @@ class ConditionPairs:
 
 
 def condition_pairs(stratum: Stratum) -> ConditionPairs:
-    """The observers who answered in a stratum (humans first, as in the stratum) and their pairs."""
+    """The observers who answered in a stratum (humans first, as in the stratum) and their pairs.
+
+    Parameters
+    ----------
+    stratum : Stratum
+        A stratum of :func:`alignment_design`.
+
+    Returns
+    -------
+    ConditionPairs
+        The observers, their pairs and the pairs' groups.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> labels = ["cat", "cat", "dog", "dog", "bird", "bird"]
+    >>> answers = {"h1": ["cat", "dog", "dog", "dog", "bird", "cat"], "h2": ["cat", "dog", "dog", "bird", "bird", "cat"],
+    ...            "m": ["cat", "dog", "dog", "bird", "dog", "cat"]}
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label=lab, response=r, correct=lab == r)
+    ...                        for o, rs in answers.items() for k, (lab, r) in enumerate(zip(labels, rs))])
+    >>> stratum = alignment_design(trials, ("bird", "cat", "dog")).stratum(("e", "c"))
+    >>> pairs = condition_pairs(stratum)
+    >>> pairs.first.tolist(), pairs.second.tolist(), pairs.groups.tolist()   # (h1, h2), (m, h1), (m, h2)
+    ([0, 2, 2], [1, 0, 1], [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    """
     present = np.flatnonzero((stratum.arrays["response_code"] != -2).any(axis=0))
     member_of = {int(c): m for m, c in enumerate(stratum.group_columns)}
     humans = [c for c in present if int(c) in member_of]
@@ -117,6 +208,32 @@ class AlignmentKernel(SufficientStatisticKernel):
 
     Observer weights (R x humans of the experiment) weight the group means: a human-human pair by the product
     of its two humans' weights, a model-human pair by the human's weight.
+
+    Parameters
+    ----------
+    n_classes : int
+        Number of classes (response codes 0..n_classes-1).
+    options : AlignmentOptions
+        The EC/MA/CLED options (:class:`humanlike.metrics.alignment_kernels.AlignmentOptions`).
+
+    Examples
+    --------
+    h1 and h2 agree on 5 of 6 correctness values at chance agreement 1/2 (EC 2/3); the model shares the
+    humans' wrong answers (MA 1), so its ratio is (0.533 + 1) / (0.667 + 1) = 0.92:
+
+    >>> import pandas as pd
+    >>> labels = ["cat", "cat", "dog", "dog", "bird", "bird"]
+    >>> answers = {"h1": ["cat", "dog", "dog", "dog", "bird", "cat"], "h2": ["cat", "dog", "dog", "bird", "bird", "cat"],
+    ...            "m": ["cat", "dog", "dog", "bird", "dog", "cat"]}
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label=lab, response=r, correct=lab == r)
+    ...                        for o, rs in answers.items() for k, (lab, r) in enumerate(zip(labels, rs))])
+    >>> stratum = alignment_design(trials, ("bird", "cat", "dog")).stratum(("e", "c"))
+    >>> import numpy as np
+    >>> from humanlike.metrics.alignment_kernels import AlignmentOptions
+    >>> values = AlignmentKernel(3, AlignmentOptions()).evaluate(stratum, np.ones((1, 6)), None)
+    >>> values[0, :3].round(3).tolist(), values[0, -1].round(2)   # EC of the 3 pairs; the model's ratio
+    ([0.667, 0.4, 0.667], np.float64(0.92))
     """
 
     def __init__(self, n_classes: int, options: AlignmentOptions):
@@ -127,13 +244,35 @@ class AlignmentKernel(SufficientStatisticKernel):
         self._sums: dict[tuple, PairAlignmentSums] = {}
 
     def pairs(self, stratum: Stratum) -> ConditionPairs:
-        """The observer pairs and their groups of one stratum (cached)."""
+        """The observer pairs and their groups of one stratum (cached).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A stratum of :func:`alignment_design`.
+
+        Returns
+        -------
+        ConditionPairs
+            See :func:`condition_pairs`.
+        """
         if stratum.key not in self._pairs:
             self._pairs[stratum.key] = condition_pairs(stratum)
         return self._pairs[stratum.key]
 
     def sums(self, stratum: Stratum) -> PairAlignmentSums:
-        """The per-item alignment statistics of one stratum (cached)."""
+        """The per-item alignment statistics of one stratum (cached).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A stratum of :func:`alignment_design`.
+
+        Returns
+        -------
+        PairAlignmentSums
+            The statistics and their reduction to EC, MA and CLED per pair.
+        """
         if stratum.key not in self._sums:
             cp = self.pairs(stratum)
             responses = stratum.arrays["response_code"][:, cp.columns]
@@ -142,15 +281,52 @@ class AlignmentKernel(SufficientStatisticKernel):
         return self._sums[stratum.key]
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
-        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A stratum of :func:`alignment_design`.
+
+        Returns
+        -------
+        numpy.ndarray
+            (items x S) statistics of :meth:`sums`.
+        """
         return self.sums(stratum).statistics
 
     def width(self, stratum: Stratum) -> int:
-        """Number of values this kernel yields for one stratum."""
+        """Number of values this kernel yields for one stratum.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A stratum of :func:`alignment_design`.
+
+        Returns
+        -------
+        int
+            3 x pairs + 3 x groups + models.
+        """
         return self.pairs(stratum).width
 
     def evaluate(self, stratum, item_weights, observer_weights):
-        """Values of one stratum under item weights (R x items) and observer weights (R x members or None): R x width."""
+        """Values of one stratum under item weights and observer weights.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A stratum of :func:`alignment_design`.
+        item_weights : numpy.ndarray
+            Item weights (R x items): bootstrap counts, or ones for the estimate.
+        observer_weights : numpy.ndarray or None
+            Weights of the experiment's humans (R x members); None means all ones.
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x :meth:`width`): EC, MA, CLED per pair; their group means; the ratio per model.
+        """
         w = np.asarray(item_weights)
         if w.shape[0] == 1:   # the estimate: float64 throughout
             return self.reduce(stratum, w.astype(np.float64) @ self.cached_statistics(stratum), observer_weights)
@@ -159,12 +335,38 @@ class AlignmentKernel(SufficientStatisticKernel):
         return self._combine(cp, ec, ma, cled, observer_weights)
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
-        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A stratum of :func:`alignment_design`.
+
+        Returns
+        -------
+        int
+            Bytes per resample (an upper estimate).
+        """
         s = self.sums(stratum)
         return 8 * (stratum.n_items + s.width + s.work_per_resample() + self.width(stratum))
 
     def reduce(self, stratum, sums, observer_weights):
-        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width)."""
+        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            A stratum of :func:`alignment_design`.
+        sums : numpy.ndarray
+            Weighted sums of the statistics (R x S).
+        observer_weights : numpy.ndarray or None
+            Weights of the experiment's humans (R x members); None means all ones.
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x :meth:`width`), laid out as in :meth:`evaluate`.
+        """
         ec, ma, cled = self.sums(stratum).reduce(sums, self.options)
         return self._combine(self.pairs(stratum), ec, ma, cled, observer_weights)
 
@@ -185,7 +387,25 @@ class AlignmentKernel(SufficientStatisticKernel):
 
 
 def alignment_ratio(ec, ma):
-    """(EC_m + MA_m) / (EC_humans + MA_humans) for group columns [humans, models...]; NaN where not finite."""
+    """(EC_m + MA_m) / (EC_humans + MA_humans) for group columns [humans, models...]; NaN where not finite.
+
+    Parameters
+    ----------
+    ec, ma : numpy.ndarray
+        Group means (..., 1 + models): the humans' column first.
+
+    Returns
+    -------
+    numpy.ndarray
+        (..., models) ratios; 1 means as aligned with the humans as they are with each other.
+
+    Examples
+    --------
+    >>> ec = np.array([[0.5, 0.2], [-0.9, 0.3]])   # second row: humans' EC + MA is 0
+    >>> ma = np.array([[0.9, 0.6], [0.9, 0.2]])
+    >>> alignment_ratio(ec, ma).round(4).tolist()   # (0.2 + 0.6) / (0.5 + 0.9); 0.5 / 0 is undefined
+    [[0.5714], [nan]]
+    """
     num = ec[..., 1:] + ma[..., 1:]
     den = ec[..., :1] + ma[..., :1]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -198,6 +418,37 @@ class AlignmentLayout:
 
     Columns: per condition (design order) its kernel outputs; then per regime and model the mean alignment
     ratio over the regime's representative conditions (NaN-skipping).
+
+    Parameters
+    ----------
+    design : Design
+        The alignment design (:func:`alignment_design`).
+    kernel : AlignmentKernel
+        The kernel (its pairs set the per-condition columns).
+    models : tuple of str
+        Every model, in output order.
+    representatives : pandas.DataFrame
+        :func:`representative_conditions` of the spectrum.
+    regime_names : tuple of str
+        The regimes, in output order.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood_spectrum import ood_spectrum
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> trials = trials[trials["experiment"] == "sim-noise"]
+    >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)
+    >>> from humanlike.analyses.ood_common import class_names
+    >>> from humanlike.metrics.alignment_kernels import AlignmentOptions
+    >>> classes = class_names(trials)
+    >>> design = alignment_design(trials, classes)
+    >>> kernel = AlignmentKernel(len(classes), AlignmentOptions())
+    >>> models = tuple(sorted(trials.loc[trials["observer_kind"] == "model", "observer"].unique()))
+    >>> layout = AlignmentLayout(design, kernel, models, representative_conditions(spectrum.conditions,
+    ...                          spectrum.regimes), spectrum.regimes.names)
+    >>> len(layout.labels)   # 4 conditions x (45 pairs x 3 + 6 groups x 3 + 5 ratios) + 5 regime ratios
+    637
     """
 
     def __init__(self, design: Design, kernel: AlignmentKernel, models: tuple, representatives: pd.DataFrame,
@@ -236,7 +487,18 @@ class AlignmentLayout:
         self.labels = labels
 
     def aggregate(self, values: Mapping[tuple, np.ndarray]) -> np.ndarray:
-        """Kernel values of every condition -> the regime-level alignment outputs."""
+        """Kernel values of every condition -> the regime-level alignment outputs.
+
+        Parameters
+        ----------
+        values : mapping of tuple to numpy.ndarray
+            ``{stratum key: (R|1 x width)}`` kernel outputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x len(labels)): the conditions' columns side by side, then the regime ratios.
+        """
         r = max(np.shape(v)[0] for v in values.values())
         out = np.empty((r, len(self.labels)))
         for key in self.keys:   # written in place: no full-width temporaries per chunk
@@ -252,8 +514,15 @@ class AlignmentLayout:
         return out
 
     def output(self) -> Output:
-        """Labels of the aggregated outputs; replicates kept in float32."""
-        # the resamples are float32 computations (see PairAlignmentSums.resample): keep them in float32
+        """Labels of the aggregated outputs; replicates kept in float32.
+
+        Returns
+        -------
+        Output
+            The labels with :data:`LABEL_NAMES`, and ``replicate_dtype=np.float32``: the resamples are float32
+            computations (see :meth:`PairAlignmentSums.resample
+            <humanlike.metrics.alignment_kernels.PairAlignmentSums.resample>`).
+        """
         return Output(self.labels, LABEL_NAMES, replicate_dtype=np.float32)
 
 
@@ -262,6 +531,29 @@ def representative_conditions(conditions: pd.DataFrame, fit: RegimeFit) -> pd.Da
 
     Rule: among a distortion type's conditions assigned to a regime, the one whose OOD score is closest
     to the regime's mixture mean (ties: the less distorted, i.e. the first in level order).
+
+    Parameters
+    ----------
+    conditions : pandas.DataFrame
+        The spectrum's condition table (experiment, condition, ood_score, regime_label).
+    fit : RegimeFit
+        The regime mixture (names and means).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (regime, experiment): regime, regime_label, regime_mean, experiment, condition, ood_score.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood_spectrum import ood_spectrum
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> trials = trials[trials["experiment"] == "sim-noise"]
+    >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)
+    >>> reps = representative_conditions(spectrum.conditions, spectrum.regimes)
+    >>> reps[["regime", "condition"]].values.tolist()   # one regime; 0.20 is closest to its mean score
+    [['reference', '0.20']]
     """
     rows = []
     for label, name in enumerate(fit.names):
@@ -292,7 +584,33 @@ class OODAlignment:
     humans). Where the baseline is near 0 (humans at chance share no error structure) the ratio is a
     quotient of noise: its interval says so.
     ``representatives``: the representative condition of each (regime, distortion type).
-    ``ratio_replicates``: {regime: (resamples x models)}; ``models``: model names.
+    ``ratio_replicates``: {regime: (resamples x models)}; ``models``: model names. Made by
+    :func:`ood_alignment`.
+
+    Parameters
+    ----------
+    pairs, groups, regime_ratios, representatives : pandas.DataFrame
+        The tables above.
+    models : tuple of str
+        Model names.
+    ratio_replicates : dict
+        ``{regime: (resamples x models)}`` replicates of the regime ratios.
+    settings : dict
+        Every option the alignment ran with.
+    resampled : Resampled, optional
+        The engine's result behind every table.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood_spectrum import ood_spectrum
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> trials = trials[trials["experiment"] == "sim-noise"]
+    >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)
+    >>> alignment = ood_alignment(trials, spectrum, n_resamples=20, seed=0)
+    >>> ranked = alignment.regime_ratios.set_index("model")
+    >>> ranked["rank"].idxmin(), round(float(ranked.loc["model-alien", "ratio"]), 3)
+    ('model-humanlike', 0.255)
     """
 
     pairs: pd.DataFrame
@@ -305,11 +623,23 @@ class OODAlignment:
     resampled: Resampled | None = field(default=None, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The per-condition group table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :attr:`groups`: one row per (condition, group) with EC, MA, CLED, ratio and their intervals.
+        """
         return self.groups
 
     def ratios(self) -> pd.DataFrame:
-        """Per model and condition: the alignment ratio with its interval."""
+        """Per model and condition: the alignment ratio with its interval.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns experiment, condition, model, family, ood_score, regime, ratio, ratio_low, ratio_high.
+        """
         g = self.groups[self.groups["group"] != HUMANS]
         return g[["experiment", "condition", "group", "family", "ood_score", "regime", "ratio", "ratio_low",
                   "ratio_high"]].rename(columns={"group": "model"}).reset_index(drop=True)
@@ -356,6 +686,7 @@ def ood_alignment(
     Returns
     -------
     OODAlignment
+        Pair, group and regime tables with intervals, and the resampled values behind them.
 
     Examples
     --------

@@ -44,6 +44,18 @@ DEFAULT_FAMILIES: dict[str, str] = {
 def families_for(models: Sequence[str], families: Mapping[str, str] | None = None) -> dict[str, str]:
     """Family of each model: ``families`` where given, else :data:`DEFAULT_FAMILIES`, else the model itself.
 
+    Parameters
+    ----------
+    models : sequence of str
+        Model names.
+    families : mapping of str to str, optional
+        ``{model: family}``; replaces :data:`DEFAULT_FAMILIES` entirely when given.
+
+    Returns
+    -------
+    dict of str to str
+        ``{model: family}`` for every model (a model not in the table is its own family).
+
     Examples
     --------
     >>> families_for(["resnet50", "mine"])
@@ -72,6 +84,20 @@ def condition_order(conditions: Sequence[str], reference: str | None = None,
     condition is last, or (without a reference in the list) when the human ``accuracy`` at the first level
     is below the accuracy at the last.
 
+    Parameters
+    ----------
+    conditions : sequence of str
+        The distortion levels of one experiment.
+    reference : str, optional
+        The undistorted condition, if it is among them.
+    accuracy : mapping of str to float, optional
+        Human accuracy per condition, used for the direction when there is no reference.
+
+    Returns
+    -------
+    list of str
+        The conditions, least distorted first.
+
     Examples
     --------
     >>> condition_order(["c05", "c100", "c50"], reference="c100")
@@ -91,7 +117,28 @@ def condition_order(conditions: Sequence[str], reference: str | None = None,
 
 
 def class_names(trials: pd.DataFrame, na_as_class: bool = False) -> tuple:
-    """Sorted class names: the labels and every chosen class (the no-answer code only with ``na_as_class``)."""
+    """Sorted class names: the labels and every chosen class (the no-answer code only with ``na_as_class``).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table (``label`` and ``response`` columns).
+    na_as_class : bool
+        Count the no-answer code as a class.
+
+    Returns
+    -------
+    tuple of str
+        Sorted class names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class_names(pd.DataFrame({"label": ["dog", "cat"], "response": ["cat", "na"]}))
+    ('cat', 'dog')
+    >>> class_names(pd.DataFrame({"label": ["dog", "cat"], "response": ["cat", "na"]}), na_as_class=True)
+    ('cat', 'dog', 'na')
+    """
     found = set(trials["label"].unique().tolist()) | set(trials["response"].unique().tolist())
     if not na_as_class:
         found -= {NO_ANSWER}
@@ -99,7 +146,34 @@ def class_names(trials: pd.DataFrame, na_as_class: bool = False) -> tuple:
 
 
 def check_choice(value, choices, name):
-    """Raise a ValueError naming the option ``name`` and its choices unless ``value`` is one of ``choices``."""
+    """Raise a ValueError naming the option ``name`` and its choices unless ``value`` is one of ``choices``.
+
+    Parameters
+    ----------
+    value : object
+        The value given.
+    choices : tuple
+        The allowed values.
+    name : str
+        The option's name, for the message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        When ``value`` is not among ``choices``.
+
+    Examples
+    --------
+    >>> check_choice("ec", ("ec", "ma"), "metric")
+    >>> check_choice("kappa", ("ec", "ma"), "metric")
+    Traceback (most recent call last):
+    ...
+    ValueError: metric must be one of ('ec', 'ma'), got 'kappa'
+    """
     if value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
 
@@ -110,6 +184,32 @@ def resolve_settings(settings: ResamplingSettings | None = None, *, n_resamples=
 
     ``seed`` may be an int, or a Generator / SeedSequence (an int is drawn from it, so the run stays
     reproducible from the recorded settings).
+
+    Parameters
+    ----------
+    settings : ResamplingSettings, optional
+        The starting settings (default: ``ResamplingSettings()``).
+    n_resamples : int, optional
+        Bootstrap resamples.
+    level : float, optional
+        Confidence level in (0, 1).
+    seed : int, numpy.random.Generator or numpy.random.SeedSequence, optional
+        The root seed (see :func:`seed_int`).
+    default_resamples : int, optional
+        Resamples to use when neither ``settings`` nor ``n_resamples`` is given.
+
+    Returns
+    -------
+    ResamplingSettings
+        ``settings`` with the given fields replaced.
+
+    Examples
+    --------
+    >>> settings = resolve_settings(n_resamples=20, level=0.9, seed=3)
+    >>> settings.n_resamples, settings.level, settings.seed
+    (20, 0.9, 3)
+    >>> resolve_settings(default_resamples=500).n_resamples
+    500
     """
     base = settings if settings is not None else ResamplingSettings()
     changes = {}
@@ -129,7 +229,29 @@ def resolve_settings(settings: ResamplingSettings | None = None, *, n_resamples=
 
 
 def seed_int(seed) -> int:
-    """An int seed for the per-key streams from an int, a SeedSequence or a Generator."""
+    """An int seed for the per-key streams from an int, a SeedSequence or a Generator.
+
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        A non-negative int is returned as it is; a SeedSequence gives its first 32-bit state word; a
+        Generator draws an int (and so advances).
+
+    Returns
+    -------
+    int
+        A non-negative integer seed.
+
+    Raises
+    ------
+    ValueError
+        For a negative int, a bool or any other type.
+
+    Examples
+    --------
+    >>> seed_int(5), seed_int(np.random.SeedSequence(0)) == seed_int(np.random.SeedSequence(0))
+    (5, True)
+    """
     if isinstance(seed, (bool, np.bool_)):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     if isinstance(seed, (int, np.integer)):
@@ -144,7 +266,23 @@ def seed_int(seed) -> int:
 
 
 def plain(v):
-    """A JSON-ready Python value (NaN -> None)."""
+    """A JSON-ready Python value (NaN -> None).
+
+    Parameters
+    ----------
+    v : object
+        A value, possibly a numpy scalar.
+
+    Returns
+    -------
+    object
+        A Python bool, int or float (None for a non-finite float); other values unchanged.
+
+    Examples
+    --------
+    >>> plain(np.float64("nan")), plain(np.int64(3)), plain(np.float32(0.5)), plain("ec")
+    (None, 3, 0.5, 'ec')
+    """
     if isinstance(v, (np.bool_, bool)):
         return bool(v)
     if isinstance(v, (np.integer,)):

@@ -52,7 +52,37 @@ REASON_OUTSIDE_FAMILY = "outside the tested family"
 
 
 def resolve_reference(trials: pd.DataFrame, reference) -> dict[str, tuple[str, ...]]:
-    """{experiment: (conditions,)}; the default keeps the DEFAULT_REFERENCE entries present in the data."""
+    """{experiment: (conditions,)}; the default keeps the DEFAULT_REFERENCE entries present in the data.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    reference : mapping, iterable of (experiment, condition) pairs, or None
+        ``{experiment: condition or conditions}``, or pairs; None: the model-vs-human defaults
+        (:data:`~humanlike.analyses.ood_common.DEFAULT_REFERENCE`) found in the data.
+
+    Returns
+    -------
+    dict of str to tuple of str
+        The reference conditions per experiment.
+
+    Raises
+    ------
+    TrialTableError
+        When a reference condition is not in the data (naming the experiment's conditions), or none is left.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> resolve_reference(trials, {"sim-noise": "0.00", "sim-blur": ["0", "3"]})
+    {'sim-noise': ('0.00',), 'sim-blur': ('0', '3')}
+    >>> resolve_reference(trials, {"sim-noise": "0.5"})
+    Traceback (most recent call last):
+    ...
+    humanlike.data.schema.TrialTableError: reference condition sim-noise=0.5 is not in the data (conditions of 'sim-noise': ['0.00', '0.10', '0.20', '0.35'])
+    """
     present = trials[["experiment", "condition"]].drop_duplicates()
     pairs = set(zip(present["experiment"], present["condition"]))
     if reference is None:
@@ -93,7 +123,38 @@ class OODSpectrum:
     ``normality``: tests of the reference accuracies (``scale='accuracy'``) and logits (``'logit'``).
     ``regimes``: the mixture fit; ``stability``: its bootstrap stability (``None`` without resamples);
     ``boot_scores``: (resamples x conditions) OOD scores under observer resampling; ``scores``: the OOD
-    scores as a :class:`~humanlike.stats.results.Resampled` (``.to_frame()``, ``.interval()``).
+    scores as a :class:`~humanlike.stats.results.Resampled` (``.to_frame()``, ``.interval()``). Made by
+    :func:`ood_spectrum`.
+
+    Parameters
+    ----------
+    conditions, observers, normality : pandas.DataFrame
+        The tables above.
+    reference : dict
+        ``{experiment: [reference conditions]}``.
+    reference_mean, reference_sd : float
+        Mean and SD of the human logits in the reference pool.
+    regimes : RegimeFit
+        The mixture fit of the OOD scores.
+    stability : RegimeStability or None
+        Its bootstrap stability.
+    boot_scores : numpy.ndarray or None
+        (resamples x conditions) OOD scores under observer resampling.
+    settings : dict
+        Every option the spectrum ran with.
+    scores : Resampled, optional
+        The OOD scores with their replicates.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> trials = trials[trials["experiment"] == "sim-noise"]
+    >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)
+    >>> spectrum.conditions["ood_score"].round(2).tolist()   # Glass's delta against the 0.00 condition
+    [0.0, -4.76, -10.31, -15.61]
+    >>> spectrum.reference, len(spectrum.observers)   # 6 humans x 4 conditions
+    ({'sim-noise': ['0.00']}, 24)
     """
 
     conditions: pd.DataFrame
@@ -109,11 +170,23 @@ class OODSpectrum:
     scores: Resampled | None = field(default=None, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The per-condition table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :attr:`conditions`: one row per (experiment, condition) with the OOD score, regime and tests.
+        """
         return self.conditions
 
     def regime_table(self) -> pd.DataFrame:
-        """One row per regime: mixture mean / SD / weight and the number of conditions."""
+        """One row per regime: mixture mean / SD / weight and the number of conditions.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns label, regime, mean, sd, weight, n_conditions.
+        """
         comp = self.regimes.components_frame()
         counts = self.conditions["regime"].value_counts()
         comp["n_conditions"] = [int(counts.get(r, 0)) for r in comp["regime"]]
@@ -342,7 +415,33 @@ def _ref_text(ref) -> str:
 
 def paper_regime_names(fit: RegimeFit, at_chance: np.ndarray, tested: np.ndarray) -> RegimeFit:
     """Regime names as in Xu et al.: the lowest component is 'extreme-OOD' when most of its tested
-    conditions are at chance; the other components are named in order (reference, near-, far-OOD)."""
+    conditions are at chance; the other components are named in order (reference, near-, far-OOD).
+
+    Parameters
+    ----------
+    fit : RegimeFit
+        The mixture fit (labels per condition).
+    at_chance : numpy.ndarray of bool
+        Per condition, whether the humans are at chance there.
+    tested : numpy.ndarray of bool
+        Per condition, whether it was tested.
+
+    Returns
+    -------
+    RegimeFit
+        ``fit`` with the last name replaced by ``'extreme-OOD'`` when the rule applies, else ``fit`` itself.
+
+    Examples
+    --------
+    >>> from humanlike.stats.regimes import fit_regimes
+    >>> scores = np.array([0.1, -0.2, 0.0, 0.2, -3.0, -3.3, -2.8, -3.1, -9.0, -9.5, -8.7, -9.2])
+    >>> fit = fit_regimes(scores, n_components=3, seed=0)
+    >>> at_chance = scores < -8   # the humans are at chance in the lowest component
+    >>> paper_regime_names(fit, at_chance, np.ones(12, dtype=bool)).names
+    ('reference', 'near-OOD', 'extreme-OOD')
+    >>> paper_regime_names(fit, np.zeros(12, dtype=bool), np.ones(12, dtype=bool)).names
+    ('reference', 'near-OOD', 'far-OOD')
+    """
     m = fit.n_components
     last = (fit.labels == m - 1) & tested
     if m < 2 or not last.any() or np.mean(at_chance[last]) < 0.5:
@@ -358,6 +457,35 @@ def observer_bootstrap_scores(obs, keys, ref, n_boot: int, seed: int) -> np.ndar
     Weights come from :func:`humanlike.stats.engine.observer_weights` with the key ``("spectrum", experiment)``.
     Sums are taken around the data's reference mean, so a reference pool of (nearly) equal values gives an SD
     of 0 (an undefined score), not a rounding residue.
+
+    Parameters
+    ----------
+    obs : pandas.DataFrame
+        Per human and condition: experiment, condition, observer, logit (the spectrum's ``observers`` table).
+    keys : list of tuple of str
+        The (experiment, condition) of each output column.
+    ref : dict
+        ``{experiment: (reference conditions,)}``.
+    n_boot : int
+        Resamples.
+    seed : int
+        Root seed of the per-experiment observer weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n_boot x len(keys)) OOD scores; NaN where undefined.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> trials = trials[trials["experiment"] == "sim-noise"]
+    >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)
+    >>> keys = list(zip(spectrum.conditions["experiment"], spectrum.conditions["condition"]))
+    >>> scores = observer_bootstrap_scores(spectrum.observers, keys, spectrum.reference, 20, seed=0)
+    >>> scores.shape, bool((scores[:, 3] < scores[:, 1]).all())   # 0.35 stays further out than 0.10
+    ((20, 4), True)
     """
     col = {k: j for j, k in enumerate(keys)}
     ref_rows = np.zeros(len(obs), dtype=bool)

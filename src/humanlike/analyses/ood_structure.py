@@ -14,7 +14,31 @@ from .ood_common import HUMANS, class_names
 
 def alignment_profiles(alignment, metrics: Sequence[str] = ("ec", "ma")) -> pd.DataFrame:
     """Model x (metric, distortion type) profile: each model's mean over humans, averaged over the type's
-    conditions. Columns with a NaN for any model are dropped (a profile distance needs every feature)."""
+    conditions. Columns with a NaN for any model are dropped (a profile distance needs every feature).
+
+    Parameters
+    ----------
+    alignment : OODAlignment
+        An alignment result; its ``groups`` table (group, experiment, condition and one column per metric)
+        is used, human–human rows left out.
+    metrics : sequence of str
+        The metric columns to profile (``"ec"``, ``"ma"``, ``"cled"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``model``; columns a (metric, experiment) MultiIndex.
+
+    Examples
+    --------
+    >>> import types
+    >>> groups = pd.DataFrame({"group": ["humans", "m1", "m1", "m2", "m2"],
+    ...                        "experiment": ["blur", "blur", "blur", "blur", "blur"],
+    ...                        "ec": [0.5, 0.2, 0.4, 0.1, np.nan], "ma": [0.9, 0.8, 0.6, 0.5, 0.7]})
+    >>> profile = alignment_profiles(types.SimpleNamespace(groups=groups))
+    >>> profile.round(2).to_dict()   # the NaN of m2 is skipped in its mean over conditions
+    {('ec', 'blur'): {'m1': 0.3, 'm2': 0.1}, ('ma', 'blur'): {'m1': 0.7, 'm2': 0.6}}
+    """
     g = alignment.groups[alignment.groups["group"] != HUMANS]
     table = g.groupby(["group", "experiment"])[list(metrics)].mean().unstack("experiment")
     table = table.dropna(axis=1, how="any")
@@ -29,6 +53,30 @@ def condition_cled_matrix(trials: pd.DataFrame, conditions: pd.DataFrame, *, alp
 
     Trials without an answer are left out of the confusion tables (``na_as_class``: 'na' is a class). The
     diagonal is 0.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    conditions : pandas.DataFrame
+        The (experiment, condition) rows to compare, in matrix order.
+    alpha, mixture, log_base, weighting
+        The CLED options (see :func:`humanlike.metrics.alignment.class_level_error_divergence`).
+    na_as_class : bool
+        Treat the no-answer code as a class.
+
+    Returns
+    -------
+    numpy.ndarray
+        Symmetric (conditions x conditions) CLED, zero diagonal.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> conditions = pd.DataFrame({"experiment": "sim-noise", "condition": ["0.00", "0.10", "0.35"]})
+    >>> condition_cled_matrix(trials, conditions).round(3).tolist()
+    [[0.0, 0.144, 0.145], [0.144, 0.0, 0.119], [0.145, 0.119, 0.0]]
     """
     trials = first_presentations(trials)
     humans = trials[trials["observer_kind"] == "human"]
@@ -55,7 +103,30 @@ def condition_cled_matrix(trials: pd.DataFrame, conditions: pd.DataFrame, *, alp
 
 
 def classical_mds(distances, n_components: int = 2) -> np.ndarray:
-    """Classical (Torgerson) MDS of a distance matrix by eigendecomposition of the double-centred B."""
+    """Classical (Torgerson) MDS of a distance matrix by eigendecomposition of the double-centred B.
+
+    Parameters
+    ----------
+    distances : array_like
+        Symmetric (n x n) distance matrix.
+    n_components : int
+        Dimensions of the embedding (largest eigenvalues first; negative eigenvalues give 0 coordinates).
+
+    Returns
+    -------
+    numpy.ndarray
+        Coordinates, shape (n, n_components), unique up to rotation and reflection.
+
+    Examples
+    --------
+    Euclidean distances of points in the plane are reproduced exactly (here a 3-4-5 triangle):
+
+    >>> points = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 4.0]])
+    >>> distances = np.linalg.norm(points[:, None] - points[None], axis=-1)
+    >>> coords = classical_mds(distances)
+    >>> np.linalg.norm(coords[:, None] - coords[None], axis=-1).round(6).tolist()
+    [[0.0, 3.0, 4.0], [3.0, 0.0, 5.0], [4.0, 5.0, 0.0]]
+    """
     d = np.asarray(distances, dtype=float)
     n = d.shape[0]
     j = np.eye(n) - np.ones((n, n)) / n

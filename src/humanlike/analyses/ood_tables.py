@@ -13,7 +13,55 @@ REGIME_COLUMNS = ["regime", "model", "family", "ratio", "ratio_low", "ratio_high
 
 
 def alignment_tables(res, layout, design, cond_frame: pd.DataFrame, fam: dict, settings):
-    """(pairs, groups, regime_ratios, ratio_replicates) from the engine's result."""
+    """(pairs, groups, regime_ratios, ratio_replicates) from the engine's result.
+
+    Parameters
+    ----------
+    res : Resampled
+        The engine's result over ``layout``'s labels.
+    layout : AlignmentLayout
+        The alignment's output layout.
+    design : Design
+        The alignment design.
+    cond_frame : pandas.DataFrame
+        The spectrum's condition table (OOD score, regime, at_chance per condition).
+    fam : dict of str to str
+        ``{model: family}``.
+    settings : ResamplingSettings
+        The settings of the run (level of the rank intervals).
+
+    Returns
+    -------
+    pairs, groups, regime_ratios : pandas.DataFrame
+        The tables of :class:`~humanlike.analyses.ood_alignment.OODAlignment`.
+    ratio_replicates : dict
+        ``{regime: (resamples x models)}``.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood_alignment import (AlignmentKernel, AlignmentLayout, alignment_design,
+    ...                                               representative_conditions)
+    >>> from humanlike.analyses.ood_common import class_names
+    >>> from humanlike.analyses.ood_spectrum import ood_spectrum
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.metrics.alignment_kernels import AlignmentOptions
+    >>> from humanlike.stats.engine import ResamplingSettings, bootstrap
+    >>> trials = simulate_benchmark(seed=0)
+    >>> trials = trials[trials["experiment"] == "sim-noise"]
+    >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)
+    >>> classes = class_names(trials)
+    >>> design = alignment_design(trials, classes)
+    >>> kernel = AlignmentKernel(len(classes), AlignmentOptions())
+    >>> models = tuple(sorted(trials.loc[trials["observer_kind"] == "model", "observer"].unique()))
+    >>> layout = AlignmentLayout(design, kernel, models, representative_conditions(spectrum.conditions,
+    ...                          spectrum.regimes), spectrum.regimes.names)
+    >>> settings = ResamplingSettings(n_resamples=20, seed=0)
+    >>> res = bootstrap(design, kernel, layout.aggregate, layout.output(), settings)
+    >>> pairs, groups, regimes, replicates = alignment_tables(res, layout, design, spectrum.conditions,
+    ...                                                       {m: m for m in models}, settings)
+    >>> len(pairs), len(groups), replicates["reference"].shape   # 45 pairs and 6 groups per condition
+    (180, 24, (20, 5))
+    """
     low, high = res.interval()
     undefined = res.undefined_share()
     est = res.estimate

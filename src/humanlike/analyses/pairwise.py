@@ -40,7 +40,37 @@ LABEL_NAMES = ("scope", "group", "kind", "metric", "observer_1", "observer_2")
 
 
 def stratum_correctness(stratum: Stratum) -> tuple[np.ndarray, np.ndarray]:
-    """(correct, observed) boolean blocks (items x observers) of a stratum built from first presentations."""
+    """(correct, observed) boolean blocks (items x observers) of a stratum built from first presentations.
+
+    Parameters
+    ----------
+    stratum : Stratum
+        A stratum of a design built from first presentations (at most one trial per item and observer).
+
+    Returns
+    -------
+    correct, observed : numpy.ndarray of bool
+        Each (items x observers): whether the observer answered the item correctly / answered it at all.
+
+    Raises
+    ------
+    ValueError
+        When an observer answered an item more than once, naming the stratum, observer and item.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humanlike.analyses.errorconsistency import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> stratum = design.stratum(("e", "c"))
+    >>> correct, observed = stratum_correctness(stratum)
+    >>> correct.astype(int).T.tolist(), bool(observed.all())
+    ([[1, 1, 0, 0], [1, 0, 0, 1], [1, 1, 1, 0]], True)
+    """
     n_trials = stratum.arrays["n_trials"]
     if np.any(n_trials > 1):
         item, obs = np.argwhere(n_trials > 1)[0]
@@ -61,6 +91,22 @@ class PairKernel(SufficientStatisticKernel):
     ----------
     policy : UndefinedPolicy or str
         What kappa is where it is undefined (only used by measures that need it).
+
+    Examples
+    --------
+    The base class has no measures; :class:`ErrorConsistencyKernel` is the concrete one:
+
+    >>> import pandas as pd
+    >>> from humanlike.analyses.errorconsistency import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> stratum = design.stratum(("e", "c"))
+    >>> kernel = ErrorConsistencyKernel()
+    >>> kernel.statistics(stratum).shape, kernel.width(stratum)  # 3 measures x 3 pairs + 2 x 3 observers + 2 humans
+    ((4, 7), 17)
     """
 
     measures: tuple[str, ...] = ()
@@ -71,36 +117,115 @@ class PairKernel(SufficientStatisticKernel):
         self._masked: dict[tuple, bool] = {}
 
     def pair_values(self, sums: np.ndarray, n_observers: int, masked: bool) -> dict[str, np.ndarray]:
-        """``{measure: (R x P)}`` plus ``correct`` and ``answered`` (R x O) from weighted sums."""
+        """``{measure: (R x P)}`` plus ``correct`` and ``answered`` (R x O) from weighted sums.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            Weighted sums of the per-item statistics, shape (R, S) (R resamples or 1).
+        n_observers : int
+            Observers O of the stratum (P = O(O-1)/2 pairs).
+        masked : bool
+            Whether the block is incomplete (see :meth:`masked`).
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            One (R x P) array per measure, and ``correct`` and ``answered`` (R x O).
+        """
         raise NotImplementedError  # pragma: no cover - abstract
 
     def masked(self, stratum: Stratum) -> bool:
-        """Whether the stratum's block is incomplete (pairs counted on the items both answered)."""
+        """Whether the stratum's block is incomplete (pairs counted on the items both answered).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+
+        Returns
+        -------
+        bool
+            True when some observer did not answer some item.
+        """
         self.cached_statistics(stratum)
         return self._masked[stratum.key]
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
-        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+
+        Returns
+        -------
+        numpy.ndarray
+            float32 array (items x S), see :func:`humanlike.metrics.ec.correctness_statistics`.
+        """
         correct, observed = stratum_correctness(stratum)
         stats, masked = correctness_statistics(correct, observed)
         self._masked[stratum.key] = masked
         return stats
 
     def cached_statistics(self, stratum: Stratum) -> np.ndarray:
+        """The statistics of a stratum, computed once per stratum key.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+
+        Returns
+        -------
+        numpy.ndarray
+            :meth:`statistics` of the stratum (items x S), from the cache after the first call.
+        """
         # float32 on purpose: 0/1 statistics and integer weights give exact integer sums (see metrics.ec).
-        """The statistics of a stratum, computed once per stratum key."""
         if stratum.key not in self._cache:
             self._cache[stratum.key] = self.statistics(stratum)
         return self._cache[stratum.key]
 
     def evaluate(self, stratum, item_weights, observer_weights):
-        """Values of one stratum under item weights (R x items) and observer weights (R x members or None): R x width."""
+        """Values of one stratum under item weights and observer weights.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+        item_weights : numpy.ndarray
+            Item weights (R x items): bootstrap counts, or ones for the estimate.
+        observer_weights : numpy.ndarray or None
+            Weights of the observer group's members (R x members); None means all ones.
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x :meth:`width`): the measures per pair, correct and answered counts per observer, the observer
+            weights.
+        """
         w = np.asarray(item_weights, dtype=np.float32)
         sums = (w @ self.cached_statistics(stratum)).astype(np.float64)
         return self.reduce(stratum, sums, observer_weights)
 
     def reduce(self, stratum: Stratum, sums: np.ndarray, observer_weights: np.ndarray | None) -> np.ndarray:
-        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width)."""
+        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+        sums : numpy.ndarray
+            Weighted sums of the per-item statistics, shape (R, S) (R resamples or 1).
+        observer_weights : numpy.ndarray or None
+            Weights of the observer group's members (R x members); None means all ones.
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x :meth:`width`), laid out as in :meth:`evaluate`.
+        """
         n_obs = len(stratum.observers)
         values = self.pair_values(sums, n_obs, self.masked(stratum))
         rows = sums.shape[0]
@@ -113,12 +238,34 @@ class PairKernel(SufficientStatisticKernel):
         return np.concatenate(parts, axis=1)
 
     def width(self, stratum: Stratum) -> int:
-        """Number of values this kernel yields for one stratum."""
+        """Number of values this kernel yields for one stratum.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+
+        Returns
+        -------
+        int
+            M x P + 2 x O + G (measures, pairs, observers, observer-group members).
+        """
         n_obs = len(stratum.observers)
         return len(self.measures) * n_obs * (n_obs - 1) // 2 + 2 * n_obs + stratum.group_columns.size
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
-        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+
+        Returns
+        -------
+        int
+            Bytes per resample (an upper estimate).
+        """
         n_obs = len(stratum.observers)
         n_pairs = n_obs * (n_obs - 1) // 2
         n_stats = self.cached_statistics(stratum).shape[1]
@@ -129,12 +276,51 @@ class PairKernel(SufficientStatisticKernel):
 
 
 class ErrorConsistencyKernel(PairKernel):
-    """Error consistency, observed consistency and squared accuracy difference of every pair."""
+    """Error consistency, observed consistency and squared accuracy difference of every pair.
+
+    Parameters
+    ----------
+    policy : UndefinedPolicy or str
+        What kappa is where it is undefined (``"strict"``: NaN; ``"model-vs-human"``: the benchmark's values).
+
+    Examples
+    --------
+    Pairs (h1, h2), (h1, m), (h2, m): h1 and h2 agree on 2 of 4 items at chance level 1/2, so kappa is 0.
+
+    >>> import pandas as pd
+    >>> from humanlike.analyses.errorconsistency import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> stratum = design.stratum(("e", "c"))
+    >>> import numpy as np
+    >>> values = ErrorConsistencyKernel().evaluate(stratum, np.ones((1, 4)), None)
+    >>> values[0, :3].tolist(), values[0, 3:6].tolist()   # EC, then observed consistency, per pair
+    ([0.0, 0.5, -0.5], [0.5, 0.75, 0.25])
+    """
 
     measures = PAIR_MEASURES
 
     def pair_values(self, sums, n_observers, masked):
-        """EC, observed consistency and squared accuracy difference per pair, from weighted sums."""
+        """EC, observed consistency and squared accuracy difference per pair, from weighted sums.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            Weighted sums of the per-item statistics, shape (R, S) (R resamples or 1).
+        n_observers : int
+            Observers O of the stratum.
+        masked : bool
+            Whether the block is incomplete.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            ``error_consistency``, ``observed_consistency``, ``accuracy_difference`` (R x P), ``correct`` and
+            ``answered`` (R x O).
+        """
         return consistency_from_sums(sums, n_observers, masked, self.policy)
 
 
@@ -143,12 +329,49 @@ class ErrorOverlapKernel(PairKernel):
 
     The worked example of the README's "How to add a metric": a measure of the same 2x2 counts, so only
     :meth:`pair_values` is new.
+
+    Parameters
+    ----------
+    policy : UndefinedPolicy or str
+        Passed on to the base class (error overlap needs no policy).
+
+    Examples
+    --------
+    h1 and h2 err on {i2, i3} and {i1, i2}: one shared error of three, so the overlap is 1/3.
+
+    >>> import pandas as pd
+    >>> from humanlike.analyses.errorconsistency import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> stratum = design.stratum(("e", "c"))
+    >>> import numpy as np
+    >>> values = ErrorOverlapKernel().evaluate(stratum, np.ones((1, 4)), None)
+    >>> [round(float(v), 4) for v in values[0, :3]]
+    [0.3333, 0.5, 0.0]
     """
 
     measures = ("error_overlap",)
 
     def pair_values(self, sums, n_observers, masked):
-        """Error overlap per pair (with the per-observer counts), from weighted sums."""
+        """Error overlap per pair (with the per-observer counts), from weighted sums.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            Weighted sums of the per-item statistics, shape (R, S) (R resamples or 1).
+        n_observers : int
+            Observers O of the stratum.
+        masked : bool
+            Whether the block is incomplete.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            ``error_overlap`` (R x P), ``correct`` and ``answered`` (R x O).
+        """
         values = consistency_from_sums(sums, n_observers, masked, self.policy)
         return {"error_overlap": error_overlap_from_sums(sums, n_observers, masked),
                 "correct": values["correct"], "answered": values["answered"]}
@@ -156,7 +379,40 @@ class ErrorOverlapKernel(PairKernel):
 
 @dataclass(frozen=True)
 class ExperimentLayout:
-    """The observers, pairs and groups of one experiment (its strata share the observer columns)."""
+    """The observers, pairs and groups of one experiment (its strata share the observer columns).
+
+    Made by :func:`experiment_layouts`.
+
+    Parameters
+    ----------
+    name : str
+        The experiment.
+    keys : tuple of tuple of str
+        The keys of its strata (one per condition).
+    observers : tuple of str
+        Its observers, humans first.
+    n_humans : int
+        How many of them are humans.
+    groups : tuple of str
+        ``("humans", "model-model", model_1, ...)``.
+    group_matrix : numpy.ndarray
+        Pairs x groups indicator: which group each pair belongs to.
+    first, second : numpy.ndarray
+        Observer indices of every pair (:func:`~humanlike.metrics.ec.pair_indices` order).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humanlike.analyses.errorconsistency import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> layout = experiment_layouts(design)[0]
+    >>> layout.groups, layout.n_pairs, layout.pair_kinds().tolist()
+    (('humans', 'model-model', 'm'), 3, ['human-human', 'model-human', 'model-human'])
+    """
 
     name: str
     keys: tuple[tuple[str, ...], ...]
@@ -186,14 +442,48 @@ class ExperimentLayout:
         return order, bounds
 
     def pair_kinds(self) -> np.ndarray:
-        """Kind of every pair: ``human-human``, ``model-human`` or ``model-model``."""
+        """Kind of every pair: ``human-human``, ``model-human`` or ``model-model``.
+
+        Returns
+        -------
+        numpy.ndarray of str
+            One kind per pair, shape (P,).
+        """
         human = np.arange(len(self.observers)) < self.n_humans
         a, b = human[self.first], human[self.second]
         return np.where(a & b, "human-human", np.where(~a & ~b, "model-model", "model-human"))
 
 
 def experiment_layouts(design: Design) -> list[ExperimentLayout]:
-    """One layout per experiment (first key field) of a design built with ``group_by=("experiment",)``."""
+    """One layout per experiment (first key field) of a design built with ``group_by=("experiment",)``.
+
+    Parameters
+    ----------
+    design : Design
+        A design whose strata are keyed (experiment, ...), humans as the observer group and first.
+
+    Returns
+    -------
+    list of ExperimentLayout
+        Sorted by experiment name.
+
+    Raises
+    ------
+    ValueError
+        When the humans are not the first observers of an experiment.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humanlike.analyses.errorconsistency import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> [(layout.name, layout.observers) for layout in experiment_layouts(design)]
+    [('e', ('h1', 'h2', 'm'))]
+    """
     by_experiment: dict[str, list[Stratum]] = {}
     for s in design:
         by_experiment.setdefault(s.key[0], []).append(s)
@@ -218,7 +508,23 @@ def experiment_layouts(design: Design) -> list[ExperimentLayout]:
 
 
 def group_kind(group: str) -> str:
-    """``human-human``, ``model-model`` or ``model-human`` for a summary group name."""
+    """``human-human``, ``model-model`` or ``model-human`` for a summary group name.
+
+    Parameters
+    ----------
+    group : str
+        ``"humans"``, ``"model-model"`` or a model's name.
+
+    Returns
+    -------
+    str
+        The kind of the pairs the group averages.
+
+    Examples
+    --------
+    >>> group_kind("humans"), group_kind("model-model"), group_kind("resnet50")
+    ('human-human', 'model-model', 'model-human')
+    """
     if group == HUMANS:
         return "human-human"
     if group == MODEL_MODEL:
@@ -238,10 +544,32 @@ class PairAggregation:
     Parameters
     ----------
     design : Design
+        The design of (experiment, condition) strata (see :func:`experiment_layouts`).
     measures : tuple of str
         The kernel's measures, in its output order.
     pair_columns : bool
         Also output each pair's condition mean (for pair intervals from the same resamples).
+
+    Examples
+    --------
+    One experiment with two humans and one model: no model–model pair, so that group is NaN.
+
+    >>> import pandas as pd
+    >>> from humanlike.analyses.errorconsistency import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> stratum = design.stratum(("e", "c"))
+    >>> import numpy as np
+    >>> kernel = ErrorConsistencyKernel()
+    >>> aggregate = PairAggregation(design, kernel.measures)
+    >>> values = aggregate({stratum.key: kernel.evaluate(stratum, np.ones((1, 4)), None)})
+    >>> [label[:2] for label in aggregate.output.labels[:3]], values[0, :3].tolist()  # EC per group
+    ([('e', 'humans'), ('e', 'model-model'), ('e', 'm')], [0.0, nan, 0.0])
+    >>> aggregate.reasons(values[0])[1]
+    'no pairs of this kind'
     """
 
     def __init__(self, design: Design, measures: tuple[str, ...], pair_columns: bool = False) -> None:
@@ -266,7 +594,19 @@ class PairAggregation:
         self.output = Output(labels, LABEL_NAMES, reasons=self.reasons)
 
     def reasons(self, estimate: np.ndarray) -> np.ndarray:
-        """Why each undefined estimate is undefined (``""`` where defined)."""
+        """Why each undefined estimate is undefined (``""`` where defined).
+
+        Parameters
+        ----------
+        estimate : numpy.ndarray
+            One value per output column, shape (K,).
+
+        Returns
+        -------
+        numpy.ndarray of object
+            One reason per column: ``""``, :data:`REASON_NO_PAIRS`, :data:`REASON_ALL_UNDEFINED` or
+            :data:`REASON_NO_TRIALS`.
+        """
         out = np.full(estimate.size, "", dtype=object)
         for k, (scope, group, _, metric, _, _) in enumerate(self.output.labels):
             if np.isfinite(estimate[k]):
@@ -282,7 +622,25 @@ class PairAggregation:
         return out
 
     def experiment_values(self, layout: ExperimentLayout, values, rows: int):
-        """(group values per metric (rows x groups), pair condition-means per measure (rows x P))."""
+        """The group values and the pair condition means of one experiment.
+
+        Parameters
+        ----------
+        layout : ExperimentLayout
+            The experiment.
+        values : dict
+            Kernel outputs ``{stratum key: (R|1 x width)}``.
+        rows : int
+            R, the number of rows to broadcast to.
+
+        Returns
+        -------
+        group_values : dict of str to numpy.ndarray
+            Per metric (the measures and ``ood_accuracy``), (rows x groups) in :attr:`ExperimentLayout.groups`
+            order (for ``ood_accuracy``: humans, mean of the models, each model).
+        pair_means : dict of str to numpy.ndarray
+            Per measure, every pair's NaN-skipping mean over the conditions (rows x P).
+        """
         n_obs, n_pairs, n_m = len(layout.observers), layout.n_pairs, len(self.measures)
         blocks = [np.asarray(values[k]) for k in layout.keys]
         pair_means = {}
@@ -299,7 +657,7 @@ class PairAggregation:
         if not np.all(human_w == 1.0):
             obs_w = np.concatenate([human_w, np.ones((rows, n_obs - layout.n_humans))], axis=1)
             pair_w = obs_w[:, layout.first] * obs_w[:, layout.second]
-        out = {m: grouped_mean(pair_means[m], *layout.pair_order, pair_w) for m in self.measures}
+        out = {m: _grouped_mean(pair_means[m], *layout.pair_order, pair_w) for m in self.measures}
         with np.errstate(invalid="ignore", divide="ignore"):
             accuracy = correct / answered
             human_acc = accuracy[:, :layout.n_humans]
@@ -332,7 +690,7 @@ class PairAggregation:
         return np.concatenate(result, axis=1)
 
 
-def grouped_mean(values: np.ndarray, order: np.ndarray, bounds: np.ndarray,
+def _grouped_mean(values: np.ndarray, order: np.ndarray, bounds: np.ndarray,
                  weights: np.ndarray | None = None) -> np.ndarray:
     """NaN-skipping weighted mean of pair values within each group, (R x P) -> (R x G).
 
@@ -362,7 +720,33 @@ def grouped_mean(values: np.ndarray, order: np.ndarray, bounds: np.ndarray,
 
 
 def warn_undefined(resampled, threshold: float = 0.1, what: str = "error consistency") -> None:
-    """Warn when some defined estimates are undefined in more than ``threshold`` of the resamples."""
+    """Warn when some defined estimates are undefined in more than ``threshold`` of the resamples.
+
+    Parameters
+    ----------
+    resampled : Resampled
+        A result with kept replicates (NaN where undefined).
+    threshold : float
+        The share of undefined replicates above which a defined estimate is flagged.
+    what : str
+        The measure's name, for the message.
+
+    Warns
+    -----
+    RuntimeWarning
+        Naming how many estimates are flagged and the worst one with its labels.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from humanlike.stats.results import Resampled
+    >>> r = Resampled(np.array([0.3]), np.array([[0.2], [np.nan], [0.4], [np.nan]]), [("humans",)], ("group",))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warn_undefined(r)
+    >>> str(caught[0].message).split(";")[0]
+    'error consistency: 1 estimate(s) undefined in more than 10% of the resamples (worst 50%: group=humans)'
+    """
     share = resampled.undefined_share()
     flagged = np.isfinite(resampled.estimate) & (share > threshold)
     if resampled.n_resamples == 0 or not flagged.any():

@@ -38,13 +38,49 @@ DEFAULT_RESAMPLES = 1000
 
 
 class JudgementError(ValueError):
-    """A difference-judgement table the Psychophysical-Score cannot use (names the column/row at fault)."""
+    """A difference-judgement table the Psychophysical-Score cannot use (names the column/row at fault).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"observer": "a", "scale": "x", "s1": [1], "s2": [2], "s3": [3], "s4": [4],
+    ...                       "response": [2]})
+    >>> try:
+    ...     normalise_judgements(table)
+    ... except JudgementError as err:
+    ...     print(err)
+    row 0: response must be 0 or 1, got np.int64(2)
+    """
 
 
 @dataclass(frozen=True)
 class ClassCounts:
     """Pooled counts: ``successes``/``totals`` (observers, class pairs, trial types) over ``trials``
-    ((m, 4) ascending levels, S4 = 0 for triads)."""
+    ((m, 4) ascending levels, S4 = 0 for triads). Made by :func:`pool_class_counts`.
+
+    Parameters
+    ----------
+    observers : list of str
+        Observer names, the reference first.
+    kinds : list of str
+        Each observer's kind (``human``, ``model``, ``random``).
+    class_pairs : list of tuple of str
+        The (class_a, class_b) pairs, sorted.
+    trials : numpy.ndarray
+        The distinct trial types, (m, 4) ascending stimulus levels (s4 = 0 for a triad).
+    n_levels : int
+        Levels per sequence.
+    successes, totals : numpy.ndarray
+        Responses 1 and trials per (observer, class pair, trial type), float arrays of the same shape.
+
+    Examples
+    --------
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> judgements = simulate_psychscore_demo(n_classes=3, n_humans=2)   # 3 class pairs, 2 humans, 2 models
+    >>> counts = pool_class_counts(judgements)
+    >>> counts.observers, counts.class_pairs[0], counts.totals.shape
+    (['humans', 'model-alien', 'model-humanlike'], ('class-01', 'class-02'), (3, 3, 35))
+    """
 
     observers: list
     kinds: list
@@ -59,7 +95,31 @@ def normalise_judgements(judgements: pd.DataFrame) -> pd.DataFrame:
     """The judgement table in canonical form: columns renamed from the R layout (``S1``..``S4``), rows
     in physical order (:func:`humanlike.data.judgements.to_physical_order`), validated
     (:func:`~humanlike.data.judgements.validate_judgements`), and ``class_a``/``class_b`` filled from
-    the scale id where a table has no class pairs (each scale is then its own unit)."""
+    the scale id where a table has no class pairs (each scale is then its own unit).
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        A difference-judgement table (observer, scale or class_a/class_b, s1..s4 or S1..S4, response).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The canonical, validated table.
+
+    Raises
+    ------
+    JudgementError
+        Naming the missing columns, or the row with a response other than 0/1, or what validation rejects.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"observer": "a", "scale": "x", "S1": [1, 2], "S2": [2, 3], "S3": [3, 4],
+    ...                       "S4": [4, 5], "response": [1, 0]})
+    >>> normalise_judgements(table)[["s1", "s4", "class_a", "class_b"]].values.tolist()
+    [[1, 4, 'x', 'x'], [2, 5, 'x', 'x']]
+    """
     frame = judgements.rename(columns={f"S{k}": f"s{k}" for k in range(1, 5)})
     if "scale" not in frame and "sequence" in frame:
         frame = frame.rename(columns={"sequence": "scale"})
@@ -72,12 +132,12 @@ def normalise_judgements(judgements: pd.DataFrame) -> pd.DataFrame:
     if missing:
         raise JudgementError(f"judgement table lacks columns {missing} (needs {list(REQUIRED)})")
     try:
-        return validate_judgements(to_physical_order(validate_levels(frame)))
+        return validate_judgements(to_physical_order(_validate_levels(frame)))
     except JudgementTableError as err:
         raise JudgementError(str(err)) from None
 
 
-def validate_levels(frame: pd.DataFrame) -> pd.DataFrame:
+def _validate_levels(frame: pd.DataFrame) -> pd.DataFrame:
     """Reject rows whose responses are not 0/1 before reordering would flip them into other values."""
     response = pd.to_numeric(frame["response"], errors="coerce")
     bad = ~response.isin([0, 1])
@@ -94,6 +154,34 @@ def orient_judgements(judgements: pd.DataFrame, n_levels: int) -> pd.DataFrame:
     (level L → n + 1 − L, the tuple reversed so it stays ascending; its two pairs trade places, so the
     response flips) and its class names swapped. Skewness changes sign under this reversal, so without
     it the score would depend on how each sequence happened to be labelled.
+
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        A normalised judgement table (:func:`normalise_judgements`).
+    n_levels : int
+        Levels per sequence.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with every class pair oriented (class_a < class_b).
+
+    Raises
+    ------
+    JudgementError
+        When a table mixing triads and quadruples would need mirroring.
+
+    Examples
+    --------
+    A dog→cat sequence of 5 levels becomes cat→dog: (1, 2, 3, 5) turns into (1, 3, 4, 5), the response flips.
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"observer": "a", "class_a": "dog", "class_b": "cat", "s1": [1], "s2": [2],
+    ...                       "s3": [3], "s4": [5], "response": [1]})
+    >>> oriented = orient_judgements(table, n_levels=5)
+    >>> oriented[["class_a", "class_b", "s1", "s2", "s3", "s4", "response"]].values.tolist()
+    [['cat', 'dog', 1, 3, 4, 5, 0]]
     """
     frame = judgements.copy()
     quads = frame["s4"].notna().to_numpy()
@@ -136,6 +224,20 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
     -------
     ClassCounts
         The reference is the first observer.
+
+    Raises
+    ------
+    JudgementError
+        On a malformed table, levels above ``n_levels``, a missing reference, or an observer without trials
+        for some class pair.
+
+    Examples
+    --------
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> judgements = simulate_psychscore_demo(n_classes=3, n_humans=2)   # 3 class pairs, 2 humans, 2 models
+    >>> counts = pool_class_counts(judgements)   # the two humans pooled into "humans"
+    >>> counts.observers, counts.kinds, counts.n_levels
+    (['humans', 'model-alien', 'model-humanlike'], ['human', 'model', 'model'], 7)
     """
     frame = normalise_judgements(judgements)
     level_cols = ["s1", "s2", "s3", "s4"]
@@ -178,7 +280,7 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
                        class_pairs, trials, n_levels, successes, totals)
 
 
-def add_random_observer(counts: ClassCounts, seed: int, name: str = RANDOM_BASELINE) -> ClassCounts:
+def _add_random_observer(counts: ClassCounts, seed: int, name: str = RANDOM_BASELINE) -> ClassCounts:
     """Add a coin-flip observer judging each trial type as often as the first non-reference observer
     (or the reference when there is none): the chance baseline of the skewness variance."""
     if name in counts.observers:
@@ -216,7 +318,7 @@ def _resampled_counts(counts: ClassCounts, seed: int, start: int, stop: int):
     return k_out, n_out
 
 
-def confirm_separation(counts: ClassCounts, fit):
+def _confirm_separation(counts: ClassCounts, fit):
     """Cross-check the numerical separation flags with the exact linear-programming test
     (:func:`humanlike.stats.mlds_glm.is_separable`) on every point-estimate scale; a scale the LP finds
     separable but the iterations did not is refitted with the smoothing too."""
@@ -268,7 +370,19 @@ class PsychScoreResult:
         Per observer: the combined LR test against flat scales (G, df, p) and the number of class pairs
         rejecting flatness after Benjamini-Hochberg (α = 0.05).
     reference : str
+        The reference observer (``"humans"`` for the pooled humans).
     settings : dict
+        The options the score ran with (resamples, level, seed, separation handling, unconverged refits).
+
+    Examples
+    --------
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> judgements = simulate_psychscore_demo(n_classes=3, n_humans=2)   # 3 class pairs, 2 humans, 2 models
+    >>> result = psychophysical_score(judgements, n_resamples=20, seed=0)
+    >>> result.reference, result.scales.shape[0]   # 4 observers (with "random") x 3 class pairs
+    ('humans', 12)
+    >>> result.chance.set_index("observer")["class_pairs_not_flat"].to_dict()["humans"]
+    3
     """
 
     scores: Resampled
@@ -290,11 +404,36 @@ class PsychScoreResult:
         return self.scores.replicates
 
     def interval(self, level: float | None = None, method: str | None = None):
-        """(low, high) of every column of :attr:`scores`."""
+        """(low, high) of every column of :attr:`scores`.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the result's.
+        method : {"percentile", "bca"}, optional
+            Interval method; defaults to the result's.
+
+        Returns
+        -------
+        (low, high) : tuple of numpy.ndarray
+            One bound per column of :attr:`scores`.
+        """
         return self.scores.interval(level, method)
 
     def to_frame(self, level: float | None = None) -> pd.DataFrame:
-        """One row per observer: score, its interval, ρ, variance of S with interval, separated scales."""
+        """One row per observer: score, its interval, ρ, variance of S with interval, separated scales.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of the intervals; defaults to the result's.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns observer, score, score_ci_low, score_ci_high, undefined_share, reason, rho (and interval),
+            variance_S (and interval), separated_scales; the reference has only the variance columns.
+        """
         tidy = self.scores.to_frame(level)
         wide = []
         for observer, group in tidy.groupby("observer", sort=False):
@@ -313,7 +452,19 @@ class PsychScoreResult:
         return out.merge(sep, left_on="observer", right_index=True, how="left")
 
     def to_json_dict(self, level: float | None = None) -> dict:
-        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
+        """The result as a dict of records, with the settings.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of the intervals; defaults to the result's.
+
+        Returns
+        -------
+        dict
+            Keys reference, settings, observers (records of :meth:`to_frame`), chance and scales (records of
+            those tables).
+        """
         frame = self.to_frame(level)
         return {"reference": self.reference, "settings": dict(self.settings),
                 "observers": frame.to_dict(orient="records"),
@@ -339,23 +490,42 @@ def psychophysical_score(judgements: pd.DataFrame, reference: str = "humans", n_
     level : float
         Confidence level of the percentile intervals.
     seed : int
+        One seed for the random baseline and every resample (each from its own stream).
     random_baseline : bool
         Add a coin-flip observer (``random``) unless the table has one.
     n_levels : int, optional
+        Levels per sequence (default: the highest level in the table).
     chunk : int
         Resamples fitted together (memory ∝ chunk × observers × class pairs × trial types).
 
     Returns
     -------
     PsychScoreResult
+        Scores with intervals, the class-level scales and the chance test.
+
+    Raises
+    ------
+    JudgementError
+        On a table that cannot be used (see :func:`pool_class_counts`) or fewer than 3 class pairs.
+
+    Examples
+    --------
+    The demo's "humanlike" model shares the humans' skewness pattern over class pairs; the "alien" one
+    reverses it (ρ = -1), so both score |ρ| = 1 but with opposite signs:
+
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> judgements = simulate_psychscore_demo(n_classes=3, n_humans=2)   # 3 class pairs, 2 humans, 2 models
+    >>> result = psychophysical_score(judgements, n_resamples=20, seed=0)
+    >>> result.to_frame().set_index("observer").loc[["model-humanlike", "model-alien"], "rho"].tolist()
+    [1.0, -1.0]
     """
     counts = pool_class_counts(judgements, reference, n_levels)
     if random_baseline:
-        counts = add_random_observer(counts, seed)
+        counts = _add_random_observer(counts, seed)
     n_obs, n_pairs, _ = counts.totals.shape
     if n_pairs < 3:
         raise JudgementError(f"a rank correlation over class pairs needs at least 3 class pairs, got {n_pairs}")
-    fit = confirm_separation(counts, fit_count_scales(counts.trials, counts.n_levels, counts.successes, counts.totals))
+    fit = _confirm_separation(counts, fit_count_scales(counts.trials, counts.n_levels, counts.successes, counts.totals))
     skew = scale_skewness(fit.psi)                                     # (observers, pairs)
     score, rho, var = _scores(skew)
     rep_skew = np.full((n_resamples, n_obs, n_pairs), np.nan)
@@ -444,9 +614,17 @@ def skewness_table(judgements: pd.DataFrame, n_levels: int | None = None) -> tup
     reference or a bootstrap — e.g. for MLDS data sets that are not class-pair blends (each ``scale``
     is then its own unit).
 
+    Parameters
+    ----------
+    judgements : pandas.DataFrame
+        A difference-judgement table (see :func:`pool_class_counts`); every observer counts on its own.
+    n_levels : int, optional
+        Levels per sequence (default: the highest level in the table).
+
     Returns
     -------
-    (scales, chance) : the tables of :class:`PsychScoreResult` (intervals NaN).
+    (scales, chance) : tuple of pandas.DataFrame
+        The tables of :class:`PsychScoreResult` (intervals NaN).
 
     Examples
     --------
@@ -458,6 +636,6 @@ def skewness_table(judgements: pd.DataFrame, n_levels: int | None = None) -> tup
     frame = judgements.copy()
     first = str(frame["observer"].iloc[0])
     counts = pool_class_counts(frame, reference=first, n_levels=n_levels)
-    fit = confirm_separation(counts, fit_count_scales(counts.trials, counts.n_levels, counts.successes, counts.totals))
+    fit = _confirm_separation(counts, fit_count_scales(counts.trials, counts.n_levels, counts.successes, counts.totals))
     skew = scale_skewness(fit.psi)
     return _scale_tables(counts, fit, skew, np.zeros((0,) + skew.shape), 0.95)

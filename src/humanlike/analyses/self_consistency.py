@@ -31,6 +31,33 @@ class SelfConsistencyResult:
     item accuracies; a test-retest reliability of the pooled human index from single presentations),
     item_r_sb (its Spearman–Brown step-up to both presentations), noise_share (pooled), n_items,
     n_observers, reason. ``experiments``: the same averaged over conditions (and per observer).
+    Made by :func:`self_consistency`.
+
+    Parameters
+    ----------
+    observers : pandas.DataFrame
+        One row per (experiment, condition, observer), columns as above.
+    conditions : pandas.DataFrame
+        One row per (experiment, condition), columns as above.
+    experiments : pandas.DataFrame
+        One ``(pooled)`` row per experiment (item_r, item_r_sb, noise_share) and one row per observer
+        (error_consistency, phi, noise_share), each the mean over conditions.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> first = [1, 1, 1, 0, 0, 1, 0, 1]   # correctness at the first presentation of items i0..i7
+    >>> second = [1, 1, 0, 0, 1, 1, 0, 1]  # and at the second: i2 and i4 changed
+    >>> trials = pd.DataFrame({
+    ...     "observer": "s1", "observer_kind": "human", "experiment": "e", "condition": "c",
+    ...     "item": [f"i{k}" for k in range(8)] * 2, "label": "cat",
+    ...     "response": ["cat" if x else "dog" for x in first + second],
+    ...     "correct": np.array(first + second, dtype=bool), "repeat": [0] * 8 + [1] * 8})
+    >>> result = self_consistency(trials)
+    >>> result.observers.loc[0, ["n_items", "accuracy_first", "accuracy_second"]].tolist()
+    [8.0, 0.625, 0.625]
+    >>> result.experiments["observer"].tolist()
+    ['(pooled)', 's1']
     """
 
     observers: pd.DataFrame
@@ -38,7 +65,14 @@ class SelfConsistencyResult:
     experiments: pd.DataFrame
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy: level (observer / condition / experiment), experiment, condition, observer, metric, estimate."""
+        """The three tables stacked in long form, one row per (level, unit, metric).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns level (``observer`` / ``condition`` / ``experiment``), experiment, condition, observer
+            (``""`` where the level has none), metric, estimate.
+        """
         frames = []
         for lvl, frame, ids, metrics in (
             ("observer", self.observers, ["experiment", "condition", "observer"],
@@ -62,7 +96,14 @@ class SelfConsistencyResult:
         return out[["level", "experiment", "condition", "observer", "metric", "estimate"]]
 
     def to_json_dict(self) -> dict:
-        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
+        """The experiment and condition tables as lists of records.
+
+        Returns
+        -------
+        dict
+            ``{"experiments": [record, ...], "conditions": [record, ...]}``, one dict per table row (undefined
+            values stay NaN).
+        """
         return {"experiments": self.experiments.to_dict("records"),
                 "conditions": self.conditions.to_dict("records")}
 
@@ -101,6 +142,45 @@ def self_consistency(trials: pd.DataFrame, *, kinds: tuple[str, ...] = ("human",
     presentation per observer; ``item_r_sb`` = 2r/(1+r), the reliability of the index from both) and the
     pooled noise share (noise pooled over observers, total variance over all responses of the condition,
     so between-observer differences count as signal). Experiment rows average conditions.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table with a ``repeat`` column (presentation index of the item to the observer).
+    kinds : tuple of str
+        The observer kinds to analyse (default humans only).
+    validate : bool
+        Validate the trial table first.
+
+    Returns
+    -------
+    SelfConsistencyResult
+        Per-observer, per-condition and per-experiment tables (empty when no item was shown twice).
+
+    Raises
+    ------
+    TrialTableError
+        When the table has no ``repeat`` column (or fails validation).
+
+    Examples
+    --------
+    One observer, eight items shown twice, two answers changed (a = 4 both correct, b = c = 1 changed,
+    d = 2 both wrong): noise = (b + c) / (2n) = 0.125, total variance 0.625 * 0.375, noise share 8/15.
+
+    >>> import numpy as np, pandas as pd
+    >>> first = [1, 1, 1, 0, 0, 1, 0, 1]   # correctness at the first presentation of items i0..i7
+    >>> second = [1, 1, 0, 0, 1, 1, 0, 1]  # and at the second: i2 and i4 changed
+    >>> trials = pd.DataFrame({
+    ...     "observer": "s1", "observer_kind": "human", "experiment": "e", "condition": "c",
+    ...     "item": [f"i{k}" for k in range(8)] * 2, "label": "cat",
+    ...     "response": ["cat" if x else "dog" for x in first + second],
+    ...     "correct": np.array(first + second, dtype=bool), "repeat": [0] * 8 + [1] * 8})
+    >>> result = self_consistency(trials)
+    >>> row = result.observers.iloc[0]
+    >>> round(float(row["noise_share"]), 4), round(float(row["error_consistency"]), 4)
+    (0.5333, 0.4667)
+    >>> round(float(result.conditions.loc[0, "item_r_sb"]), 4)
+    0.6364
     """
     if validate:
         trials = validate_trials(trials)

@@ -41,6 +41,23 @@ def confidence_level(text: str) -> float:
     return value
 
 
+def positive_count(text: str) -> int:
+    """argparse type: a positive whole number (e.g. ``--workers 2``).
+
+    Examples
+    --------
+    >>> positive_count("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def gibibytes(text: str) -> int:
     """argparse type: a memory budget in GiB (e.g. ``2`` or ``0.5``), returned in bytes."""
     try:
@@ -66,6 +83,9 @@ def add_resampling_options(parser: argparse.ArgumentParser, *, observer_level: s
                         help="how the human observers enter the intervals (default %(default)s)")
     parser.add_argument("--memory-budget", type=gibibytes, default=DEFAULT_MEMORY_BUDGET,
                         metavar="GIB", help="memory the resampling may use, in GiB (default 2)")
+    parser.add_argument("--workers", type=positive_count, default=None, metavar="N",
+                        help="threads that evaluate strata side by side (default: one per available core; "
+                             "never changes a number)")
 
 
 def resampling_settings(args) -> ResamplingSettings:
@@ -76,7 +96,7 @@ def resampling_settings(args) -> ResamplingSettings:
                               interval=getattr(args, "interval", "percentile"),
                               observer_level=getattr(args, "observer_level", "none"), seed=args.seed,
                               memory_budget=getattr(args, "memory_budget", DEFAULT_MEMORY_BUDGET),
-                              progress=show_progress(args))
+                              progress=show_progress(args), workers=getattr(args, "workers", None))
 
 
 def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None = DEFAULT_OUT) -> None:

@@ -32,6 +32,35 @@ def item_accuracy_interval(true_accuracy, n_trials, level: float = 0.95) -> tupl
 
     Returns ``(low, high)``, broadcast over ``true_accuracy`` and ``n_trials``. Because the binomial is
     discrete, the interval covers at least ``level`` (each tail holds at most (1 - level) / 2).
+
+    Parameters
+    ----------
+    true_accuracy : float or array_like of float
+        True item accuracy π, in [0, 1].
+    n_trials : int or array_like of int
+        Trials t per item (at least 1; broadcastable with ``true_accuracy``).
+    level : float, default 0.95
+        Central probability, in (0, 1).
+
+    Returns
+    -------
+    low, high : float or numpy.ndarray
+        Bounds of the estimated accuracy (proportions in [0, 1]).
+
+    Raises
+    ------
+    ValueError
+        If ``level`` is outside (0, 1), an accuracy outside [0, 1], or ``n_trials`` not integers >= 1.
+
+    Notes
+    -----
+    METHODS.md §3 (Alvarez & Konkle 2024, Appendix B).
+
+    Examples
+    --------
+    >>> low, high = item_accuracy_interval([0.5, 0.9], [10, 100])
+    >>> low.tolist(), high.tolist()
+    ([0.2, 0.84], [0.8, 0.95])
     """
     if not 0 < level < 1:
         raise ValueError("level must lie in (0, 1)")
@@ -48,7 +77,35 @@ def item_accuracy_interval(true_accuracy, n_trials, level: float = 0.95) -> tupl
 
 
 def within_tolerance_probability(true_accuracy, n_trials, tolerance) -> np.ndarray:
-    """P(|p̂ - π| <= tolerance) for p̂ ~ Binomial(t, π) / t, broadcast over the inputs."""
+    """P(|p̂ - π| <= tolerance) for p̂ ~ Binomial(t, π) / t, broadcast over the inputs.
+
+    Parameters
+    ----------
+    true_accuracy : float or array_like of float
+        True item accuracy π, in [0, 1].
+    n_trials : int or array_like of int
+        Trials t per item.
+    tolerance : float
+        Largest acceptable absolute error of the estimated accuracy.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The probability, broadcast over ``true_accuracy`` and ``n_trials``.
+
+    Raises
+    ------
+    ValueError
+        If an accuracy lies outside [0, 1].
+
+    Examples
+    --------
+    With π = 0.5, t = 10 and tolerance 0.1 the estimate must be 4, 5 or 6 correct out of 10:
+    (210 + 252 + 210) / 1024.
+
+    >>> within_tolerance_probability(0.5, [10, 100], 0.1).round(5).tolist()
+    [0.65625, 0.9648]
+    """
     p = _check_accuracy(true_accuracy)
     t = np.asarray(n_trials, dtype=float)
     tol = float(tolerance)
@@ -66,6 +123,35 @@ def trials_for_tolerance(true_accuracy, tolerance: float, probability: float = 0
     binomial's discreteness the probability is not monotone in t: a few larger t can fall below the target
     again; this returns the first t that reaches it. Raises ``ValueError`` naming the accuracy when no
     t <= ``max_trials`` reaches the target.
+
+    Parameters
+    ----------
+    true_accuracy : float or array_like of float
+        True item accuracy π, in [0, 1].
+    tolerance : float
+        Largest acceptable absolute error (> 0).
+    probability : float, default 0.95
+        Required probability of staying within the tolerance, in (0, 1).
+    max_trials : int, default 100000
+        Largest t searched.
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        The smallest t per accuracy.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive ``tolerance``, ``probability`` outside (0, 1), an accuracy outside [0, 1], or
+        when no t <= ``max_trials`` suffices.
+
+    Examples
+    --------
+    >>> trials_for_tolerance([0.5, 0.9], 0.1).tolist()
+    [90, 20]
+    >>> float(within_tolerance_probability(0.5, 89, 0.1)) < 0.95 <= float(within_tolerance_probability(0.5, 90, 0.1))
+    True
     """
     if not tolerance > 0:
         raise ValueError("tolerance must be > 0")
@@ -103,6 +189,31 @@ class ObserverPlanningResult:
     V / (V + E[π(1-π)] / (N t)) and ``expected_corr_truth`` its square root. ``n_undefined_truth`` /
     ``n_undefined_split`` count simulations where a correlation was undefined (excluded from the means),
     with ``reasons``.
+
+    Attributes
+    ----------
+    n_observers : numpy.ndarray of int
+        The numbers of observers simulated.
+    mean_corr_truth, sd_corr_truth : numpy.ndarray
+        Mean and SD over simulations of corr(pooled estimate, truth).
+    mean_split_half, sqrt_split_half : numpy.ndarray
+        Mean split-half (Spearman-Brown) reliability and its square root (NaN for one observer).
+    expected_reliability, expected_corr_truth : numpy.ndarray
+        Sampling-theory reliability and its square root.
+    n_undefined_truth, n_undefined_split : numpy.ndarray of int
+        Simulations with an undefined correlation.
+    reasons : tuple of str
+        Per number of observers, why values are missing or excluded ("" when none).
+    trials_per_observer, n_items, n_sim : int
+        The design simulated.
+    distribution : str
+        The true accuracies (``"explicit"`` or the distribution drawn from).
+
+    Examples
+    --------
+    >>> result = accuracy_correlation_vs_observers(("uniform", 0.2, 0.9), [1, 4], n_items=50, n_sim=20, seed=0)
+    >>> result.expected_reliability.round(3).tolist(), result.reasons[0]
+    ([0.165, 0.441], 'split-half needs >= 2 observers')
     """
 
     n_observers: np.ndarray
@@ -121,7 +232,14 @@ class ObserverPlanningResult:
     distribution: str
 
     def to_frame(self):
-        """One row per number of observers."""
+        """One row per number of observers.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``n_observers``, the design (``trials_per_observer``, ``n_items``, ``n_sim``,
+            ``distribution``), the correlations and reliabilities, the undefined counts and ``reason``.
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -197,6 +315,48 @@ def accuracy_correlation_vs_observers(
     square root estimates corr(estimate, truth); ``expected_*`` give the large-item-set values. The
     split-half uses halves of N/2 observers (factor-2 step-up; approximate for odd N) and is undefined for
     N = 1. Vectorised over simulations (chunked); one set of splits (at most ``max_splits``) per N.
+
+    Parameters
+    ----------
+    true_accuracies : array_like of float or tuple
+        Explicit item accuracies (1-d, at least 2 items, not all equal), or ``("uniform", lo, hi)`` /
+        ``("beta", a, b)``.
+    n_observers : int or array_like of int
+        Numbers of observers N to simulate (each >= 1).
+    trials_per_observer : int, default 1
+        Trials per observer and item.
+    n_items : int, optional
+        Items per simulation; required (>= 2) for a distribution spec, must match explicit accuracies.
+    n_sim : int, default 200
+        Simulations per N (>= 2).
+    max_splits : int, default 50
+        Most observer splits used for the split-half reliability.
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed of the simulation.
+
+    Returns
+    -------
+    ObserverPlanningResult
+        Simulated and expected correlations and reliabilities per N.
+
+    Raises
+    ------
+    ValueError
+        For an invalid accuracy spec, ``n_observers``, ``trials_per_observer`` or ``n_sim``.
+
+    Notes
+    -----
+    METHODS.md §3 (Alvarez & Konkle 2024, Appendix B). With ``("uniform", 0.2, 0.9)`` the variance of
+    the truth is 0.7²/12 and E[π(1-π)] = 0.2067, so one observer with one trial has expected reliability
+    0.0408 / (0.0408 + 0.2067) = 0.165.
+
+    Examples
+    --------
+    >>> result = accuracy_correlation_vs_observers(("uniform", 0.2, 0.9), [1, 4], n_items=50, n_sim=20, seed=0)
+    >>> result.expected_reliability.round(3).tolist()
+    [0.165, 0.441]
+    >>> result.to_frame()[["n_observers", "n_undefined_split"]].values.tolist()
+    [[1, 20], [4, 0]]
     """
     rng = make_rng(seed)
     draw, n_items, description, mean, var = _parse_truth(true_accuracies, n_items)

@@ -45,6 +45,27 @@ class ECInterval:
     ``estimate``: kappa of the table (NaN when both observers are constant); ``low``, ``high``: the
     interval; ``level``; ``method``; ``reason``: '' or why the estimate is undefined (the interval is then
     still defined: it says what kappa values the data cannot exclude).
+
+    Attributes
+    ----------
+    estimate : float or numpy.ndarray
+        Kappa of each table (NaN when both observers are constant).
+    low, high : float or numpy.ndarray
+        Interval bounds, in [-1, 1].
+    level : float
+        Confidence level.
+    method : str
+        ``"profile-likelihood"``.
+    reason : str or numpy.ndarray of object
+        Why the estimate is undefined ("" when defined).
+
+    Examples
+    --------
+    >>> r = ec_profile_interval([86, 100], [4, 0], [9, 0], [1, 0])
+    >>> r.estimate.round(3).tolist(), r.low.round(3).tolist(), r.high.round(3).tolist()
+    ([0.071, nan], [-0.067, -0.009], [0.399, 0.996])
+    >>> r.reason.tolist()
+    ['', 'both observers constant (expected agreement is 1)']
     """
 
     estimate: float | np.ndarray
@@ -55,7 +76,13 @@ class ECInterval:
     reason: str | np.ndarray
 
     def to_frame(self):
-        """Tidy table: estimate, ci_low, ci_high, level, method, reason (one row per pair)."""
+        """Tidy table: estimate, ci_low, ci_high, level, method, reason (one row per pair).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per pair (flattened in C order).
+        """
         import pandas as pd
 
         def col(x):

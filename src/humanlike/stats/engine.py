@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
@@ -41,7 +43,23 @@ OBSERVER_LEVELS = ("none", "bootstrap", "jackknife")
 
 
 class ResourceError(ValueError):
-    """A request would need more memory than the budget allows; the message gives the estimate."""
+    """A request would need more memory than the budget allows; the message gives the estimate.
+
+    Examples
+    --------
+    >>> class MeanKernel(SufficientStatisticKernel):
+    ...     def statistics(self, stratum):          # per item: value and 1, so sums give total and count
+    ...         return np.column_stack([stratum.arrays["value"], np.ones(stratum.n_items)])
+    ...     def reduce(self, stratum, sums, observer_weights):
+    ...         return sums[:, :1] / sums[:, 1:]
+    >>> stratum = Stratum(("a",), np.arange(4).astype(str), ("obs",), {"value": np.array([1.0, 2.0, 3.0, 6.0])})
+    >>> design, output = Design((stratum,)), Output([("a",)], ("stratum",))
+    >>> settings = ResamplingSettings(n_resamples=10**9, memory_budget=2**20)
+    >>> bootstrap(design, MeanKernel(), lambda values: values[("a",)], output, settings)
+    Traceback (most recent call last):
+    ...
+    humanlike.stats.engine.ResourceError: 1000000000 resamples of 1 outputs need 7.45 GiB to keep the replicates (budget 0.00 GiB); ask for fewer resamples or raise the memory budget
+    """
 
 
 @dataclass(frozen=True)
@@ -64,6 +82,10 @@ class ResamplingSettings:
         Bytes the engine may use for one chunk of resamples and the kept replicates.
     progress : bool
         Show a progress bar (tqdm) over chunks.
+    workers : int or None
+        Threads that evaluate the strata of a chunk side by side (None: one per available core). Every
+        stratum is computed alone on one BLAS thread, so the numbers are identical for any value; it is
+        therefore not recorded by :meth:`to_dict`.
 
     Examples
     --------
@@ -78,6 +100,7 @@ class ResamplingSettings:
     seed: int = 0
     memory_budget: int = DEFAULT_MEMORY_BUDGET
     progress: bool = False
+    workers: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, (int, np.integer)):
@@ -96,10 +119,29 @@ class ResamplingSettings:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.memory_budget < 1024**2:
             raise ValueError(f"memory_budget must be at least 1 MiB, got {self.memory_budget} bytes")
+        if self.workers is not None and (isinstance(self.workers, bool) or not isinstance(self.workers, (int, np.integer))
+                                         or self.workers < 1):
+            raise ValueError(f"workers must be a positive integer or None, got {self.workers!r}")
+
+    @property
+    def threads(self) -> int:
+        """The number of threads that evaluate strata: :attr:`workers`, or the cores this process may use."""
+        if self.workers is not None:
+            return int(self.workers)
+        try:
+            return max(len(os.sched_getaffinity(0)), 1)
+        except AttributeError:  # pragma: no cover - not Linux
+            return max(os.cpu_count() or 1, 1)
 
     def to_dict(self) -> dict:
-        """The settings as a plain dict (for JSON outputs)."""
-        return {k: (int(v) if isinstance(v, np.integer) else v) for k, v in asdict(self).items()}
+        """The settings as a plain dict (for JSON outputs); ``workers`` is left out (it never changes a number).
+
+        Returns
+        -------
+        dict
+            Field name to value (numpy integers as int).
+        """
+        return {k: (int(v) if isinstance(v, np.integer) else v) for k, v in asdict(self).items() if k != "workers"}
 
 
 class Kernel(Protocol):
@@ -108,17 +150,74 @@ class Kernel(Protocol):
     ``evaluate(stratum, item_weights, observer_weights)`` returns an array (R x k_stratum): item_weights is
     (R x items) float, observer_weights (R x group members) or None. ``width(stratum)`` is k_stratum and
     ``bytes_per_resample(stratum)`` the memory one resample needs while evaluated (weights and temporaries).
+
+    Attributes
+    ----------
+    evaluate_resamples : callable, optional
+        ``(stratum, item_weights, observer_weights, seed, start, stop) -> (R x k)``, defined only by kernels
+        that draw randomness of their own in each resample (see :func:`evaluate_chunk`).
+
+    Examples
+    --------
+    Any object with these methods is a kernel:
+
+    >>> class SumKernel:
+    ...     def evaluate(self, stratum, item_weights, observer_weights):
+    ...         return item_weights @ stratum.arrays["value"][:, None]
+    ...     def width(self, stratum):
+    ...         return 1
+    ...     def bytes_per_resample(self, stratum):
+    ...         return 8 * stratum.n_items
+    >>> stratum = Stratum(("a",), np.array(["i", "j"]), ("obs",), {"value": np.array([1.0, 10.0])})
+    >>> SumKernel().evaluate(stratum, np.array([[1.0, 1.0], [2.0, 0.0]]), None).ravel().tolist()
+    [11.0, 2.0]
     """
 
     def evaluate(self, stratum: Stratum, item_weights: np.ndarray,
                  observer_weights: np.ndarray | None) -> np.ndarray:
-        """Values of one stratum under item weights (R x items) and observer weights (R x members or None)."""
+        """Values of one stratum under item weights (R x items) and observer weights (R x members or None).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum evaluated.
+        item_weights : numpy.ndarray
+            Item weights, shape (R x items) (all ones: the estimate).
+        observer_weights : numpy.ndarray or None
+            Observer weights, shape (R x group members), or None without an observer level.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (R x :meth:`width`).
+        """
 
     def width(self, stratum: Stratum) -> int:
-        """Number of values this kernel yields for one stratum."""
+        """Number of values this kernel yields for one stratum.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+
+        Returns
+        -------
+        int
+        """
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
-        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+
+        Returns
+        -------
+        int
+            Bytes.
+        """
 
 
 class SufficientStatisticKernel:
@@ -127,41 +226,141 @@ class SufficientStatisticKernel:
     Subclasses give ``statistics(stratum) -> (items x S)`` and ``reduce(stratum, sums (R x S),
     observer_weights) -> (R x k)``; a resample is then one matrix product ``W @ statistics``, and the item
     jackknife is exact and cheap (``total - row``). Statistics are cached per stratum key.
+
+    Examples
+    --------
+    A mean as a sufficient-statistic kernel; its leave-one-out values are exact ((12 - 1) / 3, ...):
+
+    >>> class MeanKernel(SufficientStatisticKernel):
+    ...     def statistics(self, stratum):          # per item: value and 1, so sums give total and count
+    ...         return np.column_stack([stratum.arrays["value"], np.ones(stratum.n_items)])
+    ...     def reduce(self, stratum, sums, observer_weights):
+    ...         return sums[:, :1] / sums[:, 1:]
+    >>> stratum = Stratum(("a",), np.arange(4).astype(str), ("obs",), {"value": np.array([1.0, 2.0, 3.0, 6.0])})
+    >>> kernel = MeanKernel()
+    >>> kernel.evaluate(stratum, np.array([[1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 4.0]]), None).ravel().tolist()
+    [3.0, 6.0]
+    >>> kernel.leave_one_out(stratum).ravel().round(3).tolist()
+    [3.667, 3.333, 3.0, 2.0]
     """
 
     def __init__(self) -> None:
         self._cache: dict[tuple, np.ndarray] = {}
 
     def statistics(self, stratum: Stratum) -> np.ndarray:  # pragma: no cover - abstract
-        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (items x S).
+        """
         raise NotImplementedError
 
     def reduce(self, stratum: Stratum, sums: np.ndarray, observer_weights: np.ndarray | None) -> np.ndarray:
-        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width)."""
+        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+        sums : numpy.ndarray
+            Weighted sums of the statistics, shape (R x S).
+        observer_weights : numpy.ndarray or None
+            Observer weights (R x group members), or None.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (R x width).
+        """
         raise NotImplementedError  # pragma: no cover - abstract
 
     def width(self, stratum: Stratum) -> int:
-        """Number of values this kernel yields for one stratum."""
+        """Number of values this kernel yields for one stratum.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+
+        Returns
+        -------
+        int
+        """
         return self.reduce(stratum, self.cached_statistics(stratum).sum(axis=0, keepdims=True), None).shape[1]
 
     def cached_statistics(self, stratum: Stratum) -> np.ndarray:
-        """The statistics of a stratum, computed once per stratum key."""
+        """The statistics of a stratum, computed once per stratum key.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+
+        Returns
+        -------
+        numpy.ndarray of float64
+            :meth:`statistics` of the stratum (items x S).
+        """
         if stratum.key not in self._cache:
             self._cache[stratum.key] = np.asarray(self.statistics(stratum), dtype=np.float64)
         return self._cache[stratum.key]
 
     def evaluate(self, stratum, item_weights, observer_weights):
-        """Values of one stratum under item weights (R x items) and observer weights (R x members or None): R x width."""
+        """Values of one stratum under item weights (R x items) and observer weights (R x members or None): R x width.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+        item_weights : numpy.ndarray
+            Shape (R x items).
+        observer_weights : numpy.ndarray or None
+            Shape (R x group members), or None.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (R x width).
+        """
         sums = np.asarray(item_weights, dtype=np.float64) @ self.cached_statistics(stratum)
         return self.reduce(stratum, sums, observer_weights)
 
     def leave_one_out(self, stratum: Stratum) -> np.ndarray:
-        """Exact leave-one-item-out outputs (items x k)."""
+        """Exact leave-one-item-out outputs (items x k).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+
+        Returns
+        -------
+        numpy.ndarray
+            Row i: the values without item i.
+        """
         stats = self.cached_statistics(stratum)
         return self.reduce(stratum, stats.sum(axis=0)[None, :] - stats, None)
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
-        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size)."""
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+
+        Returns
+        -------
+        int
+            ``8 * (items + 3 S)`` bytes.
+        """
         stats = self.cached_statistics(stratum)
         return 8 * (stratum.n_items + 3 * stats.shape[1])
 
@@ -173,8 +372,23 @@ Aggregate = Callable[[Mapping[tuple, np.ndarray]], np.ndarray]
 class Output:
     """The output columns of an aggregation: labels and the reason each estimate is undefined (if it is).
 
-    ``replicate_dtype``: the precision in which the replicates are kept; ``np.float32`` halves their memory for
-    a kernel whose resamples are float32 computations anyway (the estimate is always float64).
+    Attributes
+    ----------
+    labels : list of tuple
+        One label tuple per output column.
+    label_names : tuple of str
+        Names of the label fields.
+    reasons : callable, optional
+        ``estimate (K,) -> reasons (K,)``: why each estimate is undefined ("" where defined).
+    replicate_dtype : numpy dtype, default float64
+        The precision in which the replicates are kept; ``np.float32`` halves their memory for a kernel whose
+        resamples are float32 computations anyway (the estimate is always float64).
+
+    Examples
+    --------
+    >>> output = Output([("edge", "kappa"), ("overall", "kappa")], ("scope", "metric"))
+    >>> len(output.labels), output.label_names
+    (2, ('scope', 'metric'))
     """
 
     labels: list[tuple]
@@ -198,6 +412,27 @@ def item_weights(seed: int, key: tuple, n_items: int, start: int, stop: int) -> 
     Each row counts how often each item is drawn (rows sum to ``n_items``). Resample r's row depends only on
     ``seed``, ``key`` and r.
 
+    Parameters
+    ----------
+    seed : int
+        Root seed.
+    key : tuple
+        The stratum's key (names its random stream).
+    n_items : int
+        Items in the stratum (>= 1).
+    start, stop : int
+        The resamples drawn.
+
+    Returns
+    -------
+    numpy.ndarray of float32
+        Counts, shape ((stop - start) x n_items).
+
+    Raises
+    ------
+    ValueError
+        If ``n_items`` is not positive.
+
     Examples
     --------
     >>> w = item_weights(0, ("edge", "0"), 5, 0, 250)
@@ -218,7 +453,30 @@ def item_weights(seed: int, key: tuple, n_items: int, start: int, stop: int) -> 
 
 
 def observer_weights(seed: int, key: tuple, n_observers: int, start: int, stop: int) -> np.ndarray:
-    """Multinomial weights of the observers of one group for resamples ``start..stop-1`` (float64)."""
+    """Multinomial weights of the observers of one group for resamples ``start..stop-1`` (float64).
+
+    Parameters
+    ----------
+    seed : int
+        Root seed.
+    key : tuple
+        The observer group's key.
+    n_observers : int
+        Members of the group (0 gives an empty matrix).
+    start, stop : int
+        The resamples drawn.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Counts, shape ((stop - start) x n_observers); rows sum to ``n_observers``.
+
+    Examples
+    --------
+    >>> u = observer_weights(0, ("exp",), 3, 0, 4)
+    >>> u.shape, u.sum(axis=1).tolist()
+    ((4, 3), [3.0, 3.0, 3.0, 3.0])
+    """
     if n_observers <= 0:
         return np.zeros((stop - start, 0))
     return item_weights(seed, ("observers",) + tuple(key), n_observers, start, stop).astype(np.float64)
@@ -228,6 +486,27 @@ def bernoulli_responses(seed: int, key: tuple, probabilities: np.ndarray, start:
     """Simulated 0/1 responses for resamples ``start..stop-1``: row r is Bernoulli(probabilities).
 
     Used by parametric bootstraps (e.g. MLDS). Row r depends only on ``seed``, ``key`` and r.
+
+    Parameters
+    ----------
+    seed : int
+        Root seed.
+    key : tuple
+        Names the random stream.
+    probabilities : numpy.ndarray
+        Probability of a 1 per trial, 1-d, in [0, 1].
+    start, stop : int
+        The resamples drawn.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Shape ((stop - start) x trials).
+
+    Raises
+    ------
+    ValueError
+        If ``probabilities`` is not 1-d in [0, 1].
 
     Examples
     --------
@@ -248,7 +527,30 @@ def bernoulli_responses(seed: int, key: tuple, probabilities: np.ndarray, start:
 
 
 def standard_normals(seed: int, key: tuple, n: int, start: int, stop: int) -> np.ndarray:
-    """Standard normal draws (stop-start) x n for resamples ``start..stop-1`` of one key."""
+    """Standard normal draws (stop-start) x n for resamples ``start..stop-1`` of one key.
+
+    Parameters
+    ----------
+    seed : int
+        Root seed.
+    key : tuple
+        Names the random stream.
+    n : int
+        Draws per resample.
+    start, stop : int
+        The resamples drawn.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ((stop - start) x n); row r depends only on ``seed``, ``key`` and r.
+
+    Examples
+    --------
+    >>> z = standard_normals(0, ("noise",), 2, 0, 3)
+    >>> z.shape, bool((standard_normals(0, ("noise",), 2, 1, 3) == z[1:]).all())
+    ((3, 2), True)
+    """
     parts = []
     for b in _blocks(start, stop):
         z = stream(seed, "normal", *key, b).standard_normal((BLOCK, n))
@@ -263,6 +565,29 @@ def random_subsets(seed: int, key: tuple, n: int, size: int, start: int, stop: i
     Drawn in blocks of :data:`BLOCK` resamples from ``stream(seed, *key, block)``, so row r depends only on
     ``seed``, ``key`` and r (e.g. DMC evaluates a random subset of the split halves in each resample, one
     subset per observer group shared by its strata).
+
+    Parameters
+    ----------
+    seed : int
+        Root seed.
+    key : tuple
+        Names the random stream.
+    n : int
+        Number of indices to choose from.
+    size : int
+        Subset size, 1..n.
+    start, stop : int
+        The resamples drawn.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Shape ((stop - start) x size), each row sorted.
+
+    Raises
+    ------
+    ValueError
+        If ``size`` is not in 1..n.
 
     Examples
     --------
@@ -291,6 +616,39 @@ def evaluate_chunk(kernel: Kernel, stratum: Stratum, item_weights_: np.ndarray, 
     per-key block streams (:func:`random_subsets`), so that resample r still depends only on the seed, the key
     and r; every other kernel is called through ``evaluate``. Point estimates and jackknife rows always go
     through ``evaluate`` (no randomness).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel.
+    stratum : Stratum
+        The stratum.
+    item_weights_ : numpy.ndarray
+        Item weights, shape (R x items).
+    observer_weights_ : numpy.ndarray or None
+        Observer weights, shape (R x members), or None.
+    seed : int
+        Root seed (for kernels with their own randomness).
+    start, stop : int
+        The resamples these weights belong to (R = stop - start).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (R x width).
+
+    Examples
+    --------
+    >>> class SumKernel:
+    ...     def evaluate(self, stratum, item_weights, observer_weights):
+    ...         return item_weights @ stratum.arrays["value"][:, None]
+    ...     def width(self, stratum):
+    ...         return 1
+    ...     def bytes_per_resample(self, stratum):
+    ...         return 8 * stratum.n_items
+    >>> stratum = Stratum(("a",), np.array(["i", "j"]), ("obs",), {"value": np.array([1.0, 10.0])})
+    >>> evaluate_chunk(SumKernel(), stratum, np.array([[2.0, 0.0], [1.0, 1.0]]), None, 0, 0, 2).ravel().tolist()
+    [2.0, 11.0]
     """
     own = getattr(kernel, "evaluate_resamples", None)
     if own is None:
@@ -303,6 +661,20 @@ def resample_chunks(n_resamples: int, bytes_per_resample: int, memory_budget: in
     """(start, stop) ranges covering ``n_resamples``, each using at most ``memory_budget`` bytes.
 
     Chunk boundaries fall on multiples of :data:`BLOCK` where the budget allows; numbers never depend on them.
+
+    Parameters
+    ----------
+    n_resamples : int
+        Total resamples (0 or less gives no chunk).
+    bytes_per_resample : int
+        Memory one resample needs.
+    memory_budget : int, default 2 GiB
+        Bytes one chunk may use.
+
+    Returns
+    -------
+    list of tuple of int
+        ``(start, stop)`` pairs covering ``0..n_resamples-1`` in order.
 
     Examples
     --------
@@ -343,6 +715,29 @@ def bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Outp
     Returns
     -------
     Resampled
+
+    Raises
+    ------
+    ValueError
+        If the design has no strata or the labels do not match the aggregation's columns.
+    ResourceError
+        If keeping the replicates would exceed the memory budget.
+
+    Examples
+    --------
+    The mean of one stratum of four values, with a BCa interval:
+
+    >>> class MeanKernel(SufficientStatisticKernel):
+    ...     def statistics(self, stratum):          # per item: value and 1, so sums give total and count
+    ...         return np.column_stack([stratum.arrays["value"], np.ones(stratum.n_items)])
+    ...     def reduce(self, stratum, sums, observer_weights):
+    ...         return sums[:, :1] / sums[:, 1:]
+    >>> stratum = Stratum(("a",), np.arange(4).astype(str), ("obs",), {"value": np.array([1.0, 2.0, 3.0, 6.0])})
+    >>> settings = ResamplingSettings(n_resamples=200, seed=0, interval="bca")
+    >>> result = bootstrap(Design((stratum,)), MeanKernel(), lambda values: values[("a",)],
+    ...                    Output([("a",)], ("stratum",)), settings)
+    >>> result.estimate.tolist(), result.replicates.shape, result.jackknife.ravel().round(3).tolist()
+    ([3.0], (200, 1), [3.667, 3.333, 3.0, 2.0])
     """
     if len(design) == 0:
         raise ValueError("the design has no strata")
@@ -358,6 +753,19 @@ def one_blas_thread() -> Iterator[None]:
     be rounded differently (in the last bit) depending on how many rows the chunk holds; with one thread every
     row is computed the same way. On the small machines this package targets, one thread is also no slower
     (the work is already vectorised over resamples).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        A context manager; BLAS runs on one thread inside it (unchanged without threadpoolctl).
+
+    Examples
+    --------
+    >>> from threadpoolctl import threadpool_info
+    >>> with one_blas_thread():
+    ...     threads = {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+    >>> threads <= {1}
+    True
     """
     try:
         from threadpoolctl import threadpool_limits
@@ -387,19 +795,28 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
     chunks = resample_chunks(settings.n_resamples, per_resample, settings.memory_budget - kept)
     replicates = np.empty((settings.n_resamples, n_out), dtype=output.replicate_dtype)
     bar = progress_bar(len(chunks), settings.progress, "bootstrap")
-    for start, stop in chunks:
-        values = {}
-        for s in design:
-            w = item_weights(settings.seed, s.key, s.n_items, start, stop)
-            u = None
-            if settings.observer_level == "bootstrap" and s.group in design.groups:
-                members = len(design.groups[s.group])
-                u = observer_weights(settings.seed, s.group, members, start, stop) if members else None
-            elif s.group in design.groups:
-                u = _ones_or_none(design, s, settings)
-            values[s.key] = evaluate_chunk(kernel, s, w, u, settings.seed, start, stop)
-        replicates[start:stop] = aggregate(values)
-        bar.update(1)
+
+    def resampled_stratum(s: Stratum, start: int, stop: int) -> np.ndarray:
+        w = item_weights(settings.seed, s.key, s.n_items, start, stop)
+        u = None
+        if settings.observer_level == "bootstrap" and s.group in design.groups:
+            members = len(design.groups[s.group])
+            u = observer_weights(settings.seed, s.group, members, start, stop) if members else None
+        elif s.group in design.groups:
+            u = _ones_or_none(design, s, settings)
+        return evaluate_chunk(kernel, s, w, u, settings.seed, start, stop)
+
+    # Strata are independent given their own streams, so threads change when a stratum is computed, never
+    # what: numpy releases the GIL in the array work, and the kernels' caches were filled by the estimate.
+    threads = min(settings.threads, len(design))
+    with ThreadPoolExecutor(max_workers=threads) if threads > 1 else contextlib.nullcontext() as pool:
+        for start, stop in chunks:
+            if pool is None:
+                computed = [resampled_stratum(s, start, stop) for s in design]
+            else:
+                computed = list(pool.map(lambda s: resampled_stratum(s, start, stop), design))
+            replicates[start:stop] = aggregate({s.key: v for s, v in zip(design, computed)})
+            bar.update(1)
     bar.close()
 
     if settings.observer_level == "jackknife" and settings.n_resamples > 0:
@@ -414,7 +831,39 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
 
 def item_jackknife(design: Design, kernel: Kernel, aggregate: Aggregate, point: Mapping[tuple, np.ndarray],
                    settings: ResamplingSettings = ResamplingSettings()) -> np.ndarray:
-    """Leave-one-item-out outputs: one row per item of every stratum (the other strata at their estimate)."""
+    """Leave-one-item-out outputs: one row per item of every stratum (the other strata at their estimate).
+
+    Parameters
+    ----------
+    design : Design
+        The strata.
+    kernel : Kernel
+        Per-stratum values under weights.
+    aggregate : callable
+        As for :func:`bootstrap`.
+    point : Mapping
+        Stratum key to the kernel's values at the estimate (1 x k).
+    settings : ResamplingSettings, optional
+        Gives the memory budget and the observer level.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (total items x K), strata in design order.
+
+    Examples
+    --------
+    >>> class MeanKernel(SufficientStatisticKernel):
+    ...     def statistics(self, stratum):          # per item: value and 1, so sums give total and count
+    ...         return np.column_stack([stratum.arrays["value"], np.ones(stratum.n_items)])
+    ...     def reduce(self, stratum, sums, observer_weights):
+    ...         return sums[:, :1] / sums[:, 1:]
+    >>> stratum = Stratum(("a",), np.arange(4).astype(str), ("obs",), {"value": np.array([1.0, 2.0, 3.0, 6.0])})
+    >>> kernel = MeanKernel()
+    >>> point = {("a",): kernel.evaluate(stratum, np.ones((1, 4)), None)}
+    >>> item_jackknife(Design((stratum,)), kernel, lambda values: values[("a",)], point).ravel().tolist()
+    [3.6666666666666665, 3.3333333333333335, 3.0, 2.0]
+    """
     rows = []
     for s in design:
         if isinstance(kernel, SufficientStatisticKernel):
@@ -437,6 +886,46 @@ def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregat
     deviations sqrt((N-1)/N) (theta_(-o) - mean), added to every item resample (R x K).
 
     Undefined leave-one-out values contribute 0 (they carry no information about the spread).
+
+    Parameters
+    ----------
+    design : Design
+        The strata and observer groups.
+    kernel : Kernel
+        Per-stratum values under weights.
+    aggregate : callable
+        As for :func:`bootstrap`.
+    point : Mapping
+        Stratum key to the kernel's values at the estimate.
+    estimate : numpy.ndarray
+        The aggregated estimate, shape (K,).
+    settings : ResamplingSettings
+        Seed and number of resamples.
+
+    Returns
+    -------
+    numpy.ndarray
+        Noise to add to the item resamples, shape (n_resamples x K).
+
+    Examples
+    --------
+    Three observers whose means are 1, 2 and 3: the noise has the SD of their mean, 1 / sqrt(3) = 0.577.
+
+    >>> class ObserverMean:
+    ...     def evaluate(self, stratum, item_weights, observer_weights):
+    ...         per_observer = item_weights @ stratum.arrays["value"] / item_weights.sum(axis=1, keepdims=True)
+    ...         return (per_observer * observer_weights).sum(axis=1, keepdims=True) / observer_weights.sum(
+    ...             axis=1, keepdims=True)
+    >>> values = np.tile([1.0, 2.0, 3.0], (3, 1))
+    >>> stratum = Stratum(("e", "c"), np.arange(3).astype(str), ("h1", "h2", "h3"), {"value": values},
+    ...                   group=("e",), group_columns=np.arange(3))
+    >>> design = Design((stratum,), {("e",): ("h1", "h2", "h3")})
+    >>> settings = ResamplingSettings(n_resamples=4000, seed=0, observer_level="jackknife")
+    >>> point = {("e", "c"): np.array([[2.0]])}
+    >>> noise = observer_jackknife_noise(design, ObserverMean(), lambda v: v[("e", "c")], point,
+    ...                                  np.array([2.0]), settings)
+    >>> noise.shape, round(float(noise.std()), 1)
+    ((4000, 1), 0.6)
     """
     noise = np.zeros((settings.n_resamples, estimate.size))
     for group, members in sorted(design.groups.items()):
@@ -479,6 +968,34 @@ def parametric_replicates(key: tuple, probabilities: np.ndarray, refit: Callable
 
     ``refit`` maps a (R x n) 0/1 response matrix to (R x K) statistics (a batched fit: no loop over R).
     Returns the (n_resamples x K) replicates; rows do not depend on the chunking.
+
+    Parameters
+    ----------
+    key : tuple
+        Names the random stream (e.g. the observer and scale).
+    probabilities : numpy.ndarray
+        Fitted probability of a 1 per trial, 1-d.
+    refit : callable
+        ``(R x n) float 0/1 responses -> (R x K)`` statistics.
+    settings : ResamplingSettings
+        Seed, number of resamples, memory budget and progress bar.
+    bytes_per_resample : int, optional
+        Memory one resample's refit needs (default ``64 n``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n_resamples x K); (0 x 0) without resamples.
+
+    Examples
+    --------
+    The share of 1-responses per simulated data set:
+
+    >>> share = lambda y: y.mean(axis=1, keepdims=True)
+    >>> replicates = parametric_replicates(("fit",), np.array([0.2, 0.8, 0.5]), share,
+    ...                                    ResamplingSettings(n_resamples=4, seed=0))
+    >>> replicates.shape, bool(np.isin(replicates, [0, 1 / 3, 2 / 3, 1]).all())
+    ((4, 1), True)
     """
     p = np.asarray(probabilities, dtype=float)
     per = bytes_per_resample or 64 * p.size
@@ -516,7 +1033,29 @@ class _NoBar:
 
 
 def progress_bar(total: int, enabled: bool, description: str):
-    """A tqdm progress bar over ``total`` steps when ``enabled`` (stderr), else a no-op object."""
+    """A tqdm progress bar over ``total`` steps when ``enabled`` (stderr), else a no-op object.
+
+    Parameters
+    ----------
+    total : int
+        Number of steps (a single step gets no bar).
+    enabled : bool
+        Whether to show the bar.
+    description : str
+        Label shown before the bar.
+
+    Returns
+    -------
+    object
+        Has ``update(n=1)`` and ``close()``.
+
+    Examples
+    --------
+    >>> bar = progress_bar(10, False, "bootstrap")
+    >>> bar.update(1); bar.close()
+    >>> type(bar).__name__
+    '_NoBar'
+    """
     if not enabled or total <= 1:
         return _NoBar()
     from tqdm.auto import tqdm

@@ -22,7 +22,17 @@ MIN_RESAMPLES = 2
 
 
 class ResamplingWarning(UserWarning):
-    """An interval is degenerate or rests on a reduced share of the resamples."""
+    """An interval is degenerate or rests on a reduced share of the resamples.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = interval_diagnostics(np.array([[1.0], [1.0]]), [1.0], [1.0])
+    >>> caught[0].category.__name__, str(caught[0].message)
+    ('ResamplingWarning', '1 of 1 intervals need care: column 0: zero-width interval')
+    """
 
 
 def check_resample_count(n_resamples, minimum: int = MIN_RESAMPLES) -> int:
@@ -60,6 +70,23 @@ def check_resample_count(n_resamples, minimum: int = MIN_RESAMPLES) -> int:
 def undefined_share(replicates, axis: int = 0) -> np.ndarray:
     """Share of undefined (NaN) replicates along ``axis`` (resamples), per remaining entry.
 
+    Parameters
+    ----------
+    replicates : array_like of float
+        Bootstrap replicates, NaN where the statistic was undefined.
+    axis : int, default 0
+        The resample axis.
+
+    Returns
+    -------
+    numpy.ndarray
+        Share in [0, 1] per entry of the other axes.
+
+    Raises
+    ------
+    ValueError
+        If there are no replicates along ``axis``.
+
     Examples
     --------
     >>> undefined_share(np.array([[1.0, np.nan], [np.nan, np.nan], [0.5, 1.0], [0.2, 0.3]])).tolist()
@@ -74,6 +101,18 @@ def undefined_share(replicates, axis: int = 0) -> np.ndarray:
 def degenerate_interval(low, high, atol: float = 0.0) -> np.ndarray:
     """True where an interval has zero width (``high - low <= atol``, both ends defined).
 
+    Parameters
+    ----------
+    low, high : array_like of float
+        Interval ends (broadcastable).
+    atol : float, default 0.0
+        Largest width still counted as zero.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True for zero-width intervals; False where an end is NaN.
+
     Examples
     --------
     >>> degenerate_interval([1.0, 0.2, np.nan], [1.0, 0.5, np.nan]).tolist()
@@ -87,14 +126,49 @@ def degenerate_interval(low, high, atol: float = 0.0) -> np.ndarray:
 
 @dataclass(frozen=True)
 class IntervalDiagnostics:
-    """Per column: ``undefined_share`` of the replicates, ``degenerate`` (zero-width interval), ``note``."""
+    """Per column: ``undefined_share`` of the replicates, ``degenerate`` (zero-width interval), ``note``.
+
+    Attributes
+    ----------
+    undefined_share : numpy.ndarray
+        Share of undefined replicates per column.
+    degenerate : numpy.ndarray of bool
+        Zero-width interval per column.
+    note : numpy.ndarray of object
+        "" for an unremarkable column, else what needs care.
+
+    Examples
+    --------
+    >>> reps = np.array([[1.0, 0.1], [1.0, np.nan], [1.0, 0.3], [1.0, np.nan]])
+    >>> d = interval_diagnostics(reps, [1.0, 0.1], [1.0, 0.3], warn=False)
+    >>> d.undefined_share.tolist()
+    [0.0, 0.5]
+    """
 
     undefined_share: np.ndarray
     degenerate: np.ndarray
     note: np.ndarray
 
     def to_frame(self, names=None):
-        """Tidy table with columns undefined_share, degenerate, note (``names`` as the index)."""
+        """Tidy table with columns undefined_share, degenerate, note (``names`` as the index).
+
+        Parameters
+        ----------
+        names : sequence of str, optional
+            Row labels (one per column of the replicates); default a range index.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per column.
+
+        Examples
+        --------
+        >>> reps = np.array([[1.0, 0.1], [1.0, np.nan], [1.0, 0.3], [1.0, np.nan]])
+        >>> d = interval_diagnostics(reps, [1.0, 0.1], [1.0, 0.3], warn=False)
+        >>> d.to_frame(["a-b", "a-c"]).loc["a-c", "note"]
+        '50% of resamples undefined'
+        """
         import pandas as pd
 
         return pd.DataFrame({"undefined_share": self.undefined_share, "degenerate": self.degenerate,

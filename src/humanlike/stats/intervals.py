@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 from scipy import stats as sps
@@ -15,15 +14,36 @@ BLOCK_ELEMENTS = 2_000_000
 def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int = 0):
     """Percentile interval of bootstrap replicates along ``axis`` (NaN replicates ignored).
 
-    The same numbers as ``np.nanquantile(replicates, [alpha, 1 - alpha], axis)`` (linear interpolation), computed
-    a block of columns at a time with one partial sort (``np.partition``) per block, so memory stays bounded
-    and float32 replicates are not copied to float64.
+    The same numbers as ``np.nanquantile(replicates, [alpha, 1 - alpha], axis)``, computed a block of columns at
+    a time with single-kth partial sorts (``np.partition``), so memory stays bounded and float32 replicates are
+    not copied to float64.
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray
+        Bootstrap replicates; resamples along ``axis``, any other shape.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+    axis : int, default 0
+        The resample axis.
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        Quantiles ``(1 - level) / 2`` and ``(1 + level) / 2`` (linear interpolation) in the shape of the other
+        axes; NaN where no replicate is defined.
+
+    Raises
+    ------
+    ValueError
+        If ``level`` is outside (0, 1).
 
     Examples
     --------
-    >>> low, high = percentile_interval(np.arange(101.0)[:, None], 0.9)
-    >>> float(low[0]), float(high[0])
-    (5.0, 95.0)
+    >>> replicates = np.column_stack([np.arange(1.0, 102.0), np.r_[np.nan, np.arange(2.0, 102.0)]])
+    >>> low, high = percentile_interval(replicates, level=0.5)
+    >>> low.tolist(), high.tolist()
+    ([26.0, 26.75], [76.0, 76.25])
     """
     check_level(level)
     alpha = (1.0 - level) / 2.0
@@ -41,10 +61,28 @@ def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int =
 
 
 def row_quantiles(rows: np.ndarray, quantiles) -> np.ndarray:
-    """Quantiles of every row, NaN ignored, linear interpolation as numpy's default: (len(quantiles) x rows).
+    """Quantiles of every row, NaN ignored, with numpy's default (linear) interpolation.
 
-    Rows are grouped by their number of defined values; each group needs one ``np.partition`` (NaN sort last).
-    A row without defined values gives NaN.
+    Rows are grouped by their number of defined values; per group and quantile one single-kth
+    ``np.partition`` (NaN sort last) on a shrinking prefix, which is several times faster than numpy's
+    multi-kth partition. The numbers equal ``np.nanquantile(rows, quantiles, axis=1)`` to the last bit.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        (rows x values), float32 or float64; reordered in place within each row when it is used whole.
+    quantiles : sequence of float
+        Quantiles in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        (len(quantiles) x rows), float64; NaN for a row without defined values.
+
+    Examples
+    --------
+    >>> row_quantiles(np.array([[1.0, 2.0, 3.0, 4.0], [np.nan, 5.0, 1.0, np.nan]]), [0.5]).tolist()
+    [[2.5, 3.0]]
     """
     rows = np.atleast_2d(rows)
     q = np.asarray(quantiles, dtype=np.float64)
@@ -83,7 +121,23 @@ def row_quantiles(rows: np.ndarray, quantiles) -> np.ndarray:
 
 
 def nan_counts(replicates: np.ndarray) -> np.ndarray:
-    """Number of NaN replicates per column (axis 0), a block of columns at a time (no full-size mask)."""
+    """Number of NaN replicates per column (axis 0), a block of columns at a time (no full-size mask).
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray
+        Replicates, resamples along axis 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 counts in the shape of the other axes.
+
+    Examples
+    --------
+    >>> nan_counts(np.array([[1.0, np.nan], [np.nan, np.nan]])).tolist()
+    [1, 2]
+    """
     replicates = np.asarray(replicates)
     flat = replicates.reshape(replicates.shape[0], -1)
     out = np.zeros(flat.shape[1], dtype=np.int64)
@@ -100,6 +154,44 @@ def bca_interval(replicates: np.ndarray, estimate: np.ndarray, jackknife: np.nda
     ``replicates`` is (resamples x k), ``estimate`` (k,), ``jackknife`` (n x k) leave-one-out values for
     the acceleration (``None`` gives the bias-corrected percentile interval, acceleration 0). Columns
     whose replicates are all NaN give NaN.
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray
+        Bootstrap replicates, shape (resamples x k); NaN marks an undefined replicate.
+    estimate : numpy.ndarray
+        Point estimates, shape (k,).
+    jackknife : numpy.ndarray or None
+        Leave-one-out estimates, shape (n x k), or None for acceleration 0.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        Interval bounds, shape (k,).
+
+    Raises
+    ------
+    ValueError
+        If ``level`` is outside (0, 1).
+
+    Notes
+    -----
+    Efron (1987): bias correction ``z0 = Phi^-1(share of replicates below the estimate)`` (ties count
+    half), acceleration ``a = sum(d^3) / (6 (sum d^2)^1.5)`` from the jackknife deviations ``d``.
+
+    Examples
+    --------
+    With the estimate at the median of the replicates and no acceleration, BCa is the percentile
+    interval; an estimate below the median shifts it down:
+
+    >>> replicates = np.arange(1.0, 102.0)[:, None]
+    >>> bca_interval(replicates, np.array([51.0]), None, level=0.9)
+    (array([6.]), array([96.]))
+    >>> low, high = bca_interval(replicates, np.array([41.0]), None, level=0.9)
+    >>> round(float(low[0]), 2), round(float(high[0]), 2)
+    (2.59, 88.35)
     """
     check_level(level)
     replicates = np.atleast_2d(np.asarray(replicates, dtype=float))
@@ -133,7 +225,26 @@ def bca_interval(replicates: np.ndarray, estimate: np.ndarray, jackknife: np.nda
 
 
 def nanquantile_columns(values: np.ndarray, quantiles: np.ndarray) -> np.ndarray:
-    """A different quantile per column, NaN ignored (linear interpolation, like numpy's default)."""
+    """A different quantile per column, NaN ignored (linear interpolation, like numpy's default).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Shape (n x k); NaN values are skipped.
+    quantiles : numpy.ndarray
+        One quantile in [0, 1] per column, shape (k,).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (k,).
+
+    Examples
+    --------
+    >>> values = np.array([[1.0, 10.0], [2.0, np.nan], [3.0, 30.0]])
+    >>> nanquantile_columns(values, np.array([0.0, 0.75])).tolist()
+    [1.0, 25.0]
+    """
     ordered = np.sort(values, axis=0)  # NaN sort last
     counts = (~np.isnan(values)).sum(axis=0)
     pos = quantiles * np.maximum(counts - 1, 0)
@@ -145,7 +256,26 @@ def nanquantile_columns(values: np.ndarray, quantiles: np.ndarray) -> np.ndarray
 
 
 def check_level(level: float) -> None:
-    """Raise ValueError unless ``level`` lies in (0, 1)."""
+    """Raise ValueError unless ``level`` lies in (0, 1).
+
+    Parameters
+    ----------
+    level : float
+        A confidence level.
+
+    Raises
+    ------
+    ValueError
+        If ``level`` is not in the open interval (0, 1).
+
+    Examples
+    --------
+    >>> check_level(0.95)
+    >>> check_level(95)
+    Traceback (most recent call last):
+    ...
+    ValueError: confidence level must lie in (0, 1), got 95
+    """
     if not 0.0 < level < 1.0:
         raise ValueError(f"confidence level must lie in (0, 1), got {level}")
 

@@ -109,6 +109,13 @@ class MldsFit:
         Method-specific extras (``exponent`` for the power scale, optim convergence code).
     design, responses, levels : arrays
         What was fitted (kept so that diagnostics refit the same design).
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6) ** 2, sigma=0.3, repeats=3, seed=1))
+    >>> fit.status, fit.n_levels, fit.n_trials, round(fit.sigma, 3)
+    ('ok', 6, 45, 0.208)
     """
 
     scale: np.ndarray
@@ -147,13 +154,27 @@ class MldsFit:
         return self.status in ("ok", "penalized")
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per level: level, stimulus, scale, standard_scale, scale_se (Wald standard error of scale)."""
+        """One row per level: level, stimulus, scale, standard_scale, scale_se (Wald standard error of scale).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``n_levels`` rows.
+        """
         return pd.DataFrame({
             "level": np.arange(1, self.n_levels + 1), "stimulus": self.stimulus, "scale": self.scale,
             "standard_scale": self.standard_scale, "scale_se": self.standard_errors})
 
     def to_json_dict(self) -> dict:
-        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings.
+
+        Returns
+        -------
+        dict
+            Keys ``method``, ``link``, ``status``, ``reason``, ``stimulus``, ``scale``, ``standard_scale``,
+            ``sigma``, ``standard_errors``, the fit statistics, ``converged``, ``iterations`` and, when
+            present, ``parameters``.
+        """
         return {
             "method": self.method, "link": self.link, "status": self.status, "reason": self.reason,
             "stimulus": self.stimulus.tolist(), "scale": self.scale.tolist(),
@@ -167,7 +188,29 @@ class MldsFit:
 
 
 def decision_variable(scale: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """delta per trial for a full scale (psi_1 included) and (n, 4) levels (0 = triad slot)."""
+    """delta per trial for a full scale (psi_1 included) and (n, 4) levels (0 = triad slot).
+
+    Parameters
+    ----------
+    scale : numpy.ndarray
+        Scale values psi_1 .. psi_p, shape (p,).
+    levels : numpy.ndarray of int
+        1-based levels (a, b, c, d) per trial, shape (n, 4); d = 0 marks a triad (a, b, c).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``psi_a - psi_b - psi_c + psi_d`` (triads ``psi_a - 2 psi_b + psi_c``) per trial.
+
+    Notes
+    -----
+    METHODS.md §6.
+
+    Examples
+    --------
+    >>> decision_variable(np.array([0.0, 1.0, 2.0, 4.0]), np.array([[1, 2, 3, 4], [1, 2, 3, 0]])).tolist()
+    [1.0, 0.0]
+    """
     padded = np.concatenate([[0.0], np.asarray(scale, float)])
     lv = np.asarray(levels, np.int64)
     triad = lv[:, 3] == 0
@@ -208,10 +251,34 @@ def _wald_errors(design, link, eta):
 def prepare(table: pd.DataFrame, n_levels: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """Levels (n, 4), responses (n,) and the number of levels of a judgement table, checked for fitting.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A judgement table (:mod:`humanlike.data.judgements`).
+    n_levels : int, optional
+        Number of levels p (default: the largest level index).
+
+    Returns
+    -------
+    levels : numpy.ndarray of int
+        1-based levels per trial, shape (n, 4) (0 in the last column for a triad).
+    responses : numpy.ndarray
+        The 0/1 responses, shape (n,).
+    n_levels : int
+        The number of levels p.
+
     Raises
     ------
     ValueError
-        When some level 2..p appears in no trial (its scale value is not identified).
+        When the table is invalid, has fewer than 3 levels, uses a level above ``n_levels``, or some level
+        2..p appears in no trial (its scale value is not identified).
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> levels, responses, n_levels = prepare(simulate_judgements(np.linspace(0, 1, 6), sigma=0.3, seed=1))
+    >>> levels.shape[1], levels.shape[0] == responses.shape[0], n_levels
+    (4, True, 6)
     """
     frame = validate_judgements(table)
     levels, y = level_arrays(frame)

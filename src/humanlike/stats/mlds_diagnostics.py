@@ -58,6 +58,15 @@ class MldsBootstrap:
         ``sigma`` (level 0); NaN rows for separated replicates.
     separated_share, not_converged_share : float
         Shares of replicates without a finite maximum / without meeting R's criterion.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> from humanlike.stats.mlds import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> boot = bootstrap_mlds(fit, 50, seed=1)
+    >>> boot.to_frame().shape, boot.separated_share     # 6 + 6 levels and sigma; 7 columns
+    ((13, 7), 0.54)
     """
 
     result: Resampled
@@ -65,15 +74,51 @@ class MldsBootstrap:
     not_converged_share: float
 
     def interval(self, level: float | None = None, method: str | None = None):
-        """Percentile interval of one bootstrapped quantity (``standard_scale``, ``scale`` or ``sigma``)."""
+        """Percentile interval of every bootstrapped column (see :meth:`Resampled.interval`).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level (default: the level given to :func:`bootstrap_mlds`).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        low, high : numpy.ndarray
+            One entry per column (``standard_scale`` and ``scale`` per level, then ``sigma``).
+        """
         return self.result.interval(level, method)
 
     def to_frame(self, level: float | None = None):
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of ``ci_low`` / ``ci_high`` (default: the bootstrap's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``quantity``, ``level``, ``estimate``, ``ci_low``, ``ci_high``, ``undefined_share``,
+            ``reason``.
+        """
         return self.result.to_frame(level)
 
     def to_json_dict(self, level: float | None = None) -> dict:
-        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of the intervals (default: the bootstrap's).
+
+        Returns
+        -------
+        dict
+            :meth:`Resampled.to_json_dict` plus ``separated_share`` and ``not_converged_share``.
+        """
         out = self.result.to_json_dict(level)
         out.update(separated_share=self.separated_share, not_converged_share=self.not_converged_share)
         return out
@@ -135,7 +180,27 @@ def bootstrap_mlds(fit: MldsFit, n_resamples: int = 10_000, *, seed: int = 0, le
 
 def count_runs(signs: np.ndarray, order_by: np.ndarray) -> np.ndarray:
     """Number of sign changes along each row after a stable sort by ``order_by`` (R's ``sort(...,
-    index.return = TRUE)`` keeps ties in their original order)."""
+    index.return = TRUE)`` keeps ties in their original order).
+
+    Parameters
+    ----------
+    signs : numpy.ndarray
+        Residual signs (bool or 0/1), shape (..., n).
+    order_by : numpy.ndarray
+        Sort key (fitted probabilities), same shape.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Sign changes per row.
+
+    Examples
+    --------
+    Sorted by the key, the signs read False, True, True, True: one change.
+
+    >>> int(count_runs(np.array([True, False, True, True]), np.array([0.3, 0.1, 0.2, 0.4])))
+    1
+    """
     order = np.argsort(order_by, axis=-1, kind="stable")
     ordered = np.take_along_axis(signs, order, axis=-1)
     return np.sum(ordered[..., 1:] != ordered[..., :-1], axis=-1)
@@ -157,7 +222,18 @@ class RunsDiagnostics:
         Pointwise quantiles of the simulated sorted residuals at ``(1 - level) / 2`` and ``(1 + level) / 2``.
     outside_envelope : int
         Sorted observed residuals outside the envelope.
+    level : float
+        Coverage of the envelope.
     separated_share : float
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> from humanlike.stats.mlds import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> runs = runs_diagnostics(fit, 50, seed=1)
+    >>> runs.observed_runs, runs.observed_residuals.shape
+    (13, (60,))
     """
 
     observed_runs: int
@@ -171,7 +247,14 @@ class RunsDiagnostics:
     separated_share: float
 
     def to_json_dict(self) -> dict:
-        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings.
+
+        Returns
+        -------
+        dict
+            Keys ``observed_runs``, ``p_value``, ``outside_envelope``, ``envelope_level``, ``n_simulations``,
+            ``separated_share``.
+        """
         return {"observed_runs": self.observed_runs, "p_value": self.p_value,
                 "outside_envelope": self.outside_envelope, "envelope_level": self.level,
                 "n_simulations": int(len(self.simulated_runs)), "separated_share": self.separated_share}
@@ -196,6 +279,22 @@ def runs_diagnostics(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0
     Returns
     -------
     RunsDiagnostics
+
+    Raises
+    ------
+    ValueError
+        If ``fit`` is not a finite glm fit.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> from humanlike.stats.mlds import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> runs = runs_diagnostics(fit, 50, seed=1)
+    >>> runs.to_json_dict()["n_simulations"], runs.envelope_low.shape
+    (50, (60,))
+    >>> round(runs.p_value, 3)
+    0.696
     """
     _check_fit(fit, "the runs test")
     y, mu = fit.responses.astype(float), fit.fitted
@@ -241,6 +340,17 @@ def six_point_rows(levels: np.ndarray, n_levels: int) -> np.ndarray:
     Returns
     -------
     (m, 3) int array of row indices (A, B, E).
+
+    Raises
+    ------
+    ValueError
+        If the design holds triads.
+
+    Examples
+    --------
+    >>> levels = np.array([[1, 2, 4, 5], [2, 3, 5, 6], [1, 3, 4, 6], [1, 2, 3, 4]])
+    >>> six_point_rows(levels, 6).tolist()
+    [[0, 1, 2]]
     """
     levels = np.asarray(levels, np.int64)
     if np.any(levels[:, 3] == 0):
@@ -281,6 +391,15 @@ class SixPointTest:
     p_value : float
         Share of simulated values <= observed (reject additivity when small).
     separated_share : float
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> from humanlike.stats.mlds import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> test = six_point_test(fit, 50, seed=1)
+    >>> test.n_conditions, round(test.observed, 4)
+    (1, -2.2476)
     """
 
     n_conditions: int
@@ -290,14 +409,44 @@ class SixPointTest:
     separated_share: float
 
     def to_json_dict(self) -> dict:
-        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings."""
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings.
+
+        Returns
+        -------
+        dict
+            Keys ``n_conditions``, ``lik6pt`` (the observed log-likelihood), ``p_value``, ``n_simulations``,
+            ``separated_share``.
+        """
         return {"n_conditions": self.n_conditions, "lik6pt": self.observed, "p_value": self.p_value,
                 "n_simulations": int(len(self.simulated)), "separated_share": self.separated_share}
 
 
 def six_point_loglik(responses: np.ndarray, fitted: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """R's ``lik6pt``: sum over the six-point trials (with multiplicity ``weights``) of the Bernoulli
-    log-likelihood; rows of ``responses``/``fitted`` are replicates."""
+    log-likelihood; rows of ``responses``/``fitted`` are replicates.
+
+    Parameters
+    ----------
+    responses : numpy.ndarray
+        0/1 responses, shape (R, n).
+    fitted : numpy.ndarray
+        Fitted probabilities of response 1, shape (R, n).
+    weights : numpy.ndarray
+        How often each trial enters the six-point conditions, shape (n,).
+
+    Returns
+    -------
+    numpy.ndarray
+        The weighted log-likelihood per replicate, shape (R,).
+
+    Examples
+    --------
+    2 ln 0.8 + ln 0.6 and 2 ln 0.8 + ln 0.4:
+
+    >>> fitted = np.array([[0.8, 0.4], [0.8, 0.4]])
+    >>> six_point_loglik(np.array([[1.0, 0.0], [1.0, 1.0]]), fitted, np.array([2.0, 1.0])).round(4).tolist()
+    [-0.9571, -1.3626]
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(responses > 0, np.log(fitted), np.log1p(-fitted))
     return terms @ weights
@@ -326,6 +475,15 @@ def six_point_test(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0,
     ------
     ValueError
         For triads, or data without any complete six-point condition.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> from humanlike.stats.mlds import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> test = six_point_test(fit, 50, seed=1)
+    >>> test.to_json_dict()["n_conditions"], test.p_value
+    (1, 0.25)
     """
     _check_fit(fit, "the six-point test")
     rows = six_point_rows(fit.levels, fit.n_levels)

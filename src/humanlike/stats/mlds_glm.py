@@ -33,7 +33,26 @@ _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 @dataclass(frozen=True)
 class Link:
     """A binomial link: ``mu = inverse(eta)``, ``d mu / d eta = derivative(eta)``, ``eta = link(mu)``,
-    with R's clamping (``binomial(link)$linkinv``, ``$mu.eta``)."""
+    with R's clamping (``binomial(link)$linkinv``, ``$mu.eta``).
+
+    Parameters
+    ----------
+    name : {"probit", "logit", "cauchit"}
+        The link.
+
+    Raises
+    ------
+    ValueError
+        For an unknown link name.
+
+    Examples
+    --------
+    >>> logit = Link("logit")
+    >>> logit.inverse(np.array([0.0, np.log(3.0)])).round(12).tolist(), logit.derivative(np.array([0.0])).tolist()
+    ([0.5, 0.75], [0.25])
+    >>> Link("probit").link(np.array([0.5, 0.975])).round(4).tolist()
+    [0.0, 1.96]
+    """
 
     name: str
 
@@ -47,7 +66,18 @@ class Link:
         return {"probit": _PROBIT_THRESH, "logit": _LOGIT_THRESH, "cauchit": _CAUCHIT_THRESH}[self.name]
 
     def inverse(self, eta: np.ndarray) -> np.ndarray:
-        """The inverse link: mean from linear predictor."""
+        """The inverse link: mean from linear predictor.
+
+        Parameters
+        ----------
+        eta : numpy.ndarray
+            Linear predictor.
+
+        Returns
+        -------
+        numpy.ndarray
+            Probabilities, clamped as R clamps them (within eps of 0 and 1 at most).
+        """
         if self.name == "probit":
             return special.ndtr(np.clip(eta, -_PROBIT_THRESH, _PROBIT_THRESH))
         if self.name == "cauchit":
@@ -58,7 +88,18 @@ class Link:
         return tmp / (1 + tmp)
 
     def derivative(self, eta: np.ndarray) -> np.ndarray:
-        """Derivative of the inverse link with respect to the linear predictor."""
+        """Derivative of the inverse link with respect to the linear predictor.
+
+        Parameters
+        ----------
+        eta : numpy.ndarray
+            Linear predictor.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``d mu / d eta``, at least machine eps (as R's ``mu.eta``).
+        """
         if self.name == "probit":
             return np.maximum(np.exp(-0.5 * eta * eta) * _INV_SQRT_2PI, DOUBLE_EPS)
         if self.name == "cauchit":
@@ -68,7 +109,18 @@ class Link:
         return np.where(outside, DOUBLE_EPS, e / (1 + e) ** 2)
 
     def link(self, mu: np.ndarray) -> np.ndarray:
-        """The link function: linear predictor from mean."""
+        """The link function: linear predictor from mean.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            Probabilities in (0, 1).
+
+        Returns
+        -------
+        numpy.ndarray
+            Linear predictor.
+        """
         if self.name == "probit":
             return special.ndtri(mu)
         if self.name == "cauchit":
@@ -77,12 +129,54 @@ class Link:
 
 
 def as_link(link: str | Link) -> Link:
-    """The link object for a link name (``probit``, ``logit``, ``cauchit``) or a link passed through."""
+    """The link object for a link name (``probit``, ``logit``, ``cauchit``) or a link passed through.
+
+    Parameters
+    ----------
+    link : str or Link
+        A link name, or a Link (returned unchanged).
+
+    Returns
+    -------
+    Link
+
+    Raises
+    ------
+    ValueError
+        For an unknown link name.
+
+    Examples
+    --------
+    >>> as_link("cauchit")
+    Link(name='cauchit')
+    """
     return link if isinstance(link, Link) else Link(str(link))
 
 
 def bernoulli_deviance(y: np.ndarray, mu: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Binomial deviance of 0/1 responses, summed over ``axis`` (R's ``binomial()$dev.resids``)."""
+    """Binomial deviance of 0/1 responses, summed over ``axis`` (R's ``binomial()$dev.resids``).
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        Responses, 0 or 1.
+    mu : numpy.ndarray
+        Fitted probabilities of response 1 (broadcastable with ``y``).
+    axis : int, default -1
+        Axis of the trials.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``-2 sum log P(y | mu)`` per remaining entry.
+
+    Examples
+    --------
+    -2 (ln 0.5 + ln 0.5 + ln 0.8):
+
+    >>> round(float(bernoulli_deviance(np.array([1, 0, 1]), np.array([0.5, 0.5, 0.8]))), 6)
+    3.218876
+    """
     # One log per trial: the probability of the response given. 1 - mu is exact for mu near 1.
     return -2.0 * np.sum(np.log(np.where(y > 0, mu, 1.0 - mu)), axis=axis)
 
@@ -90,13 +184,49 @@ def bernoulli_deviance(y: np.ndarray, mu: np.ndarray, axis: int = -1) -> np.ndar
 def r_deviance(y: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """The deviance as R's C ``binomial_dev_resids`` and ``sum`` compute it: ``2 log(1 / mu)`` or
     ``2 log(1 / (1 - mu))`` per trial, summed in extended precision. Used by single fits so that R's
-    1e-14 stopping rule sees the same rounding as in R and stops at the same iteration."""
+    1e-14 stopping rule sees the same rounding as in R and stops at the same iteration.
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        Responses, 0 or 1, shape (..., n).
+    mu : numpy.ndarray
+        Fitted probabilities of response 1, same shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        The deviance summed over the last axis.
+
+    Examples
+    --------
+    >>> round(float(r_deviance(np.array([1, 0, 1]), np.array([0.5, 0.5, 0.8]))), 6)
+    3.218876
+    """
     terms = 2.0 * np.where(y > 0, np.log(1.0 / mu), np.log(1.0 / (1.0 - mu)))
     return np.sum(terms.astype(np.longdouble), axis=-1).astype(float)
 
 
 def deviance_residuals(y: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """Signed deviance residuals ``sign(y - mu) * sqrt(d_i)`` (R ``residuals(type = "deviance")``)."""
+    """Signed deviance residuals ``sign(y - mu) * sqrt(d_i)`` (R ``residuals(type = "deviance")``).
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        Responses, 0 or 1.
+    mu : numpy.ndarray
+        Fitted probabilities of response 1 (broadcastable with ``y``).
+
+    Returns
+    -------
+    numpy.ndarray
+        One residual per trial; their squares sum to the deviance.
+
+    Examples
+    --------
+    >>> deviance_residuals(np.array([1, 0]), np.array([0.5, 0.5])).round(4).tolist()
+    [1.1774, -1.1774]
+    """
     d = -2.0 * np.where(y > 0, np.log(mu), np.log1p(-mu))
     return np.sign(y - mu) * np.sqrt(np.maximum(d, 0.0))
 
@@ -113,6 +243,12 @@ class IrlsResult:
     converged : (R,) bool array — R's relative-deviance criterion met within ``maxit``
     boundary : (R,) bool array — some fitted probability clamped at eps or 1 - eps (R's warning
         "fitted probabilities numerically 0 or 1 occurred"); a hint of separation
+
+    Examples
+    --------
+    >>> fit = irls(np.array([[1.0], [1.0], [1.0], [-1.0]]), np.array([[1, 1, 0, 0], [1, 0, 0, 1]]), "logit")
+    >>> fit.coefficients.shape, fit.converged.tolist()
+    ((2, 1), [True, True])
     """
 
     coefficients: np.ndarray

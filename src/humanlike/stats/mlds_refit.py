@@ -39,6 +39,13 @@ class Refits:
     separated : (R,) bool
         No finite maximum-likelihood scale (checked by linear programming).
     iterations : (R,) int
+
+    Examples
+    --------
+    >>> x = np.array([[1.0], [1.0], [1.0], [-1.0]])
+    >>> refits = refit_many(x, np.array([[1, 1, 0, 0], [1, 1, 1, 0]]), "logit")
+    >>> refits.fitted[0].round(2).tolist(), refits.separated.tolist()
+    ([0.75, 0.75, 0.75, 0.25], [False, True])
     """
 
     scale: np.ndarray
@@ -156,7 +163,25 @@ def refit_many(design: np.ndarray, responses: np.ndarray, link: str = "probit", 
 
 
 def bytes_per_refit(n_trials: int, n_parameters: int) -> int:
-    """Working memory of one replicate in :func:`refit_many` (a dozen n-vectors and the k x k system)."""
+    """Working memory of one replicate in :func:`refit_many` (a dozen n-vectors and the k x k system).
+
+    Parameters
+    ----------
+    n_trials : int
+        Trials n of the design.
+    n_parameters : int
+        Free scale values k (columns of the design).
+
+    Returns
+    -------
+    int
+        Bytes per replicate, used to size batches.
+
+    Examples
+    --------
+    >>> bytes_per_refit(1000, 5)    # 8 * (14 * 1000 + 2 * 25 + 4 * 5)
+    112560
+    """
     return 8 * (14 * n_trials + 2 * n_parameters * n_parameters + 4 * n_parameters)
 
 
@@ -170,6 +195,33 @@ def finite_certificate(design: np.ndarray, responses: np.ndarray, coefficients: 
     and the trials whose weight vanished (clamped, C) get weight ``epsilon`` each, balanced by a null-space
     vector supported on U. If the result is strictly positive the replicate is certified finite; False
     means only "no certificate found".
+
+    Parameters
+    ----------
+    design : numpy.ndarray
+        The design, shape (n, k).
+    responses : numpy.ndarray
+        0/1 responses, shape (R, n) (a 1-d vector is one replicate).
+    coefficients : numpy.ndarray
+        Fitted coefficients per replicate, shape (R, k).
+    link : {"probit", "logit", "cauchit"}
+        The link of the fit.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Shape (R,): True where finiteness is certified.
+
+    Examples
+    --------
+    The second response vector is separated (every +x trial is 1, the -x trial 0), so no certificate
+    exists for it:
+
+    >>> x = np.array([[1.0], [1.0], [1.0], [-1.0]])
+    >>> y = np.array([[1, 1, 0, 0], [1, 1, 1, 0]])
+    >>> coefficients = irls(x, y, "logit").coefficients
+    >>> finite_certificate(x, y, coefficients, "logit").tolist()
+    [True, False]
     """
     x = np.asarray(design, float)
     y = np.atleast_2d(np.asarray(responses, float))

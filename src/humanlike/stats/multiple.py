@@ -13,6 +13,25 @@ class BHResult:
 
     ``adjusted`` is NaN where the input p-value is NaN (those tests are left out of the family, so
     ``n_tests`` counts only finite p-values); ``reject`` is False there.
+
+    Attributes
+    ----------
+    p_values : numpy.ndarray
+        The raw p-values, as given (any shape).
+    adjusted : numpy.ndarray
+        BH-adjusted p-values, same shape; NaN where the raw p-value is NaN.
+    reject : numpy.ndarray of bool
+        ``adjusted <= alpha``, same shape; False where the raw p-value is NaN.
+    alpha : float
+        The false discovery rate controlled.
+    n_tests : int
+        Size of the family: the number of finite p-values.
+
+    Examples
+    --------
+    >>> result = benjamini_hochberg([0.01, 0.04, 0.03])
+    >>> result.adjusted.round(3).tolist(), result.n_tests
+    ([0.03, 0.04, 0.04], 3)
     """
 
     p_values: np.ndarray
@@ -22,7 +41,14 @@ class BHResult:
     n_tests: int
 
     def to_frame(self):
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a tidy table, one row per p-value (flattened in C order).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``p_value``, ``p_adjusted``, ``reject``, ``alpha``, ``n_tests`` and ``reason`` (non-empty
+            where the p-value is NaN).
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -44,6 +70,35 @@ def benjamini_hochberg(pvalues, alpha: float = 0.05) -> BHResult:
     values are monotone in the raw ones and capped at 1); ``reject = adjusted <= alpha``. NaN p-values are
     excluded from the family (``m`` counts finite ones) and stay NaN. Matches
     ``statsmodels.stats.multitest.multipletests(method='fdr_bh')`` on finite input.
+
+    Parameters
+    ----------
+    pvalues : array_like of float
+        P-values in [0, 1], any shape; NaN marks an undefined test (left out of the family).
+    alpha : float, default 0.05
+        False discovery rate to control, in (0, 1).
+
+    Returns
+    -------
+    BHResult
+        Adjusted p-values and rejections, in the shape of ``pvalues``.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` is outside (0, 1) or a finite p-value is outside [0, 1].
+
+    Notes
+    -----
+    Benjamini & Hochberg (1995); METHODS.md §4 (significance of the OOD-spectrum comparisons).
+
+    Examples
+    --------
+    >>> result = benjamini_hochberg([0.001, 0.2, float("nan"), 0.02], alpha=0.05)
+    >>> result.adjusted.round(3).tolist()
+    [0.003, 0.2, nan, 0.03]
+    >>> result.reject.tolist(), result.n_tests
+    ([True, False, False, True], 3)
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")

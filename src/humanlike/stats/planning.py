@@ -62,6 +62,31 @@ def unit_kappa_variance(a1, a2, kappa):
 
     Raises ValueError when ``kappa`` is outside [kappa_min, kappa_max] for the accuracies; NaN when both
     observers are constant.
+
+    Parameters
+    ----------
+    a1, a2 : float or array_like of float
+        Accuracies of the two observers, in [0, 1].
+    kappa : float or array_like of float
+        True error consistency (broadcastable with the accuracies).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``V1`` such that ``Var(kappa_hat) = V1 / n`` for ``n`` trials.
+
+    Raises
+    ------
+    ValueError
+        If ``kappa`` is not attainable for the accuracies.
+
+    Examples
+    --------
+    At independence with both accuracies 0.8, ``V1 = (p_e + p_e^2 - sum p_i (2 p_i)) / (1 - p_e)^2`` with
+    ``p_e = 0.68`` is exactly 1:
+
+    >>> round(float(unit_kappa_variance(0.8, 0.8, 0.0)), 6)
+    1.0
     """
     cells = cell_probabilities(kappa, a1, a2)
     return _out(np.asarray(kappa_standard_error(*cells), dtype=float) ** 2)
@@ -74,7 +99,29 @@ def unit_kappa_variance(a1, a2, kappa):
 
 @dataclass(frozen=True)
 class CIWidthResult:
-    """Expected width of an EC confidence interval (fields broadcast over the inputs)."""
+    """Expected width of an EC confidence interval (fields broadcast over the inputs).
+
+    Attributes
+    ----------
+    n_trials : int or numpy.ndarray
+        Trials per pair.
+    a1, a2 : float or numpy.ndarray
+        Accuracies of the two observers.
+    kappa : float or numpy.ndarray
+        True error consistency.
+    level : float
+        Confidence level.
+    method : str
+        ``"analytic"`` or ``"simulation"``.
+    width : float or numpy.ndarray
+        Expected interval width (in kappa units).
+
+    Examples
+    --------
+    >>> result = expected_ec_ci_width([100, 400], 0.8, 0.8, 0.3)
+    >>> result.width.round(3).tolist()
+    [0.449, 0.224]
+    """
 
     n_trials: int | np.ndarray
     a1: float | np.ndarray
@@ -85,7 +132,13 @@ class CIWidthResult:
     width: float | np.ndarray
 
     def to_frame(self):
-        """One row per (n_trials, a1, a2, kappa) combination."""
+        """One row per (n_trials, a1, a2, kappa) combination.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``n_trials``, ``a1``, ``a2``, ``kappa``, ``level``, ``method``, ``width``.
+        """
         return _frame(self)
 
 
@@ -108,6 +161,44 @@ def expected_ec_ci_width(
     model (undefined kappas dropped). A percentile bootstrap interval of one data set spans the central
     range of the bootstrap distribution, which to first order has the spread of the sampling distribution
     of kappa; so this range equals the width such an interval has on average, without bootstrapping.
+
+    Parameters
+    ----------
+    n_trials : int or array_like of int
+        Trials per pair (at least 1).
+    a1, a2 : float or array_like of float
+        Accuracies of the two observers.
+    kappa : float or array_like of float
+        True error consistency (all four inputs broadcast together).
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+    method : {"analytic", "simulation"}, default "analytic"
+        How the width is computed (see above).
+    n_sim : int, default 4000
+        Simulated data sets per input combination (``simulation`` only).
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed of the simulation.
+
+    Returns
+    -------
+    CIWidthResult
+        The inputs (broadcast) and the expected width.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``method``, ``level`` outside (0, 1), non-integer or non-positive ``n_trials``, or an
+        unattainable ``kappa``.
+
+    Examples
+    --------
+    Analytic widths halve when the trials quadruple:
+
+    >>> expected_ec_ci_width([100, 400], 0.8, 0.8, 0.3).width.round(3).tolist()
+    [0.449, 0.224]
+    >>> simulated = expected_ec_ci_width(100, 0.8, 0.8, 0.3, method="simulation", n_sim=500, seed=0)
+    >>> 0.35 < float(simulated.width) < 0.55
+    True
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
@@ -164,6 +255,43 @@ def trials_for_ci_width(
     monotonically as ``1/sqrt(n)``, so the answer is exact there (about ``4 z^2 V1 / target^2``). With
     ``method="simulation"`` every candidate n is simulated with the same ``seed``; the answer is then
     subject to Monte Carlo error. ValueError when the target is not reached within ``n_max`` trials.
+
+    Parameters
+    ----------
+    target_width : float
+        Largest acceptable expected width (kappa units, > 0).
+    a1, a2 : float
+        Accuracies of the two observers.
+    kappa : float
+        True error consistency.
+    level : float, default 0.95
+        Confidence level.
+    method : {"analytic", "simulation"}, default "analytic"
+        How widths are computed (see :func:`expected_ec_ci_width`).
+    n_max : int, default 10000000
+        Largest number of trials searched.
+    n_sim : int, default 4000
+        Simulated data sets per candidate (``simulation`` only).
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None, default 0
+        Seed of the simulation.
+
+    Returns
+    -------
+    int
+        The smallest number of trials (at least 2).
+
+    Raises
+    ------
+    ValueError
+        If ``target_width`` is not positive, the width is undefined, or ``n_max`` trials do not suffice.
+
+    Examples
+    --------
+    >>> n = trials_for_ci_width(0.2, 0.8, 0.8, 0.3)
+    >>> n
+    504
+    >>> float(expected_ec_ci_width(n - 1, 0.8, 0.8, 0.3).width) > 0.2
+    True
     """
     if not target_width > 0:
         raise ValueError("target_width must be > 0")
@@ -184,7 +312,31 @@ def trials_for_ci_width(
 
 @dataclass(frozen=True)
 class PowerResult:
-    """Power to detect ``kappa1 != kappa2`` (two models vs the same human), per number of trials."""
+    """Power to detect ``kappa1 != kappa2`` (two models vs the same human), per number of trials.
+
+    Attributes
+    ----------
+    n_trials : int or numpy.ndarray
+        Trials per pair.
+    kappa1, kappa2 : float
+        True error consistency of model 1 and of model 2 with the human.
+    a_human, a_model1, a_model2 : float
+        Accuracies.
+    alpha : float
+        Significance level of the test.
+    method : str
+        ``"simulation"`` or ``"analytic"``.
+    n_simulations : int or None
+        Simulated data-set pairs (None for ``analytic``).
+    power : float or numpy.ndarray
+        Probability of rejecting ``kappa1 == kappa2``, per ``n_trials``.
+
+    Examples
+    --------
+    >>> result = power_ec_difference([100, 400], 0.5, 0.2, 0.8, 0.8, 0.8, method="analytic")
+    >>> result.power.round(3).tolist()
+    [0.482, 0.969]
+    """
 
     n_trials: int | np.ndarray
     kappa1: float
@@ -198,7 +350,13 @@ class PowerResult:
     power: float | np.ndarray
 
     def to_frame(self):
-        """One row per n_trials."""
+        """One row per n_trials.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per field (``n_trials`` ... ``power``).
+        """
         return _frame(self)
 
 
@@ -227,6 +385,41 @@ def power_ec_difference(
     (undefined z counted as no rejection); with ``kappa1 == kappa2`` this is the test's actual size.
     ``analytic``: the normal approximation ``Phi(delta/SE - z) + Phi(-delta/SE - z)`` with the SEs at the
     true cell probabilities (exactly ``alpha`` when the kappas are equal). Vectorised over ``n_trials``.
+
+    Parameters
+    ----------
+    n_trials : int or array_like of int
+        Trials per pair (at least 1).
+    kappa1, kappa2 : float
+        True error consistency of model 1 and of model 2 with the human.
+    a_human, a_model1, a_model2 : float
+        Accuracies of the human and the two models.
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+    n_sim : int, default 4000
+        Simulated data-set pairs per ``n_trials`` (``simulation`` only).
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed of the simulation.
+    method : {"simulation", "analytic"}, default "simulation"
+        How power is computed (see above).
+
+    Returns
+    -------
+    PowerResult
+        The design and the power per ``n_trials``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``method``, ``alpha`` outside (0, 1), invalid ``n_trials`` or an unattainable kappa.
+
+    Examples
+    --------
+    >>> power_ec_difference([100, 400], 0.5, 0.2, 0.8, 0.8, 0.8, method="analytic").power.round(3).tolist()
+    [0.482, 0.969]
+    >>> simulated = power_ec_difference([100, 400], 0.5, 0.2, 0.8, 0.8, 0.8, n_sim=500, seed=0)
+    >>> simulated.n_simulations, bool(0.4 < simulated.power[0] < 0.6 and simulated.power[1] > 0.9)
+    (500, True)
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
@@ -275,6 +468,39 @@ def trials_for_power(
 
     Same design as :func:`power_ec_difference`. ValueError when the kappas are equal (power stays at
     ``alpha``), when ``target_power`` is not in (alpha, 1), or when ``n_max`` trials do not suffice.
+
+    Parameters
+    ----------
+    target_power : float
+        Power to reach, in (alpha, 1).
+    kappa1, kappa2 : float
+        True error consistency of model 1 and of model 2 with the human (must differ).
+    a_human, a_model1, a_model2 : float
+        Accuracies of the human and the two models.
+    alpha : float, default 0.05
+        Significance level.
+    n_max : int, default 10000000
+        Largest number of trials searched.
+
+    Returns
+    -------
+    int
+        The smallest number of trials per pair (at least 2).
+
+    Raises
+    ------
+    ValueError
+        See above.
+
+    Examples
+    --------
+    >>> n = trials_for_power(0.8, 0.5, 0.2, 0.8, 0.8, 0.8)
+    >>> n
+    215
+    >>> def power(k):
+    ...     return float(power_ec_difference(k, 0.5, 0.2, 0.8, 0.8, 0.8, method="analytic").power)
+    >>> power(n - 1) < 0.8 <= power(n)
+    True
     """
     if not alpha < target_power < 1:
         raise ValueError("target_power must lie in (alpha, 1)")

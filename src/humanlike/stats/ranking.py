@@ -9,7 +9,23 @@ from scipy import stats as sps
 
 
 def ranks_descending(values: np.ndarray) -> np.ndarray:
-    """Rank along the last axis, 1 = largest; ties share the average rank; NaN ranks last."""
+    """Rank along the last axis, 1 = largest; ties share the average rank; NaN ranks last.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Scores, any shape; ranked independently along the last axis (e.g. resamples x models).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Ranks of the same shape (1 = best; tied values get the mean of their ranks).
+
+    Examples
+    --------
+    >>> ranks_descending(np.array([0.2, 0.9, np.nan, 0.9])).tolist()
+    [3.0, 1.5, 4.0, 1.5]
+    """
     values = np.asarray(values, dtype=float)
     filled = np.where(np.isnan(values), -np.inf, values)
     return sps.rankdata(-filled, axis=-1, method="average")
@@ -21,6 +37,20 @@ def kendall_tau_rows(reference: np.ndarray, rows: np.ndarray, memory_budget: int
     The pairwise sign matrices are built for blocks of rows that fit ``memory_budget`` bytes, so 10,000
     resamples of 200 models (19,900 model pairs) need tens of MB, not gigabytes; the result does not depend
     on the blocks.
+
+    Parameters
+    ----------
+    reference : numpy.ndarray
+        The reference scores, shape (n,).
+    rows : numpy.ndarray
+        Scores to compare, shape (r x n) (a 1-d array is one row).
+    memory_budget : int, default 64 MiB
+        Bytes the pairwise sign matrices of one block of rows may take.
+
+    Returns
+    -------
+    numpy.ndarray
+        Tau-b per row, shape (r,); NaN where the reference or the row has no untied pair.
 
     Examples
     --------
@@ -46,7 +76,31 @@ def kendall_tau_rows(reference: np.ndarray, rows: np.ndarray, memory_budget: int
 
 @dataclass(frozen=True)
 class RankingStability:
-    """Rank intervals, probability of being best, and Kendall's tau to the original ranking."""
+    """Rank intervals, probability of being best, and Kendall's tau to the original ranking.
+
+    Attributes
+    ----------
+    names : tuple of str
+        The models, in input order.
+    estimate : numpy.ndarray
+        The statistic per model on the data.
+    rank : numpy.ndarray
+        Rank on the data (1 = best, ties averaged).
+    rank_low, rank_high : numpy.ndarray
+        Percentile interval of each model's resampled rank.
+    probability_best : numpy.ndarray
+        Share of resamples in which the model ranks first (shared first places count fractionally).
+    tau_mean, tau_low, tau_high : float
+        Mean and percentile interval of Kendall's tau-b between the data's and each resample's ranking.
+    level : float
+        Confidence level of the intervals.
+
+    Examples
+    --------
+    >>> result = ranking_stability(["a", "b"], [0.9, 0.5], [[0.8, 0.6], [0.4, 0.7]])
+    >>> result.rank.tolist(), result.probability_best.tolist()
+    ([1.0, 2.0], [0.5, 0.5])
+    """
 
     names: tuple[str, ...]
     estimate: np.ndarray          # the statistic per model
@@ -60,7 +114,13 @@ class RankingStability:
     level: float
 
     def to_frame(self):
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a tidy table, one row per model, best first.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``observer``, ``estimate``, ``rank``, ``rank_low``, ``rank_high``, ``probability_best``.
+        """
         import pandas as pd
 
         return pd.DataFrame({
@@ -75,6 +135,36 @@ def ranking_stability(names, estimate, replicates, level: float = 0.95) -> Ranki
 
     Rank intervals are percentile intervals of each model's resampled rank; the probability of being
     best counts shared first places fractionally.
+
+    Parameters
+    ----------
+    names : sequence of str
+        One name per model.
+    estimate : array_like
+        The statistic per model on the data, shape (models,); higher is better.
+    replicates : array_like
+        Bootstrap replicates of the statistic, shape (resamples x models).
+    level : float, default 0.95
+        Confidence level of the rank and tau intervals.
+
+    Returns
+    -------
+    RankingStability
+        Ranks, rank intervals, probability of being best and Kendall's tau to the data's ranking.
+
+    Raises
+    ------
+    ValueError
+        If ``names``, ``estimate`` and the columns of ``replicates`` differ in length.
+
+    Examples
+    --------
+    >>> replicates = [[0.9, 0.5, 0.1], [0.8, 0.6, 0.2], [0.4, 0.7, 0.3]]
+    >>> result = ranking_stability(["a", "b", "c"], [0.9, 0.5, 0.1], replicates, level=0.5)
+    >>> result.rank.tolist(), result.probability_best.round(3).tolist()
+    ([1.0, 2.0, 3.0], [0.667, 0.333, 0.0])
+    >>> round(result.tau_mean, 3)
+    0.778
     """
     estimate = np.asarray(estimate, dtype=float)
     replicates = np.atleast_2d(np.asarray(replicates, dtype=float))

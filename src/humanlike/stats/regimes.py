@@ -20,12 +20,43 @@ REGIME_NAMES = ("reference", "near-OOD", "far-OOD", "extreme-OOD")
 
 
 def regime_names(m: int) -> tuple[str, ...]:
-    """Names of ``m`` mean-ordered components: the first of REGIME_NAMES, then 'OOD-5', 'OOD-6', ..."""
+    """Names of ``m`` mean-ordered components: the first of REGIME_NAMES, then 'OOD-5', 'OOD-6', ...
+
+    Parameters
+    ----------
+    m : int
+        Number of components.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> regime_names(5)
+    ('reference', 'near-OOD', 'far-OOD', 'extreme-OOD', 'OOD-5')
+    """
     return tuple(REGIME_NAMES[i] if i < len(REGIME_NAMES) else f"OOD-{i + 1}" for i in range(m))
 
 
 def gmm_n_parameters(m):
-    """Free parameters of a 1-D Gaussian mixture with m components: m means, m variances, m-1 weights."""
+    """Free parameters of a 1-D Gaussian mixture with m components: m means, m variances, m-1 weights.
+
+    Parameters
+    ----------
+    m : int or array_like of int
+        Number(s) of components.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        ``3 m - 1`` (0-d for a scalar).
+
+    Examples
+    --------
+    >>> gmm_n_parameters([1, 2, 3]).tolist()
+    [2, 5, 8]
+    """
     return 3 * np.asarray(m) - 1
 
 
@@ -44,6 +75,42 @@ class RegimeFit:
     mean-ordered labelling puts score j in its final regime (NaN for non-finite scores).
     ``candidates``/``log_likelihood``/``n_parameters``/``bic``/``aicc`` describe every m tried (NaN where m
     was skipped). Label 0 is 'reference'.
+
+    Attributes
+    ----------
+    scores : numpy.ndarray
+        The scores as given (flattened).
+    labels : numpy.ndarray of int
+        Component per score (0 = 'reference'), -1 for non-finite scores.
+    names : tuple of str
+        Regime name per component.
+    means, sds, weights : numpy.ndarray
+        Mixture parameters per component, mean-ordered.
+    candidates : numpy.ndarray of int
+        Numbers of components tried.
+    log_likelihood, n_parameters, bic, aicc : numpy.ndarray
+        Per candidate (NaN where skipped).
+    n_components : int
+        The chosen number of components.
+    criterion : str
+        ``"bic"``, ``"aicc"`` or ``"fixed"``.
+    stability : numpy.ndarray
+        Share of initialisations agreeing with each score's label.
+    n_init : int
+        Initialisations per candidate.
+    converged : bool
+        Whether the chosen fit's EM converged.
+    order : str
+        ``"descending"`` or ``"ascending"`` mean order.
+
+    Examples
+    --------
+    >>> scores = [0.1, -0.1, 0.0, 0.2, -4.1, -3.9, -4.0, -4.2, float("nan")]
+    >>> fit = fit_regimes(scores, max_components=2, n_init=3, seed=0)
+    >>> fit.n_components, fit.means.round(2).tolist(), fit.labels.tolist()
+    (2, [0.05, -4.05], [0, 0, 0, 0, 1, 1, 1, 1, -1])
+    >>> fit.regimes.tolist()[3:5]
+    ['reference', 'near-OOD']
     """
 
     scores: np.ndarray
@@ -71,11 +138,35 @@ class RegimeFit:
         return names[self.labels]
 
     def predict(self, scores) -> np.ndarray:
-        """Mean-ordered component of new scores under the fitted mixture (-1 for non-finite)."""
+        """Mean-ordered component of new scores under the fitted mixture (-1 for non-finite).
+
+        Parameters
+        ----------
+        scores : array_like of float
+            New OOD scores.
+
+        Returns
+        -------
+        numpy.ndarray of int
+            The most probable component per score.
+
+        Examples
+        --------
+        >>> scores = [0.1, -0.1, 0.0, 0.2, -4.1, -3.9, -4.0, -4.2, float("nan")]
+        >>> fit = fit_regimes(scores, max_components=2, n_init=3, seed=0)
+        >>> fit.predict([0.3, -3.5, float("inf")]).tolist()
+        [0, 1, -1]
+        """
         return _assign(np.asarray(scores, dtype=float), self.means, self.sds**2, self.weights)
 
     def to_frame(self):
-        """One row per score: score, label, regime, stability."""
+        """One row per score: score, label, regime, stability.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``index``, ``score``, ``label``, ``regime``, ``stability``, ``n_components``, ``criterion``.
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -91,7 +182,20 @@ class RegimeFit:
         )
 
     def components_frame(self):
-        """One row per mixture component: mean, SD, weight and number of conditions."""
+        """One row per mixture component: mean, SD, weight and number of conditions.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``label``, ``regime``, ``mean``, ``sd``, ``weight``.
+
+        Examples
+        --------
+        >>> scores = [0.1, -0.1, 0.0, 0.2, -4.1, -3.9, -4.0, -4.2, float("nan")]
+        >>> fit = fit_regimes(scores, max_components=2, n_init=3, seed=0)
+        >>> fit.components_frame()["weight"].tolist()
+        [0.5, 0.5]
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -100,7 +204,20 @@ class RegimeFit:
         )
 
     def criteria_frame(self):
-        """The information criteria (BIC, AICc) of every number of regimes fitted."""
+        """The information criteria (BIC, AICc) of every number of regimes fitted.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``m``, ``log_likelihood``, ``n_parameters``, ``bic``, ``aicc``, ``chosen``.
+
+        Examples
+        --------
+        >>> scores = [0.1, -0.1, 0.0, 0.2, -4.1, -3.9, -4.0, -4.2, float("nan")]
+        >>> fit = fit_regimes(scores, max_components=2, n_init=3, seed=0)
+        >>> fit.criteria_frame()[["m", "n_parameters", "chosen"]].values.tolist()
+        [[1, 2, False], [2, 5, True]]
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -264,6 +381,60 @@ def fit_regimes(
     Assignment stability: every initialisation of the chosen m is mean-ordered (which aligns components
     across initialisations) and the share agreeing with the final label is reported per score.
     Non-finite scores are left out of the fit (label -1, stability NaN).
+
+    Parameters
+    ----------
+    scores : array_like of float
+        OOD scores (e.g. Glass's delta per condition); non-finite ones are left out.
+    n_components : int, optional
+        Fix the number of components instead of choosing it.
+    criterion : {"bic", "aicc"}, default "bic"
+        How the number of components is chosen.
+    max_components : int, default 4
+        Largest number of components tried.
+    n_init : int, default 20
+        Seeded EM starts per candidate.
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed of the starts.
+    reg_covar : float, default 1e-6
+        Smallest variance added to every component.
+    max_iter : int, default 3000
+        EM iteration cap.
+    tol : float, default 1e-8
+        EM convergence tolerance on the mean log-likelihood.
+    order : {"descending", "ascending"}, default "descending"
+        Which mean is 'reference'.
+    init_params : {"random-points", "sklearn"}, default "random-points"
+        How the starts are made (see above).
+    min_component_size : int, default 3
+        Fewest scores a component of an eligible candidate must hold.
+    min_sd_fraction : float, default 0.02
+        Variance floor as a fraction of the scores' SD.
+
+    Returns
+    -------
+    RegimeFit
+        The chosen mixture, its labels and the criteria of every candidate.
+
+    Raises
+    ------
+    ValueError
+        For an invalid ``order``, ``criterion``, ``n_components``, ``max_components``, ``n_init`` or guard
+        setting, no finite score, or no valid candidate.
+
+    Notes
+    -----
+    METHODS.md §4 (regimes; AICc = AIC + 2k(k+1)/(n-k-1)).
+
+    Examples
+    --------
+    Two tight groups: each component has mean 0.05 or -4.05 and SD sqrt(0.0125 + (0.02 * 2.05)^2) = 0.119
+    (the group's own variance plus the floor of 2% of the overall SD).
+
+    >>> scores = [0.1, -0.1, 0.0, 0.2, -4.1, -3.9, -4.0, -4.2, float("nan")]
+    >>> fit = fit_regimes(scores, max_components=2, n_init=3, seed=0)
+    >>> fit.criterion, fit.n_components, fit.sds.round(3).tolist()
+    ('bic', 2, [0.119, 0.119])
     """
     if order not in ("descending", "ascending"):
         raise ValueError(f"order must be 'descending' or 'ascending', got {order!r}")
@@ -443,6 +614,26 @@ class RegimeStability:
 
     ``stability[j]``: share of resamples (with a finite score j) whose refitted, mean-ordered regime of
     condition j equals its original regime; ``labels`` (n_boot, n_conditions) the resampled regimes.
+
+    Attributes
+    ----------
+    stability : numpy.ndarray
+        Share per condition (NaN where no resample has a finite score).
+    n_valid : numpy.ndarray of int
+        Resamples used per condition.
+    labels : numpy.ndarray of int
+        Resampled regime per resample and condition (-1 where undefined).
+    n_components : int
+        Components of the refits.
+
+    Examples
+    --------
+    >>> scores = [0.1, -0.1, 0.0, 0.2, -4.1, -3.9, -4.0, -4.2, float("nan")]
+    >>> fit = fit_regimes(scores, max_components=2, n_init=3, seed=0)
+    >>> noise = np.random.default_rng(0).normal(0.0, 0.1, (20, 9))
+    >>> result = regime_stability_bootstrap(np.asarray(scores) + noise, fit, seed=0)
+    >>> result.labels.shape, result.stability[:2].tolist(), int(result.n_valid[-1])
+    ((20, 9), [1.0, 1.0], 0)
     """
 
     stability: np.ndarray
@@ -451,7 +642,13 @@ class RegimeStability:
     n_components: int
 
     def to_frame(self):
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a tidy table, one row per condition.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``index``, ``stability``, ``n_valid``, ``n_components``.
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -481,6 +678,44 @@ def regime_stability_bootstrap(
     that row's fit and of the share (``n_valid`` counts the resamples used per condition). With an int
     ``seed`` the random starts of resample r come from ``stream(seed, "regime-starts", r // 100)``, so they do
     not depend on ``chunk_elements``.
+
+    Parameters
+    ----------
+    boot_scores : array_like of float
+        Resampled OOD scores, shape (n_boot, n_conditions).
+    fit : RegimeFit
+        The fit on the original scores (gives m, the warm start and the original labels).
+    n_init : int, default 5
+        EM starts per resample.
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed of the random starts.
+    reg_covar : float, default 1e-6
+        Variance added to every component.
+    max_iter : int, default 500
+        EM iteration cap.
+    tol : float, default 1e-7
+        EM convergence tolerance.
+    chunk_elements : int, default 2000000
+        Largest resamples x starts x conditions x components block (bounds memory).
+
+    Returns
+    -------
+    RegimeStability
+        Share of resamples keeping each condition's regime.
+
+    Raises
+    ------
+    ValueError
+        If ``boot_scores`` does not have one column per score of ``fit``, or ``n_init < 1``.
+
+    Examples
+    --------
+    >>> scores = [0.1, -0.1, 0.0, 0.2, -4.1, -3.9, -4.0, -4.2, float("nan")]
+    >>> fit = fit_regimes(scores, max_components=2, n_init=3, seed=0)
+    >>> noise = np.random.default_rng(0).normal(0.0, 0.1, (20, 9))
+    >>> result = regime_stability_bootstrap(np.asarray(scores) + noise, fit, seed=0)
+    >>> result.to_frame()["n_valid"].tolist()
+    [20, 20, 20, 20, 20, 20, 20, 20, 0]
     """
     b = np.asarray(boot_scores, dtype=float)
     if b.ndim != 2 or b.shape[1] != fit.labels.size:

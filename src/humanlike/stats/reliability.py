@@ -31,7 +31,28 @@ _ENUMERATE_FOR_SAMPLING = 200_000  # below this many unique splits, sample from 
 
 
 def n_unique_splits(n_observers: int) -> int:
-    """Number of unique splits into two halves: C(N, N/2)/2 for even N, C(N, floor(N/2)) for odd N."""
+    """Number of unique splits into two halves: C(N, N/2)/2 for even N, C(N, floor(N/2)) for odd N.
+
+    Parameters
+    ----------
+    n_observers : int
+        Number of observers N (at least 2).
+
+    Returns
+    -------
+    int
+        The number of unique splits.
+
+    Raises
+    ------
+    ValueError
+        If ``n_observers`` is not an integer >= 2.
+
+    Examples
+    --------
+    >>> n_unique_splits(4), n_unique_splits(5), n_unique_splits(10)
+    (3, 10, 126)
+    """
     n = _check_n(n_observers)
     k = n // 2
     return math.comb(n, k) // 2 if n % 2 == 0 else math.comb(n, k)
@@ -49,6 +70,26 @@ def enumerate_splits(n_observers: int) -> np.ndarray:
     Even N: halves of N/2, each split once (observer 0 is always in half A), C(N, N/2)/2 rows.
     Odd N: half A is the smaller half (floor(N/2) observers), C(N, floor(N/2)) rows.
     Rows are in lexicographic order of half A's members.
+
+    Parameters
+    ----------
+    n_observers : int
+        Number of observers N (at least 2).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Membership in half A, shape (n_splits x N).
+
+    Raises
+    ------
+    ValueError
+        If ``n_observers`` is not an integer >= 2.
+
+    Examples
+    --------
+    >>> enumerate_splits(4).astype(int).tolist()
+    [[1, 1, 0, 0], [1, 0, 1, 0], [1, 0, 0, 1]]
     """
     n = _check_n(n_observers)
     k = n // 2
@@ -76,6 +117,31 @@ def sample_splits(n_observers: int, n_splits: int, seed: SeedLike = None) -> np.
     Raises ``ValueError`` when fewer than ``n_splits`` unique splits exist. When the splits are few enough
     to enumerate they are drawn without replacement from the enumeration; otherwise random halves are drawn
     and duplicates discarded until ``n_splits`` distinct ones are found (in order of drawing).
+
+    Parameters
+    ----------
+    n_observers : int
+        Number of observers N (at least 2).
+    n_splits : int
+        Number of distinct splits to draw (1 to :func:`n_unique_splits`).
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed of the draw.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Membership in half A, shape (n_splits x N).
+
+    Raises
+    ------
+    ValueError
+        If ``n_observers`` < 2 or ``n_splits`` is out of range.
+
+    Examples
+    --------
+    >>> splits = sample_splits(6, 3, seed=0)
+    >>> splits.shape, splits.sum(axis=1).tolist(), bool(splits[:, 0].all())
+    ((3, 6), [3, 3, 3], True)
     """
     n = _check_n(n_observers)
     total = n_unique_splits(n)
@@ -99,7 +165,35 @@ def sample_splits(n_observers: int, n_splits: int, seed: SeedLike = None) -> np.
 def choose_splits(n_observers: int, max_splits: int = 1000, seed: SeedLike = None) -> tuple[np.ndarray, bool]:
     """All unique splits when there are at most ``max_splits``, else a seeded sample of ``max_splits``.
 
-    Returns ``(membership, enumerated)``.
+    Parameters
+    ----------
+    n_observers : int
+        Number of observers N (at least 2).
+    max_splits : int, default 1000
+        Most splits to use (>= 1).
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed of the sample (unused when all splits are enumerated).
+
+    Returns
+    -------
+    membership : numpy.ndarray of bool
+        Membership in half A, shape (n_splits x N).
+    enumerated : bool
+        True when these are all unique splits.
+
+    Raises
+    ------
+    ValueError
+        If ``max_splits`` < 1 or ``n_observers`` < 2.
+
+    Examples
+    --------
+    >>> membership, enumerated = choose_splits(4)
+    >>> membership.shape, enumerated
+    ((3, 4), True)
+    >>> membership, enumerated = choose_splits(6, max_splits=5, seed=0)
+    >>> membership.shape, enumerated
+    ((5, 6), False)
     """
     if max_splits < 1:
         raise ValueError("max_splits must be >= 1")
@@ -117,6 +211,33 @@ class SplitHalfResult:
     one entry per split (NaN and a reason where undefined); ``splits``: the (n_splits x N) membership
     matrix; ``enumerated``: all unique splits were used; ``reason``: '' when every split is defined,
     otherwise how many splits were undefined and why (the ceiling is NaN only when all are).
+
+    Attributes
+    ----------
+    ceiling : float
+        Mean Spearman-Brown corrected split-half correlation over defined splits.
+    raw_mean : float
+        Mean uncorrected half-vs-half correlation over defined splits.
+    per_split_r, per_split_corrected : numpy.ndarray
+        Raw and corrected correlation per split (NaN where undefined).
+    split_reasons : numpy.ndarray of object
+        Why each split is undefined ("" where defined).
+    splits : numpy.ndarray of bool
+        Membership in half A, shape (n_splits x N).
+    n_splits : int
+        Number of splits used.
+    enumerated : bool
+        Whether all unique splits were used.
+    method : str
+        ``"pearson"`` or ``"spearman"``.
+    reason : str
+        Summary of undefined splits ("" when all are defined).
+
+    Examples
+    --------
+    >>> result = split_half_ceiling([[1.0, 2.0, 3.0], [1.0, 3.0, 2.0]])
+    >>> result.raw_mean, round(result.ceiling, 4), result.n_splits
+    (0.5, 0.6667, 1)
     """
 
     ceiling: float
@@ -136,7 +257,20 @@ class SplitHalfResult:
         return int(np.sum(~np.isnan(self.per_split_corrected)))
 
     def to_frame(self, per_split: bool = False):
-        """One summary row, or with ``per_split=True`` one row per split (r, corrected, reason)."""
+        """One summary row, or with ``per_split=True`` one row per split (r, corrected, reason).
+
+        Parameters
+        ----------
+        per_split : bool, default False
+            One row per split instead of the summary.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Summary columns ``ceiling``, ``raw_mean``, ``n_splits``, ``n_defined``, ``enumerated``, ``method``,
+            ``reason``; per-split columns ``split``, ``half_a`` (comma-separated observer indices), ``r``,
+            ``corrected``, ``reason``.
+        """
         import pandas as pd
 
         if per_split:
@@ -184,6 +318,45 @@ def split_half_ceiling(
     in the published procedure). A split is NaN with a reason when a half's vector is constant (e.g. a half
     at 100% on every item, or a single-observer half that is constant) or r = -1. ``seed`` only matters when
     the splits are sampled (more than ``max_splits`` unique splits).
+
+    Parameters
+    ----------
+    correct : array_like of float
+        Item values per observer, shape (observers x items): accuracies, or correct counts.
+    trials : array_like of float, optional
+        Trials per observer and item, same shape; pooling then weighs every response equally.
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed for sampling splits.
+    max_splits : int, default 1000
+        Most splits used (all unique splits when there are no more).
+    method : {"pearson", "spearman"}, default "pearson"
+        Correlation between the halves.
+
+    Returns
+    -------
+    SplitHalfResult
+        The ceiling, per-split values and reasons.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``method``, a matrix that is not 2-d or holds NaN, fewer than 2 observers or items,
+        or ``trials`` of another shape or below ``correct``.
+
+    Notes
+    -----
+    METHODS.md §3 (the DMC noise ceiling).
+
+    Examples
+    --------
+    Two observers give one split; r = 0.5 steps up to 2 * 0.5 / 1.5:
+
+    >>> result = split_half_ceiling([[1.0, 2.0, 3.0], [1.0, 3.0, 2.0]])
+    >>> round(result.ceiling, 4)
+    0.6667
+    >>> correct = [[1, 0, 1, 0], [1, 0, 1, 1], [1, 1, 0, 0], [1, 0, 1, 0]]
+    >>> split_half_ceiling(correct).to_frame(per_split=True)["half_a"].tolist()
+    ['0,1', '0,2', '0,3']
     """
     if method not in ("pearson", "spearman"):
         raise ValueError("method must be 'pearson' or 'spearman'")
@@ -266,7 +439,26 @@ def _summarise(reasons: np.ndarray) -> str:
 
 @dataclass(frozen=True)
 class TInterval:
-    """Mean and t-interval of a set of values (``reason`` non-empty when the interval is undefined)."""
+    """Mean and t-interval of a set of values (``reason`` non-empty when the interval is undefined).
+
+    Attributes
+    ----------
+    mean : float
+        Mean of the finite values.
+    low, high : float
+        Interval bounds (NaN when undefined).
+    n : int
+        Number of finite values.
+    level : float
+        Confidence level.
+    reason : str
+        Why the interval is undefined ("" when defined).
+
+    Examples
+    --------
+    >>> t_interval([1.0]).reason
+    'fewer than 2 finite values'
+    """
 
     mean: float
     low: float
@@ -276,7 +468,13 @@ class TInterval:
     reason: str = ""
 
     def to_frame(self):
-        """One row: mean, low, high, n, level, reason."""
+        """One row: mean, low, high, n, level, reason.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A one-row table.
+        """
         import pandas as pd
 
         return pd.DataFrame([self.__dict__])
@@ -289,6 +487,31 @@ def t_interval(values, level: float = 0.95) -> TInterval:
     observers (every observer is in every split) and pairwise values share members, so their spread says
     little about the uncertainty of the mean and this interval is too narrow; bootstrap over observers and
     items for honest uncertainty. Undefined (NaN with a reason) for fewer than two finite values.
+
+    Parameters
+    ----------
+    values : array_like of float
+        The values; non-finite ones are dropped.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+
+    Returns
+    -------
+    TInterval
+        Mean, bounds and the number of values used.
+
+    Raises
+    ------
+    ValueError
+        If ``level`` is outside (0, 1).
+
+    Examples
+    --------
+    Mean 2, SD 1, n = 3: half-width t_{2, 0.975} / sqrt(3) = 4.303 / 1.732:
+
+    >>> interval = t_interval([1.0, 2.0, 3.0, float("nan")])
+    >>> interval.mean, round(interval.low, 3), round(interval.high, 3), interval.n
+    (2.0, -0.484, 4.484, 3)
     """
     if not 0 < level < 1:
         raise ValueError("level must lie in (0, 1)")

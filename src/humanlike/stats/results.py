@@ -96,7 +96,20 @@ class Resampled:
         return int(self.estimate.size)
 
     def undefined_share(self) -> np.ndarray:
-        """Share of replicates in which each statistic is undefined (NaN), shape (K,); NaN without replicates."""
+        """Share of replicates in which each statistic is undefined (NaN), shape (K,); NaN without replicates.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shares in [0, 1], shape (K,).
+
+        Examples
+        --------
+    >>> replicates = np.column_stack([np.linspace(0.4, 0.6, 101), np.r_[np.nan, np.linspace(0.1, 0.3, 100)]])
+    >>> r = Resampled(np.array([0.5, 0.2]), replicates, [("a", "kappa"), ("b", "kappa")], ("pair", "metric"))
+        >>> r.undefined_share().round(4).tolist()
+        [0.0, 0.0099]
+        """
         if self.n_resamples == 0:
             return np.full(self.estimate.size, np.nan)
         return nan_counts(self.replicates) / self.n_resamples
@@ -134,7 +147,13 @@ class Resampled:
         return np.where(defined, low, np.nan), np.where(defined, high, np.nan)
 
     def standard_error(self) -> np.ndarray:
-        """Bootstrap standard error of every column (NaN replicates skipped)."""
+        """Bootstrap standard error of every column (NaN replicates skipped).
+
+        Returns
+        -------
+        numpy.ndarray
+            SD (ddof=1) of the defined replicates per column, shape (K,); NaN with fewer than 2 replicates.
+        """
         if self.n_resamples < 2:
             return np.full(self.estimate.size, np.nan)
         with warnings.catch_warnings():
@@ -142,14 +161,55 @@ class Resampled:
             return np.nanstd(self.replicates, axis=0, ddof=1)
 
     def select(self, columns: Sequence[int] | np.ndarray) -> Resampled:
-        """The result restricted to some columns (indices or a boolean mask)."""
+        """The result restricted to some columns (indices or a boolean mask).
+
+        Parameters
+        ----------
+        columns : sequence of int or numpy.ndarray of bool
+            Column indices, or a mask of length K.
+
+        Returns
+        -------
+        Resampled
+            The same settings, with estimates, replicates, labels, reasons and jackknife rows of those columns.
+
+        Examples
+        --------
+    >>> replicates = np.column_stack([np.linspace(0.4, 0.6, 101), np.r_[np.nan, np.linspace(0.1, 0.3, 100)]])
+    >>> r = Resampled(np.array([0.5, 0.2]), replicates, [("a", "kappa"), ("b", "kappa")], ("pair", "metric"))
+        >>> r.select([1]).labels
+        [('b', 'kappa')]
+        """
         idx = np.arange(self.estimate.size)[np.asarray(columns)]
         return replace(self, estimate=self.estimate[idx], replicates=self.replicates[:, idx],
                        labels=[self.labels[k] for k in idx], reasons=self.reasons[idx],
                        jackknife=None if self.jackknife is None else self.jackknife[:, idx])
 
     def where(self, **fields) -> Resampled:
-        """The columns whose labels match every ``name=value`` given (a value may be a list of values)."""
+        """The columns whose labels match every ``name=value`` given (a value may be a list of values).
+
+        Parameters
+        ----------
+        **fields
+            Label field names with the value (or list of values) to keep.
+
+        Returns
+        -------
+        Resampled
+            The matching columns (see :meth:`select`).
+
+        Raises
+        ------
+        KeyError
+            For a name that is not a label field.
+
+        Examples
+        --------
+    >>> replicates = np.column_stack([np.linspace(0.4, 0.6, 101), np.r_[np.nan, np.linspace(0.1, 0.3, 100)]])
+    >>> r = Resampled(np.array([0.5, 0.2]), replicates, [("a", "kappa"), ("b", "kappa")], ("pair", "metric"))
+        >>> r.where(pair="b").estimate.tolist()
+        [0.2]
+        """
         mask = np.ones(self.estimate.size, dtype=bool)
         for name, value in fields.items():
             if name not in self.label_names:
@@ -160,7 +220,27 @@ class Resampled:
         return self.select(mask)
 
     def to_frame(self, level: float | None = None, method: str | None = None):
-        """Tidy table: the label fields, estimate, ci_low, ci_high, undefined_share, reason."""
+        """Tidy table: the label fields, estimate, ci_low, ci_high, undefined_share, reason.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per column.
+
+        Examples
+        --------
+    >>> replicates = np.column_stack([np.linspace(0.4, 0.6, 101), np.r_[np.nan, np.linspace(0.1, 0.3, 100)]])
+    >>> r = Resampled(np.array([0.5, 0.2]), replicates, [("a", "kappa"), ("b", "kappa")], ("pair", "metric"))
+        >>> r.to_frame(0.9)[["pair", "ci_low", "ci_high"]].round(2).values.tolist()
+        [['a', 0.41, 0.59], ['b', 0.11, 0.29]]
+        """
         import pandas as pd
 
         low, high = self.interval(level, method)
@@ -173,7 +253,29 @@ class Resampled:
         return frame
 
     def to_json_dict(self, level: float | None = None, method: str | None = None) -> dict:
-        """JSON-ready dict: the settings, the interval in force and one record per column."""
+        """JSON-ready dict: the settings, the interval in force and one record per column.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        dict
+            Keys ``settings``, ``level``, ``interval``, ``n_resamples`` and ``rows`` (the :meth:`to_frame`
+            records, NaN as None).
+
+        Examples
+        --------
+    >>> replicates = np.column_stack([np.linspace(0.4, 0.6, 101), np.r_[np.nan, np.linspace(0.1, 0.3, 100)]])
+    >>> r = Resampled(np.array([0.5, 0.2]), replicates, [("a", "kappa"), ("b", "kappa")], ("pair", "metric"))
+        >>> out = r.to_json_dict(0.9)
+        >>> out["n_resamples"], [row["pair"] for row in out["rows"]]
+        (101, ['a', 'b'])
+        """
         frame = self.to_frame(level, method)
         records = [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
         return {"settings": dict(self.settings), "level": level or self.level, "interval": method or self.method,

@@ -20,6 +20,15 @@ def make_rng(seed: SeedLike = None) -> np.random.Generator:
 
     ``None`` gives fresh OS entropy; pass an int for reproducible numbers.
 
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence, numpy.random.Generator or None, default None
+        The seed; a Generator is returned unchanged.
+
+    Returns
+    -------
+    numpy.random.Generator
+
     Examples
     --------
     >>> bool(make_rng(0).integers(10) == make_rng(0).integers(10))
@@ -30,7 +39,7 @@ def make_rng(seed: SeedLike = None) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def key_words(key: tuple) -> tuple[int, ...]:
+def _key_words(key: tuple) -> tuple[int, ...]:
     """A stable tuple of 32-bit words for a key of strings and integers (independent of ``PYTHONHASHSEED``)."""
     words: list[int] = []
     for part in key:
@@ -39,7 +48,7 @@ def key_words(key: tuple) -> tuple[int, ...]:
     return tuple(words)
 
 
-def root_entropy(seed: int | np.random.SeedSequence) -> int | tuple:
+def _root_entropy(seed: int | np.random.SeedSequence) -> int | tuple:
     """The entropy of a seed: an int seed as is, a SeedSequence's entropy and spawn key."""
     if isinstance(seed, np.random.SeedSequence):
         return seed.entropy
@@ -72,5 +81,5 @@ def stream(seed: int | np.random.SeedSequence, *key) -> np.random.Generator:
     (True, False)
     """
     base_key = seed.spawn_key if isinstance(seed, np.random.SeedSequence) else ()
-    sequence = np.random.SeedSequence(root_entropy(seed), spawn_key=tuple(base_key) + key_words(key))
+    sequence = np.random.SeedSequence(_root_entropy(seed), spawn_key=tuple(base_key) + _key_words(key))
     return np.random.Generator(np.random.PCG64(sequence))

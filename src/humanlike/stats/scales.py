@@ -78,6 +78,25 @@ class ScaleFits:
     ``psi`` (..., levels) with ψ_1 = 0 on the GLM scale (σ = 1); ``loglik`` the Bernoulli
     log-likelihood of the trials; ``separated`` where the plain fit had no finite maximum (the
     reported ``psi`` is then the smoothed fit); ``n_trials`` per problem.
+
+    Attributes
+    ----------
+    psi : numpy.ndarray
+        Fitted scale values, shape (..., n_levels), ψ_1 = 0, σ = 1.
+    loglik : numpy.ndarray
+        Bernoulli log-likelihood per problem (NaN for problems passed in as separated).
+    separated : numpy.ndarray of bool
+        Where the plain fit had no finite maximum.
+    n_trials : numpy.ndarray
+        Trials per problem.
+    converged : numpy.ndarray of bool
+        Whether the (plain or smoothed) fit converged.
+
+    Examples
+    --------
+    >>> fits = fit_count_scales([[1, 2, 3]], 3, [[7]], [[10]])
+    >>> fits.psi.shape, fits.n_trials.tolist(), fits.separated.tolist()
+    ((1, 3), [10.0], [False])
     """
 
     psi: np.ndarray
@@ -254,6 +273,32 @@ def flat_scale_test(loglik, n_trials, n_levels: int):
     G = 2(ℓ_fit − ℓ_flat) with ℓ_flat = −N ln 2 is χ² with n_levels − 1 degrees of freedom under the
     flat (chance) scale. Returns ``(G, df, p)``; for a separated scale ℓ_fit is the supremum
     approached by the plain fit, so G stays finite.
+
+    Parameters
+    ----------
+    loglik : array_like of float
+        Log-likelihood of the fitted scales (:attr:`ScaleFits.loglik`).
+    n_trials : array_like of float
+        Trials per scale N.
+    n_levels : int
+        Number of stimulus levels.
+
+    Returns
+    -------
+    G : numpy.ndarray
+        The likelihood-ratio statistic (clipped at 0).
+    df : int
+        Degrees of freedom, ``n_levels - 1``.
+    p : numpy.ndarray
+        Chi-squared upper-tail p-value.
+
+    Examples
+    --------
+    ℓ = −60 on 100 trials: G = 2(−60 + 100 ln 2) = 18.63 on 4 degrees of freedom.
+
+    >>> g, df, p = flat_scale_test([-100.0, -60.0], [100, 100], 5)
+    >>> g.round(2).tolist(), df, p.round(5).tolist()
+    ([0.0, 18.63], 4, [1.0, 0.00093])
     """
     loglik = np.asarray(loglik, dtype=float)
     g = np.maximum(2.0 * (loglik + np.asarray(n_trials, dtype=float) * np.log(2.0)), 0.0)

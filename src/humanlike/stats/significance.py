@@ -31,7 +31,33 @@ def _out(x):
 
 def table_counts(a, b, c, d) -> list[np.ndarray]:
     """The four cells of 2x2 tables as int64 arrays (broadcast); ValueError naming the cell that is not a
-    non-negative integer, or for a table without trials."""
+    non-negative integer, or for a table without trials.
+
+    Parameters
+    ----------
+    a, b, c, d : int or array_like of int
+        Trials both correct, only observer 1 correct, only observer 2 correct, both wrong (broadcastable).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The four cells as int64 arrays of the broadcast shape (0-d for scalar input).
+
+    Raises
+    ------
+    ValueError
+        If a count is negative, non-integer or not finite (the message names the cell), or a table has no
+        trials.
+
+    Examples
+    --------
+    >>> [cell.tolist() for cell in table_counts([3, 4], 1, 0, 2)]
+    [[3, 4], [1, 1], [0, 0], [2, 2]]
+    >>> table_counts(3, 1.5, 0, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: count 'b' must hold non-negative integers
+    """
     arrays = np.broadcast_arrays(*[np.asarray(x) for x in (a, b, c, d)])
     out = []
     for name, x in zip("abcd", arrays, strict=True):
@@ -51,6 +77,25 @@ class ECTestResult:
 
     ``p_value``: two-sided (see the test's docstring for the rule); ``p_greater``: one-sided p for
     kappa larger than chance; ``n_simulations``: None for the exact test.
+
+    Attributes
+    ----------
+    kappa : float or numpy.ndarray
+        Observed error consistency (Cohen's kappa) per table; NaN where undefined.
+    p_value : float or numpy.ndarray
+        Two-sided p-value.
+    p_greater : float or numpy.ndarray
+        One-sided p-value for kappa above chance.
+    method : str
+        ``"beta-posterior"`` or ``"exact-conditional"``.
+    n_simulations : int or None
+        Simulations per table (None for the exact test).
+
+    Examples
+    --------
+    >>> result = ec_test_exact(8, 2, 1, 9)
+    >>> round(float(result.kappa), 2), round(float(result.p_value), 4), result.method
+    (0.7, 0.0055, 'exact-conditional')
     """
 
     kappa: float | np.ndarray
@@ -60,7 +105,13 @@ class ECTestResult:
     n_simulations: int | None = None
 
     def to_frame(self):
-        """One row per table: kappa, p_value, p_greater, method, n_simulations."""
+        """One row per table: kappa, p_value, p_greater, method, n_simulations.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per table (flattened in C order).
+        """
         import pandas as pd
 
         k = np.atleast_1d(np.asarray(self.kappa, dtype=float)).ravel()
@@ -119,6 +170,46 @@ def ec_test_beta_posterior(
     random numbers differ from the published code's, so individual p-values differ by Monte Carlo error).
 
     Vectorised over tables (arrays of a, b, c, d); ``chunk_size`` caps tables x simulations per draw.
+
+    Parameters
+    ----------
+    a, b, c, d : int or array_like of int
+        Trials both correct, only observer 1 correct, only observer 2 correct, both wrong (broadcastable).
+    n_simulations : int, default 10000
+        Simulated tables per observed table.
+    prior : tuple of float, default (1.0, 1.0)
+        Beta prior ``(alpha, beta)`` added to the correct / wrong counts; ``(0, 0)`` is the published one.
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed of the simulation.
+    policy : UndefinedPolicy or str, default "strict"
+        How kappa treats a constant observer (see :func:`humanlike.metrics.ec.kappa`).
+    chunk_size : int, default 2000000
+        Largest number of tables x simulations drawn at once (bounds memory).
+    extreme : {"at-least", "greater"}, default "at-least"
+        Whether simulated kappas equal to the observed one count as extreme.
+
+    Returns
+    -------
+    ECTestResult
+        Kappa and the two p-values per table (scalars for scalar input).
+
+    Raises
+    ------
+    ValueError
+        For invalid counts, a negative prior, an improper posterior with ``prior=(0, 0)``,
+        ``n_simulations < 1`` or an unknown ``extreme``.
+
+    Notes
+    -----
+    Klein et al. (2025); METHODS.md §1.
+
+    Examples
+    --------
+    >>> result = ec_test_beta_posterior(6, 4, 3, 7, n_simulations=2000, seed=0)
+    >>> round(float(result.kappa), 2), result.n_simulations
+    (0.3, 2000)
+    >>> 0.0 < float(result.p_greater) <= float(result.p_value) < 0.5
+    True
     """
     a, b, c, d = table_counts(a, b, c, d)
     shape = a.shape
@@ -278,6 +369,29 @@ def ec_test_exact(a, b, c, d, policy: UndefinedPolicy | str = UndefinedPolicy.ST
     support (padded 2-D blocks, log-gamma), cumulated from both ends (so small tails stay accurate), and
     every table reads its two tails from there. Cost grows with the summed support sizes of the distinct
     margins: 1e5 tables of a few hundred trials take well under a second.
+
+    Parameters
+    ----------
+    a, b, c, d : int or array_like of int
+        Trials both correct, only observer 1 correct, only observer 2 correct, both wrong (broadcastable).
+    policy : UndefinedPolicy or str, default "strict"
+        How the reported kappa treats a constant observer (the p-values do not depend on it).
+
+    Returns
+    -------
+    ECTestResult
+        Kappa and the two exact p-values per table (``n_simulations`` None).
+
+    Raises
+    ------
+    ValueError
+        For counts that are not non-negative integers or a table without trials.
+
+    Examples
+    --------
+    >>> result = ec_test_exact([8, 5], [2, 5], [1, 5], [9, 5])
+    >>> result.kappa.tolist(), result.p_value.round(4).tolist()
+    ([0.7, 0.0], [0.0055, 1.0])
     """
     a, b, c, d = table_counts(a, b, c, d)
     shape = a.shape
@@ -334,6 +448,26 @@ def kappa_standard_error(a, b, c, d):
     - (p_o p_e - 2 p_e + p_o)^2] / (n (1-p_e)^4)`` at the observed cell shares. Counts may be non-integer
     (expected counts, as in planning). NaN when both observers are constant (p_e = 1, kappa undefined);
     0 when agreement is perfect or one observer is constant (the plug-in estimate then has no spread).
+
+    Parameters
+    ----------
+    a, b, c, d : float or array_like of float
+        Cell counts (broadcastable; non-negative, may be non-integer).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The standard error of kappa per table.
+
+    Raises
+    ------
+    ValueError
+        If a count is negative or a table has no trials.
+
+    Examples
+    --------
+    >>> round(float(kappa_standard_error(40, 10, 10, 40)), 4)
+    0.08
     """
     arrays = np.broadcast_arrays(*[np.asarray(x, dtype=float) for x in (a, b, c, d)])
     a, b, c, d = arrays
@@ -346,7 +480,23 @@ def kappa_standard_error(a, b, c, d):
 
 @dataclass(frozen=True)
 class KappaInterval:
-    """Wald interval kappa +- z * SE (clipped to [-1, 1]); ``reason`` says why an entry is NaN."""
+    """Wald interval kappa +- z * SE (clipped to [-1, 1]); ``reason`` says why an entry is NaN.
+
+    Attributes
+    ----------
+    kappa, se, low, high : float or numpy.ndarray
+        Kappa, its Fleiss-Cohen-Everitt standard error and the interval bounds per table.
+    level : float
+        Confidence level.
+    reason : str or numpy.ndarray of str
+        Empty where defined, else why the entry is NaN.
+
+    Examples
+    --------
+    >>> interval = analytic_kappa_interval(40, 10, 10, 40)
+    >>> round(float(interval.low), 3), round(float(interval.high), 3)
+    (0.443, 0.757)
+    """
 
     kappa: float | np.ndarray
     se: float | np.ndarray
@@ -356,7 +506,13 @@ class KappaInterval:
     reason: str | np.ndarray
 
     def to_frame(self):
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a tidy table, one row per table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``kappa``, ``se``, ``low``, ``high``, ``level``, ``reason``.
+        """
         import pandas as pd
 
         cols = {k: np.atleast_1d(np.asarray(getattr(self, k))).ravel() for k in ("kappa", "se", "low", "high")}
@@ -371,6 +527,35 @@ def analytic_kappa_interval(a, b, c, d, level: float = 0.95) -> KappaInterval:
     NaN with reason ``"both observers constant ..."`` when kappa is undefined, ``"fewer than two trials"``
     for n < 2. A large-sample approximation: poor for small n or kappa near its bounds (its SE is 0 at
     perfect agreement) - prefer the bootstrap or the tests there.
+
+    Parameters
+    ----------
+    a, b, c, d : int or array_like of int
+        Trials both correct, only observer 1 correct, only observer 2 correct, both wrong (broadcastable).
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+
+    Returns
+    -------
+    KappaInterval
+        Kappa, SE, interval and reason per table (scalars for scalar input).
+
+    Raises
+    ------
+    ValueError
+        If ``level`` is outside (0, 1) or the counts are invalid.
+
+    Notes
+    -----
+    Fleiss, Cohen & Everitt (1969); METHODS.md §1 for kappa itself.
+
+    Examples
+    --------
+    >>> interval = analytic_kappa_interval([40, 1], [10, 0], [10, 0], [40, 0])
+    >>> interval.kappa.round(2).tolist(), interval.se.round(2).tolist()
+    ([0.6, nan], [0.08, nan])
+    >>> interval.reason.tolist()
+    ['', 'fewer than two trials']
     """
     if not 0 < level < 1:
         raise ValueError("level must lie in (0, 1)")

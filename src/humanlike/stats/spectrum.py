@@ -55,6 +55,36 @@ def logit_accuracy(correct_counts, trial_counts, correction: str = "half"):
     - ``'none'``: the plain logit; ``-inf``/``+inf`` at accuracy 0/1.
 
     ``n = 0`` gives NaN (no trials, accuracy undefined).
+
+    Parameters
+    ----------
+    correct_counts : array_like of float
+        Correct trials ``k`` per cell.
+    trial_counts : array_like of float
+        Trials ``n`` per cell (broadcastable with ``correct_counts``).
+    correction : {"half", "clip", "none"}, default "half"
+        How accuracies of 0 and 1 are kept finite (see above).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The logit per cell (natural log); NaN where ``n = 0``.
+
+    Raises
+    ------
+    ValueError
+        If not ``0 <= k <= n``, or for an unknown ``correction``.
+
+    Notes
+    -----
+    METHODS.md §4 (z = logit(a) per observer and condition).
+
+    Examples
+    --------
+    >>> logit_accuracy([0, 5, 10], 10).round(3).tolist()
+    [-3.045, 0.0, 3.045]
+    >>> logit_accuracy([0, 5, 10], 10, correction="clip").round(3).tolist()
+    [-2.944, 0.0, 2.944]
     """
     k = np.asarray(correct_counts, dtype=float)
     n = np.asarray(trial_counts, dtype=float)
@@ -80,7 +110,27 @@ def logit_accuracy(correct_counts, trial_counts, correction: str = "half"):
 
 @dataclass(frozen=True)
 class GlassDelta:
-    """Glass's delta of one condition against the reference (NaN with ``reason`` when undefined)."""
+    """Glass's delta of one condition against the reference (NaN with ``reason`` when undefined).
+
+    Attributes
+    ----------
+    value : float
+        ``(mean_condition - mean_reference) / sd_reference``; NaN when undefined.
+    mean_condition, mean_reference : float
+        Means of the two samples (NaNs dropped).
+    sd_reference : float
+        Sample SD (ddof=1) of the reference.
+    n_condition, n_reference : int
+        Sample sizes after dropping NaNs.
+    reason : str
+        Empty when defined, else why ``value`` is NaN.
+
+    Examples
+    --------
+    >>> delta = glass_delta([0.0, 1.0], [2.0, 3.0, 4.0])
+    >>> delta.value, delta.sd_reference, delta.reason
+    (-2.5, 1.0, '')
+    """
 
     value: float
     mean_condition: float
@@ -91,7 +141,14 @@ class GlassDelta:
     reason: str = ""
 
     def to_frame(self):
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a one-row tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row with the columns ``value``, ``mean_condition``, ``mean_reference``, ``sd_reference``,
+            ``n_condition``, ``n_reference``, ``reason``.
+        """
         import pandas as pd
 
         return pd.DataFrame([self.__dict__])
@@ -103,6 +160,34 @@ def glass_delta(condition_values, reference_values) -> GlassDelta:
     NaNs are dropped first. Undefined (NaN with a reason) with fewer than 2 reference values, a reference
     SD of 0 (below 1e-12 relative to the reference mean: equal values up to rounding), or no condition values. Used on logit accuracies it is the OOD score (negative = harder than
     the reference).
+
+    Parameters
+    ----------
+    condition_values : array_like of float
+        The condition's values (e.g. per-observer logit accuracies).
+    reference_values : array_like of float
+        The reference values.
+
+    Returns
+    -------
+    GlassDelta
+        The delta, its parts and the reason when undefined.
+
+    Raises
+    ------
+    ValueError
+        If either sample holds infinite values.
+
+    Notes
+    -----
+    The OOD score of METHODS.md §4.
+
+    Examples
+    --------
+    >>> glass_delta([0.0, 1.0], [2.0, 3.0, 4.0]).value
+    -2.5
+    >>> glass_delta([0.0], [2.0, 2.0]).reason
+    'reference values have SD 0'
     """
     c = _finite_1d(condition_values, "condition_values")
     r = _finite_1d(reference_values, "reference_values")
@@ -124,7 +209,28 @@ def glass_delta(condition_values, reference_values) -> GlassDelta:
 
 
 def glass_deltas(conditions: Sequence, reference_values) -> tuple[np.ndarray, np.ndarray]:
-    """Glass's delta of each array in ``conditions`` against one reference: (values, reasons) arrays."""
+    """Glass's delta of each array in ``conditions`` against one reference: (values, reasons) arrays.
+
+    Parameters
+    ----------
+    conditions : sequence of array_like
+        One sample per condition.
+    reference_values : array_like of float
+        The common reference sample.
+
+    Returns
+    -------
+    values : numpy.ndarray of float
+        Glass's delta per condition (NaN where undefined).
+    reasons : numpy.ndarray of object
+        Empty string where defined, else why the value is NaN.
+
+    Examples
+    --------
+    >>> values, reasons = glass_deltas([[0.0, 1.0], [], [3.0]], [2.0, 3.0, 4.0])
+    >>> values.tolist(), reasons.tolist()
+    ([-2.5, nan, 0.0], ['', 'no condition values', ''])
+    """
     results = [glass_delta(c, reference_values) for c in conditions]
     return (
         np.array([g.value for g in results], dtype=float),
@@ -137,7 +243,25 @@ def glass_deltas(conditions: Sequence, reference_values) -> tuple[np.ndarray, np
 
 @dataclass(frozen=True)
 class MannWhitneyResult:
-    """Two-sided Mann-Whitney U of a condition against the reference. ``statistic`` is U of the condition."""
+    """Two-sided Mann-Whitney U of a condition against the reference. ``statistic`` is U of the condition.
+
+    Attributes
+    ----------
+    statistic : float
+        U of the condition sample.
+    p_value : float
+        Two-sided p-value (normal approximation).
+    n_condition, n_reference : int
+        Sample sizes after dropping NaNs.
+    reason : str
+        Empty when defined, else why the test is NaN.
+
+    Examples
+    --------
+    >>> result = mannwhitney_vs_reference([0.5, 0.6, 0.55], [0.9, 0.95, 0.92, 0.97])
+    >>> result.statistic, round(result.p_value, 4)
+    (0.0, 0.0518)
+    """
 
     statistic: float
     p_value: float
@@ -146,7 +270,13 @@ class MannWhitneyResult:
     reason: str = ""
 
     def to_frame(self):
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a one-row tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row with the columns ``statistic``, ``p_value``, ``n_condition``, ``n_reference``, ``reason``.
+        """
         import pandas as pd
 
         return pd.DataFrame([self.__dict__])
@@ -159,6 +289,34 @@ def mannwhitney_vs_reference(cond_acc, ref_acc) -> MannWhitneyResult:
     (``scipy.stats.mannwhitneyu(method='asymptotic', use_continuity=True, alternative='two-sided')``).
     ``statistic`` is U of the condition sample. NaNs are dropped; NaN with a reason when either sample is
     empty.
+
+    Parameters
+    ----------
+    cond_acc : array_like of float
+        Accuracies of the condition's observers.
+    ref_acc : array_like of float
+        Accuracies of the reference observers.
+
+    Returns
+    -------
+    MannWhitneyResult
+        U, the two-sided p-value and the sample sizes.
+
+    Raises
+    ------
+    ValueError
+        If a sample holds infinite values.
+
+    Notes
+    -----
+    METHODS.md §4 (tests per condition).
+
+    Examples
+    --------
+    >>> mannwhitney_vs_reference([0.5, 0.6, 0.55], [0.9, 0.95, 0.92, 0.97]).statistic
+    0.0
+    >>> mannwhitney_vs_reference([], [0.9]).reason
+    'an empty sample'
     """
     c = _finite_1d(cond_acc, "cond_acc")
     r = _finite_1d(ref_acc, "ref_acc")
@@ -173,6 +331,32 @@ def binomial_above_chance(k, n, chance):
 
     Vectorised; equals ``scipy.stats.binomtest(k, n, chance, alternative='greater').pvalue``. Use the
     pooled correct trials of a condition and ``chance = 1/K``. NaN where ``n = 0``.
+
+    Parameters
+    ----------
+    k : array_like of int
+        Correct trials.
+    n : array_like of int
+        Trials (broadcastable with ``k``).
+    chance : float or array_like of float
+        Chance accuracy in (0, 1), e.g. 1/16 for 16 classes.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The one-sided p-value per cell.
+
+    Raises
+    ------
+    ValueError
+        If ``chance`` is outside (0, 1) or the counts are not integers with ``0 <= k <= n``.
+
+    Examples
+    --------
+    >>> binomial_above_chance([3, 10, 0], [10, 10, 0], 0.25).round(4).tolist()
+    [0.4744, 0.0, nan]
+    >>> float(binomial_above_chance(10, 10, 0.25)) == 0.25 ** 10
+    True
     """
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -187,14 +371,50 @@ def binomial_above_chance(k, n, chance):
 
 
 def chance_flags(pooled_pvalues_adjusted, alpha: float = 0.05):
-    """True for conditions *not* shown above chance: adjusted p > alpha, or NaN (untestable)."""
+    """True for conditions *not* shown above chance: adjusted p > alpha, or NaN (untestable).
+
+    Parameters
+    ----------
+    pooled_pvalues_adjusted : array_like of float
+        Multiplicity-adjusted p-values of :func:`binomial_above_chance` per condition.
+    alpha : float, default 0.05
+        Significance level.
+
+    Returns
+    -------
+    bool or numpy.ndarray of bool
+        True where the condition is at chance (not significantly above it).
+
+    Examples
+    --------
+    >>> chance_flags([0.01, 0.2, float("nan")]).tolist()
+    [False, True, True]
+    """
     p = np.asarray(pooled_pvalues_adjusted, dtype=float)
     return _scalar(~(p <= alpha))
 
 
 @dataclass(frozen=True)
 class NormalityResult:
-    """Shapiro-Wilk, D'Agostino-Pearson and Lilliefors tests of one sample (NaN + reason when undefined)."""
+    """Shapiro-Wilk, D'Agostino-Pearson and Lilliefors tests of one sample (NaN + reason when undefined).
+
+    Attributes
+    ----------
+    n : int
+        Sample size after dropping NaNs.
+    shapiro_statistic, shapiro_p, shapiro_reason : float, float, str
+        Shapiro-Wilk W, its p-value, and why they are NaN (empty when defined).
+    dagostino_statistic, dagostino_p, dagostino_reason : float, float, str
+        D'Agostino-Pearson K^2, its p-value and reason.
+    lilliefors_statistic, lilliefors_p, lilliefors_reason : float, float, str
+        Lilliefors D, its p-value and reason.
+
+    Examples
+    --------
+    >>> result = normality_tests([0.1, 0.4, 0.35, 0.8, 0.5, 0.45])
+    >>> round(result.shapiro_statistic, 3), result.dagostino_reason
+    (0.955, 'needs n >= 8')
+    """
 
     n: int
     shapiro_statistic: float
@@ -208,7 +428,14 @@ class NormalityResult:
     lilliefors_reason: str
 
     def to_frame(self):
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a tidy table, one row per test.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows ``shapiro``, ``dagostino``, ``lilliefors``; columns ``test``, ``n``, ``statistic``,
+            ``p_value``, ``reason``.
+        """
         import pandas as pd
 
         rows = []
@@ -234,6 +461,31 @@ def normality_tests(values) -> NormalityResult:
       approximation), needs n >= 4.
 
     Constant samples give NaN for all three (reason ``'values are constant'``).
+
+    Parameters
+    ----------
+    values : array_like of float
+        The sample; NaNs are dropped.
+
+    Returns
+    -------
+    NormalityResult
+        Statistic, p-value and reason of each test.
+
+    Raises
+    ------
+    ValueError
+        If the sample holds infinite values.
+
+    Notes
+    -----
+    METHODS.md §4 (normality of the reference accuracies and logits).
+
+    Examples
+    --------
+    >>> table = normality_tests([0.1, 0.4, 0.35, 0.8, 0.5, 0.45]).to_frame()
+    >>> table["test"].tolist(), table["p_value"].round(3).tolist()
+    (['shapiro', 'dagostino', 'lilliefors'], [0.777, nan, 0.505])
     """
     from statsmodels.stats.diagnostic import lilliefors
 
