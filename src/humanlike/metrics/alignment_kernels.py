@@ -372,7 +372,9 @@ class PairAlignmentSums:
         wt = np.ascontiguousarray(w.T, dtype=np.float32)            # items x R
         ec_sums = (self._ec_unique.T @ wt)[self._ec_expand].astype(np.float64)
         rest = np.asarray(self._rest_csr @ wt, dtype=np.float32)
-        return self._reduce_cells(ec_sums, rest, options, integer_counts=True)
+        # the count tables cover counts up to the number of items (a bootstrap resample's total weight)
+        within_tables = float(w.sum(axis=1).max(initial=0)) <= self.n_items
+        return self._reduce_cells(ec_sums, rest, options, integer_counts=within_tables)
 
     def _reduce_cells(self, ec_sums, rest, options, integer_counts: bool = False):
         """EC, MA, CLED from the EC sums (4 pairs x R) and the sparse sums (cells x R, MA then CLED rows)."""
