@@ -313,7 +313,8 @@ class PairAlignmentSums:
         largest_bucket = max((ui.size for _, _, ui, _ in self._buckets), default=0)
         n_rest = self._rest_cols.size
         float32 = (self.n_items + self._ec_unique.shape[1] + n_rest + 3 * self.n_nz
-                   + 2 * (self.n_nz + self.n_obs * self.k) + 2 * largest_bucket + 5 * self._apc_first.size + 4 * self.n_obs * self.k)
+                   + 2 * (self.n_nz + self.n_obs * self.k) + 2 * largest_bucket + 5 * self._apc_first.size
+                   + 4 * self.n_obs * self.k)
         float64 = 6 * self.ec_width + 2 * self._n_ma_rest + 6 * self.n_pairs + self._ma_r.size
         return int(float64 + (float32 + 1) // 2)
 
