@@ -19,13 +19,23 @@ def test_demo_writes_tables_and_figures(tmp_path, capsys):
         assert (tmp_path / name).stat().st_size > 0, name
     doc = json.loads((tmp_path / "benchmark.json").read_text())
     assert doc["observers"]["humans"]["error_consistency"]["ci_low"] <= doc["observers"]["humans"]["error_consistency"]["estimate"]
+    manifest = json.loads((tmp_path / "humanlike-manifest.json").read_text())
+    written = sorted(p.name for p in tmp_path.iterdir() if p.name != "humanlike-manifest.json")
+    assert manifest["complete"] is True and sorted(f["path"] for f in manifest["files"]) == written
+    assert f"wrote {len(written) + 1} files" in out
 
 
-def test_demo_parquet_and_json(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path), "--resamples", "100", "--format", "parquet", "--json", "--quiet"]) == 0
+def test_demo_json_tables_and_documents_apart(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path), "--resamples", "100", "--format", "json", "--json", "--quiet"]) == 0
     doc = _json(capsys)
     assert {"observers", "settings", "ranking"} <= set(doc)
-    assert (tmp_path / "benchmark.parquet").exists()
+    # JSON tables never overwrite the JSON documents of the same name (benchmark, dmc).
+    for name in ("benchmark", "dmc"):
+        assert isinstance(json.loads((tmp_path / f"{name}.table.json").read_text()), list)
+        assert isinstance(json.loads((tmp_path / f"{name}.json").read_text()), dict)
+    manifest = json.loads((tmp_path / "humanlike-manifest.json").read_text())
+    assert sorted(f["path"] for f in manifest["files"]) == sorted(
+        p.name for p in tmp_path.iterdir() if p.name != "humanlike-manifest.json")
 
 
 def test_benchmark_json_keys(modelvshuman_dir, tmp_path, capsys):

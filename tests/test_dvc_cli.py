@@ -35,6 +35,24 @@ def test_represent_json_and_figure(representation_files, tmp_path, capsys):
     assert figure.stat().st_size > 1000
 
 
+def test_represent_bca_and_pca_per_pair(representation_files, capsys):
+    a, b = representation_files
+    code = main(["dvc", "represent", str(a), str(b), "--pcs", "4", "--splits", "2", "--resamples", "150",
+                 "--interval", "bca", "--pca-scope", "pair", "--workers", "1", "--no-kappa", "--json"])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"]["interval"] == "bca" and doc["settings"]["pca_scope"] == "pair"
+    assert doc["dvc"]["ci_low"] < doc["dvc"]["estimate"] < doc["dvc"]["ci_high"]
+    assert abs(doc["dvc"]["estimate"] - 0.6) < 0.15
+
+
+def test_represent_observer_level_is_a_clear_error(representation_files, capsys):
+    a, b = representation_files
+    assert main(["dvc", "represent", str(a), str(b), "--pcs", "4", "--resamples", "0",
+                 "--observer-level", "bootstrap"]) == 2
+    assert "observer_level" in capsys.readouterr().err
+
+
 def test_represent_too_many_pcs_is_a_clear_error(representation_files, capsys):
     a, b = representation_files
     assert main(["dvc", "represent", str(a), str(b), "--pcs", "40", "--resamples", "0"]) == 2

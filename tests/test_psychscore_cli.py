@@ -47,6 +47,10 @@ def test_real_silhouette_pairs(silhouettes):
 def test_cli_sequences_and_psychscore(sequence_dir, tmp_path, capsys):
     manifest = read_sequence_manifest(sequence_dir)
     assert len(manifest) == 6 * 3 * 7 and manifest["path"].map(lambda p: pd.io.common.file_exists(p)).all()
+    # The run's record: every image and the stimulus manifest, complete.
+    record = json.loads((sequence_dir / "humanlike-manifest.json").read_text())
+    assert record["complete"] is True and len(record["files"]) == len(manifest) + 1
+    assert record["files"][-1]["path"] == "manifest.csv"
     capsys.readouterr()
     code = main(["psychscore", "--sequences", str(sequence_dir), "--observers", "pixel", "gabor", "random",
                  "--simulate-humans", "4", "--resamples", "50", "--json", "--figure", str(tmp_path / "fig.png"),
@@ -59,6 +63,9 @@ def test_cli_sequences_and_psychscore(sequence_dir, tmp_path, capsys):
     assert {"score", "score_ci_low", "score_ci_high", "variance_S"} <= set(pixel)
     assert (tmp_path / "fig.png").stat().st_size > 10_000
     assert (tmp_path / "out" / "psychscore_scales.csv").exists()
+    record = json.loads((tmp_path / "out" / "humanlike-manifest.json").read_text())
+    assert sorted(f["path"] for f in record["files"]) == sorted(
+        ["psychscore.csv", "psychscore_scales.csv", "psychscore_chance.csv", "psychscore.json", str(tmp_path / "fig.png")])
     # Judgement files round-trip through the CLI.
     scales = pd.read_csv(tmp_path / "out" / "psychscore_scales.csv")
     assert len(scales) == 4 * 6 and scales["separated"].dtype == bool
@@ -66,7 +73,7 @@ def test_cli_sequences_and_psychscore(sequence_dir, tmp_path, capsys):
 
 def test_cli_errors(tmp_path, capsys):
     assert main(["psychscore", str(tmp_path / "missing.csv")]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert "missing.csv: no such judgement file" in capsys.readouterr().err
     assert main(["psychscore"]) == 2
     assert "judgement files" in capsys.readouterr().err
     bad = tmp_path / "bad.csv"

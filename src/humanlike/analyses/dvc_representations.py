@@ -33,23 +33,25 @@ The spread over split repeats is reported separately (``split_sd``).
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ..data.representations import Representation, align_representations
-from ..metrics.dvc import split_normalised_dvc
 from ..metrics.ec import consistency_from_sums, correctness_statistics, kappa_bound_from_accuracy_difference
-from ..stats.engine import ResamplingSettings, item_weights, progress_bar, resample_chunks
-from ..stats.resampling import group_mean, nanmean_quiet
+from ..stats.engine import Output, ResamplingSettings, SufficientStatisticKernel, bootstrap
+from ..stats.resampling import nanmean_quiet
 from ..stats.results import Resampled
 from ..stats.rng import stream
-from .dvc_split import SplitStatistics, evaluate_split, half_scores
+from .dvc_kernel import HALVES, DVCAggregation, DVCKernel, View, class_design, class_scores
+from .dvc_split import half_scores, run_pca_jobs, split_jobs
 
-HALVES = ("A1", "A2", "B1", "B2")
+HALF_NAMES = ("A1", "A2", "B1", "B2")
 CORRELATIONS = ("pearson", "spearman")
 SPLIT_BOOTSTRAPS = ("rotate", "all")
+PCA_SCOPES = ("all", "pair")
 
 
 class DVCInputError(ValueError):
@@ -91,6 +93,9 @@ class DVCOptions:
         Shrinkage of the pooled covariance toward its mean eigenvalue (0: plain LDA).
     kappa_folds : int
         Folds of the cross-validated logistic-regression choices behind kappa (0: no kappa).
+    pca_scope : {"all", "pair"}
+        PCA of each half fitted on all images (one per split) or on the two classes of each pair (one per
+        split and pair: C(K, 2) times the PCA work and K - 1 times the moments per class).
 
     Raises
     ------
@@ -114,6 +119,7 @@ class DVCOptions:
     pca_iterations: int = 2
     ridge: float = 0.0
     kappa_folds: int = 5
+    pca_scope: str = "all"
 
     def __post_init__(self) -> None:
         if self.n_components < 1:
@@ -126,6 +132,10 @@ class DVCOptions:
             raise DVCInputError(f"correlation must be one of {CORRELATIONS}, not {self.correlation!r}")
         if self.split_bootstrap not in SPLIT_BOOTSTRAPS:
             raise DVCInputError(f"split_bootstrap must be one of {SPLIT_BOOTSTRAPS}, not {self.split_bootstrap!r}")
+        if self.pca_scope not in PCA_SCOPES:
+            raise DVCInputError(f"pca_scope must be one of {PCA_SCOPES}, not {self.pca_scope!r}")
+        if self.pca_iterations < 0:
+            raise DVCInputError(f"pca_iterations must be at least 0, got {self.pca_iterations}")
         if self.kappa_folds == 1 or self.kappa_folds < 0:
             raise DVCInputError(f"kappa_folds must be 0 (no kappa) or at least 2, got {self.kappa_folds}")
 
@@ -311,30 +321,6 @@ def _check(fa, fb, labels, options: DVCOptions):
 
 
 # --------------------------------------------------------------------------------------------------
-# Aggregation: (R, P, 2, 6) correlations -> output columns
-# --------------------------------------------------------------------------------------------------
-
-
-def _columns(corr: np.ndarray, class_matrix: np.ndarray) -> np.ndarray:
-    """Output columns for both normalisations: [overall, pairs..., classes...] x (signed, abs)."""
-    parts = []
-    for absolute in (False, True):
-        values = split_normalised_dvc(corr, absolute=absolute)              # (R, P, 2)
-        r = values.shape[0]
-        overall = nanmean_quiet(values.reshape(r, -1), axis=1)[:, None]
-        pairs = nanmean_quiet(values, axis=2)
-        classes = group_mean(values.reshape(r, -1), class_matrix)
-        parts.append(np.concatenate([overall, pairs, classes], axis=1))
-    return np.concatenate(parts, axis=1)
-
-
-def _labels(classes, pairs_i, pairs_j):
-    base = [("overall", "", "")] + [("pair", classes[i], classes[j]) for i, j in zip(pairs_i, pairs_j)]
-    base += [("class", c, "") for c in classes]
-    return [b + (norm,) for norm in ("signed", "abs") for b in base]
-
-
-# --------------------------------------------------------------------------------------------------
 # The analysis
 # --------------------------------------------------------------------------------------------------
 
@@ -353,7 +339,7 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     options : DVCOptions, optional
         Pipeline choices; keyword arguments (``n_components=10``, ``cv=5``, ...) override single fields.
     settings : ResamplingSettings, optional
-        Resamples, level, seed, memory budget (default: the engine's defaults). Percentile intervals.
+        Resamples, level, interval (percentile or BCa), seed, memory budget (default: the engine's defaults).
 
     Returns
     -------
@@ -378,89 +364,86 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     if option_overrides:
         options = DVCOptions(**{**options.__dict__, **option_overrides})
     settings = settings or ResamplingSettings()
-    if settings.interval != "percentile":
-        raise DVCInputError("DVC offers percentile intervals (the jackknife through the pipeline is not implemented)")
+    if settings.observer_level != "none":
+        raise DVCInputError("DVC resamples images only: observer_level must be 'none'")
     fa, fb, labels, names = _inputs(a, b, labels)
     order = np.argsort(labels, kind="stable")
     fa, fb, labels = fa[order], fb[order], labels[order]
     classes, counts = _check(fa, fb, labels, options)
-    bounds = np.concatenate([[0], np.cumsum(counts)])
-    class_slices = list(zip(bounds[:-1], bounds[1:]))
-    pairs_i, pairs_j = np.triu_indices(classes.size, k=1)
-    n_folds = options.cv or 1
-    folds = [(stream(settings.seed, "dvc-folds", c).permutation(n) % n_folds) if options.cv else np.zeros(n, int)
-             for c, n in zip(classes, counts)]
-    # (pair, side) -> class indicator for the per-class table.
-    class_matrix = np.zeros((pairs_i.size * 2, classes.size))
-    class_matrix[np.arange(pairs_i.size) * 2, pairs_i] = 1
-    class_matrix[np.arange(pairs_i.size) * 2 + 1, pairs_j] = 1
-
-    splits = []
-    # Units as rows: a random half is then a fast row gather (its transpose is the images x units view).
-    by_unit = (np.ascontiguousarray(fa.T), np.ascontiguousarray(fb.T))
-    for s in range(options.n_splits):
-        rng = stream(settings.seed, "dvc-split", s)
-        scores = []
-        for f in by_unit:
-            perm = rng.permutation(f.shape[0])
-            half = f.shape[0] // 2
-            for cols in (perm[:half], perm[half:]):
-                scores.append(half_scores(f[np.sort(cols)].T, options.n_components, rng,
-                                          iterations=options.pca_iterations, standardize=options.standardize))
-        splits.append(SplitStatistics(np.concatenate(scores, axis=1), class_slices, folds, options.n_components))
-
-    def evaluate(split, weights):
-        return evaluate_split(split, weights, pairs_i, pairs_j, options.cv is not None, options.ridge,
-                               options.correlation)
-
-    ones = [np.ones((1, n), np.float32) for n in counts]
-    point_corr = [evaluate(sp, ones) for sp in splits]
-    per_split = np.concatenate([_columns(c, class_matrix) for c in point_corr])      # (S, K_out)
+    kernel = representation_kernel(fa, fb, classes, counts, options, settings)
+    aggregation = DVCAggregation(kernel, cv=options.cv is not None, ridge=options.ridge,
+                                 correlation=options.correlation, workers=settings.threads)
+    design = class_design(list(classes), counts)
+    point = {s.key: kernel.evaluate(s, np.ones((1, s.n_items))) for s in design}
+    point_arrays = [point[key] for key in aggregation.keys]
+    per_split = np.concatenate(aggregation.split_columns(point_arrays))          # (S, K)
     estimate = nanmean_quiet(per_split, axis=0)
-    split_sd = (np.nanstd(per_split, axis=0, ddof=1) if len(splits) > 1 else np.full(estimate.size, np.nan))
-    labels_out = _labels(list(classes), pairs_i, pairs_j)
+    aggregation.recentre = (per_split, estimate)
+    split_sd = (np.nanstd(per_split, axis=0, ddof=1) if per_split.shape[0] > 1 else np.full(estimate.size, np.nan))
 
-    replicates = np.empty((settings.n_resamples, estimate.size))
-    d = splits[0].dim
-    pcs = options.n_components
-    # Bytes per resample in one evaluation: class moments, pair-wise LDA temporaries, per-image DVs.
-    per_resample = 8 * (classes.size * n_folds * (d * pcs * 3 + 2 * d)
-                        + pairs_i.size * n_folds * 4 * (pcs ** 2 * 6 + 4 * pcs)
-                        + int(counts.max()) * 12 * (1 + (options.correlation == "spearman") * 4 * pcs))
-    if options.split_bootstrap == "rotate":
-        # One evaluation sees only 1/n_splits of a chunk's resamples.
-        per_resample = per_resample // len(splits) + 4 * labels.size
-    chunks = resample_chunks(settings.n_resamples, per_resample, min(settings.memory_budget, 512 * 1024**2))
-    bar = progress_bar(len(chunks), settings.progress, "dvc bootstrap")
-    for start, stop in chunks:
-        weights = [item_weights(settings.seed, ("dvc", c), n, start, stop) for c, n in zip(classes, counts)]
-        if options.split_bootstrap == "all":
-            values = [_columns(evaluate(sp, weights), class_matrix) for sp in splits]
-            replicates[start:stop] = nanmean_quiet(np.stack(values), axis=0)
-        else:
-            which = np.arange(start, stop) % len(splits)
-            for s, sp in enumerate(splits):
-                rows = np.flatnonzero(which == s)
-                if rows.size:
-                    values = _columns(evaluate(sp, [w[rows] for w in weights]), class_matrix)
-                    replicates[start + rows] = values - per_split[s] + estimate
-        bar.update(1)
-    bar.close()
+    def reasons(values):
+        return np.where(np.isnan(values), "every (class, pair) value undefined: "
+                        "a split-half reliability is not positive", "")
 
-    reasons = np.where(np.isnan(estimate), "every (class, pair) value undefined: "
-                       "a split-half reliability is not positive", "")
-    summary = Resampled(estimate, replicates, labels_out, ("table", "class_i", "class_j", "normalisation"),
-                        reasons=reasons, settings=settings.to_dict(),
-                        level=settings.level)
-    split_rows = pd.DataFrame({"split": np.arange(len(splits)), "dvc_signed": per_split[:, 0],
+    output = Output(aggregation.labels(), ("table", "class_i", "class_j", "normalisation"), reasons)
+    summary = bootstrap(design, kernel, aggregation, output, settings)
+    split_rows = pd.DataFrame({"split": np.arange(per_split.shape[0]), "dvc_signed": per_split[:, 0],
                                "dvc_abs": per_split[:, estimate.size // 2]})
-    corr_mean = np.mean([c[0] for c in point_corr], axis=0)                 # (P, 2, 6)
-    corr_frame = _correlation_frame(corr_mean, list(classes), pairs_i, pairs_j)
+    corr_mean = np.mean([aggregation.correlations(point_arrays, s, rotated=False)[0]
+                         for s in range(aggregation.n_splits)], axis=0)             # (P, 2, 6)
+    corr_frame = _correlation_frame(corr_mean, list(classes), aggregation.pairs_i, aggregation.pairs_j)
     kappa = None
     if options.kappa_folds:
         kappa = choice_kappa(fa, fb, labels, classes, counts, options, settings)
     return DVCResult(summary, kappa, split_rows, options, list(classes), int(labels.size), names, corr_frame,
                      split_sd)
+
+
+def representation_kernel(fa, fb, classes, counts, options: DVCOptions, settings: ResamplingSettings) -> DVCKernel:
+    """The PCA of every split (and class pair, with ``pca_scope="pair"``) and the kernel over them.
+
+    ``fa``, ``fb`` and the class counts are in class-sorted image order. Folds: per class a random
+    permutation modulo K from ``stream(seed, "dvc-folds", class)``.
+    """
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    n_folds = options.cv or 1
+    orders, fold_bounds = [], []
+    for c, n in zip(classes, counts):
+        fold = (stream(settings.seed, "dvc-folds", c).permutation(n) % n_folds) if options.cv else np.zeros(n, int)
+        order = np.argsort(fold, kind="stable")
+        orders.append(order)
+        fold_bounds.append(np.searchsorted(fold[order], np.arange(n_folds + 1)))
+    pairs_i, pairs_j = np.triu_indices(classes.size, k=1)
+    pair_rows = pair_keys = None
+    if options.pca_scope == "pair":
+        pair_rows = [np.r_[bounds[i]:bounds[i + 1], bounds[j]:bounds[j + 1]] for i, j in zip(pairs_i, pairs_j)]
+        pair_keys = [(classes[i], classes[j]) for i, j in zip(pairs_i, pairs_j)]
+    jobs = split_jobs((fa.shape[1], fb.shape[1]), fa.shape[0], options.n_splits, settings.seed,
+                      options.n_components, pair_rows, pair_keys)
+    flat = [job for split in jobs for job in split]
+    results = run_pca_jobs(flat, (fa, fb), options.n_components, iterations=options.pca_iterations,
+                           standardize=options.standardize, workers=settings.threads)
+    views, k = [], 0
+    for s, split in enumerate(jobs):
+        if pair_rows is None:
+            scores = np.concatenate(results[k:k + HALVES], axis=1)
+            k += HALVES
+            views.append([View(s, np.arange(pairs_i.size), {
+                c: class_scores(scores[bounds[c]:bounds[c + 1]], orders[c], fold_bounds[c])
+                for c in range(classes.size)})])
+            continue
+        split_views = []
+        for pair, (i, j) in enumerate(zip(pairs_i, pairs_j)):
+            scores = np.concatenate(results[k:k + HALVES], axis=1)
+            k += HALVES
+            ni = counts[i]
+            split_views.append(View(s, np.array([pair]), {
+                i: class_scores(scores[:ni], orders[i], fold_bounds[i]),
+                j: class_scores(scores[ni:], orders[j], fold_bounds[j])}))
+        views.append(split_views)
+    cache = min(settings.memory_budget // 2, 1024**3)
+    return DVCKernel(views, list(classes), orders, rotate=options.split_bootstrap == "rotate",
+                     with_weights=options.correlation == "spearman", cache_bytes=cache)
 
 
 def _correlation_frame(corr, classes, pairs_i, pairs_j) -> pd.DataFrame:
@@ -471,7 +454,7 @@ def _correlation_frame(corr, classes, pairs_i, pairs_j) -> pd.DataFrame:
         for side, c in enumerate((i, j)):
             row = {"class_i": classes[i], "class_j": classes[j], "within_class": classes[c]}
             for m, (h, g) in enumerate(CORRELATION_PAIRS):
-                row[f"r_{HALVES[h]}_{HALVES[g]}"] = corr[k, side, m]
+                row[f"r_{HALF_NAMES[h]}_{HALF_NAMES[g]}"] = corr[k, side, m]
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -534,11 +517,23 @@ def cross_validated_choices(features: np.ndarray, labels: np.ndarray, *, n_compo
     return choice
 
 
+class KappaKernel(SufficientStatisticKernel):
+    """Engine kernel of the kappa of fixed choices: a class's sums of the correctness statistics."""
+
+    def statistics(self, stratum):
+        """The correctness statistics of the class's images (items x S)."""
+        return stratum.arrays["correctness"]
+
+    def reduce(self, stratum, sums, observer_weights):
+        """The sums themselves: kappa needs the totals over all classes (the aggregation adds them)."""
+        return sums
+
+
 def choice_kappa(fa, fb, labels, classes, counts, options: DVCOptions, settings: ResamplingSettings) -> Resampled:
     """Kappa (error consistency) of the two systems' cross-validated choices, their accuracies and the bound.
 
-    The choices are fixed; the bootstrap resamples the images within class with the same weights as the DVC
-    (so the two intervals are paired).
+    The choices are fixed; the engine resamples the images within class with the same weights as the DVC
+    (the same strata and streams, so the two intervals are paired).
 
     Parameters
     ----------
@@ -571,25 +566,31 @@ def choice_kappa(fa, fb, labels, classes, counts, options: DVCOptions, settings:
     >>> kappa.to_frame().set_index("statistic")["estimate"].round(3).to_dict()
     {'kappa': 0.369, 'accuracy_a': 0.862, 'accuracy_b': 0.84, 'kappa_bound': 0.956}
     """
-    ca = cross_validated_choices(fa, labels, n_components=options.n_components, folds=options.kappa_folds,
-                                 seed=settings.seed, standardize=options.standardize, key="A") == labels
-    cb = cross_validated_choices(fb, labels, n_components=options.n_components, folds=options.kappa_folds,
-                                 seed=settings.seed, standardize=options.standardize, key="B") == labels
-    statistics, masked = correctness_statistics(np.column_stack([ca, cb]))
+    def choices(features, key):
+        return cross_validated_choices(features, labels, n_components=options.n_components,
+                                       folds=options.kappa_folds, seed=settings.seed,
+                                       standardize=options.standardize, key=key) == labels
 
-    def values(w):
-        sums = np.asarray(w, dtype=np.float64) @ statistics
+    if settings.threads > 1:
+        # The two systems are independent (each PCA on one BLAS thread): the same numbers, on two cores.
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            ca, cb = pool.map(choices, (fa, fb), ("A", "B"))
+    else:
+        ca, cb = choices(fa, "A"), choices(fb, "B")
+    statistics, masked = correctness_statistics(np.column_stack([ca, cb]))
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    design = class_design(list(classes), counts,
+                          [{"correctness": statistics[lo:hi]} for lo, hi in zip(bounds[:-1], bounds[1:])])
+    keys = [s.key for s in design]
+
+    def aggregate(values):
+        r = max(np.shape(values[k])[0] for k in keys)
+        sums = sum(np.broadcast_to(values[k], (r, statistics.shape[1])) for k in keys)
         out = consistency_from_sums(sums, 2, masked)
         kappa = out["error_consistency"][:, 0]
         acc = out["correct"] / out["answered"]
         bound = kappa_bound_from_accuracy_difference(np.clip(acc[:, 0] - acc[:, 1], -1, 1))
         return np.column_stack([kappa, acc[:, 0], acc[:, 1], bound])
 
-    estimate = values(np.ones((1, labels.size), np.float32))[0]
-    reps = np.empty((settings.n_resamples, 4))
-    for start, stop in resample_chunks(settings.n_resamples, 8 * labels.size * 4, settings.memory_budget):
-        w = np.concatenate([item_weights(settings.seed, ("dvc", c), n, start, stop) for c, n in zip(classes, counts)],
-                           axis=1)
-        reps[start:stop] = values(w)
     names = [("kappa",), ("accuracy_a",), ("accuracy_b",), ("kappa_bound",)]
-    return Resampled(estimate, reps, names, ("statistic",), settings=settings.to_dict(), level=settings.level)
+    return bootstrap(design, KappaKernel(), aggregate, Output(names, ("statistic",)), settings)

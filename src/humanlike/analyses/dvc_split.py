@@ -1,27 +1,28 @@
-"""The split machinery of the DVC of representations: PCA per half and the LDA/correlation evaluation of one
-split under image weights (see :mod:`humanlike.analyses.dvc_representations` for the pipeline).
-
-With the PCA scores of a split fixed, every quantity is a function of per-class (and per-fold) weighted sums
-of the scores ``z`` and their products ``z z'``; one bootstrap resample is a row of image weights, so a batch
-of resamples is one weight-matrix product per class plus batched solves over resamples x class pairs x halves.
+"""The split machinery of the DVC of representations: random unit halves and their PCA, and the weighted
+mid-ranks behind Spearman DVs (see :mod:`humanlike.analyses.dvc_representations` for the pipeline and
+:mod:`humanlike.analyses.dvc_kernel` for the engine kernel and aggregation).
 """
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..metrics.dvc import CORRELATION_PAIRS, correlations_from_covariances, lda_axes
+from ..metrics.dvc import CORRELATION_PAIRS
+from ..stats.rng import stream
 
 # --------------------------------------------------------------------------------------------------
 # PCA per half
 # --------------------------------------------------------------------------------------------------
 
 
-def half_scores(features: np.ndarray, n_components: int, rng: np.random.Generator, *,
-                iterations: int = 2, standardize: bool = False, oversample: int = 10) -> np.ndarray:
+def half_scores(features: np.ndarray, n_components: int, rng: np.random.Generator | None, *,
+                iterations: int = 2, standardize: bool = False, oversample: int = 10,
+                test_matrix: np.ndarray | None = None) -> np.ndarray:
     """Principal-component scores of one half (images x n_components), each scaled to unit variance.
 
     Randomized range finder with ``iterations`` power iterations (exact SVD when the matrix is small). The
@@ -34,14 +35,16 @@ def half_scores(features: np.ndarray, n_components: int, rng: np.random.Generato
         The half's features.
     n_components : int
         Components kept.
-    rng : numpy.random.Generator
-        Draws the random test matrix (from the split's stream).
+    rng : numpy.random.Generator or None
+        Draws the random test matrix (from the split's stream) unless ``test_matrix`` is given.
     iterations : int
         Power iterations of the range finder.
     standardize : bool
         z-score units first (constant units stay 0).
     oversample : int
         Extra columns of the random test matrix.
+    test_matrix : (units, n_components + oversample) array, optional
+        A test matrix drawn beforehand (see :func:`draw_test_matrix`).
 
     Returns
     -------
@@ -56,308 +59,133 @@ def half_scores(features: np.ndarray, n_components: int, rng: np.random.Generato
     >>> scores.shape, scores.var(axis=0).round(4).tolist()
     ((300, 3), [1.0, 1.0, 1.0])
     """
-    x = np.asarray(features, dtype=np.float32)
-    x = x - x.mean(axis=0, dtype=np.float64).astype(np.float32)
+    x = np.array(features, dtype=np.float32, order="C")
+    return image_rows_scores(x, n_components, rng, iterations=iterations, standardize=standardize,
+                             oversample=oversample, test_matrix=test_matrix)
+
+
+def image_rows_scores(x: np.ndarray, n_components: int, rng, *, iterations: int = 2,
+                      standardize: bool = False, oversample: int = 10, test_matrix=None) -> np.ndarray:
+    """:func:`half_scores` of an (images x units) float32 array that may be overwritten (centred in place)."""
+    x -= x.mean(axis=0, dtype=np.float64).astype(np.float32)
     if standardize:
         sd = x.std(axis=0)
-        x = x / np.where(sd > 0, sd, 1.0).astype(np.float32)
+        x /= np.where(sd > 0, sd, 1.0).astype(np.float32)
     k = min(n_components + oversample, min(x.shape))
     with threadpool_limits(1, user_api="blas"):
-        return range_finder_scores(x, n_components, k, rng, iterations)
+        if min(x.shape) <= 2 * k:
+            return exact_scores(x, n_components)
+        omega = test_matrix if test_matrix is not None else draw_test_matrix(rng, x.shape[1], k)
+        return range_finder_scores(x, n_components, omega, iterations)
 
 
-def range_finder_scores(x, n_components, k, rng, iterations):
-    """Leading principal-component scores by a seeded randomised range finder (a fast truncated PCA).
+def draw_test_matrix(rng: np.random.Generator, n_units: int, k: int) -> np.ndarray:
+    """The Gaussian test matrix (units x k, float32) of one randomized PCA."""
+    return rng.standard_normal((n_units, k)).astype(np.float32)
 
-    Parameters
-    ----------
-    x : numpy.ndarray
-        Centred (images x units) float32 features.
-    n_components : int
-        Components kept.
-    k : int
-        Columns of the random test matrix (``n_components`` plus oversampling); exact SVD when
-        min(x.shape) <= 2k.
-    rng : numpy.random.Generator
-        Draws the test matrix.
-    iterations : int
-        Power iterations.
 
-    Returns
-    -------
-    numpy.ndarray
-        (images x n_components) float32 scores, scaled to unit variance (signs arbitrary).
+def uses_range_finder(n_images: int, n_units: int, n_components: int, oversample: int = 10) -> bool:
+    """Whether :func:`half_scores` runs the randomized range finder (and so draws a test matrix)."""
+    k = min(n_components + oversample, n_images, n_units)
+    return min(n_images, n_units) > 2 * k
 
-    Examples
-    --------
-    With a clear spectrum the randomised scores match the exact principal components:
 
-    >>> rng = np.random.default_rng(0)
-    >>> x = (rng.standard_normal((200, 3)) * [5, 3, 1]) @ rng.standard_normal((3, 60))
-    >>> x = (x + 0.1 * rng.standard_normal((200, 60)) - x.mean(axis=0)).astype(np.float32)
-    >>> fast = range_finder_scores(x, 3, 13, np.random.default_rng(1), 2)
-    >>> exact = np.linalg.svd(x.astype(float), full_matrices=False)[0][:, :3]
-    >>> [round(abs(float(np.corrcoef(fast[:, j], exact[:, j])[0, 1])), 6) for j in range(3)]
-    [1.0, 1.0, 1.0]
+def exact_scores(x: np.ndarray, n_components: int) -> np.ndarray:
+    """Leading principal-component scores of a centred (images x units) matrix by a full SVD."""
+    u, _, _ = np.linalg.svd(x.astype(np.float64), full_matrices=False)
+    return (u[:, :n_components] * np.sqrt(x.shape[0])).astype(np.float32)
+
+
+def range_finder_scores(x, n_components, omega, iterations):
+    """Leading principal-component scores by a randomised range finder (Halko et al. 2011) with the test
+    matrix ``omega`` and ``iterations`` power iterations (a fast truncated PCA of a centred matrix)."""
+    q = x @ omega
+    q, _ = np.linalg.qr(q)
+    for _ in range(iterations):
+        q, _ = np.linalg.qr(x.T @ q)
+        q, _ = np.linalg.qr(x @ q)
+    small = q.T @ x
+    u, _, _ = np.linalg.svd(small.astype(np.float64), full_matrices=False)
+    basis = q.astype(np.float64) @ u[:, :n_components]
+    return (basis * np.sqrt(x.shape[0])).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class HalfJob:
+    """One PCA of one split: which system and units, on which images, with which test matrix."""
+
+    split: int
+    system: int
+    units: np.ndarray
+    rows: np.ndarray | None
+    test_matrix: np.ndarray | None
+
+
+def split_jobs(n_units: tuple[int, int], n_images: int, n_splits: int, seed: int, n_components: int,
+               pair_rows: list[np.ndarray] | None = None, pair_keys: list[tuple] | None = None) -> list[list[HalfJob]]:
+    """The PCA jobs of every split, with all random draws made in a fixed order.
+
+    Split s draws from ``stream(seed, "dvc-split", s)``: A's unit permutation, the test matrices of A1 and A2,
+    B's permutation, those of B1 and B2 (the order of the sequential code, so the numbers are kept). With
+    ``pair_rows`` (PCA per class pair: the rows of each pair's images) the same halves are used and each
+    pair's test matrices come from ``stream(seed, "dvc-pair-pca", s, *pair_key)``.
+    Returns per split its jobs, in the order A1, A2, B1, B2 (per pair when ``pair_rows`` is given).
     """
-    # Small QR/SVD calls run single-threaded: threaded BLAS on tiny matrices is slower, badly so on a
-    # loaded machine; the large products below are dominated by memory traffic anyway.
-    if min(x.shape) <= 2 * k:
-        u, s, _ = np.linalg.svd(x.astype(np.float64), full_matrices=False)
-        basis = u[:, :n_components]
-    else:
-        q = x @ rng.standard_normal((x.shape[1], k)).astype(np.float32)
-        q, _ = np.linalg.qr(q)
-        for _ in range(iterations):
-            q, _ = np.linalg.qr(x.T @ q)
-            q, _ = np.linalg.qr(x @ q)
-        small = q.T @ x
-        u, s, _ = np.linalg.svd(small.astype(np.float64), full_matrices=False)
-        basis = q.astype(np.float64) @ u[:, :n_components]
-    scores = basis * np.sqrt(x.shape[0])
-    return scores.astype(np.float32)
-
-
-# --------------------------------------------------------------------------------------------------
-# One split: per-class sufficient statistics and their evaluation under weights
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class ClassBlock:
-    """One class of one split: scores centred at the class mean, per-half products, fold order.
-
-    Made by :class:`SplitStatistics`.
-
-    Parameters
-    ----------
-    centre : numpy.ndarray
-        (D,) class mean of the scores.
-    centred : numpy.ndarray
-        (n_c x D) scores minus the centre, rows in fold order.
-    products : numpy.ndarray
-        (n_c x halves * p(p+1)/2) float32 within-half products of the centred scores.
-    order : numpy.ndarray
-        Permutation from fold-sorted position to class position.
-    fold_bounds : numpy.ndarray
-        (F + 1,) slice bounds of each fold in fold order.
-
-    Examples
-    --------
-    >>> scores = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)   # 2 classes x 4 images
-    >>> split = SplitStatistics(scores, [(0, 4), (4, 8)], [np.zeros(4, int), np.zeros(4, int)], n_components=1)
-    >>> block = split.blocks[0]
-    >>> block.centred.shape, block.products.shape, block.fold_bounds.tolist()
-    ((4, 4), (4, 4), [0, 4])
-    >>> bool(np.allclose(block.centred.sum(axis=0), 0))
-    True
-    """
-
-    centre: np.ndarray          # (D,) float64 class mean of the scores
-    centred: np.ndarray         # (n_c, D) float64, rows in fold order
-    products: np.ndarray        # (n_c, halves * p(p+1)/2) float32: within-half products only
-    order: np.ndarray           # permutation: fold-sorted position -> class position
-    fold_bounds: np.ndarray     # (F+1,) slice bounds of each fold in fold order
-
-
-class SplitStatistics:
-    """The per-class statistics of one split: what LDA needs (within-half moments) and the scores from which
-    a resample's DVs are formed.
-
-    Parameters
-    ----------
-    scores : numpy.ndarray
-        (images x halves * n_components) PCA scores of the halves side by side, rows sorted by class.
-    class_slices : list of tuple of int
-        (start, stop) rows of each class.
-    folds : list of numpy.ndarray
-        Fold of each image of each class (all zeros: in-sample).
-    n_components : int
-        Components per half.
-
-    Examples
-    --------
-    >>> scores = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)   # 2 classes x 4 images
-    >>> split = SplitStatistics(scores, [(0, 4), (4, 8)], [np.zeros(4, int), np.zeros(4, int)], n_components=1)
-    >>> split.halves, len(split.blocks)
-    (4, 2)
-    """
-
-    def __init__(self, scores: np.ndarray, class_slices, folds, n_components: int):
-        self.p = n_components
-        self.dim = scores.shape[1]
-        self.halves = self.dim // n_components
-        upper = np.triu_indices(n_components)
-        self.blocks = []
-        for (lo, hi), fold in zip(class_slices, folds):
-            order = np.argsort(fold, kind="stable")
-            z = scores[lo:hi][order].astype(np.float64)
-            centre = z.mean(axis=0)
-            y = z - centre
-            y4 = y.reshape(len(y), self.halves, n_components).astype(np.float32)
-            products = (y4[:, :, upper[0]] * y4[:, :, upper[1]]).reshape(len(y), -1)
-            bounds = np.searchsorted(fold[order], np.arange(fold.max() + 2))
-            self.blocks.append(ClassBlock(centre, y, products, order, bounds))
-
-    def class_sums(self, weights: list[np.ndarray]):
-        """Per class and fold: weighted count (R,K,F), first moments (R,K,F,D) and within-half second
-        moments (R,K,F,halves,p,p), all about the class centre.
-
-        Parameters
-        ----------
-        weights : list of numpy.ndarray
-            One (R x n_c) weight matrix per class, columns in fold order.
-
-        Returns
-        -------
-        (counts, first, second) : tuple of numpy.ndarray
-            Shapes (R, K, F), (R, K, F, D) and (R, K, F, halves, p, p).
-        """
-        s0, s1, s2 = [], [], []
-        p, halves = self.p, self.halves
-        upper = np.triu_indices(p)
-        for block, w in zip(self.blocks, weights):
-            n0, n1, n2 = [], [], []
-            for f in range(block.fold_bounds.size - 1):
-                lo, hi = block.fold_bounds[f], block.fold_bounds[f + 1]
-                wf = w[:, lo:hi]
-                n0.append(wf.sum(axis=1, dtype=np.float64))
-                n1.append(wf.astype(np.float64) @ block.centred[lo:hi])
-                packed = (wf @ block.products[lo:hi]).astype(np.float64).reshape(len(w), halves, -1)
-                full = np.empty((len(w), halves, p, p))
-                full[:, :, upper[0], upper[1]] = packed
-                full[:, :, upper[1], upper[0]] = packed
-                n2.append(full)
-            s0.append(np.stack(n0, axis=1))
-            s1.append(np.stack(n1, axis=1))
-            s2.append(np.stack(n2, axis=1))
-        return np.stack(s0, axis=1), np.stack(s1, axis=1), np.stack(s2, axis=1)
-
-
-def evaluate_split(split: SplitStatistics, weights, pairs_i, pairs_j, cv: bool, ridge: float, correlation: str):
-    """The six within-class correlations of every (resample, pair, side): (R, P, 2, 6).
-
-    ``weights`` holds one (R, n_c) matrix per class (class order); with ``cv`` the axes of fold f are
-    fitted on the other folds and give the DVs of fold f. LDA needs only within-half moments (weighted
-    sums); the DV correlations come from the DVs themselves — per half one (images x p) @ (p x R) product
-    — and their weighted second moments, so no (4p x 4p) cross-covariance is ever formed.
-
-    Parameters
-    ----------
-    split : SplitStatistics
-        The split's per-class statistics.
-    weights : list of numpy.ndarray
-        One (R x n_c) image-weight matrix per class (class order).
-    pairs_i, pairs_j : numpy.ndarray
-        The class pairs (indices into the classes).
-    cv : bool
-        Cross-validated DVs (folds of the split) instead of in-sample ones.
-    ridge : float
-        Shrinkage of the pooled covariance (0: plain LDA).
-    correlation : {"pearson", "spearman"}
-        The within-class correlation of the DVs.
-
-    Returns
-    -------
-    numpy.ndarray
-        (R, pairs, 2, 6) correlations of :data:`humanlike.metrics.dvc.CORRELATION_PAIRS`.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> labels = np.repeat(["a", "b"], 500)
-    >>> shared, own = rng.standard_normal((1000, 1)), rng.standard_normal((1000, 4))
-    >>> # one score per half (n_components=1); any two halves correlate 0.5 within a class
-    >>> scores = np.where(labels[:, None] == "b", 2.0, 0.0) + np.sqrt(0.5) * shared + np.sqrt(0.5) * own
-    >>> split = SplitStatistics(scores.astype(np.float32), [(0, 500), (500, 1000)], [np.zeros(500, int)] * 2, 1)
-    >>> weights = [np.ones((3, 500), np.float32)] * 2   # three identical "resamples"
-    >>> out = evaluate_split(split, weights, np.array([0]), np.array([1]), False, 0.0, "pearson")
-    >>> out.shape, out[0, 0, 0].round(2).tolist()   # class a: every correlation near the planted 0.5
-    ((3, 1, 2, 6), [0.49, 0.49, 0.53, 0.52, 0.48, 0.48])
-    """
-    weights = [w[:, b.order] for b, w in zip(split.blocks, weights)]
-    s0, s1, s2 = split.class_sums(weights)
-    p, halves = split.p, split.halves
-    if cv:
-        t0 = s0.sum(axis=2, keepdims=True) - s0
-        t1 = s1.sum(axis=2, keepdims=True) - s1
-        t2 = s2.sum(axis=2, keepdims=True) - s2
-    else:
-        t0, t1, t2 = s0, s1, s2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        offset = (t1 / t0[..., None]).reshape(t1.shape[:3] + (halves, p))
-        diag = t2 / t0[..., None, None, None] - offset[..., :, None] * offset[..., None, :]
-    centres = np.stack([b.centre for b in split.blocks]).reshape(-1, halves, p)     # (K, 4, p)
-    mean_h = centres[None, :, None] + offset                                        # (R, K, F, 4, p)
-    r = mean_h.shape[0]
-    axes = lda_axes(mean_h[:, pairs_i], mean_h[:, pairs_j], diag[:, pairs_i], diag[:, pairs_j],
-                    t0[:, pairs_i][..., None], t0[:, pairs_j][..., None], ridge=ridge)  # (R,P,F,4,p)
-    midpoint = 0.5 * (mean_h[:, pairs_i] + mean_h[:, pairs_j])                      # (R,P,F,4,p)
-    out = np.empty((r, pairs_i.size, 2, 6))
-    for k, (ci, cj) in enumerate(zip(pairs_i, pairs_j)):
-        for side, c in enumerate((ci, cj)):
-            block = split.blocks[c]
-            if correlation == "spearman":
-                out[:, k, side] = spearman_side(block, weights[c], axes[:, k], midpoint[:, k], block.centre, p)
-                continue
-            # DV = w_f . (y + centre - midpoint_f) for the images of fold f (all images when in-sample).
-            shift = np.einsum("rfhp,rfhp->rfh", axes[:, k], centres[c] - midpoint[:, k])
-            total = np.zeros(r)
-            first = np.zeros((r, halves))
-            second = np.zeros((r, halves, halves))
-            for f in range(block.fold_bounds.size - 1):
-                lo, hi = block.fold_bounds[f], block.fold_bounds[f + 1]
-                y = block.centred[lo:hi]
-                dv = np.stack([y[:, h * p:(h + 1) * p] @ axes[:, k, f, h].T for h in range(halves)], axis=-1)
-                dv += shift[:, f][None]                                              # (n_f, R, 4)
-                wf = weights[c][:, lo:hi].T.astype(np.float64)                      # (n_f, R)
-                weighted = wf[:, :, None] * dv
-                total += wf.sum(axis=0)
-                first += weighted.sum(axis=0)
-                second += np.einsum("nrh,nrg->rhg", weighted, dv)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean = first / total[:, None]
-                dv_cov = second / total[:, None, None] - mean[:, :, None] * mean[:, None, :]
-            out[:, k, side] = correlations_from_covariances(dv_cov)
+    out = []
+    for s in range(n_splits):
+        rng = stream(seed, "dvc-split", s)
+        halves = []
+        for system, units in enumerate(n_units):
+            perm = rng.permutation(units)
+            half = units // 2
+            for cols in (np.sort(perm[:half]), np.sort(perm[half:])):
+                omega = None
+                if uses_range_finder(n_images, cols.size, n_components):
+                    omega = draw_test_matrix(rng, cols.size, min(n_components + 10, n_images, cols.size))
+                halves.append((system, cols, omega))
+        if pair_rows is None:
+            out.append([HalfJob(s, system, cols, None, omega) for system, cols, omega in halves])
+            continue
+        jobs = []
+        for rows, key in zip(pair_rows, pair_keys):
+            pair_rng = stream(seed, "dvc-pair-pca", s, *key)
+            for system, cols, _ in halves:
+                omega = None
+                if uses_range_finder(rows.size, cols.size, n_components):
+                    omega = draw_test_matrix(pair_rng, cols.size, min(n_components + 10, rows.size, cols.size))
+                jobs.append(HalfJob(s, system, cols, rows, omega))
+        out.append(jobs)
     return out
 
 
-def spearman_side(block: ClassBlock, weights, axes, midpoint, centre, p):
-    """Within-class Spearman correlations of explicit DVs under weights (weighted mid-ranks): (R, 6).
+def run_pca_jobs(jobs: list[HalfJob], features: tuple[np.ndarray, np.ndarray], n_components: int, *,
+                 iterations: int = 2, standardize: bool = False, workers: int | None = None) -> list[np.ndarray]:
+    """Scores of every job (images x n_components each), computed by ``workers`` threads (default: up to 2).
 
-    Parameters
-    ----------
-    block : ClassBlock
-        The class.
-    weights : numpy.ndarray
-        (R x n_c) image weights, fold order.
-    axes : numpy.ndarray
-        (R, F, halves, p) LDA axes per resample and fold.
-    midpoint : numpy.ndarray
-        (R, F, halves, p) midpoints between the two class means.
-    centre : numpy.ndarray
-        (halves * p,) the class centre.
-    p : int
-        Components per half.
-
-    Returns
-    -------
-    numpy.ndarray
-        (R, 6) Spearman correlations of :data:`humanlike.metrics.dvc.CORRELATION_PAIRS`.
-
-    Examples
-    --------
-    With unit axes and a zero midpoint the DVs are the scores themselves, so the result is scipy's Spearman:
-
-    >>> scores = np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32)   # 2 classes x 4 images
-    >>> split = SplitStatistics(scores, [(0, 4), (4, 8)], [np.zeros(4, int), np.zeros(4, int)], n_components=1)
-    >>> block = split.blocks[0]
-    >>> rho = spearman_side(block, np.ones((1, 4)), np.ones((1, 1, 4, 1)), np.zeros((1, 1, 4, 1)), block.centre, 1)
-    >>> from scipy.stats import spearmanr
-    >>> reference = spearmanr(scores[:4]).statistic
-    >>> bool(np.allclose(rho[0], [reference[h, g] for h, g in CORRELATION_PAIRS])), rho.round(2).tolist()
-    (True, [[0.8, 0.8, 0.8, 0.8, 0.6, 1.0]])
+    ``features`` are the two systems' (images x units) arrays. Every PCA runs on one BLAS thread, so its
+    numbers do not depend on how many run at once; numpy releases the interpreter lock in the matrix products,
+    so two PCAs use two cores.
     """
+    def one(job: HalfJob) -> np.ndarray:
+        f = features[job.system]
+        x = np.take(f, job.units, axis=1) if job.rows is None else f[np.ix_(job.rows, job.units)]
+        return image_rows_scores(np.ascontiguousarray(x, dtype=np.float32), n_components, None,
+                                 iterations=iterations, standardize=standardize, test_matrix=job.test_matrix)
+
+    workers = workers or min(2, os.cpu_count() or 1)
+    if workers <= 1 or len(jobs) <= 1:
+        return [one(job) for job in jobs]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, jobs))
+
+
+# --------------------------------------------------------------------------------------------------
+# Spearman: weighted mid-ranks
+# --------------------------------------------------------------------------------------------------
+
+
+def spearman_side(block, weights, axes, midpoint, centre, p):
+    """Within-class Spearman correlations of explicit DVs under weights (weighted mid-ranks): (R, 6)."""
     halves = axes.shape[-2]
     w = weights.astype(np.float64)                                          # (R, n), fold order
     fold_of = np.repeat(np.arange(block.fold_bounds.size - 1), np.diff(block.fold_bounds))
@@ -439,57 +267,3 @@ def weighted_covariance(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
         mean = np.einsum("rn,rnh->rh", weights, values) / total[:, None]
         centred = values - mean[:, None, :]
         return np.einsum("rn,rnh,rng->rhg", weights, centred, centred) / total[:, None, None]
-
-
-def half_correlations(scores: np.ndarray, labels, *, n_components: int, folds=None, weights=None,
-                      ridge: float = 0.0, correlation: str = "pearson"):
-    """Within-class DV correlations from the stacked PCA scores of the four halves, for every class pair.
-
-    Parameters
-    ----------
-    scores : (images, 4 * n_components) array
-        Scores of A1, A2, B1, B2 side by side.
-    labels : (images,) array
-        Class of each image.
-    n_components : int
-        Components per half.
-    folds : (images,) int array, optional
-        Fold of each image for cross-validated DVs (None: in-sample).
-    weights : (R, images) array, optional
-        Image weights (bootstrap counts); None is the data itself (R = 1).
-    ridge, correlation
-        As in :class:`DVCOptions`.
-
-    Returns
-    -------
-    correlations : (R, pairs, 2, 6) array
-        For class pairs i < j (``numpy.triu_indices`` order of the sorted classes) and the sides (class i,
-        class j): the correlations of :data:`humanlike.metrics.dvc.CORRELATION_PAIRS`.
-    classes : list of str
-        The sorted classes.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> labels = np.repeat(["a", "b"], 500)
-    >>> shared, own = rng.standard_normal((1000, 1)), rng.standard_normal((1000, 4))
-    >>> # one score per half (n_components=1); any two halves correlate 0.5 within a class
-    >>> scores = np.where(labels[:, None] == "b", 2.0, 0.0) + np.sqrt(0.5) * shared + np.sqrt(0.5) * own
-    >>> correlations, classes = half_correlations(scores, labels, n_components=1)
-    >>> correlations.shape, [str(c) for c in classes]
-    ((1, 1, 2, 6), ['a', 'b'])
-    >>> correlations[0, 0, 1].round(2).tolist()   # within class b
-    [0.49, 0.45, 0.49, 0.48, 0.42, 0.46]
-    """
-    labels = np.asarray(labels).astype(str)
-    order = np.argsort(labels, kind="stable")
-    classes, counts = np.unique(labels, return_counts=True)
-    bounds = np.concatenate([[0], np.cumsum(counts)])
-    slices = list(zip(bounds[:-1], bounds[1:]))
-    fold = np.zeros(labels.size, int) if folds is None else np.asarray(folds, dtype=int)
-    split = SplitStatistics(np.asarray(scores, dtype=np.float32)[order], slices, [fold[order][lo:hi] for lo, hi in slices],
-                   n_components)
-    w = np.ones((1, labels.size), np.float32) if weights is None else np.asarray(weights, np.float32)[:, order]
-    per_class = [w[:, lo:hi] for lo, hi in slices]
-    pairs_i, pairs_j = np.triu_indices(classes.size, k=1)
-    return evaluate_split(split, per_class, pairs_i, pairs_j, folds is not None, ridge, correlation), list(classes)

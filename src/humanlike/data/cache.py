@@ -32,7 +32,24 @@ _CODE_FILES = ("loaders.py", "schema.py", "cache.py")
 
 
 def cache_dir() -> Path | None:
-    """The cache folder, or None when the cache is switched off (``HUMANLIKE_CACHE=off``)."""
+    """The cache folder, or None when the cache is switched off (``HUMANLIKE_CACHE=off``).
+
+    Returns
+    -------
+    pathlib.Path or None
+        ``$HUMANLIKE_CACHE`` if set, else ``$XDG_CACHE_HOME/humanlike`` or ``~/.cache/humanlike``; ``None``
+        when ``HUMANLIKE_CACHE`` is ``off``, ``0``, ``no``, ``false`` or ``none``.
+
+    Examples
+    --------
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"HUMANLIKE_CACHE": "off"}):
+    ...     cache_dir() is None
+    True
+    >>> with mock.patch.dict(os.environ, {"HUMANLIKE_CACHE": "~/my-cache"}):
+    ...     cache_dir() == Path.home() / "my-cache"
+    True
+    """
     configured = os.environ.get(ENV_CACHE)
     if configured is not None:
         if configured.strip().lower() in OFF:
@@ -43,15 +60,27 @@ def cache_dir() -> Path | None:
 
 
 def source_key(sources: Sequence[Path], options: Mapping[str, object]) -> str:
-    """Hash of the files under ``sources`` (paths relative to each source, sizes, bytes), options and code.
+    r"""Hash of the files under ``sources`` (paths relative to each source, sizes, bytes), options and code.
+
+    Parameters
+    ----------
+    sources : sequence of Path
+        Files and folders (every file under a folder enters the key).
+    options : mapping
+        Loader options (their ``repr`` enters the key, in sorted key order).
+
+    Returns
+    -------
+    str
+        A BLAKE2b digest, 40 hex characters.
 
     Examples
     --------
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "a.csv").write_text("x\\n1\\n")
+    >>> _ = (folder / "a.csv").write_text("x\n1\n")
     >>> k1 = source_key([folder], {"pattern": "s"})
-    >>> _ = (folder / "a.csv").write_text("x\\n2\\n")
+    >>> _ = (folder / "a.csv").write_text("x\n2\n")
     >>> k1 == source_key([folder], {"pattern": "s"}), k1 == source_key([folder], {"pattern": "t"})
     (False, False)
     """
@@ -76,7 +105,7 @@ def source_key(sources: Sequence[Path], options: Mapping[str, object]) -> str:
 
 def cached_table(sources: Sequence[Path], options: Mapping[str, object], build: Callable[[], pd.DataFrame],
                  *, enabled: bool = True) -> pd.DataFrame:
-    """The table ``build()`` makes from ``sources``, read from the cache when the same inputs made it before.
+    r"""The table ``build()`` makes from ``sources``, read from the cache when the same inputs made it before.
 
     Parameters
     ----------
@@ -93,6 +122,22 @@ def cached_table(sources: Sequence[Path], options: Mapping[str, object], build: 
     -------
     pandas.DataFrame
         Equal to ``build()`` (dtypes included).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from unittest import mock
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "data.csv").write_text("x\n1\n")
+    >>> calls = []
+    >>> def build():
+    ...     calls.append(1)
+    ...     return pd.read_csv(folder / "data.csv")
+    >>> with mock.patch.dict(os.environ, {"HUMANLIKE_CACHE": str(folder / "cache")}):
+    ...     first = cached_table([folder / "data.csv"], {}, build)
+    ...     again = cached_table([folder / "data.csv"], {}, build)  # read back from the cache
+    >>> len(calls), again.equals(first)
+    (1, True)
     """
     folder = cache_dir() if enabled else None
     if folder is None:

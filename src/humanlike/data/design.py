@@ -39,6 +39,17 @@ class Stratum:
         Key of the observer group this stratum belongs to (``()`` for none).
     group_columns : numpy.ndarray
         For each member of the group (in :attr:`Design.groups` order), its column in :attr:`observers`.
+
+    Raises
+    ------
+    ValueError
+        If an array does not have one row per item.
+
+    Examples
+    --------
+    >>> s = Stratum(("e", "0"), np.array(["i1", "i2"]), ("a", "b"), {"n_correct": np.array([[1.0, 0.0], [1.0, 1.0]])})
+    >>> s.n_items, s.arrays["n_correct"].shape
+    (2, (2, 2))
     """
 
     key: tuple[str, ...]
@@ -64,12 +75,23 @@ class Stratum:
 class Design:
     """The strata of one analysis and its observer groups.
 
+    Usually built by :func:`build_design`. Iterating over a design yields its strata.
+
     Attributes
     ----------
     strata : tuple of Stratum
         Sorted by key, so that nothing depends on the order of the data.
     groups : Mapping[tuple, tuple of str]
         Observer group key -> the names of the observers resampled jointly (e.g. the humans of an experiment).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"observer": ["a", "b", "a", "b"], "observer_kind": "human", "experiment": "e",
+    ...                   "condition": ["0", "0", "1", "1"], "item": ["i1", "i1", "i2", "i2"], "label": "x",
+    ...                   "response": ["x", "y", "x", "x"], "correct": [True, False, True, True]})
+    >>> d = build_design(t)
+    >>> len(d), d.keys, d.groups
+    (2, [('e', '0'), ('e', '1')], {('e',): ('a', 'b')})
     """
 
     strata: tuple[Stratum, ...]
@@ -87,14 +109,41 @@ class Design:
         return [s.key for s in self.strata]
 
     def stratum(self, key: tuple[str, ...]) -> Stratum:
-        """The stratum with this key (KeyError naming the available keys)."""
+        """The stratum with this key (KeyError naming the available keys).
+
+        Parameters
+        ----------
+        key : tuple of str
+            The stratum's key, e.g. ``("edge", "0")``.
+
+        Returns
+        -------
+        Stratum
+            The stratum with that key.
+
+        Raises
+        ------
+        KeyError
+            If no stratum has that key; the message lists the first available keys.
+        """
         for s in self.strata:
             if s.key == tuple(key):
                 return s
         raise KeyError(f"no stratum {tuple(key)}; strata: {self.keys[:5]}{' ...' if len(self) > 5 else ''}")
 
     def select(self, keep) -> Design:
-        """The design restricted to the strata for which ``keep(stratum)`` is true (groups kept if used)."""
+        """The design restricted to the strata for which ``keep(stratum)`` is true (groups kept if used).
+
+        Parameters
+        ----------
+        keep : callable
+            ``keep(stratum) -> bool``.
+
+        Returns
+        -------
+        Design
+            A new design with the kept strata, in the same order, and the observer groups they use.
+        """
         strata = tuple(s for s in self.strata if keep(s))
         used = {s.group for s in strata}
         return Design(strata, {g: m for g, m in self.groups.items() if g in used})
@@ -219,7 +268,24 @@ def build_design(
 
 
 def observer_kinds(trials: pd.DataFrame) -> dict[str, str]:
-    """Observer name -> observer kind (``human`` / ``model``) of a trial table."""
+    """Observer name -> observer kind (``human`` / ``model``) of a trial table.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table with columns ``observer`` and ``observer_kind``.
+
+    Returns
+    -------
+    dict of str to str
+        The kind of each observer (from its first row).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"observer": ["a", "m", "a"], "observer_kind": ["human", "model", "human"]})
+    >>> observer_kinds(t)
+    {'a': 'human', 'm': 'model'}
+    """
     first = trials.drop_duplicates("observer")
     return dict(zip(first["observer"].astype(str), first["observer_kind"].astype(str)))
 

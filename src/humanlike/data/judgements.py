@@ -52,7 +52,62 @@ R_OBSERVER_COLUMNS = ("Obs", "obs", "observer")
 
 class JudgementTableError(ValueError):
     """A difference-judgement table (or a file meant to become one) is malformed; the message names
-    the file, row and column at fault."""
+    the file, row and column at fault.
+
+    A subclass of ``ValueError``.
+
+    Examples
+    --------
+    >>> validate_judgements(pd.DataFrame({"observer": ["o"], "scale": ["s"], "s1": [1], "s2": [2], "s3": [3],
+    ...                                   "response": [2]}), source="run1.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    humanlike.data.judgements.JudgementTableError: run1.csv: column 'response' must be 0 or 1; ...
+    """
+
+
+def read_raw_judgements(path) -> pd.DataFrame:
+    """The raw table of a judgement file (CSV, or Parquet by suffix), read errors naming the file.
+
+    Parameters
+    ----------
+    path : path
+        A CSV or Parquet file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The file's columns as read (no layout detection, no validation).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "j.csv"
+    >>> _ = p.write_text("resp,S1,S2,S3\\n1,1,2,3\\n")
+    >>> list(read_raw_judgements(p).columns)
+    ['resp', 'S1', 'S2', 'S3']
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such judgement file")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        try:
+            return pd.read_parquet(path)
+        except (ValueError, OSError) as err:
+            raise JudgementTableError(f"{path}: cannot be read as Parquet: {err}") from None
+    return _read_csv(path)
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """A judgement CSV, with read errors (empty, not UTF-8, malformed) naming the file."""
+    try:
+        return pd.read_csv(path, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise JudgementTableError(f"{path}: the file is empty (expected a header row and one row per judgement)") from None
+    except UnicodeDecodeError as err:
+        raise JudgementTableError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+    except pd.errors.ParserError as err:
+        raise JudgementTableError(f"{path}: cannot be read as CSV: {err}") from None
 
 
 def _where(source: str | None) -> str:
@@ -262,7 +317,7 @@ def _attach_values(frame: pd.DataFrame, stimulus: Sequence[float], source: str) 
 
 def read_r_layout(path: PathLike, *, observer: str | None = None, scale: str | None = None,
                   stimulus: Sequence[float] | None = None) -> pd.DataFrame:
-    """Read a file in R MLDS's layout: ``resp,S1,S2,S3[,S4]`` with 1-based level indices.
+    r"""Read a file in R MLDS's layout: ``resp,S1,S2,S3[,S4]`` with 1-based level indices.
 
     An observer column (``Obs`` as in R's ``Transparency``) is kept as ``observer``. Rows stored in
     presentation order are put into physical order (:func:`to_physical_order`).
@@ -282,9 +337,23 @@ def read_r_layout(path: PathLike, *, observer: str | None = None, scale: str | N
     -------
     pandas.DataFrame
         A validated judgement table with ``session`` = the file stem.
+
+    Raises
+    ------
+    JudgementTableError
+        For missing columns, bad levels or responses (naming file and rows).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "kk1.csv"
+    >>> _ = path.write_text("resp,S1,S2,S3,S4\n1,1,2,3,4\n1,6,9,1,4\n")
+    >>> t = read_r_layout(path, observer="kk", stimulus=[0.1 * k for k in range(1, 10)])
+    >>> t[["s1", "s2", "s3", "s4", "response"]].values.tolist(), t["v4"].round(1).tolist()
+    ([[1, 2, 3, 4, 1], [1, 4, 6, 9, 0]], [0.4, 0.9])
     """
     path = Path(path)
-    raw = pd.read_csv(path)
+    raw = _read_csv(path)
     raw.columns = [str(c).strip() for c in raw.columns]
     return _from_r_frame(raw, path, observer=observer, scale=scale, stimulus=stimulus)
 
@@ -309,7 +378,7 @@ def _from_r_frame(raw: pd.DataFrame, path: Path, *, observer, scale, stimulus) -
 
 def _finish(frame: pd.DataFrame, path: Path, stimulus) -> pd.DataFrame:
     source = str(path)
-    frame = validate_judgements(to_physical_order(validate_levels_only(frame, source)), source=source)
+    frame = validate_judgements(to_physical_order(_validate_levels_only(frame, source)), source=source)
     if stimulus is None and not all(c in frame.columns for c in VALUE_COLUMNS[:3]):
         stimulus = _stimulus_from_sidecar(path)
     if stimulus is not None:
@@ -317,7 +386,7 @@ def _finish(frame: pd.DataFrame, path: Path, stimulus) -> pd.DataFrame:
     return frame
 
 
-def validate_levels_only(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+def _validate_levels_only(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     """Coerce level and response columns to numbers before reordering, naming bad rows."""
     out = frame.copy()
     for name in ("s1", "s2", "s3"):
@@ -333,7 +402,7 @@ def validate_levels_only(frame: pd.DataFrame, source: str) -> pd.DataFrame:
 
 def read_wrapper_layout(path: PathLike, *, observer: str | None = None,
                         scale: str | None = None) -> pd.DataFrame:
-    """Read a file of the Python MLDS wrapper: ``Trial,Response,s1..s3[,s4],i1..i3[,i4][,invord]``.
+    r"""Read a file of the Python MLDS wrapper: ``Trial,Response,s1..s3[,s4],i1..i3[,i4][,invord]``.
 
     ``i*`` are 1-based level indices, ``s*`` the stimulus values (kept as ``v1..v4``). Rows are put
     into physical order from the stored order (``invord`` is redundant with it and only checked).
@@ -349,9 +418,23 @@ def read_wrapper_layout(path: PathLike, *, observer: str | None = None,
     -------
     pandas.DataFrame
         A validated judgement table.
+
+    Raises
+    ------
+    JudgementTableError
+        For missing columns, bad levels or responses, or an ``invord`` that disagrees with the stored order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "run.csv"
+    >>> _ = path.write_text("Trial,Response,s1,s2,s3,i1,i2,i3,invord\n1,1,0.3,0.2,0.1,3,2,1,1\n")
+    >>> t = read_wrapper_layout(path)
+    >>> t[["s1", "s2", "s3", "response"]].values.tolist(), t["v1"].tolist(), bool(t["reversed"][0])
+    ([[1, 2, 3, 0]], [0.1], True)
     """
     path = Path(path)
-    raw = pd.read_csv(path)
+    raw = _read_csv(path)
     raw.columns = [str(c).strip() for c in raw.columns]
     source = str(path)
     quad = "i4" in raw.columns
@@ -384,7 +467,7 @@ def read_wrapper_layout(path: PathLike, *, observer: str | None = None,
 
 
 def read_judgement_file(path: PathLike, **kwargs) -> pd.DataFrame:
-    """Read one file in any supported layout (tidy, R MLDS, Python wrapper), chosen by its columns.
+    r"""Read one file in any supported layout (tidy, R MLDS, Python wrapper), chosen by its columns.
 
     Parameters
     ----------
@@ -397,14 +480,26 @@ def read_judgement_file(path: PathLike, **kwargs) -> pd.DataFrame:
     -------
     pandas.DataFrame
         A validated judgement table in physical order.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    JudgementTableError
+        For an unknown layout or malformed rows.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "tidy.csv"
+    >>> _ = path.write_text("observer,s1,s2,s3,response\nann,1,2,3,1\n")
+    >>> read_judgement_file(path, scale="gloss")[["observer", "scale", "s1", "s2", "s3", "response"]].values.tolist()
+    [['ann', 'gloss', 1, 2, 3, 1]]
     """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such judgement file")
-    if path.suffix.lower() in (".parquet", ".pq"):
-        raw = pd.read_parquet(path)
-    else:
-        raw = pd.read_csv(path)
+    raw = read_raw_judgements(path)
     raw.columns = [str(c).strip() for c in raw.columns]
     if "resp" in raw.columns and "S1" in raw.columns:
         return _from_r_frame(raw, path, observer=kwargs.get("observer"), scale=kwargs.get("scale"),
@@ -472,8 +567,18 @@ def level_arrays(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
     Returns
     -------
-    levels : numpy.ndarray
-    responses : numpy.ndarray
+    levels : numpy.ndarray of int64, (n, 4)
+        Columns ``s1..s4``; 0 for the missing ``s4`` of a triad.
+    responses : numpy.ndarray of int64, (n,)
+        The 0/1 responses.
+
+    Examples
+    --------
+    >>> t = validate_judgements(pd.DataFrame({"observer": "o", "scale": ["q", "t"], "s1": [1, 1], "s2": [2, 2],
+    ...                                       "s3": [3, 3], "s4": [4, None], "response": [1, 0]}))
+    >>> levels, responses = level_arrays(t)
+    >>> levels.tolist(), responses.tolist()
+    ([[1, 2, 3, 4], [1, 2, 3, 0]], [1, 0])
     """
     levels = frame[list(LEVEL_COLUMNS)].fillna(0).to_numpy(dtype=np.int64)
     return levels, frame["response"].to_numpy(dtype=np.int64)
@@ -482,10 +587,29 @@ def level_arrays(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 def stimulus_values(frame: pd.DataFrame, n_levels: int) -> np.ndarray:
     """Physical value of each level 1..n_levels from the ``v*`` columns (NaN where unknown).
 
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A judgement table, optionally with stimulus value columns ``v1..v4``.
+    n_levels : int
+        Number of levels of the scale.
+
+    Returns
+    -------
+    numpy.ndarray, (n_levels,)
+        The value of each level; all NaN when the table has no ``v1..v3`` columns.
+
     Raises
     ------
     JudgementTableError
         When one level carries two different values.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"s1": [1], "s2": [2], "s3": [4], "s4": [None],
+    ...                   "v1": [0.0], "v2": [0.5], "v3": [2.0], "v4": [None]})
+    >>> stimulus_values(t, 5).tolist()
+    [0.0, 0.5, nan, 2.0, nan]
     """
     values = np.full(n_levels, np.nan)
     if not all(c in frame.columns for c in VALUE_COLUMNS[:3]):

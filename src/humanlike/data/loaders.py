@@ -78,7 +78,21 @@ def _read_tidy(path: Path) -> pd.DataFrame:
         raise TrialTableError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
     except (pd.errors.ParserError, ValueError, OSError) as err:
         raise TrialTableError(f"{path}: cannot be read as a trial table: {err}") from None
+    if suffix in (".csv", ".txt", ".tsv"):
+        _check_unique_header(path, "\t" if suffix == ".tsv" else ",")
     return frame
+
+
+def _check_unique_header(path: Path, sep: str) -> None:
+    """A column named twice would be read as ``name`` and ``name.1`` and one of them silently ignored."""
+    import csv
+
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        header = next(csv.reader(handle, delimiter=sep), [])
+    names = [h.strip() for h in header]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise TrialTableError(f"{path}: column(s) {twice} appear more than once in the header; keep one of each")
 
 
 def _validate_file(path: Path, labels=None) -> pd.DataFrame:
@@ -119,7 +133,14 @@ def _read_raw_file(path: Path, human_pattern: str) -> pd.DataFrame:
             raise TrialTableError(f"{path}: file name does not follow <experiment>_<observer>_session-1.csv")
     else:
         observer = match.group("observer")
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise TrialTableError(f"{path}: the file is empty (expected the raw-data header and one row per trial)") from None
+    except UnicodeDecodeError as err:
+        raise TrialTableError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+    except (pd.errors.ParserError, ValueError) as err:
+        raise TrialTableError(f"{path}: cannot be read as a raw-data file: {err}") from None
     raw.columns = [c.strip() for c in raw.columns]
     missing = [c for c in _RAW_COLUMNS if c not in raw.columns]
     if missing:
@@ -174,12 +195,45 @@ def _fill_conditions(frame: pd.DataFrame) -> pd.Series:
 
 def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
                   on_conflict: str = "prefer-margins") -> pd.DataFrame:
-    """Read one or several model-vs-human style raw-data folders into one aligned trial table.
+    r"""Read one or several model-vs-human style raw-data folders into one aligned trial table.
 
     When the same observer appears in several folders for the same experiment (resnet50 is in both the
     benchmark and the decision-margin fork), ``on_conflict`` decides: ``"prefer-margins"`` keeps the
     source that has decision margins (error if none or both do), ``"first"``/``"last"`` keep that source,
     ``"error"`` raises.
+
+    Parameters
+    ----------
+    paths : path-like or sequence of path-like
+        Raw-data folders: the ``raw-data`` folder itself, its parent, or one experiment folder.
+    human_pattern : str, default ``r"^subject-\d+$"``
+        Regular expression of the observer names that are humans (the others are models).
+    on_conflict : {"prefer-margins", "first", "last", "error"}, default "prefer-margins"
+        What to do with an observer found in several folders (see above).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated trial table; item ids are shared by every observer who saw the stimulus.
+
+    Raises
+    ------
+    TrialTableError
+        For a missing folder, no raw-data files, a malformed file or an unresolved conflict.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "raw-data" / "edge").mkdir(parents=True)
+    >>> header = "subj,session,trial,rt,object_response,category,condition,imagename\n"
+    >>> _ = (root / "raw-data" / "edge" / "edge_subject-01_session_1.csv").write_text(
+    ...     header + "s01,1,1,0.8,cat,cat,0,0001_edg_s01_cat1.png\ns01,1,2,0.9,cat,dog,0,0002_edg_s01_dog1.png\n")
+    >>> _ = (root / "raw-data" / "edge" / "edge_resnet50_session_1.csv").write_text(
+    ...     header + "resnet50,1,1,,cat,cat,0,0001_edg_dnn_cat1.png\nresnet50,1,2,,dog,dog,0,0002_edg_dnn_dog1.png\n")
+    >>> t = load_raw_data(root)
+    >>> t[["observer", "observer_kind", "item", "response", "correct"]].values.tolist()
+    [['resnet50', 'model', 'cat1.png', 'cat', True], ['resnet50', 'model', 'dog1.png', 'dog', True], ['subject-01', 'human', 'cat1.png', 'cat', True], ['subject-01', 'human', 'dog1.png', 'cat', False]]
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -247,20 +301,55 @@ def _resolve_conflicts(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
 def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
                 on_conflict: str = "prefer-margins", labels: Sequence[str] | None = None,
                 cache: bool = True) -> pd.DataFrame:
-    """Load a trial table from a tidy CSV/Parquet file, a raw-data folder, or several of them.
+    r"""Load a trial table from a tidy CSV/Parquet file, a raw-data folder, or several of them.
 
     Tidy files are validated as they are (label columns read as strings; errors name the file);
     raw-data folders are parsed and aligned (see :func:`load_raw_data`). Several sources are
     concatenated; raw-data folders among them are aligned together, so humans from one folder and models
-    from another share item ids. ``labels`` declares the task's label set (see
-    :func:`humanlike.data.schema.validate_trials`). Parsed raw-data folders are cached (``cache=False`` or
-    ``HUMANLIKE_CACHE=off`` to bypass; see :mod:`humanlike.data.cache`).
+    from another share item ids. Evaluation folders (written by ``humanlike evaluate``) are added with
+    their items renamed to the ids the other sources use.
+
+    Parameters
+    ----------
+    paths : path-like or sequence of path-like
+        Tidy files, raw-data folders and evaluation folders.
+    human_pattern : str, default ``r"^subject-\d+$"``
+        Observer names that are humans, in raw-data folders.
+    on_conflict : str, default "prefer-margins"
+        See :func:`load_raw_data`.
+    labels : sequence of str, optional
+        The task's label set (see :func:`humanlike.data.schema.validate_trials`).
+    cache : bool, default True
+        Cache parsed raw-data folders (``cache=False`` or ``HUMANLIKE_CACHE=off`` to bypass; see
+        :mod:`humanlike.data.cache`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated trial table.
+
+    Raises
+    ------
+    TrialTableError
+        For a missing path or malformed data, naming the file.
 
     Examples
     --------
     >>> load_trials("no/such/file.csv")  # doctest: +IGNORE_EXCEPTION_DETAIL
     Traceback (most recent call last):
     TrialTableError: no/such/file.csv: no such file or folder
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "raw-data" / "edge").mkdir(parents=True)
+    >>> header = "subj,session,trial,rt,object_response,category,condition,imagename\n"
+    >>> _ = (root / "raw-data" / "edge" / "edge_subject-01_session_1.csv").write_text(
+    ...     header + "s01,1,1,0.8,cat,cat,0,0001_edg_s01_cat1.png\ns01,1,2,0.9,cat,dog,0,0002_edg_s01_dog1.png\n")
+    >>> _ = (root / "raw-data" / "edge" / "edge_resnet50_session_1.csv").write_text(
+    ...     header + "resnet50,1,1,,cat,cat,0,0001_edg_dnn_cat1.png\nresnet50,1,2,,dog,dog,0,0002_edg_dnn_dog1.png\n")
+    >>> t = load_trials(root, cache=False)
+    >>> len(t), sorted(t["observer"].unique())
+    (4, ['resnet50', 'subject-01'])
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -295,7 +384,33 @@ EVALUATION_FORMAT = "humanlike-evaluation"
 
 
 def is_evaluation_folder(path: PathLike) -> bool:
-    """A folder written by ``humanlike evaluate`` (it holds an ``evaluation.json`` of that format)."""
+    """A folder written by ``humanlike evaluate`` (it holds an ``evaluation.json`` of that format).
+
+    Parameters
+    ----------
+    path : path-like
+        A folder.
+
+    Returns
+    -------
+    bool
+        Whether ``path/evaluation.json`` exists and declares the evaluation format.
+
+    Raises
+    ------
+    TrialTableError
+        If the manifest exists but cannot be read.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> is_evaluation_folder(folder)
+    False
+    >>> _ = (folder / "evaluation.json").write_text('{"format": "humanlike-evaluation"}')
+    >>> is_evaluation_folder(folder)
+    True
+    """
     manifest = Path(path) / EVALUATION_MANIFEST
     if not manifest.is_file():
         return False
@@ -308,7 +423,34 @@ def is_evaluation_folder(path: PathLike) -> bool:
 
 
 def read_evaluation_trials(path: PathLike) -> pd.DataFrame:
-    """The validated trial table of an evaluation folder."""
+    r"""The validated trial table of an evaluation folder.
+
+    Parameters
+    ----------
+    path : path-like
+        A folder written by ``humanlike evaluate`` (see :func:`humanlike.models.write_evaluation`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The validated trial table of its trial file.
+
+    Raises
+    ------
+    TrialTableError
+        If the trial file named by the manifest is missing or invalid.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "evaluation.json").write_text('{"format": "humanlike-evaluation", "trials": "trials.csv"}')
+    >>> _ = (folder / "trials.csv").write_text(
+    ...     "observer,observer_kind,experiment,condition,item,label,response,correct\n"
+    ...     "net,model,edge,0,cat1.png,cat,dog,False\n")
+    >>> read_evaluation_trials(folder)[["observer", "item", "correct"]].values.tolist()
+    [['net', 'cat1.png', False]]
+    """
     import json
 
     path = Path(path)
@@ -366,7 +508,39 @@ def _cache_dir() -> Path:
 
 def modelvshuman_path(path: PathLike | None = None, *, download: bool = True) -> Path:
     """Where the model-vs-human raw data is: ``path``, else $HUMANLIKE_MODELVSHUMAN, else the cache,
-    else (``download=True``) fetched from the public repository into the cache."""
+    else (``download=True``) fetched from the public repository into the cache.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        A raw-data folder to use.
+    download : bool, default True
+        Allow downloading the data (about 100 MB) when it is nowhere else.
+
+    Returns
+    -------
+    pathlib.Path
+        The raw-data folder.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` (or the environment variable) names a missing folder, or there is no data and
+        ``download=False``.
+    ConnectionError
+        If the download fails.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> modelvshuman_path(folder) == folder
+    True
+    >>> modelvshuman_path(folder / "missing")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    FileNotFoundError: model-vs-human data folder .../missing does not exist
+    """
     for candidate in (path, os.environ.get(ENV_MODELVSHUMAN)):
         if candidate:
             candidate = Path(candidate)
@@ -405,8 +579,38 @@ def _download_modelvshuman(target: Path, url: str = MODELVSHUMAN_URL, timeout: f
 
 def load_modelvshuman(path: PathLike | None = None, *, download: bool = True,
                       extra: Iterable[PathLike] = ()) -> pd.DataFrame:
-    """The model-vs-human benchmark's raw data as a trial table (17 experiments, humans and models).
+    r"""The model-vs-human benchmark's raw data as a trial table (17 experiments, humans and models).
 
-    ``extra`` adds further raw-data folders (e.g. the decision-margin fork's model responses).
+    Parameters
+    ----------
+    path : path-like, optional
+        The raw-data folder (default: see :func:`modelvshuman_path`).
+    download : bool, default True
+        Allow downloading the data when it is not found locally.
+    extra : iterable of path-like
+        Further raw-data folders (e.g. the decision-margin fork's model responses).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated trial table (parsed folders are cached, see :mod:`humanlike.data.cache`).
+
+    Examples
+    --------
+    A stand-in folder of the same layout (the real data has 17 experiments):
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "raw-data" / "edge").mkdir(parents=True)
+    >>> header = "subj,session,trial,rt,object_response,category,condition,imagename\n"
+    >>> _ = (root / "raw-data" / "edge" / "edge_subject-01_session_1.csv").write_text(
+    ...     header + "s01,1,1,0.8,cat,cat,0,0001_edg_s01_cat1.png\ns01,1,2,0.9,cat,dog,0,0002_edg_s01_dog1.png\n")
+    >>> _ = (root / "raw-data" / "edge" / "edge_resnet50_session_1.csv").write_text(
+    ...     header + "resnet50,1,1,,cat,cat,0,0001_edg_dnn_cat1.png\nresnet50,1,2,,dog,dog,0,0002_edg_dnn_dog1.png\n")
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"HUMANLIKE_CACHE": "off"}):
+    ...     t = load_modelvshuman(root / "raw-data")
+    >>> sorted(t["experiment"].unique()), len(t)
+    (['edge'], 4)
     """
     return load_trials([modelvshuman_path(path, download=download), *extra])

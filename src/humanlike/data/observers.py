@@ -30,8 +30,31 @@ DESIGNS = ("triads", "quads")
 
 
 def seeded_stream(seed: int, *key) -> np.random.Generator:
-    """A Generator determined by ``seed`` and ``key`` alone (the same construction as
-    ``humanlike.stats.rng.stream``, which the data layer may not import)."""
+    """A Generator determined by ``seed`` and ``key`` alone.
+
+    The same construction as ``humanlike.stats.rng.stream``, which the data layer may not import: the
+    key parts are hashed (blake2b) into the spawn key of a ``SeedSequence``.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    *key
+        Parts of the stream's name (their ``repr`` is hashed), e.g. ``("ties", "pixel")``.
+
+    Returns
+    -------
+    numpy.random.Generator
+        A fresh generator; the same seed and key always give the same draws.
+
+    Examples
+    --------
+    >>> first = seeded_stream(0, "ties", "pixel").random(3)
+    >>> bool((first == seeded_stream(0, "ties", "pixel").random(3)).all())
+    True
+    >>> bool((first == seeded_stream(0, "ties", "gabor").random(3)).any())
+    False
+    """
     words: list[int] = []
     for part in key:
         digest = hashlib.blake2b(repr(part).encode("utf-8"), digest_size=8).digest()
@@ -40,7 +63,30 @@ def seeded_stream(seed: int, *key) -> np.random.Generator:
 
 
 def design_for(kind: str, n_levels: int) -> np.ndarray:
-    """All triads or all quadruples of ``n_levels`` levels (1-based)."""
+    """All triads or all quadruples of ``n_levels`` levels (1-based).
+
+    Parameters
+    ----------
+    kind : {"triads", "quads"}
+        The trial design.
+    n_levels : int
+        Number of levels of the sequence.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (m, 3) or (m, 4)
+        One trial per row (see :func:`humanlike.metrics.psychophysics.triad_design`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind``.
+
+    Examples
+    --------
+    >>> design_for("triads", 7).shape, design_for("quads", 4).tolist()
+    ((35, 3), [[1, 2, 3, 4]])
+    """
     if kind not in DESIGNS:
         raise ValueError(f"design must be one of {DESIGNS}, not {kind!r}")
     return triad_design(n_levels) if kind == "triads" else quad_design(n_levels)
@@ -60,6 +106,18 @@ class GaborBank:
         Envelope σ as a multiple of the wavelength (0.56 ≈ one octave).
     stride : int
         Sampling step of the energy maps.
+
+    Examples
+    --------
+    >>> bank = GaborBank(wavelengths=(4.0,), orientations=2)
+    >>> kernels = bank.kernels_fft((8, 8))
+    >>> kernels.shape, bank.responses(np.zeros((8, 8)), kernels).shape
+    ((2, 8, 8), (2, 2, 2))
+
+    The filters have zero mean, so a uniform image gives no response:
+
+    >>> float(np.abs(bank.responses(np.full((8, 8), 100.0), kernels)).max()) < 1e-9
+    True
     """
 
     wavelengths: tuple = (4.0, 8.0, 16.0)
@@ -68,7 +126,18 @@ class GaborBank:
     stride: int = 4
 
     def kernels_fft(self, shape: tuple[int, int]) -> np.ndarray:
-        """Frequency responses (filters, H, W) of the zero-mean complex Gabors for images of ``shape``."""
+        """Frequency responses (filters, H, W) of the zero-mean complex Gabors for images of ``shape``.
+
+        Parameters
+        ----------
+        shape : tuple of int
+            Image size (H, W).
+
+        Returns
+        -------
+        numpy.ndarray of complex, (len(wavelengths) * orientations, H, W)
+            The filters' 2-D FFTs, wavelength-major.
+        """
         h, w = shape
         y = np.fft.fftfreq(h)[:, None] * h
         x = np.fft.fftfreq(w)[None, :] * w
@@ -86,7 +155,20 @@ class GaborBank:
         return np.stack(out)
 
     def responses(self, image: np.ndarray, kernels_fft: np.ndarray) -> np.ndarray:
-        """Complex responses (filters, H/stride, W/stride) of one grey image."""
+        """Complex responses (filters, H/stride, W/stride) of one grey image.
+
+        Parameters
+        ----------
+        image : numpy.ndarray, (H, W)
+            A grey image.
+        kernels_fft : numpy.ndarray, (filters, H, W)
+            From :meth:`kernels_fft` for this image size.
+
+        Returns
+        -------
+        numpy.ndarray of complex, (filters, ceil(H/stride), ceil(W/stride))
+            The filter responses, sampled every ``stride`` pixels (their modulus is the energy).
+        """
         spectrum = np.fft.fft2(np.asarray(image, dtype=np.float64))
         full = np.fft.ifft2(spectrum[None] * kernels_fft)
         return full[:, ::self.stride, ::self.stride]
@@ -116,13 +198,35 @@ def sequence_distances(sequences, observer: str = "pixel", bank: GaborBank | Non
 
     Parameters
     ----------
-    sequences : humanlike.data.sequences.SequenceSet
-    observer : {"pixel", "gabor"}
+    sequences : humanlike.data.sequences.SequenceSet or humanlike.data.sequences.ManifestSequences
+        The blend sequences.
+    observer : {"pixel", "gabor"}, default "pixel"
+        The feature space: the blurred grey image, or the energy of a Gabor bank.
     bank : GaborBank, optional
+        The filter bank of the ``gabor`` observer (default ``GaborBank()``).
 
     Returns
     -------
-    array (sequences, levels, levels)
+    numpy.ndarray, (sequences, levels, levels)
+        One distance matrix per row of ``sequences.pairs``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown observer.
+
+    Examples
+    --------
+    >>> from humanlike.data.sequences import ObjectImages, build_sequences
+    >>> square = np.full((8, 8), 255.0); square[2:6, 2:6] = 0
+    >>> bar = np.full((8, 8), 255.0); bar[1:7, 3:5] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> sequences = build_sequences(objects, n_levels=3, blur=0)
+    >>> d = sequence_distances(sequences, "pixel")
+    >>> d.shape, round(float(d[0, 0, 2]), 2), round(float(d[0, 0, 1]), 2)  # 12 differing pixels
+    ((1, 3, 3), 883.35, 441.67)
     """
     if observer not in ("pixel", "gabor"):
         raise ValueError(f"observer must be 'pixel' or 'gabor', not {observer!r}")
@@ -154,6 +258,8 @@ def judgements_from_distances(distances, pairs: pd.DataFrame, observer: str, des
         nothing from repeats).
     seed : int
         Seed of the coin flips that break exact ties.
+    observer_kind : str, default "model"
+        Value of the ``observer_kind`` column.
 
     Returns
     -------
@@ -161,6 +267,24 @@ def judgements_from_distances(distances, pairs: pd.DataFrame, observer: str, des
         One row per trial in the judgement-table layout: observer, scale (the sequence), s1..s4 (s4
         missing for triads), response, observer_kind, class_a, class_b, tie (whether the two distances
         were equal and the response a coin flip).
+
+    Raises
+    ------
+    ValueError
+        If ``distances`` is not one square matrix per sequence.
+
+    Examples
+    --------
+    >>> from humanlike.data.sequences import ObjectImages, build_sequences
+    >>> square = np.full((8, 8), 255.0); square[2:6, 2:6] = 0
+    >>> bar = np.full((8, 8), 255.0); bar[1:7, 3:5] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> sequences = build_sequences(objects, n_levels=3, blur=0)
+    >>> t = judgements_from_distances(sequence_distances(sequences), sequences.pairs, "pixel")
+    >>> t[["scale", "s1", "s2", "s3", "tie"]].values.tolist()  # equal blend steps: a tie, broken by a coin
+    [['bar-square-00', 1, 2, 3, True]]
     """
     d = np.asarray(distances, dtype=np.float64)
     if d.ndim != 3 or d.shape[1] != d.shape[2] or len(d) != len(pairs):
@@ -178,7 +302,34 @@ def judgements_from_distances(distances, pairs: pd.DataFrame, observer: str, des
 
 def random_judgements(pairs: pd.DataFrame, n_levels: int, design: str = "triads", seed: int = 0,
                       observer: str = "random") -> pd.DataFrame:
-    """A coin-flip observer: R ~ Bernoulli(½) on every trial of every sequence (the chance baseline)."""
+    """A coin-flip observer: R ~ Bernoulli(½) on every trial of every sequence (the chance baseline).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        One row per sequence with ``sequence, class_a, class_b`` (``SequenceSet.pairs``).
+    n_levels : int
+        Number of levels per sequence.
+    design : {"triads", "quads"}, default "triads"
+        The trials judged.
+    seed : int, default 0
+        Seed of the coin flips.
+    observer : str, default "random"
+        The observer's name in the table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per trial in the judgement-table layout (see :func:`judgements_from_distances`, without
+        ``tie``), ``observer_kind`` ``"random"``.
+
+    Examples
+    --------
+    >>> pairs = pd.DataFrame({"sequence": ["a-b-00"], "class_a": ["a"], "class_b": ["b"]})
+    >>> t = random_judgements(pairs, n_levels=7, seed=1)
+    >>> len(t), sorted(set(t["response"])) == [0, 1]
+    (35, True)
+    """
     trials = design_for(design, n_levels)
     response = (seeded_stream(seed, "random-observer", observer).random((len(pairs), len(trials))) < 0.5)
     return _table(pairs, trials, response.astype(np.int8), observer, "random", None)

@@ -25,9 +25,26 @@ from .observers import design_for, seeded_stream
 class SimulatedPopulation:
     """Judgements of a simulated population and the truth they were drawn from.
 
-    ``judgements``: one row per trial in the judgement-table layout (observer, scale = the sequence,
-    s1..s4, response) plus observer_kind = "human", class_a, class_b. ``planted``: one row per class pair with the planted exponent ``gamma``
-    and skewness ``skewness``. ``noise``: σ per observer.
+    Built by :func:`simulate_population`.
+
+    Attributes
+    ----------
+    judgements : pandas.DataFrame
+        One row per trial in the judgement-table layout (observer, scale = the sequence, s1..s4,
+        response) plus observer_kind = "human", class_a, class_b.
+    planted : pandas.DataFrame
+        One row per class pair with the planted exponent ``gamma`` and skewness ``skewness``.
+    noise : pandas.Series
+        σ per observer (standard-scale units), indexed by observer name.
+
+    Examples
+    --------
+    >>> pairs = pd.DataFrame({"sequence": ["a-b-0"], "class_a": "a", "class_b": "b"})
+    >>> pop = simulate_population(pairs, n_observers=3, seed=1)
+    >>> pop.planted[["class_a", "class_b"]].values.tolist(), pop.noise.index.tolist()
+    ([['a', 'b']], ['subject-01', 'subject-02', 'subject-03'])
+    >>> bool(((pop.noise >= 0.08) & (pop.noise <= 0.2)).all())
+    True
     """
 
     judgements: pd.DataFrame
@@ -120,13 +137,35 @@ def simulate_population(pairs: pd.DataFrame, n_levels: int = 7, n_observers: int
 def simulate_psychscore_demo(n_classes: int = 8, sequences_per_pair: int = 3, n_humans: int = 6,
                              seed: int = 0) -> pd.DataFrame:
     """Judgements for the built-in demo, no images needed: a human population and two model observers
-    on abstract class pairs (``class-01`` …). ``model-humanlike`` shares the humans' planted scales and
-    judges anew (its score should be high); ``model-alien`` has scales of its own (score near 0).
+    on abstract class pairs (``class-01`` …).
+
+    ``model-humanlike`` shares the humans' planted scales and judges anew (its score should be high);
+    ``model-alien`` has scales of its own (score near 0).
+
+    Parameters
+    ----------
+    n_classes : int, default 8
+        Number of classes; every pair of them is a class pair.
+    sequences_per_pair : int, default 3
+        Sequences per class pair.
+    n_humans : int, default 6
+        Simulated people (``subject-01`` …).
+    seed : int, default 0
+        Seed of everything.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Triad judgements of all observers in the judgement-table layout (see
+        :class:`SimulatedPopulation`); each model is two pooled simulated observers renamed.
 
     Examples
     --------
-    >>> sorted(simulate_psychscore_demo(n_classes=3, n_humans=1)["observer"].unique())
+    >>> demo = simulate_psychscore_demo(n_classes=3, n_humans=1)
+    >>> sorted(demo["observer"].unique())
     ['model-alien', 'model-humanlike', 'subject-01']
+    >>> int(demo["scale"].nunique()), len(demo)  # 3 class pairs x 3 sequences; 35 triads, 5 simulated people
+    (9, 1575)
     """
     import itertools
 

@@ -28,7 +28,17 @@ import numpy as np
 
 
 class RepresentationError(ValueError):
-    """A representation (or its file) is malformed; the message names the file and what is wrong."""
+    """A representation (or its file) is malformed; the message names the file and what is wrong.
+
+    A subclass of ``ValueError``.
+
+    Examples
+    --------
+    >>> Representation(np.zeros(3), ["a", "b", "c"], ["x", "y", "y"], name="toy")
+    Traceback (most recent call last):
+        ...
+    humanlike.data.representations.RepresentationError: representation 'toy': features must be 2-D (images x units), got shape (3,)
+    """
 
 
 @dataclass(frozen=True)
@@ -102,7 +112,23 @@ class Representation:
         return sorted(set(self.labels.tolist()))
 
     def subset(self, items) -> Representation:
-        """The rows of the given item ids, in that order (KeyError naming missing ids)."""
+        """The rows of the given item ids, in that order (KeyError naming missing ids).
+
+        Parameters
+        ----------
+        items : array_like of str
+            Item ids to keep.
+
+        Returns
+        -------
+        Representation
+            A new representation with those rows (same name and metadata).
+
+        Raises
+        ------
+        KeyError
+            If an item id is not in the representation.
+        """
         position = {item: k for k, item in enumerate(self.items)}
         wanted = np.asarray(items).astype(str)
         missing = [i for i in wanted if i not in position]
@@ -113,7 +139,29 @@ class Representation:
 
 
 def save_representation(representation: Representation, path) -> Path:
-    """Write a representation as ``.npz`` atomically (a temporary file renamed into place)."""
+    """Write a representation as ``.npz`` atomically (a temporary file renamed into place).
+
+    Parameters
+    ----------
+    representation : Representation
+        The features to write.
+    path : path
+        Target file (parent folders are created).
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> r = Representation(np.eye(3), ["a", "b", "c"], ["x", "x", "y"], name="toy", metadata={"layer": "fc"})
+    >>> path = save_representation(r, Path(tempfile.mkdtemp()) / "toy.npz")
+    >>> back = load_representation(path)
+    >>> back.name, back.metadata, back.items.tolist(), bool((back.features == r.features).all())
+    ('toy', {'layer': 'fc'}, ['a', 'b', 'c'], True)
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -131,7 +179,35 @@ def save_representation(representation: Representation, path) -> Path:
 
 
 def load_representation(path) -> Representation:
-    """Read a representation from an ``.npz`` file or a folder of ``.npz`` shards (see the module docs)."""
+    """Read a representation from an ``.npz`` file or a folder of ``.npz`` shards (see the module docs).
+
+    Parameters
+    ----------
+    path : path
+        An ``.npz`` file, or a folder whose ``*.npz`` shards are concatenated in file-name order.
+
+    Returns
+    -------
+    Representation
+        The features, item ids (default ``"0"``, ``"1"``, … when the file has none), labels, name and
+        metadata.
+
+    Raises
+    ------
+    RepresentationError
+        For a missing file, an empty folder, missing arrays or malformed content (naming the file).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> for k in range(2):
+    ...     _ = save_representation(Representation(np.full((2, 4), k), [f"{k}a", f"{k}b"], ["x", "y"], "net"),
+    ...                             folder / f"part-{k:05d}.npz")
+    >>> r = load_representation(folder)
+    >>> r.n_images, r.n_units, r.items.tolist(), r.name
+    (4, 4, ['0a', '0b', '1a', '1b'], 'net')
+    """
     path = Path(path)
     if path.is_dir():
         shards = sorted(path.glob("*.npz"))
@@ -151,10 +227,28 @@ def load_representation(path) -> Representation:
 def align_representations(a: Representation, b: Representation) -> tuple[Representation, Representation]:
     """Both representations restricted to their shared items, in the same (sorted) order.
 
+    Parameters
+    ----------
+    a, b : Representation
+        The two representations.
+
+    Returns
+    -------
+    a, b : Representation
+        Both restricted to the shared item ids, sorted.
+
     Raises
     ------
     RepresentationError
         If they share no item, or a shared item has different labels in the two.
+
+    Examples
+    --------
+    >>> a = Representation(np.eye(3), ["i1", "i2", "i3"], ["x", "x", "y"], name="a")
+    >>> b = Representation(np.ones((2, 5)), ["i3", "i1"], ["y", "x"], name="b")
+    >>> a2, b2 = align_representations(a, b)
+    >>> a2.items.tolist(), b2.items.tolist(), a2.features.shape, b2.features.shape
+    (['i1', 'i3'], ['i1', 'i3'], (2, 3), (2, 5))
     """
     shared = np.intersect1d(a.items, b.items)
     if shared.size == 0:

@@ -24,7 +24,26 @@ CLASSES_16: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Column:
-    """One column of the trial table: its name, whether it is required, its kind and its meaning."""
+    """One column of the trial table: its name, whether it is required, its kind and its meaning.
+
+    Attributes
+    ----------
+    name : str
+        Column name.
+    required : bool
+        Whether every trial table has it.
+    kind : str
+        ``"str"``, ``"bool"``, ``"float"`` or ``"int"``.
+    meaning : str
+        One line on what it holds.
+
+    Examples
+    --------
+    >>> [c.name for c in COLUMNS if c.required]
+    ['observer', 'observer_kind', 'experiment', 'condition', 'item', 'label', 'response', 'correct']
+    >>> COLUMNS[-1]
+    Column(name='rt', required=False, kind='float', meaning='reaction time in seconds (NaN allowed)')
+    """
 
     name: str
     required: bool
@@ -54,7 +73,17 @@ _NAN_ALLOWED = ("decision_margin", "rt")
 
 
 class TrialTableError(ValueError):
-    """A trial table (or a file meant to become one) is malformed; the message names what is wrong."""
+    """A trial table (or a file meant to become one) is malformed; the message names what is wrong.
+
+    A subclass of ``ValueError``.
+
+    Examples
+    --------
+    >>> validate_trials(pd.DataFrame({"observer": ["s1"]}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    humanlike.data.schema.TrialTableError: trial table is missing required column(s) ['observer_kind', ...
+    """
 
 
 def _describe(frame: pd.DataFrame, mask: np.ndarray, limit: int = 3) -> str:
@@ -238,6 +267,16 @@ def number_repeats(trials: pd.DataFrame) -> pd.DataFrame:
     is per experiment: item ids shared by two experiments (edge and silhouette use the same stimulus
     names) are not repeats of each other.
 
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A table with the columns of :data:`PRESENTATION_KEY` (and optionally ``trial``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with an int64 ``repeat`` column.
+
     Examples
     --------
     >>> import pandas as pd
@@ -258,6 +297,23 @@ def first_presentations(trials: pd.DataFrame) -> pd.DataFrame:
 
     "Each item" is per experiment and condition (see :data:`PRESENTATION_KEY`): the same item id in
     another experiment is another stimulus, not a repeat, and is kept.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table, optionally with ``repeat``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of the lowest ``repeat`` per presentation key (``trials`` itself without ``repeat``).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"observer": "s1", "experiment": ["edge", "edge", "silhouette"], "condition": "0",
+    ...                   "item": "x", "repeat": [0, 1, 0], "response": ["cat", "dog", "cat"]})
+    >>> first_presentations(t)[["experiment", "response"]].values.tolist()
+    [['edge', 'cat'], ['silhouette', 'cat']]
     """
     if "repeat" not in trials:
         return trials
@@ -266,5 +322,17 @@ def first_presentations(trials: pd.DataFrame) -> pd.DataFrame:
 
 
 def describe_columns() -> pd.DataFrame:
-    """The documented columns as a table (used by the README and ``humanlike columns``)."""
+    """The documented columns as a table (used by the README and ``humanlike columns``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per column of :data:`COLUMNS`: ``name``, ``required``, ``kind``, ``meaning``.
+
+    Examples
+    --------
+    >>> table = describe_columns()
+    >>> table.columns.tolist(), int(table["required"].sum()), len(table)
+    (['name', 'required', 'kind', 'meaning'], 8, 12)
+    """
     return pd.DataFrame([c.__dict__ for c in COLUMNS])

@@ -31,15 +31,50 @@ MANIFEST_COLUMNS = ("item", "path", "label", "experiment", "condition", "sequenc
 
 
 class SequenceError(ValueError):
-    """Bad input to the sequence builder: an empty class, images of different sizes, an unknown class."""
+    """Bad input to the sequence builder: an empty class, images of different sizes, an unknown class.
+
+    A subclass of ``ValueError``.
+
+    Examples
+    --------
+    >>> square = np.full((8, 8), 255.0); square[2:6, 2:6] = 0
+    >>> bar = np.full((8, 8), 255.0); bar[1:7, 3:5] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> build_sequences(objects, classes=["bar", "cat"])
+    Traceback (most recent call last):
+        ...
+    humanlike.data.sequences.SequenceError: classes ['cat'] are not in the image set (have ['bar', 'square'])
+    """
 
 
 @dataclass
 class ObjectImages:
     """Grey images and object masks of one stimulus set, grouped by class.
 
-    ``grey[c]`` is an (instances, H, W) float32 array in 0..255, ``masks[c]`` the matching boolean
-    object masks and ``names[c]`` the file stems (``airplane1``).
+    Usually read by :func:`load_object_images`.
+
+    Attributes
+    ----------
+    grey : dict of str to numpy.ndarray
+        ``grey[c]`` is an (instances, H, W) float array in 0..255.
+    masks : dict of str to numpy.ndarray
+        ``masks[c]`` the matching boolean object masks.
+    names : dict of str to list of str
+        ``names[c]`` the file stems (``airplane1``).
+    root : pathlib.Path, optional
+        The folder the images came from.
+
+    Examples
+    --------
+    >>> square = np.full((8, 8), 255.0); square[2:6, 2:6] = 0
+    >>> bar = np.full((8, 8), 255.0); bar[1:7, 3:5] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> objects.classes, int(objects.masks["square"].sum())
+    (['bar', 'square'], 16)
     """
 
     grey: dict[str, np.ndarray]
@@ -55,6 +90,21 @@ class ObjectImages:
 
 def to_grey(image: np.ndarray) -> np.ndarray:
     """Grey value (R+G+B)/3 of an RGB(A) or grey uint8 image, as float32 in 0..255 (alpha is ignored).
+
+    Parameters
+    ----------
+    image : numpy.ndarray, (H, W), (H, W, 1), (H, W, 3) or (H, W, 4)
+        A grey or RGB(A) image.
+
+    Returns
+    -------
+    numpy.ndarray of float32, (H, W)
+        The grey image.
+
+    Raises
+    ------
+    SequenceError
+        For an array of another shape.
 
     Examples
     --------
@@ -76,6 +126,18 @@ def object_mask(grey: np.ndarray, threshold: float = 127.5) -> np.ndarray:
 
     The background is the median of the image border (white for the silhouettes, so the mask is
     their dark pixels).
+
+    Parameters
+    ----------
+    grey : numpy.ndarray, (H, W)
+        A grey image in 0..255.
+    threshold : float, default 127.5
+        Distance from the background grey level above which a pixel is object.
+
+    Returns
+    -------
+    numpy.ndarray of bool, (H, W)
+        The object mask.
 
     Examples
     --------
@@ -116,6 +178,27 @@ def load_object_images(folder, classes=None, mask_threshold: float = 127.5) -> O
     Returns
     -------
     ObjectImages
+        Images sorted naturally by file name within each class (``cat2`` before ``cat10``).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the folder does not exist.
+    SequenceError
+        For fewer than two classes, unknown classes, images of different sizes or an empty object mask.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for cls, (rows, cols) in {"bar": (slice(1, 7), slice(3, 5)), "square": (slice(2, 6), slice(2, 6))}.items():
+    ...     img = np.full((8, 8), 255, dtype=np.uint8); img[rows, cols] = 0
+    ...     (root / cls).mkdir()
+    ...     Image.fromarray(img).save(root / cls / f"{cls}1.png")
+    >>> objects = load_object_images(root)
+    >>> objects.classes, objects.names["bar"], objects.grey["bar"].shape, int(objects.masks["bar"].sum())
+    (['bar', 'square'], ['bar1'], (1, 8, 8), 12)
     """
     root = Path(folder)
     if not root.is_dir():
@@ -163,9 +246,33 @@ def _natural_key(text: str):
 class SequenceSet:
     """Blend sequences of several class pairs.
 
-    ``pairs`` is a tidy frame, one row per sequence (``sequence, class_a, class_b, instance_a,
-    instance_b, jaccard``); ``alphas`` the blend weights; images are produced on demand by
-    :meth:`images` so that 1,200 sequences of 224×224 images never sit in memory at once.
+    Built by :func:`build_sequences`; images are produced on demand by :meth:`images` so that 1,200
+    sequences of 224×224 images never sit in memory at once.
+
+    Attributes
+    ----------
+    objects : ObjectImages
+        The images the sequences blend.
+    pairs : pandas.DataFrame
+        One row per sequence: ``sequence, class_a, class_b, instance_a, instance_b, index_a, index_b,
+        jaccard``.
+    alphas : numpy.ndarray
+        The blend weights, one per level.
+    blur : float
+        σ of the Gaussian blur in pixels.
+
+    Examples
+    --------
+    >>> square = np.full((8, 8), 255.0); square[2:6, 2:6] = 0
+    >>> bar = np.full((8, 8), 255.0); bar[1:7, 3:5] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> sequences = build_sequences(objects, n_levels=3, blur=0)
+    >>> sequences.pairs[["sequence", "instance_a", "instance_b", "jaccard"]].values.tolist()
+    [['bar-square-00', 'bar1', 'square1', 0.4]]
+    >>> sequences.n_levels, float(sequences.images(0)[1, 1, 3])  # halfway between dark (bar) and white (square)
+    (3, 127.5)
     """
 
     objects: ObjectImages
@@ -180,11 +287,30 @@ class SequenceSet:
         return len(self.alphas)
 
     def class_pairs(self) -> list[tuple[str, str]]:
-        """The (A, B) class pairs, A < B, in sorted order."""
+        """The (A, B) class pairs, A < B, in sorted order.
+
+        Returns
+        -------
+        list of tuple of str
+            One entry per class pair with at least one sequence.
+        """
         return sorted(set(zip(self.pairs["class_a"], self.pairs["class_b"])))
 
     def blurred_image(self, cls: str, index: int) -> np.ndarray:
-        """The grey, blurred image ``index`` of class ``cls`` (cached)."""
+        """The grey, blurred image ``index`` of class ``cls`` (cached).
+
+        Parameters
+        ----------
+        cls : str
+            Class name.
+        index : int
+            Position of the instance within the class.
+
+        Returns
+        -------
+        numpy.ndarray of float64, (H, W)
+            The image blurred with σ = ``blur`` (unblurred when ``blur`` is 0).
+        """
         key = (cls, index)
         if key not in self._blurred:
             from scipy.ndimage import gaussian_filter
@@ -194,14 +320,33 @@ class SequenceSet:
         return self._blurred[key]
 
     def images(self, row: int) -> np.ndarray:
-        """The (levels, H, W) float64 images of sequence ``row`` (grey levels 0..255)."""
+        """The (levels, H, W) float64 images of sequence ``row`` (grey levels 0..255).
+
+        Parameters
+        ----------
+        row : int
+            Row of :attr:`pairs`.
+
+        Returns
+        -------
+        numpy.ndarray of float64, (levels, H, W)
+            The blends of the two blurred end images.
+        """
         rec = self.pairs.iloc[row]
         a = self.blurred_image(rec["class_a"], int(rec["index_a"]))
         b = self.blurred_image(rec["class_b"], int(rec["index_b"]))
         return blend_sequence(a, b, self.alphas)
 
     def iter_images(self):
-        """Yield ``(sequence id, images)`` for every sequence in order."""
+        """Yield ``(sequence id, images)`` for every sequence in order.
+
+        Yields
+        ------
+        sequence : str
+            The sequence id.
+        images : numpy.ndarray, (levels, H, W)
+            Its images, as :meth:`images` returns them.
+        """
         for row, seq in enumerate(self.pairs["sequence"]):
             yield seq, self.images(row)
 
@@ -227,6 +372,23 @@ def build_sequences(objects: ObjectImages, pairs_per_class_pair: int = 10, n_lev
     Returns
     -------
     SequenceSet
+        One sequence per chosen instance pair, class pairs oriented by sorted class names.
+
+    Raises
+    ------
+    SequenceError
+        For unknown classes, fewer than two classes, ``pairs_per_class_pair < 1`` or a negative blur.
+
+    Examples
+    --------
+    >>> square = np.full((8, 8), 255.0); square[2:6, 2:6] = 0
+    >>> bar = np.full((8, 8), 255.0); bar[1:7, 3:5] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> sequences = build_sequences(objects, n_levels=5)
+    >>> sequences.class_pairs(), sequences.alphas.tolist()
+    ([('bar', 'square')], [0.0, 0.25, 0.5, 0.75, 1.0])
     """
     if pairs_per_class_pair < 1:
         raise SequenceError("pairs_per_class_pair must be at least 1")
@@ -252,7 +414,32 @@ def build_sequences(objects: ObjectImages, pairs_per_class_pair: int = 10, n_lev
 
 
 def sequence_manifest(sequences: SequenceSet, image_dir: str = "images") -> pd.DataFrame:
-    """The manifest frame (one row per image) of a sequence set; ``path`` relative to the manifest."""
+    """The manifest frame (one row per image) of a sequence set; ``path`` relative to the manifest.
+
+    Parameters
+    ----------
+    sequences : SequenceSet
+        The sequences.
+    image_dir : str, default "images"
+        Folder of the images, relative to the manifest.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item, path, label, experiment, condition, sequence, class_a, class_b, level, alpha,
+        instance_a, instance_b, jaccard``; ``level`` is 1-based.
+
+    Examples
+    --------
+    >>> square = np.full((8, 8), 255.0); square[2:6, 2:6] = 0
+    >>> bar = np.full((8, 8), 255.0); bar[1:7, 3:5] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> sequences = build_sequences(objects, n_levels=3, blur=0)
+    >>> sequence_manifest(sequences)[["item", "path", "level", "alpha"]].values.tolist()[1]
+    ['bar-square-00-2', 'images/bar-square-00-2.png', 2, 0.5]
+    """
     rows = []
     for rec in sequences.pairs.itertuples(index=False):
         for level, alpha in enumerate(sequences.alphas, start=1):
@@ -269,7 +456,34 @@ def write_sequences(sequences: SequenceSet, out, image_dir: str = "images") -> P
     """Write every blend image as an 8-bit grey PNG and the manifest; returns the manifest path.
 
     Grey values are rounded to the nearest integer (PNG holds 8 bits); observers that work in memory
-    (pixel, Gabor) use the unrounded images.
+    (pixel, Gabor) use the unrounded images. Files are written atomically.
+
+    Parameters
+    ----------
+    sequences : SequenceSet
+        The sequences.
+    out : path
+        Output folder (created if needed).
+    image_dir : str, default "images"
+        Sub-folder of ``out`` for the PNGs.
+
+    Returns
+    -------
+    pathlib.Path
+        The manifest CSV (``out/manifest.csv``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> square = np.full((8, 8), 255.0); square[2:6, 2:6] = 0
+    >>> bar = np.full((8, 8), 255.0); bar[1:7, 3:5] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> sequences = build_sequences(objects, n_levels=3, blur=0)
+    >>> path = write_sequences(sequences, tempfile.mkdtemp())
+    >>> path.name, sorted(p.name for p in (path.parent / "images").iterdir())
+    ('manifest.csv', ['bar-square-00-1.png', 'bar-square-00-2.png', 'bar-square-00-3.png'])
     """
     from PIL import Image
 
@@ -302,7 +516,40 @@ def _atomic_write(path: Path, write) -> None:
 
 
 def read_sequence_manifest(path) -> pd.DataFrame:
-    """Read and check a sequence manifest written by :func:`write_sequences` (paths made absolute)."""
+    """Read and check a sequence manifest written by :func:`write_sequences` (paths made absolute).
+
+    Parameters
+    ----------
+    path : path
+        The manifest CSV, or the folder holding ``manifest.csv``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The manifest with absolute ``path`` values.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no manifest.
+    SequenceError
+        For missing columns, a sequence without exactly the levels 1..n, or a class pair oriented against
+        sorted class names.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> square = np.full((8, 8), 255.0); square[2:6, 2:6] = 0
+    >>> bar = np.full((8, 8), 255.0); bar[1:7, 3:5] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> sequences = build_sequences(objects, n_levels=3, blur=0)
+    >>> folder = write_sequences(sequences, tempfile.mkdtemp()).parent
+    >>> frame = read_sequence_manifest(folder)
+    >>> frame["level"].tolist(), Path(frame["path"][0]).is_absolute()
+    ([1, 2, 3], True)
+    """
     path = Path(path)
     if path.is_dir():
         path = path / MANIFEST_NAME
@@ -332,6 +579,24 @@ class ManifestSequences:
     Only the two end images of every sequence are read (levels 1 and n, i.e. the blurred grey a′ and
     b′); the observers blend them exactly as the writer did, so the interior PNGs (rounded to 8 bits)
     are not needed. ``pairs`` and ``alphas`` mirror :class:`SequenceSet`.
+
+    Parameters
+    ----------
+    manifest : path or pandas.DataFrame
+        A manifest path (read with :func:`read_sequence_manifest`) or the frame it returns.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> square = np.full((8, 8), 255.0); square[2:6, 2:6] = 0
+    >>> bar = np.full((8, 8), 255.0); bar[1:7, 3:5] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> sequences = build_sequences(objects, n_levels=3, blur=0)
+    >>> loaded = ManifestSequences(write_sequences(sequences, tempfile.mkdtemp()))
+    >>> loaded.n_levels, loaded.pairs["sequence"].tolist(), float(loaded.blurred_image("bar", 0)[1, 3])
+    (3, ['bar-square-00'], 0.0)
     """
 
     def __init__(self, manifest):
@@ -366,7 +631,20 @@ class ManifestSequences:
         return len(self.alphas)
 
     def blurred_image(self, cls: str, index: int) -> np.ndarray:  # noqa: ARG002 - same call as SequenceSet
-        """The end image ``index`` (grey, as written)."""
+        """The end image ``index`` (grey, as written).
+
+        Parameters
+        ----------
+        cls : str
+            Class name (unused: ``index`` already names the file; kept for the :class:`SequenceSet` call).
+        index : int
+            Index of the end image (``index_a`` / ``index_b`` of :attr:`pairs`).
+
+        Returns
+        -------
+        numpy.ndarray of float64, (H, W)
+            The grey image, read once and cached.
+        """
         if index not in self._cache:
             self._cache[index] = to_grey(_read_image(Path(self._paths[index]))).astype(np.float64)
         return self._cache[index]

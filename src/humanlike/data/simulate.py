@@ -76,6 +76,30 @@ def exact_copy_counts(n_trials: int, kappa: float, a1: float, a2: float) -> tupl
     ``c_obs = c_exp + kappa (1 - c_exp)`` with ``a = (n c_obs - n + k1 + k2) / 2`` using the *realised*
     margins, and of the two neighbouring integers (inside the feasible range) the one whose kappa is closer
     to the target is taken. Kappa of the result equals the target up to that rounding.
+
+    Parameters
+    ----------
+    n_trials : int
+        Number of trials (at least 1).
+    kappa : float
+        Target error consistency.
+    a1, a2 : float
+        Target accuracies in [0, 1].
+
+    Returns
+    -------
+    a, b, c, d : int
+        Both correct, only the first correct, only the second correct, both wrong.
+
+    Raises
+    ------
+    ValueError
+        If ``n_trials < 1`` or the accuracies cannot produce ``kappa``.
+
+    Examples
+    --------
+    >>> exact_copy_counts(100, 0.5, 0.8, 0.8)  # kappa = 2(72*12 - 8*8) / (80*20 + 80*20) = 0.5
+    (72, 8, 8, 12)
     """
     n = int(n_trials)
     if n < 1:
@@ -109,7 +133,37 @@ def simulate_copy_pair(n_trials: int, kappa: float, a1: float, a2: float, seed=N
     ``exact=True``: the trials of the table :func:`exact_copy_counts` (kappa and accuracies equal to the
     targets up to rounding to whole trials), in random order.
 
-    Raises ``ValueError`` when the accuracies cannot produce ``kappa``.
+    Parameters
+    ----------
+    n_trials : int
+        Number of trials (at least 1).
+    kappa : float
+        Planted error consistency.
+    a1, a2 : float
+        Accuracies of the two observers, in [0, 1].
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed of the draws.
+    exact : bool, default False
+        Whether the table is exact (see above) rather than drawn.
+
+    Returns
+    -------
+    x, y : numpy.ndarray of bool, (n_trials,)
+        Correctness of observer 1 and observer 2 on each trial.
+
+    Raises
+    ------
+    ValueError
+        When the accuracies cannot produce ``kappa``, or ``n_trials < 1``.
+
+    Examples
+    --------
+    >>> x, y = simulate_copy_pair(100, 0.5, 0.8, 0.8, seed=0, exact=True)
+    >>> int((x & y).sum()), int(x.sum()), int(y.sum())
+    (72, 80, 80)
+    >>> x, y = simulate_copy_pair(20000, 0.5, 0.8, 0.8, seed=0)
+    >>> abs(float(x.mean()) - 0.8) < 0.02, abs(float((x == y).mean()) - 0.84) < 0.02
+    (True, True)
     """
     rng = _rng(seed)
     n = int(n_trials)
@@ -132,10 +186,40 @@ def simulate_copy_pair(n_trials: int, kappa: float, a1: float, a2: float, seed=N
 def simulate_copy_counts(n_trials, kappa, a1, a2, size: int, seed=None) -> np.ndarray:
     """``size`` independent 2x2 tables (a, b, c, d) drawn from the copy model's cell probabilities.
 
-    Returns an int64 array of shape ``(size, 4)`` (columns a, b, c, d). Scalars only for the model
-    parameters; ``n_trials`` may be an array, giving shape ``(size, len(n_trials), 4)``.
     The draw is multinomial(n, cells), done as ``k1 ~ Bin(n, a1)``, ``a ~ Bin(k1, p11/a1)``,
     ``c ~ Bin(n-k1, p01/(1-a1))``.
+
+    Parameters
+    ----------
+    n_trials : int or array_like of int
+        Trials per table (at least 1); an array gives one set of tables per entry.
+    kappa : float
+        Planted error consistency.
+    a1, a2 : float
+        Accuracies in [0, 1].
+    size : int
+        Number of tables per ``n_trials`` entry.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed of the draws.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Shape ``(size, 4)`` (columns a, b, c, d) for a scalar ``n_trials``, ``(size, len(n_trials), 4)``
+        for an array.
+
+    Raises
+    ------
+    ValueError
+        When the accuracies cannot produce ``kappa``, or some ``n_trials < 1``.
+
+    Examples
+    --------
+    >>> tables = simulate_copy_counts(100, 0.5, 0.8, 0.8, size=5, seed=0)
+    >>> tables.shape, tables.sum(axis=1).tolist()
+    ((5, 4), [100, 100, 100, 100, 100])
+    >>> simulate_copy_counts([50, 200], 0.5, 0.8, 0.8, size=3, seed=0).sum(axis=-1).tolist()
+    [[50, 200], [50, 200], [50, 200]]
     """
     rng = _rng(seed)
     p11, p10, p01, p00 = _copy_cells(kappa, a1, a2)
@@ -159,14 +243,41 @@ def simulate_copy_counts(n_trials, kappa, a1, a2, size: int, seed=None) -> np.nd
 
 @dataclass(frozen=True)
 class SDTObserver:
-    """One simulated observer of an n-alternative choice task.
+    """One simulated observer of an n-alternative choice task (see :func:`simulate_sdt_observers`).
 
-    ``noise_sd``: internal noise added to every class evidence on every trial (humans > 0; models 0, so
-    they are deterministic). ``sensitivity``: multiplies the item's d'. ``bias``: SD of the observer's fixed
-    additive class biases (drawn once per observer and experiment). ``shared``: weight in [0, 1] of the item
-    evidence shared with every other observer; ``1 - shared`` goes to item evidence of the observer's own
-    (variance preserving mix), so ``shared = 1`` sees exactly the items humans see and ``shared = 0`` errs
-    on unrelated items. ``rt_median``: median reaction time in seconds (humans only).
+    Parameters
+    ----------
+    name : str
+        Observer name in the trial table.
+    kind : {"human", "model"}, default "human"
+        Observer kind.
+    noise_sd : float, default 1.0
+        Internal noise added to every class evidence on every trial (humans > 0; models 0, so they are
+        deterministic).
+    sensitivity : float, default 1.0
+        Multiplies the item's d'.
+    bias : float, default 0.0
+        SD of the observer's fixed additive class biases (drawn once per observer and experiment).
+    shared : float, default 1.0
+        Weight in [0, 1] of the item evidence shared with every other observer; ``1 - shared`` goes to
+        item evidence of the observer's own (variance preserving mix), so ``shared = 1`` sees exactly the
+        items humans see and ``shared = 0`` errs on unrelated items.
+    rt_median : float, default 0.9
+        Median reaction time in seconds (humans only).
+
+    Raises
+    ------
+    ValueError
+        For an unknown kind, ``shared`` outside [0, 1], or negative ``noise_sd`` / ``bias``.
+
+    Examples
+    --------
+    >>> SDTObserver("model-a", "model", noise_sd=0.0, shared=0.5).shared
+    0.5
+    >>> SDTObserver("model-b", "robot")
+    Traceback (most recent call last):
+        ...
+    ValueError: observer 'model-b': kind must be 'human' or 'model', got 'robot'
     """
 
     name: str
@@ -216,8 +327,49 @@ def simulate_sdt_observers(
     Models (``kind="model"``) get a ``decision_margin`` column when ``margins``: (e_y - max_{k != y} e_k) /
     sqrt(2), > 0 exactly when correct; humans get NaN there, a lognormal ``rt`` (slower when the margin is
     small) and a random trial order over the experiment. Item ids are ``{experiment}_{condition}_{i:04d}``.
-    Returns the table passed through :func:`humanlike.data.schema.validate_trials` (unless ``validate``
-    is False).
+
+    Parameters
+    ----------
+    observers : sequence of SDTObserver
+        The observers (unique names).
+    n_items : int, default 160
+        Items per condition.
+    classes : sequence of str, default the 16 model-vs-human classes
+        Class names (at least two).
+    conditions : mapping of str to float, optional
+        Condition name -> d' multiplier; default ``{"0": 1.0}``.
+    experiment : str, default "sdt"
+        Value of the ``experiment`` column.
+    dprime_mean, dprime_sd : float
+        Mean and SD of the item difficulties d_i.
+    confusion_sd : float, default 0.6
+        SD of the confusion evidences.
+    margins : bool, default True
+        Whether to add the ``decision_margin`` column.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed of every draw.
+    validate : bool, default True
+        Pass the table through :func:`humanlike.data.schema.validate_trials`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per observer and item, in the trial-table layout.
+
+    Raises
+    ------
+    ValueError
+        For fewer than two classes, no observer or repeated observer names.
+
+    Examples
+    --------
+    >>> table = simulate_sdt_observers([SDTObserver("h1"), SDTObserver("m1", "model", noise_sd=0.0)],
+    ...                                n_items=32, classes=["a", "b", "c", "d"], seed=0)
+    >>> len(table), sorted(table["observer"].unique())
+    (64, ['h1', 'm1'])
+    >>> model = table[table["observer"] == "m1"]
+    >>> bool(((model["decision_margin"] > 0) == model["correct"]).all())
+    True
     """
     rng = _rng(seed)
     classes = np.asarray(list(classes), dtype=object)
@@ -336,6 +488,44 @@ def simulate_benchmark(
     margins, humans reaction times. With the defaults human-human error consistency is clearly above
     model-human consistency for all models but ``model-humanlike``, which comes close to the humans.
     Same seed, same table (validated by :func:`humanlike.data.schema.validate_trials`).
+
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator, default 0
+        Seed of the whole table.
+    n_humans : int, default 6
+        Number of simulated humans (>= 0).
+    models : sequence of SDTObserver, optional
+        The models; default :data:`DEFAULT_MODELS`.
+    experiments : mapping, optional
+        Experiment -> {condition: d' multiplier}; default :data:`DEFAULT_EXPERIMENTS`.
+    n_items : int, default 160
+        Items per condition.
+    classes : sequence of str, default the 16 model-vs-human classes
+        Class names.
+    human_noise_sd, human_sensitivity_sd, human_bias : float
+        The humans' internal noise, the spread of their sensitivities and their class-bias SD.
+    dprime_mean, dprime_sd, confusion_sd : float
+        Item difficulty and confusion parameters (see :func:`simulate_sdt_observers`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated trial table, one row per observer and item.
+
+    Raises
+    ------
+    ValueError
+        If ``n_humans < 0``.
+
+    Examples
+    --------
+    >>> small = dict(n_humans=2, n_items=16, experiments={"sim-blur": {"0": 1.0, "7": 0.45}})
+    >>> table = simulate_benchmark(0, **small)
+    >>> len(table), table["observer"].nunique(), sorted(table["condition"].unique())  # (2 + 5) x 2 x 16
+    (224, 7, ['0', '7'])
+    >>> table.equals(simulate_benchmark(0, **small))
+    True
     """
     rng = _rng(seed)
     models = DEFAULT_MODELS if models is None else tuple(models)

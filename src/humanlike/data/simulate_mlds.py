@@ -35,6 +35,21 @@ def _stream(seed: int, *key) -> np.random.Generator:
 def all_quadruples(n_levels: int) -> np.ndarray:
     """All C(p, 4) quadruples (a, b, c, d) with a < b < c < d, as an (m, 4) int array of 1-based levels.
 
+    Parameters
+    ----------
+    n_levels : int
+        Number of levels p (at least 4).
+
+    Returns
+    -------
+    numpy.ndarray of int64, (C(p, 4), 4)
+        One quadruple per row, in lexicographic order.
+
+    Raises
+    ------
+    ValueError
+        If ``n_levels < 4``.
+
     Examples
     --------
     >>> all_quadruples(5).shape
@@ -47,6 +62,21 @@ def all_quadruples(n_levels: int) -> np.ndarray:
 
 def all_triads(n_levels: int) -> np.ndarray:
     """All C(p, 3) triads (a, b, c) with a < b < c, as an (m, 3) int array of 1-based levels.
+
+    Parameters
+    ----------
+    n_levels : int
+        Number of levels p (at least 3).
+
+    Returns
+    -------
+    numpy.ndarray of int64, (C(p, 3), 3)
+        One triad per row, in lexicographic order.
+
+    Raises
+    ------
+    ValueError
+        If ``n_levels < 3``.
 
     Examples
     --------
@@ -64,15 +94,32 @@ def design_table(n_levels: int, *, design: str = "quad", repeats: int = 1, seed:
     Parameters
     ----------
     n_levels : int
-    design : {"quad", "triad"}
-    repeats : int
-    seed : int
+        Number of levels.
+    design : {"quad", "triad"}, default "quad"
+        The trial type.
+    repeats : int, default 1
+        How often each trial is shown.
+    seed : int, default 0
+        Seed of the trial order and presentation sides.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``trial, s1..s4`` (physical order; ``s4`` missing for triads) and ``reversed`` (shown
         second pair first / descending).
+
+    Raises
+    ------
+    ValueError
+        For an unknown design or too few levels.
+
+    Examples
+    --------
+    >>> t = design_table(5, repeats=2, seed=0)
+    >>> len(t), t.columns.tolist()
+    (10, ['trial', 's1', 's2', 's3', 's4', 'reversed'])
+    >>> bool((t["s1"] < t["s2"]).all() and (t["s3"] < t["s4"]).all())
+    True
     """
     if design not in DESIGNS:
         raise ValueError(f"unknown design {design!r}; use one of {DESIGNS}")
@@ -97,7 +144,31 @@ def _inverse_link(link: str, z: np.ndarray) -> np.ndarray:
 
 
 def decision_variables(scale: np.ndarray, table: pd.DataFrame) -> np.ndarray:
-    """delta = psi_a - psi_b - psi_c + psi_d per quadruple (psi_a - 2 psi_b + psi_c per triad)."""
+    """delta = psi_a - psi_b - psi_c + psi_d per quadruple (psi_a - 2 psi_b + psi_c per triad).
+
+    Parameters
+    ----------
+    scale : array_like, (levels,)
+        psi_1..psi_p.
+    table : pandas.DataFrame
+        Trials with 1-based level columns ``s1..s4`` (``s4`` missing for triads).
+
+    Returns
+    -------
+    numpy.ndarray, (trials,)
+        The decision variable of each trial (positive: the second pair differs more).
+
+    Raises
+    ------
+    ValueError
+        If the table uses a level beyond the scale.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"s1": [1, 1], "s2": [2, 2], "s3": [3, 3], "s4": [4, None]})
+    >>> decision_variables([0.0, 0.1, 0.5, 1.0], t).round(6).tolist()
+    [0.4, 0.3]
+    """
     psi = np.concatenate([[np.nan], np.asarray(scale, float)])
     s = table[["s1", "s2", "s3", "s4"]].fillna(0).to_numpy(np.int64)
     if s.max() >= len(psi):

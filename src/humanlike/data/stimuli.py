@@ -39,7 +39,17 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".we
 
 
 class StimulusError(ValueError):
-    """A stimulus set (folder, manifest or image) is malformed; the message names the file at fault."""
+    """A stimulus set (folder, manifest or image) is malformed; the message names the file at fault.
+
+    A subclass of ``ValueError``.
+
+    Examples
+    --------
+    >>> discover_stimuli("no/such/folder")
+    Traceback (most recent call last):
+        ...
+    humanlike.data.stimuli.StimulusError: no/such/folder: no such stimulus folder or manifest
+    """
 
 
 def _is_image(path: Path) -> bool:
@@ -179,9 +189,19 @@ def discover_stimuli(source, *, experiment: str | None = None, check: bool = Tru
 
     Examples
     --------
-    >>> manifest = discover_stimuli("stimuli/edges", experiment="edge")  # doctest: +SKIP
-    >>> manifest.columns.tolist()  # doctest: +SKIP
+    A folder in the category layout:
+
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label in ("cat", "dog"):
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (8, 8)).save(root / label / f"{label}1.png")
+    >>> manifest = discover_stimuli(root, experiment="edge")
+    >>> manifest.columns.tolist()
     ['item', 'path', 'label', 'experiment', 'condition']
+    >>> manifest[["item", "label", "experiment", "condition"]].values.tolist()
+    [['cat1.png', 'cat', 'edge', '0'], ['dog1.png', 'dog', 'edge', '0']]
     """
     if isinstance(source, pd.DataFrame):
         manifest = _from_manifest(source, None, "manifest", experiment)
@@ -209,6 +229,30 @@ def check_images(paths: Iterable[str]) -> None:
 
     Uses Pillow's header check (``Image.verify``) when Pillow is installed, else only checks that each
     file exists and is readable.
+
+    Parameters
+    ----------
+    paths : iterable of str
+        Image files.
+
+    Raises
+    ------
+    StimulusError
+        For the first missing, unreadable or corrupt image.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> Image.new("L", (4, 4)).save(folder / "good.png")
+    >>> _ = (folder / "bad.png").write_bytes(b"not a png")
+    >>> check_images([str(folder / "good.png")])  # passes silently
+    >>> try:
+    ...     check_images([str(folder / "good.png"), str(folder / "bad.png")])
+    ... except StimulusError as err:
+    ...     print(Path(str(err).split(":")[0]).name)
+    bad.png
     """
     try:
         from PIL import Image, UnidentifiedImageError
@@ -230,7 +274,34 @@ def check_images(paths: Iterable[str]) -> None:
 
 
 def write_manifest(manifest: pd.DataFrame, path) -> Path:
-    """Write a manifest CSV with paths relative to the CSV's folder where possible (portable folders)."""
+    """Write a manifest CSV with paths relative to the CSV's folder where possible (portable folders).
+
+    Written atomically (a temporary file renamed into place).
+
+    Parameters
+    ----------
+    manifest : pandas.DataFrame
+        A stimulus manifest (columns ``item, path, label, experiment, condition``).
+    path : path
+        Target CSV (parent folders are created).
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> manifest = pd.DataFrame({"item": ["cat1.png"], "path": [str(root / "cat" / "cat1.png")], "label": ["cat"],
+    ...                          "experiment": ["toy"], "condition": ["0"]})
+    >>> out = write_manifest(manifest, root / "manifest.csv")
+    >>> pd.read_csv(out)["path"].tolist()
+    ['cat/cat1.png']
+    >>> discover_stimuli(out, check=False)["path"].tolist() == manifest["path"].tolist()
+    True
+    """
     path = Path(path)
     base = path.resolve().parent
     frame = manifest[list(MANIFEST_COLUMNS)].copy()
@@ -244,6 +315,9 @@ def write_manifest(manifest: pd.DataFrame, path) -> Path:
     frame["path"] = frame["path"].map(relative)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    frame.to_csv(tmp, index=False)
-    os.replace(tmp, path)
+    try:
+        frame.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+    finally:  # never leave the temporary file behind (Ctrl-C included)
+        tmp.unlink(missing_ok=True)
     return path

@@ -69,7 +69,30 @@ def _codes(x, k: int, name: str) -> np.ndarray:
 def encode_classes(values, classes: Sequence | None = None) -> tuple[np.ndarray, tuple]:
     """Integer codes for ``values`` and the class tuple used (sorted unique values when not given).
 
-    Raises ``ValueError`` when a value is not among ``classes``.
+    Parameters
+    ----------
+    values : array_like
+        Class labels of any hashable type (e.g. strings).
+    classes : sequence, optional
+        The classes in code order; default: the sorted unique values.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int64
+        The code of each value, same shape as ``values``.
+    classes : tuple
+        The classes, code ``i`` standing for ``classes[i]``.
+
+    Raises
+    ------
+    ValueError
+        When a value is not among ``classes``.
+
+    Examples
+    --------
+    >>> codes, classes = encode_classes(["dog", "cat", "dog"])
+    >>> codes.tolist(), classes
+    ([1, 0, 1], ('cat', 'dog'))
     """
     values = np.asarray(values)
     if classes is None:
@@ -86,7 +109,29 @@ def encode_classes(values, classes: Sequence | None = None) -> tuple[np.ndarray,
 def confusion_counts(labels, responses, classes) -> np.ndarray:
     """K x K counts ``C[i, j]`` = number of items of true class ``i`` answered ``j``.
 
-    ``classes`` is K (an int) or a sequence of length K.
+    Parameters
+    ----------
+    labels : array_like of int, (items,)
+        True class codes in 0..K-1.
+    responses : array_like of int, (items,)
+        Response class codes in 0..K-1.
+    classes : int or sequence
+        K, or a sequence of length K.
+
+    Returns
+    -------
+    numpy.ndarray of int, (K, K)
+        The confusion table (rows: true class).
+
+    Raises
+    ------
+    ValueError
+        For codes outside 0..K-1, non-integer codes or inputs of different lengths.
+
+    Examples
+    --------
+    >>> confusion_counts([0, 0, 1, 1], [0, 1, 1, 1], 2).tolist()
+    [[1, 1], [0, 2]]
     """
     k = _n_classes(classes)
     y = _codes(labels, k, "labels")
@@ -99,7 +144,29 @@ def confusion_counts(labels, responses, classes) -> np.ndarray:
 def error_agreement_matrix(labels, resp1, resp2, classes) -> np.ndarray:
     """K x K counts ``M[a, b]`` of (answer of observer 1, answer of observer 2) over items both got wrong.
 
-    ``classes`` is K (an int) or a sequence of length K. All inputs are integer class codes.
+    Parameters
+    ----------
+    labels : array_like of int, (items,)
+        True class codes.
+    resp1, resp2 : array_like of int, (items,)
+        The two observers' responses (class codes).
+    classes : int or sequence
+        K, or a sequence of length K.
+
+    Returns
+    -------
+    numpy.ndarray of int, (K, K)
+        The joint-error matrix (input of :func:`misclassification_agreement`).
+
+    Raises
+    ------
+    ValueError
+        For codes outside 0..K-1 or inputs of different lengths.
+
+    Examples
+    --------
+    >>> error_agreement_matrix([0, 0, 1, 2], [1, 2, 2, 2], [1, 1, 0, 2], 3).tolist()
+    [[0, 0, 0], [0, 1, 0], [1, 1, 0]]
     """
     k = _n_classes(classes)
     y = _codes(labels, k, "labels")
@@ -134,8 +201,26 @@ def _scalar(x):
 class AgreementResult:
     """Misclassification agreement of one joint-error table.
 
-    ``value`` is Cohen's kappa on the joint-error matrix; NaN (or 1 under ``undefined='one'``) with a
-    non-empty ``reason`` when undefined.
+    Built by :func:`misclassification_agreement`.
+
+    Attributes
+    ----------
+    value : float
+        Cohen's kappa on the joint-error matrix; NaN (or 1 under ``undefined='one'``) with a non-empty
+        ``reason`` when undefined.
+    n_joint_errors : int
+        Number of items both observers got wrong.
+    p_observed : float
+        Share of joint errors with the same wrong answer.
+    p_expected : float
+        That share expected from the two observers' wrong-answer margins.
+    reason : str
+        ``''`` when ``value`` is defined, else why not.
+
+    Examples
+    --------
+    >>> misclassification_agreement([[3, 1], [1, 3]])
+    AgreementResult(value=0.5, n_joint_errors=8, p_observed=0.75, p_expected=0.5, reason='')
     """
 
     value: float
@@ -145,7 +230,14 @@ class AgreementResult:
     reason: str = ""
 
     def to_frame(self):
-        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply)."""
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row with columns ``metric``, ``value``, ``n_joint_errors``, ``p_observed``, ``p_expected``,
+            ``reason``.
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -190,6 +282,30 @@ def misclassification_agreement_batch(m, undefined: str = "nan") -> np.ndarray:
 
     Undefined entries (no joint errors, or expected agreement 1) are NaN, or 1 with ``undefined='one'``.
     Reasons: :func:`misclassification_agreement_reason`.
+
+    Parameters
+    ----------
+    m : array_like, (..., K, K)
+        Joint-error matrices (finite non-negative counts or weighted counts).
+    undefined : {"nan", "one"}, default "nan"
+        The value of undefined entries.
+
+    Returns
+    -------
+    numpy.ndarray or float, (...)
+        MA per matrix.
+
+    Raises
+    ------
+    ValueError
+        For a malformed stack or an unknown ``undefined``.
+
+    Examples
+    --------
+    >>> misclassification_agreement_batch([[[3, 1], [1, 3]], [[0, 0], [0, 0]]]).tolist()
+    [0.5, nan]
+    >>> float(misclassification_agreement_batch([[0, 0], [0, 0]], undefined="one"))
+    1.0
     """
     _check_undefined(undefined)
     m = _square_stack(m, "joint-error matrix")
@@ -200,7 +316,23 @@ def misclassification_agreement_batch(m, undefined: str = "nan") -> np.ndarray:
 
 
 def misclassification_agreement_reason(m) -> np.ndarray:
-    """Per matrix of a stack: ``''`` where MA is defined, otherwise why it is not."""
+    """Per matrix of a stack: ``''`` where MA is defined, otherwise why it is not.
+
+    Parameters
+    ----------
+    m : array_like, (..., K, K)
+        Joint-error matrices.
+
+    Returns
+    -------
+    numpy.ndarray of str or str, (...)
+        The reason per matrix.
+
+    Examples
+    --------
+    >>> misclassification_agreement_reason([[[0, 0], [0, 0]], [[3, 1], [1, 3]]]).tolist()
+    ['no items both observers got wrong', '']
+    """
     m = _square_stack(m, "joint-error matrix")
     _, _, _, _, no_errors, degenerate = _ma_parts(m)
     out = np.where(no_errors, REASON_NO_JOINT_ERRORS, np.where(degenerate, REASON_DEGENERATE_MA, ""))
@@ -217,6 +349,30 @@ def misclassification_agreement(m, undefined: str = "nan") -> AgreementResult:
     Undefined when there are no joint errors, or when ``p_e = 1`` (both observers put every joint error
     on one and the same wrong class): NaN with a reason. ``undefined='one'`` reproduces the reference code,
     which substitutes 1 in both cases (the reason still says so).
+
+    Parameters
+    ----------
+    m : array_like, (K, K)
+        One joint-error matrix (see :func:`error_agreement_matrix`); use the ``_batch`` form for stacks.
+    undefined : {"nan", "one"}, default "nan"
+        The value reported where MA is undefined.
+
+    Returns
+    -------
+    AgreementResult
+        The value, the quantities behind it and the reason.
+
+    Raises
+    ------
+    ValueError
+        For a stack, a malformed matrix or an unknown ``undefined``.
+
+    Examples
+    --------
+    >>> misclassification_agreement([[3, 1], [1, 3]]).value
+    0.5
+    >>> misclassification_agreement([[2, 0], [0, 0]]).reason
+    'expected agreement is 1 (both observers always give the same single wrong answer)'
     """
     _check_undefined(undefined)
     m = _square_stack(m, "joint-error matrix")
@@ -301,8 +457,38 @@ def _cled_parts(conf1, conf2, alpha, mixture, log_base, weighting):
 class CLEDResult:
     """Class-level error divergence of two confusion tables.
 
-    ``per_class`` holds JSD_i (NaN for classes where neither observer erred; their ``weights`` are 0).
-    ``value`` is NaN with a ``reason`` when neither observer made any error.
+    Built by :func:`class_level_error_divergence`.
+
+    Attributes
+    ----------
+    value : float
+        CLED; NaN with a ``reason`` when neither observer made any error.
+    per_class : numpy.ndarray, (K,)
+        JSD_i per true class (NaN for classes where neither observer erred; their ``weights`` are 0).
+    weights : numpy.ndarray, (K,)
+        Weight w_i of each class (summing to 1 when defined).
+    n_errors_1, n_errors_2 : numpy.ndarray, (K,)
+        Errors of each observer per true class.
+    alpha : float
+        Dirichlet prior count.
+    mixture : str
+        ``"average"`` or ``"pooled"``.
+    log_base : float
+        Base of the logarithm of the divergences.
+    weighting : str
+        ``"errors"`` or ``"uniform"``.
+    reason : str
+        ``''`` when ``value`` is defined.
+    similarity : float
+        ``1 / (1 + value)`` (see :func:`cled_similarity`); computed, not a constructor argument.
+
+    Examples
+    --------
+    >>> c1 = [[5, 2, 0], [1, 6, 1], [0, 0, 8]]
+    >>> c2 = [[5, 0, 2], [1, 6, 1], [0, 0, 8]]
+    >>> r = class_level_error_divergence(c1, c2)
+    >>> round(r.value, 4), r.weights.tolist(), round(r.similarity, 4)
+    (0.175, [0.5, 0.5, 0.0], 0.8511)
     """
 
     value: float
@@ -321,7 +507,14 @@ class CLEDResult:
         object.__setattr__(self, "similarity", float(cled_similarity(self.value)))
 
     def to_frame(self):
-        """One row per true class (index ``class``), plus the overall value in every row."""
+        """One row per true class (index ``class``), plus the overall value in every row.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``class``, ``jsd``, ``weight``, ``n_errors_1``, ``n_errors_2``, ``cled``, ``similarity``,
+            ``alpha``, ``mixture``, ``log_base``, ``weighting``, ``reason``.
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -353,6 +546,31 @@ def class_level_error_divergence_batch(
     """CLED for stacks of confusion tables ``(..., K, K)`` (broadcast against each other) -> ``(...)``.
 
     NaN where neither observer made an error. Same parameters as :func:`class_level_error_divergence`.
+
+    Parameters
+    ----------
+    conf1, conf2 : array_like, (..., K, K)
+        Confusion tables (rows: true class), broadcast together.
+    alpha : float, default 0.5
+        Dirichlet prior count (> 0).
+    mixture : {"average", "pooled"}, default "average"
+        Mixture of the Jensen-Shannon divergence.
+    log_base : float, optional
+        Base of the logarithm; default 2 for ``"average"``, e for ``"pooled"``.
+    weighting : {"errors", "uniform"}, default "errors"
+        Weights of the classes.
+
+    Returns
+    -------
+    numpy.ndarray or float, (...)
+        CLED per pair of tables.
+
+    Examples
+    --------
+    >>> c1 = [[5, 2, 0], [1, 6, 1], [0, 0, 8]]
+    >>> c2 = [[5, 0, 2], [1, 6, 1], [0, 0, 8]]
+    >>> class_level_error_divergence_batch([c1, c2], c2).round(4).tolist()
+    [0.175, 0.0]
     """
     value, *_ = _cled_parts(conf1, conf2, alpha, mixture, log_base, weighting)
     return _scalar(value)
@@ -388,6 +606,39 @@ def class_level_error_divergence(
     possible wrong answer per class and CLED is 0 whenever defined. Undefined (NaN, with a reason) when
     neither observer made any error. CLED is symmetric in the two observers. No-answer responses are not
     a class: drop or map them before building the tables.
+
+    Parameters
+    ----------
+    conf1, conf2 : array_like, (K, K)
+        The two observers' confusion tables (see :func:`confusion_counts`).
+    alpha : float, default 0.5
+        Dirichlet prior count (> 0).
+    mixture : {"average", "pooled"}, default "average"
+        Mixture of the Jensen-Shannon divergence (see above).
+    log_base : float, optional
+        Base of the logarithm (> 1); default 2 for ``"average"``, e for ``"pooled"``.
+    weighting : {"errors", "uniform"}, default "errors"
+        Weights of the classes (see above).
+
+    Returns
+    -------
+    CLEDResult
+        The value, per-class divergences, weights and settings.
+
+    Raises
+    ------
+    ValueError
+        For stacks, tables of different K, negative counts or invalid settings.
+
+    Examples
+    --------
+    >>> c1 = [[5, 2, 0], [1, 6, 1], [0, 0, 8]]
+    >>> c2 = [[5, 0, 2], [1, 6, 1], [0, 0, 8]]
+    >>> r = class_level_error_divergence(c1, c2)
+    >>> round(r.value, 4), r.per_class.round(4).tolist()
+    (0.175, [0.35, 0.0, nan])
+    >>> class_level_error_divergence(c1, c1).value
+    0.0
     """
     c1 = np.asarray(conf1, dtype=float)
     c2 = np.asarray(conf2, dtype=float)
@@ -409,6 +660,22 @@ def class_level_error_divergence(
 
 
 def cled_similarity(d):
-    """Similarity ``1 / (1 + d)`` from a divergence (as reported by the earlier paper); NaN stays NaN."""
+    """Similarity ``1 / (1 + d)`` from a divergence (as reported by the earlier paper); NaN stays NaN.
+
+    Parameters
+    ----------
+    d : array_like
+        Divergences (e.g. CLED values).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The similarity in (0, 1].
+
+    Examples
+    --------
+    >>> float(cled_similarity(0.0)), float(cled_similarity(1.0))
+    (1.0, 0.5)
+    """
     d = np.asarray(d, dtype=float)
     return _scalar(1.0 / (1.0 + d))

@@ -94,6 +94,13 @@ def pair_indices(n_humans: int, n_observers: int) -> tuple[np.ndarray, np.ndarra
 
     Observers ``0..n_humans-1`` are the humans, the rest models.
 
+    Parameters
+    ----------
+    n_humans : int
+        Number of human observers (the first observers).
+    n_observers : int
+        Number of observers, humans and models.
+
     Returns
     -------
     first, second : numpy.ndarray
@@ -309,6 +316,11 @@ class PairAlignmentSums:
         Counted: the transposed weights, the EC sums and kappa temporaries (float64), the sparse sums (float32),
         MA's float64 copy, CLED's float32 cell arrays (counts, posteriors, halves, the largest group of union
         cells twice, five arrays over the (pair, class) cells with errors) and the three outputs.
+
+        Returns
+        -------
+        int
+            Number of float64-sized values per resample row.
         """
         largest_bucket = max((ui.size for _, _, ui, _ in self._buckets), default=0)
         n_rest = self._rest_cols.size
@@ -517,10 +529,28 @@ def ma_from_sums(n, trace, rows, cols, undefined: str = "nan") -> np.ndarray:
     Same rules as :func:`humanlike.metrics.alignment.misclassification_agreement`: undefined (NaN, or 1 with
     ``undefined='one'``) without joint errors or when the expected agreement is 1.
 
+    Parameters
+    ----------
+    n : array_like, (...)
+        Weighted number of joint errors.
+    trace : array_like, (...)
+        Weighted number of joint errors with the same wrong answer.
+    rows, cols : array_like, (..., K)
+        Weighted marginals of the joint-error matrix (observer 1's and observer 2's wrong answers).
+    undefined : {"nan", "one"}, default "nan"
+        The value where MA is undefined.
+
+    Returns
+    -------
+    numpy.ndarray
+        MA, shape of ``n``.
+
     Examples
     --------
     >>> float(ma_from_sums(np.array(4.0), np.array(2.0), np.array([2.0, 2.0]), np.array([2.0, 2.0])))
     0.0
+    >>> float(ma_from_sums(np.array(8.0), np.array(6.0), np.array([4.0, 4.0]), np.array([4.0, 4.0])))
+    0.5
     """
     return ma_from_agreement(n, trace, np.sum(rows * cols, axis=-1), undefined)
 
@@ -544,7 +574,29 @@ def ma_from_agreement(n, trace, rows_dot_cols, undefined: str = "nan") -> np.nda
 
 
 def alignment_reasons(sums: PairAlignmentSums, ec, ma, cled) -> list[np.ndarray]:
-    """Why each pair's EC, MA and CLED estimate is undefined (``''`` where defined), from the estimates."""
+    """Why each pair's EC, MA and CLED estimate is undefined (``''`` where defined), from the estimates.
+
+    Parameters
+    ----------
+    sums : PairAlignmentSums
+        The statistics the estimates came from.
+    ec, ma, cled : array_like, (R, pairs)
+        The estimates from :meth:`PairAlignmentSums.reduce`.
+
+    Returns
+    -------
+    list of numpy.ndarray of str
+        Three arrays (EC, MA, CLED), each shaped like the estimates.
+
+    Examples
+    --------
+    >>> labels = np.array([0, 1, 2])
+    >>> always_right = np.array([[0, 0], [1, 1], [2, 2]])
+    >>> sums = PairAlignmentSums(labels, always_right, 3, np.array([0]), np.array([1]))
+    >>> ec, ma, cled = sums.reduce(sums.statistics.sum(axis=0, keepdims=True), AlignmentOptions())
+    >>> [str(r[0, 0]).split(":")[0] for r in alignment_reasons(sums, ec, ma, cled)]
+    ['EC undefined', 'MA undefined', 'CLED undefined']
+    """
     out = []
     for values, reason in ((ec, "EC undefined: both observers constant, or no item both answered"),
                            (ma, f"MA undefined: {REASON_NO_JOINT_ERRORS} or {REASON_DEGENERATE_MA}"),

@@ -45,6 +45,21 @@ def mismatch_factor(a1, a2):
 
     1 when ``a1 == a2``; 0 when observer 1 is constant (a1 in {0, 1}) and observer 2 is not; NaN when both
     observers are constant (``c_exp == 1``, kappa undefined).
+
+    Parameters
+    ----------
+    a1, a2 : array_like
+        Accuracies of observer 1 (the one copied) and observer 2, in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The mismatch factor, broadcast over the inputs.
+
+    Examples
+    --------
+    >>> float(mismatch_factor(0.7, 0.7)), round(float(mismatch_factor(0.8, 0.6)), 4)
+    (1.0, 0.7273)
     """
     a1, a2 = _float(a1, a2)
     denom = 1.0 - expected_agreement(a1, a2)
@@ -55,7 +70,27 @@ def mismatch_factor(a1, a2):
 
 
 def ec_from_copy_probability(c, a1, a2):
-    """Kappa produced by the copy model: ``c * f(a1, a2)`` (negative ``c``: inverted copies)."""
+    """Kappa produced by the copy model: ``c * f(a1, a2)`` (negative ``c``: inverted copies).
+
+    Parameters
+    ----------
+    c : array_like
+        Copy probability in [-1, 1] (negative: the copied outcome is inverted).
+    a1, a2 : array_like
+        Accuracies of the two observers, in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The error consistency (kappa) of the pair.
+
+    Examples
+    --------
+    >>> float(ec_from_copy_probability(0.5, 0.7, 0.7))
+    0.5
+    >>> round(float(ec_from_copy_probability(0.5, 0.8, 0.6)), 4)
+    0.3636
+    """
     (c,) = _float(c)
     return _out(c * mismatch_factor(a1, a2))
 
@@ -65,6 +100,25 @@ def copy_probability_from_ec(kappa, a1, a2):
 
     NaN when ``a1`` is 0 or 1: a constant observer 1 gives kappa 0 whatever observer 2 copies, so ``c`` is
     not identified. The result is not checked against [-1, 1]; :func:`latent_accuracies` does that.
+
+    Parameters
+    ----------
+    kappa : array_like
+        Error consistency of the pair.
+    a1, a2 : array_like
+        Accuracies of the two observers, in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The copy probability (inverse of :func:`ec_from_copy_probability`).
+
+    Examples
+    --------
+    >>> round(float(copy_probability_from_ec(0.3636363636, 0.8, 0.6)), 6)
+    0.5
+    >>> float(copy_probability_from_ec(0.2, 1.0, 0.6))
+    nan
     """
     kappa, a1, a2 = _float(kappa, a1, a2)
     num = kappa * (1.0 - expected_agreement(a1, a2))
@@ -81,6 +135,30 @@ def cell_probabilities(kappa, a1, a2):
     ``p11 = a1 a2 + kappa (1 - c_exp) / 2`` (from ``c_obs = c_exp + kappa (1 - c_exp)``), the rest from the
     margins. Raises ``ValueError`` when ``kappa`` lies outside ``[kappa_min, kappa_max]`` for the accuracies
     (some cell would be negative). Cells are clipped into [0, 1] after the check (rounding at the bounds).
+
+    Parameters
+    ----------
+    kappa : array_like
+        Error consistency of the pair.
+    a1, a2 : array_like
+        Accuracies of the two observers, in [0, 1].
+
+    Returns
+    -------
+    p11, p10, p01, p00 : numpy.ndarray or float
+        Probabilities of both correct, only the first correct, only the second correct, both wrong.
+
+    Raises
+    ------
+    ValueError
+        If an accuracy lies outside [0, 1] or ``kappa`` cannot be realised with the accuracies.
+
+    Examples
+    --------
+    >>> [round(float(p), 4) for p in cell_probabilities(0.0, 0.8, 0.5)]
+    [0.4, 0.4, 0.1, 0.1]
+    >>> [round(float(p), 4) for p in cell_probabilities(1.0, 0.7, 0.7)]
+    [0.7, 0.0, 0.0, 0.3]
     """
     kappa, a1, a2 = np.broadcast_arrays(*_float(kappa, a1, a2))
     _check_kappa(kappa, a1, a2)
@@ -129,6 +207,29 @@ def latent_accuracies(kappa, a1, a2):
     kappa = kappa_min): then no item is answered independently and ``u2`` is irrelevant; it is set to ``a2``.
     When observer 1 is constant (a1 in {0, 1}) kappa must be 0 and the pair is represented as independent:
     ``c = 0``, ``u2 = a2``.
+
+    Parameters
+    ----------
+    kappa : array_like
+        Error consistency of the pair.
+    a1, a2 : array_like
+        Observed accuracies of the two observers, in [0, 1].
+
+    Returns
+    -------
+    u1, u2, c : numpy.ndarray or float
+        Latent accuracy of observer 1 (equal to ``a1``), latent accuracy of observer 2 on the items it
+        answers independently, and the copy probability.
+
+    Raises
+    ------
+    ValueError
+        If ``kappa`` cannot be realised with the accuracies.
+
+    Examples
+    --------
+    >>> [round(float(v), 6) for v in latent_accuracies(0.5, 0.7, 0.7)]
+    [0.7, 0.7, 0.5]
     """
     kappa, a1, a2 = np.broadcast_arrays(*_float(kappa, a1, a2))
     _check_kappa(kappa, a1, a2)

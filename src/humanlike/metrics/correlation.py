@@ -39,7 +39,30 @@ def _finish(r, undefined):
 
 
 def pearson_rows(x, y) -> np.ndarray:
-    """Pearson correlation along the last axis; NaN where either vector is constant or has < 2 items."""
+    """Pearson correlation along the last axis; NaN where either vector is constant or has < 2 items.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Data with the items on the last axis, broadcast together (leading axes: resamples, splits, ...).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The correlation per leading index, clipped into [-1, 1].
+
+    Raises
+    ------
+    ValueError
+        If the inputs are scalars (no item axis).
+
+    Examples
+    --------
+    >>> float(pearson_rows([1, 2, 3], [1, 3, 2]))
+    0.5
+    >>> pearson_rows([[1, 2, 3], [1, 1, 1]], [1, 3, 2]).tolist()
+    [0.5, nan]
+    """
     x, y = _pair(x, y)
     n = x.shape[-1]
     xc = x - x.mean(axis=-1, keepdims=True) if n else x
@@ -53,7 +76,23 @@ def pearson_rows(x, y) -> np.ndarray:
 
 
 def spearman_rows(x, y) -> np.ndarray:
-    """Spearman rank correlation (average ranks for ties) along the last axis; NaN as for Pearson."""
+    """Spearman rank correlation (average ranks for ties) along the last axis; NaN as for Pearson.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Data with the items on the last axis, broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The rank correlation per leading index.
+
+    Examples
+    --------
+    >>> float(spearman_rows([1, 2, 3], [10, 300, 20]))
+    0.5
+    """
     x, y = _pair(x, y)
     if x.shape[-1] == 0:
         return pearson_rows(x, y)
@@ -85,6 +124,28 @@ def constant_where_flat(x: np.ndarray, w: np.ndarray, variance: np.ndarray, tole
     each vector. A constant vector has a variance of rounding size (~1e-30); the candidates at or below
     ``tolerance`` are then checked exactly (max == min over the items with positive weight), so the result is
     the exact test at the cost of a moment test.
+
+    Parameters
+    ----------
+    x : numpy.ndarray, (K, I) or (R, K, I)
+        The vectors (K per row, I items).
+    w : numpy.ndarray, (R, I)
+        Non-negative item weights per row.
+    variance : numpy.ndarray, (R, K)
+        Weighted variance of each vector under each row's weights.
+    tolerance : float, default 1e-12
+        Variances above this are taken as non-constant without the exact check.
+
+    Returns
+    -------
+    numpy.ndarray of bool, (R, K)
+        Whether each vector is constant over the items of positive weight.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]])
+    >>> constant_where_flat(x, np.ones((1, 3)), np.array([[0.0, 2 / 3]])).tolist()
+    [[True, False]]
     """
     out = np.zeros(variance.shape, dtype=bool)
     rows, cols = np.nonzero(~(variance > tolerance))
@@ -104,6 +165,18 @@ def weighted_midranks(x, w) -> np.ndarray:
     ``w_i`` times (a bootstrap resample): a tie group holding total weight g after weight L gets rank
     L + (g + 1) / 2. With unit weights it equals ``scipy.stats.rankdata(method="average")``. Items of
     weight 0 get a rank that carries no weight. NaN stays NaN.
+
+    Parameters
+    ----------
+    x : array_like
+        Data, items on the last axis.
+    w : array_like
+        Non-negative weights (multiplicities), broadcast against ``x``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Midranks, same shape as the broadcast inputs.
 
     Examples
     --------
@@ -137,6 +210,20 @@ def weighted_correlation_matrix(vectors: np.ndarray, w: np.ndarray, method: str 
     Batched matrix products (R K^2 I multiply-adds in BLAS). ``method="spearman"`` correlates the weighted
     midranks (:func:`weighted_midranks`). NaN where a vector is constant over the items with positive weight.
 
+    Parameters
+    ----------
+    vectors : numpy.ndarray, (R, K, I)
+        K vectors over I items for each of R rows (e.g. resamples).
+    w : numpy.ndarray, (R, I)
+        Non-negative item weights per row.
+    method : {"pearson", "spearman"}, default "pearson"
+        Correlation of the values or of their weighted midranks.
+
+    Returns
+    -------
+    numpy.ndarray, (R, K, K)
+        Correlation matrices, clipped into [-1, 1].
+
     Examples
     --------
     >>> v = np.array([[[1.0, 2.0, 3.0], [2.0, 4.0, 7.0]]])
@@ -159,6 +246,18 @@ def fixed_vectors_correlation_matrix(vectors: np.ndarray, w: np.ndarray) -> np.n
 
     The weighted moments of every pair are one matrix product ``w @ products`` with the (I, K(K+1)/2)
     pairwise products of the (unweighted-)centred vectors, so the cost is one BLAS call.
+
+    Parameters
+    ----------
+    vectors : numpy.ndarray, (K, I)
+        K vectors over I items, the same for every row.
+    w : numpy.ndarray, (R, I)
+        Non-negative item weights, one row per weighting (e.g. bootstrap counts).
+
+    Returns
+    -------
+    numpy.ndarray, (R, K, K)
+        Correlation matrices; NaN rows/columns for vectors constant under a weighting.
 
     Examples
     --------
@@ -193,6 +292,20 @@ def weighted_correlation_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray, metho
     Raw weighted moments (for bounded values such as indices or ranks no precision is lost by not centring);
     NaN where x or y is constant over the items with positive weight.
 
+    Parameters
+    ----------
+    x, y : numpy.ndarray, (R, S, I)
+        S pairs of vectors over I items for each of R rows.
+    w : numpy.ndarray, (R, I)
+        Non-negative item weights per row.
+    method : {"pearson", "spearman"}, default "pearson"
+        Correlation of the values or of their weighted midranks.
+
+    Returns
+    -------
+    numpy.ndarray, (R, S)
+        The correlation of each pair under each row's weights.
+
     Examples
     --------
     >>> x = np.array([[[1.0, 2.0, 3.0]]]); y = np.array([[[1.0, 3.0, 2.0]]])
@@ -222,6 +335,29 @@ def weighted_pearson(x, y, w) -> np.ndarray:
     array of multinomial counts: with 1-D ``x`` and ``y`` it runs as matrix products, without forming
     (resamples x items) copies of the data. NaN where x or y is constant over the items with positive
     weight, or where the total weight is 0. Integer weights give the correlation of the resampled data.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Data, items on the last axis.
+    w : array_like
+        Non-negative weights, items on the last axis (e.g. (resamples, items) counts).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The weighted correlation per leading index.
+
+    Raises
+    ------
+    ValueError
+        If a weight is negative or an input has no item axis.
+
+    Examples
+    --------
+    >>> x, y = [1.0, 2.0, 3.0], [1.0, 3.0, 2.0]
+    >>> weighted_pearson(x, y, [[1, 1, 1], [2, 0, 1]]).round(12).tolist()
+    [0.5, 1.0]
     """
     w = _check_weights(w)
     x = np.asarray(x, dtype=float)
@@ -260,6 +396,25 @@ def constant_reason(x, y, w=None) -> np.ndarray:
 
     Reasons: ``"fewer than 2 items"``, ``"zero total weight"``, ``"x constant"``, ``"y constant"``,
     ``"x and y constant"``. NaN inputs are not reported here (they propagate as NaN).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Data, items on the last axis.
+    w : array_like, optional
+        Non-negative weights; ``None`` weighs every item 1.
+
+    Returns
+    -------
+    numpy.ndarray of object or str
+        The reason per leading index ('' where the correlation is defined).
+
+    Examples
+    --------
+    >>> constant_reason([1, 1, 1], [1, 2, 3]), constant_reason([1, 2, 3], [1, 3, 2])
+    ('x constant', '')
+    >>> constant_reason([1, 2, 3], [1, 3, 2], w=[0, 0, 0])
+    'zero total weight'
     """
     x, y = _pair(x, y)
     if w is None:
@@ -286,6 +441,28 @@ def spearman_brown(r, factor: float = 2.0) -> np.ndarray:
     ``factor=2`` turns a split-half correlation into the full-length reliability. ``r`` must lie in
     [-1, 1] and ``factor`` be > 0. Where ``1 + (k-1) r <= 0`` (e.g. r = -1 with k = 2) the formula has no
     finite value and the result is NaN. NaN passes through.
+
+    Parameters
+    ----------
+    r : array_like
+        Correlations (e.g. split-half reliabilities) in [-1, 1].
+    factor : float, default 2.0
+        How many times longer the test is (``k``).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The prophesied reliability.
+
+    Raises
+    ------
+    ValueError
+        If ``factor <= 0`` or some ``|r| > 1``.
+
+    Examples
+    --------
+    >>> float(spearman_brown(0.5)), float(spearman_brown(-1.0))
+    (0.6666666666666666, nan)
     """
     r = np.asarray(r, dtype=float)
     k = float(factor)

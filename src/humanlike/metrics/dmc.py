@@ -44,7 +44,19 @@ _CELLS = 1 << 21  # resamples x (vectors or splits) x items per block of the exp
 def human_index(num: np.ndarray, den: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
     """Human index from pooled correct / response counts: accuracy, or d' through a lookup ``table``.
 
-    ``den`` may broadcast against ``num`` (e.g. one response count per half). NaN where ``den`` is 0.
+    Parameters
+    ----------
+    num : numpy.ndarray
+        Pooled correct counts (e.g. rows x items).
+    den : numpy.ndarray
+        Pooled response counts; may broadcast against ``num`` (e.g. one response count per half).
+    table : numpy.ndarray, optional
+        d' lookup table from :func:`dprime_table`; ``None`` for the accuracy.
+
+    Returns
+    -------
+    numpy.ndarray
+        The index, shape of ``num``; NaN where ``den`` is 0.
 
     Examples
     --------
@@ -65,6 +77,18 @@ def human_index(num: np.ndarray, den: np.ndarray, table: np.ndarray | None = Non
 def dprime_table(max_trials: int, n_alternatives: int) -> np.ndarray:
     """``table[t, c]`` = m-AFC d' of c correct out of t responses (1/(2t) correction at 0 and t; NaN for t = 0).
 
+    Parameters
+    ----------
+    max_trials : int
+        Largest number of responses per item.
+    n_alternatives : int
+        Number of alternatives m of the forced choice.
+
+    Returns
+    -------
+    numpy.ndarray, (max_trials + 1, max_trials + 1)
+        The table (NaN above the diagonal, c > t).
+
     Examples
     --------
     >>> t = dprime_table(4, 2)
@@ -80,7 +104,23 @@ def dprime_table(max_trials: int, n_alternatives: int) -> np.ndarray:
 
 
 def model_pairs(n_models: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices (first, second) of every unordered pair of models, in the order of ``mm``."""
+    """Indices (first, second) of every unordered pair of models, in the order of ``mm``.
+
+    Parameters
+    ----------
+    n_models : int
+        Number of models.
+
+    Returns
+    -------
+    first, second : numpy.ndarray of int
+        The two models of each pair.
+
+    Examples
+    --------
+    >>> [p.tolist() for p in model_pairs(3)]
+    [[0, 0, 1], [1, 2, 2]]
+    """
     return np.triu_indices(n_models, k=1)
 
 
@@ -207,7 +247,33 @@ def condition_values(correct: np.ndarray, trials: np.ndarray, margins: np.ndarra
 
 @dataclass(frozen=True)
 class PooledLayout:
-    """Where each block of :func:`pooled_statistics` sits, and what the reduction needs besides the sums."""
+    """Where each block of :func:`pooled_statistics` sits, and what the reduction needs besides the sums.
+
+    Attributes
+    ----------
+    n_humans, n_models : int
+        Numbers of human observers H and models M.
+    mean_correct : numpy.ndarray, (H,)
+        Unweighted item mean of each observer's counts (the centring).
+    trials_per_item : numpy.ndarray, (H,)
+        Responses of each observer to every item.
+    counts, count_products, margins, margin_products, cross, model_correct : slice
+        Columns of the statistics: centred counts, their pairwise products, centred margins, their
+        pairwise products, margin x per-observer counts (M x H columns; margin x pooled counts, M columns,
+        when ``pooled_only``), and the models' shares correct.
+    pooled_only : bool, default False
+        Whether the statistics are valid only for every observer weighted once.
+
+    Examples
+    --------
+    >>> c = np.array([[1.0, 0.0, 1.0, 1.0], [1.0, 0.0, 0.0, 1.0]])  # 2 humans x 4 items, one response each
+    >>> margins, model_correct = np.array([[2.0, -1.0, 0.5, 1.0]]), np.array([[1.0, 0.0, 1.0, 1.0]])
+    >>> stats, layout = pooled_statistics(c, np.ones_like(c), margins, model_correct)
+    >>> stats.shape  # 1 + 2 counts + 3 count products + 1 margin + 1 margin product + 2 cross + 1 share correct
+    (4, 11)
+    >>> layout.n_humans, layout.n_models, int(layout.cross.start), int(layout.cross.stop)
+    (2, 1, 8, 10)
+    """
 
     n_humans: int
     n_models: int
@@ -223,7 +289,23 @@ class PooledLayout:
 
 
 def uniform_trials(trials: np.ndarray) -> bool:
-    """Whether every observer gave the same number of responses to every item ((H x I) counts)."""
+    """Whether every observer gave the same number of responses to every item ((H x I) counts).
+
+    Parameters
+    ----------
+    trials : numpy.ndarray, (H, I)
+        Response counts per observer and item.
+
+    Returns
+    -------
+    bool
+        True when each row is constant (and there is at least one item).
+
+    Examples
+    --------
+    >>> uniform_trials(np.array([[2, 2, 2], [1, 1, 1]])), uniform_trials(np.array([[2, 1, 2]]))
+    (True, False)
+    """
     return trials.shape[1] > 0 and bool(np.all(trials == trials[:, :1]))
 
 
@@ -238,6 +320,27 @@ def pooled_statistics(correct: np.ndarray, trials: np.ndarray, margins: np.ndarr
     ``per_observer=False`` the margin products are taken with the pooled counts only (M instead of M x H
     columns): enough when every observer is weighted once (item resamples and the item jackknife), not for
     observer weights.
+
+    Parameters
+    ----------
+    correct, trials : numpy.ndarray, (H, I)
+        Correct and response counts per human observer and item.
+    margins, model_correct : numpy.ndarray, (M, I)
+        Model margins and shares correct.
+    per_observer : bool, default True
+        Keep the margin x count products per observer (needed for observer weights).
+
+    Returns
+    -------
+    statistics : numpy.ndarray, (I, S)
+        The per-item statistics.
+    layout : PooledLayout
+        Where each block sits.
+
+    Raises
+    ------
+    ValueError
+        If the observers' response counts differ between items.
 
     Examples
     --------
@@ -281,6 +384,7 @@ def values_from_sums(sums: np.ndarray, layout: PooledLayout, margins: np.ndarray
     sums : numpy.ndarray
         (R x S) ``item_weights @ statistics`` of :func:`pooled_statistics`.
     layout : PooledLayout
+        The layout returned with the statistics.
     margins : numpy.ndarray
         (M x I) model margins, for the exact constancy test of a margin vector with a tiny variance.
     splits : numpy.ndarray
@@ -294,6 +398,23 @@ def values_from_sums(sums: np.ndarray, layout: PooledLayout, margins: np.ndarray
     -------
     dict
         As :func:`condition_values`.
+
+    Raises
+    ------
+    ValueError
+        If the statistics were made with ``per_observer=False`` and observer weights are given.
+
+    Examples
+    --------
+    The same values as the explicit path (see :func:`condition_values`):
+
+    >>> c = np.array([[1.0, 0.0, 1.0, 1.0], [1.0, 0.0, 0.0, 1.0]])  # 2 humans x 4 items, one response each
+    >>> margins, model_correct = np.array([[2.0, -1.0, 0.5, 1.0]]), np.array([[1.0, 0.0, 1.0, 1.0]])
+    >>> stats, layout = pooled_statistics(c, np.ones_like(c), margins, model_correct)
+    >>> w = np.ones((1, 4))
+    >>> v = values_from_sums(w @ stats, layout, margins, np.array([[True, False]]), lambda rows: w[rows])
+    >>> round(float(v["hh_r"][0, 0]), 4), round(float(v["mh"][0, 0]), 4)
+    (0.5774, 0.94)
     """
     n_rows = sums.shape[0]
     n_h, n_m = layout.n_humans, layout.n_models
@@ -402,10 +523,29 @@ def _flat_margins(margins: np.ndarray, item_weights, var_m: np.ndarray) -> np.nd
 
 
 def condition_columns(values: dict[str, np.ndarray]) -> np.ndarray:
-    """Per-condition values -> (R x (5 + 2M)) columns: ceiling, raw split-half r, human accuracy, mean over
-    model pairs, mean over models, then per model its DMC with the humans and its accuracy.
+    """Per-condition values -> (R x (5 + 2M)) columns.
 
-    Means skip undefined values (NaN only when every value is undefined).
+    The columns: ceiling, raw split-half r, human accuracy, mean over model pairs, mean over models, then per
+    model its DMC with the humans and its accuracy. Means skip undefined values (NaN only when every value
+    is undefined).
+
+    Parameters
+    ----------
+    values : dict of str to numpy.ndarray
+        The output of :func:`condition_values` or :func:`values_from_sums`.
+
+    Returns
+    -------
+    numpy.ndarray, (R, 5 + 2M)
+        One row per row of the weights.
+
+    Examples
+    --------
+    >>> c = np.array([[1.0, 0.0, 1.0, 1.0], [1.0, 0.0, 0.0, 1.0]])  # 2 humans x 4 items, one response each
+    >>> margins, model_correct = np.array([[2.0, -1.0, 0.5, 1.0]]), np.array([[1.0, 0.0, 1.0, 1.0]])
+    >>> v = condition_values(c, np.ones_like(c), margins, model_correct, np.array([[True, False]]), np.ones((1, 4)))
+    >>> condition_columns(v).round(4).tolist()  # ceiling, r, acc_h, mean mm (no pair), mean mh, mh, acc_m
+    [[0.7321, 0.5774, 0.625, nan, 0.94, 0.94, 0.75]]
     """
     n_rows = values["acc_h"].shape[0]
     mean = _nanmean

@@ -77,8 +77,23 @@ def lda_axes(mean_i, mean_j, cov_i, cov_j, count_i, count_j, ridge: float = 0.0)
     """Two-class LDA axes ``w = S^-1 (mean_j - mean_i)``, S the pooled within-class covariance.
 
     Oriented so that the class-j mean projects above the class-i mean (``w . (mean_j - mean_i) =
-    d' S^-1 d >= 0`` for a positive-definite S). Broadcasts over leading axes: ``mean_*`` (..., p),
-    ``cov_*`` (..., p, p), ``count_*`` (...). ``ridge`` adds ``ridge * trace(S)/p`` to the diagonal.
+    d' S^-1 d >= 0`` for a positive-definite S). Broadcasts over leading axes.
+
+    Parameters
+    ----------
+    mean_i, mean_j : array_like, (..., p)
+        The two class means.
+    cov_i, cov_j : array_like, (..., p, p)
+        The two class covariances.
+    count_i, count_j : array_like, (...)
+        The (weighted) class sizes, weighting the pooled covariance.
+    ridge : float, default 0.0
+        Adds ``ridge * trace(S)/p`` to the diagonal of S.
+
+    Returns
+    -------
+    numpy.ndarray, (..., p)
+        The LDA axes.
 
     Examples
     --------
@@ -110,6 +125,12 @@ def dv_covariances(axes: np.ndarray, covariance: np.ndarray) -> np.ndarray:
     Returns
     -------
     (..., 4, 4) array of DV covariances.
+
+    Examples
+    --------
+    >>> axes = np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0], [0.0, 3.0]])
+    >>> np.diag(dv_covariances(axes, np.eye(8))).tolist()  # independent scores: |w_h|^2 on the diagonal
+    [1.0, 4.0, 1.0, 9.0]
     """
     halves, p = axes.shape[-2:]
     blocks = covariance.reshape(covariance.shape[:-2] + (halves, p, halves, p))
@@ -117,9 +138,82 @@ def dv_covariances(axes: np.ndarray, covariance: np.ndarray) -> np.ndarray:
     return np.einsum("...ha,...hag->...hg", axes, right)
 
 
+def fold_dv_covariances(axes, beta, count, first, second):
+    """Within-class covariances of the DVs of H halves from weighted moments of the PCA scores, for E sets
+    of axes (the class pairs a class is in) at once.
+
+    The images of fold f get the DVs ``d_h = a_fh . y_h + beta_fh`` (``y``: an image's stacked scores minus a
+    fixed class centre; with one fold, in-sample). With the weighted sums of fold f, ``count = sum w``,
+    ``first = sum w y`` and ``second = sum w y y'``, the DV moments are bilinear forms:
+    ``sum w d_h d_g = a_fh' second[h, g] a_fg + beta_fg a_fh' first_h + beta_fh a_fg' first_g
+    + beta_fh beta_fg count``, summed over folds, so no image's DV is ever formed. One matrix product per
+    fold serves all E axis sets.
+
+    Parameters
+    ----------
+    axes : (..., E, F, H, p) array
+        Per axis set and fold the axes of the H halves.
+    beta : (..., E, F, H) array
+        Per axis set and fold the offsets of the halves' DVs.
+    count : (..., F) array
+    first : (..., F, H * p) array
+    second : (..., F, H * p, H * p) array
+        Leading axes broadcast against those of ``axes``.
+
+    Returns
+    -------
+    (..., E, H, H) array: the weighted (ML) covariances of the DVs.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=(50, 4)); a = rng.normal(size=(1, 1, 2, 2)); b = np.array([[[0.5, -1.0]]])
+    >>> dv = np.stack([y[:, :2] @ a[0, 0, 0], y[:, 2:] @ a[0, 0, 1]], axis=1) + b[0, 0]
+    >>> got = fold_dv_covariances(a, b, np.array([50.0]), y.sum(0)[None], (y.T @ y)[None])
+    >>> bool(np.allclose(got[0], np.cov(dv.T, ddof=0)))
+    True
+    """
+    ax = np.moveaxis(np.asarray(axes, dtype=float), -4, -3)                        # (..., F, E, H, p)
+    *lead, folds, sets, halves, p = ax.shape
+    second = np.asarray(second)
+    # The product runs in the precision of ``second`` (float32 sums give a float32 product: no upcast copy).
+    embedded = np.zeros(tuple(lead) + (folds, halves, p, sets, halves), dtype=np.result_type(second, np.float32))
+    for h in range(halves):
+        embedded[..., h, :, :, h] = np.swapaxes(ax[..., h, :], -1, -2)
+    embedded = embedded.reshape(tuple(lead) + (folds, halves * p, sets * halves))
+    right = (second @ embedded).reshape(tuple(lead) + (folds, halves, p, sets, halves))
+    quadratic = np.einsum("...fehb,...fhbeg->...fehg", ax, right)                   # (..., F, E, H, H)
+    first_h = np.asarray(first, dtype=float).reshape(np.shape(first)[:-1] + (halves, p))
+    linear = np.einsum("...fehb,...fhb->...feh", ax, first_h)                       # (..., F, E, H)
+    bt = np.moveaxis(np.asarray(beta, dtype=float), -3, -2)                          # (..., F, E, H)
+    n = np.asarray(count, dtype=float)[..., None, None]                              # (..., F, 1, 1)
+    cross = bt[..., None, :] * linear[..., :, None]
+    sums = quadratic + cross + np.swapaxes(cross, -1, -2) + bt[..., :, None] * bt[..., None, :] * n[..., None]
+    total = np.asarray(count, dtype=float).sum(axis=-1)[..., None, None]              # (..., 1, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (linear + bt * n).sum(axis=-3) / total                                 # (..., E, H)
+        return sums.sum(axis=-4) / total[..., None] - mean[..., :, None] * mean[..., None, :]
+
+
 def correlations_from_covariances(cov: np.ndarray) -> np.ndarray:
-    """The six correlations of :data:`CORRELATION_PAIRS` from (..., 4, 4) DV covariances (NaN if a
-    variance is 0)."""
+    """The six correlations of :data:`CORRELATION_PAIRS` from (..., 4, 4) DV covariances.
+
+    Parameters
+    ----------
+    cov : numpy.ndarray, (..., 4, 4)
+        DV covariances of the halves A1, A2, B1, B2 (from :func:`dv_covariances`).
+
+    Returns
+    -------
+    numpy.ndarray, (..., 6)
+        The four cross-system correlations, then the reliabilities rAA and rBB; NaN where a variance is 0.
+
+    Examples
+    --------
+    >>> cov = np.full((4, 4), 0.5) + 0.5 * np.eye(4)
+    >>> correlations_from_covariances(cov).tolist()
+    [0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
+    """
     var = np.diagonal(cov, axis1=-2, axis2=-1)
     out = []
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -137,6 +231,18 @@ def split_normalised_dvc(correlations: np.ndarray, absolute: bool = False) -> np
     mean cross correlation on the geometric mean and requires both reliabilities to be positive (NaN
     otherwise: Spearman's correction is meaningless for an unreliable system), so that a true DVC of 0
     averages to about 0 instead of being pushed up.
+
+    Parameters
+    ----------
+    correlations : array_like, (..., 6)
+        From :func:`correlations_from_covariances`.
+    absolute : bool, default False
+        Use the paper's absolute-value formula.
+
+    Returns
+    -------
+    numpy.ndarray or float, (...)
+        The normalised DVC.
 
     Examples
     --------
@@ -164,6 +270,18 @@ def split_normalised_dvc(correlations: np.ndarray, absolute: bool = False) -> np
 def clipped_rate(successes, trials):
     """Proportion with 0 and 1 replaced by 1/(2n) and 1 - 1/(2n) (Macmillan & Creelman's rule).
 
+    Parameters
+    ----------
+    successes : array_like
+        Counts.
+    trials : array_like
+        Number of trials behind each count.
+
+    Returns
+    -------
+    numpy.ndarray
+        The clipped proportions.
+
     Examples
     --------
     >>> clipped_rate(np.array([0, 5, 10]), 10).tolist()
@@ -181,7 +299,24 @@ def dprime_criterion(hits, n_b, false_alarms, n_a):
     """d' and criterion gamma from 'b' responses: H = hits/n_b = P('b'|b), F = false_alarms/n_a.
 
     ``d' = z(H) - z(F)``, ``gamma = -(z(H) + z(F))/2`` with rates clipped by :func:`clipped_rate`.
-    Returns (dprime, gamma, clipped) where ``clipped`` marks a rate that was 0 or 1.
+
+    Parameters
+    ----------
+    hits : array_like
+        'b' responses to category b.
+    n_b : array_like
+        Trials of category b.
+    false_alarms : array_like
+        'b' responses to category a.
+    n_a : array_like
+        Trials of category a.
+
+    Returns
+    -------
+    dprime, gamma : numpy.ndarray
+        Sensitivity and criterion.
+    clipped : numpy.ndarray of bool
+        Where a rate was 0 or 1 (and was clipped).
 
     Examples
     --------
@@ -202,6 +337,22 @@ def category_thresholds(dprime, gamma):
     """Each category's threshold measured from its own mean: (t_a, t_b) = (gamma + d'/2, gamma - d'/2).
 
     P('a' | category a) = Phi(t_a), P('a' | category b) = Phi(t_b).
+
+    Parameters
+    ----------
+    dprime, gamma : array_like
+        Sensitivity and criterion (see :func:`dprime_criterion`).
+
+    Returns
+    -------
+    t_a, t_b : numpy.ndarray
+        The thresholds of categories a and b.
+
+    Examples
+    --------
+    >>> t_a, t_b = category_thresholds(1.0, 0.25)
+    >>> float(t_a), float(t_b)
+    (0.75, -0.25)
     """
     dprime, gamma = np.asarray(dprime, dtype=float), np.asarray(gamma, dtype=float)
     return gamma + dprime / 2.0, gamma - dprime / 2.0
@@ -212,6 +363,18 @@ def bivariate_normal_cdf(h, k, rho):
 
     Uses ``Phi2 = (Phi(h) + Phi(k))/2 - T(h, a_h) - T(k, a_k) - beta`` with scipy's Owen's T; rho = +-1
     are the degenerate limits.
+
+    Parameters
+    ----------
+    h, k : array_like
+        Upper limits.
+    rho : array_like
+        Correlations in [-1, 1].
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The probability, broadcast over the inputs.
 
     Examples
     --------
@@ -238,7 +401,25 @@ def bivariate_normal_cdf(h, k, rho):
 
 
 def bivariate_normal_density(h, k, rho):
-    """Density of the standard bivariate normal at (h, k): d Phi2 / d rho (Plackett's identity)."""
+    """Density of the standard bivariate normal at (h, k): d Phi2 / d rho (Plackett's identity).
+
+    Parameters
+    ----------
+    h, k : array_like
+        The point.
+    rho : array_like
+        Correlations in (-1, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        The density.
+
+    Examples
+    --------
+    >>> round(float(bivariate_normal_density(0.0, 0.0, 0.0)), 6)  # 1 / (2 pi)
+    0.159155
+    """
     h, k, rho = (np.asarray(x, dtype=float) for x in (h, k, rho))
     one = 1.0 - rho * rho
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
@@ -250,6 +431,29 @@ def rho_from_orthant(h, k, p, iterations: int = 60, tol: float = 1e-12):
 
     ``p`` below the smallest attainable value ``max(0, Phi(h)+Phi(k)-1)`` gives -1, above the largest
     ``min(Phi(h), Phi(k))`` gives +1; NaN inputs give NaN.
+
+    Parameters
+    ----------
+    h, k : array_like
+        Thresholds.
+    p : array_like
+        Target orthant probabilities.
+    iterations : int, default 60
+        Most Newton / bisection steps.
+    tol : float, default 1e-12
+        Convergence tolerance on the probability.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The correlation in [-1, 1] (inverse of :func:`bivariate_normal_cdf` in rho).
+
+    Examples
+    --------
+    >>> round(float(rho_from_orthant(0.0, 0.0, 1 / 3)), 9)
+    0.5
+    >>> float(rho_from_orthant(0.0, 0.0, 0.5))  # the largest attainable value: rho = 1
+    1.0
     """
     h, k, p = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (h, k, p)))
     shape = h.shape
@@ -297,8 +501,27 @@ def _tetrachoric_start(phi1, phi2, p_aa):
 def joint_cell_probability_ml(counts, phi1, phi2, iterations: int = 80):
     """ML estimate of P(aa) for a 2x2 table with fixed margins P('a') = phi1, phi2.
 
-    ``counts`` is (..., 4) = (n_aa, n_ab, n_ba, n_bb). The log likelihood is concave in P(aa) on the
-    feasible interval, so its root is found by vectorised bisection of the (decreasing) score.
+    The log likelihood is concave in P(aa) on the feasible interval, so its root is found by vectorised
+    bisection of the (decreasing) score.
+
+    Parameters
+    ----------
+    counts : array_like, (..., 4)
+        (n_aa, n_ab, n_ba, n_bb).
+    phi1, phi2 : array_like
+        The fixed probabilities of 'a' for the two observers.
+    iterations : int, default 80
+        Bisection steps.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ML estimate of P(aa), within ``[max(0, phi1 + phi2 - 1), min(phi1, phi2)]``.
+
+    Examples
+    --------
+    >>> round(float(joint_cell_probability_ml([40, 10, 10, 40], 0.5, 0.5)), 9)
+    0.4
     """
     counts = np.asarray(counts, dtype=float)
     n_aa, n_ab, n_ba, n_bb = np.moveaxis(counts, -1, 0)
@@ -365,6 +588,16 @@ def tetrachoric(counts):
 
     The latent correlation with thresholds from the table's margins; see :func:`latent_correlation`.
 
+    Parameters
+    ----------
+    counts : array_like, (..., 4)
+        The tables.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The correlation in [-1, 1]; NaN where a margin is 0 or 1.
+
     Examples
     --------
     >>> round(float(tetrachoric([30, 20, 20, 30])), 4)
@@ -376,9 +609,33 @@ def tetrachoric(counts):
 def probit_fit(z, y, weights=None, iterations: int = 30):
     """Probit regression ``P(y=1 | z) = Phi(alpha + beta z)`` by Newton-Raphson, vectorised over problems.
 
-    ``z``, ``y`` are (..., n) (``y`` in {0, 1}); ``weights`` (..., n) are trial weights (bootstrap
-    counts), broadcasting. Returns (alpha, beta), NaN where the fit does not exist (y constant). Perfect
-    separation drives |beta| to the large values where the iteration stops.
+    Perfect separation drives |beta| to the large values where the iteration stops.
+
+    Parameters
+    ----------
+    z : array_like, (..., n)
+        Predictor (e.g. a standardised DV).
+    y : array_like, (..., n)
+        Responses in {0, 1}.
+    weights : array_like, (..., n), optional
+        Trial weights (bootstrap counts), broadcasting.
+    iterations : int, default 30
+        Most Fisher-scoring steps.
+
+    Returns
+    -------
+    alpha, beta : numpy.ndarray
+        Intercept and slope per problem; NaN where the fit does not exist (y constant).
+
+    Examples
+    --------
+    >>> z = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 1.5])
+    >>> y = np.array([0, 0, 1, 0, 1, 1, 1, 0])
+    >>> alpha, beta = probit_fit(z, y)
+    >>> round(float(alpha), 4), round(float(beta), 4)
+    (-0.1245, 0.5278)
+    >>> float(np.abs(probit_score(alpha, beta, z, y, 1.0)[0]).max()) < 1e-8  # the score vanishes at the fit
+    True
     """
     z = np.asarray(z, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -404,8 +661,30 @@ def probit_fit(z, y, weights=None, iterations: int = 30):
 
 
 def probit_score(alpha, beta, z, y, w):
-    """Gradient (2, ...) and negative Hessian (3, ...) = (h_aa, h_ab, h_bb) of the weighted probit
-    log likelihood at (alpha, beta); sums over the last axis of z, y, w."""
+    """Gradient and expected information of the weighted probit log likelihood at (alpha, beta).
+
+    Sums over the last axis of z, y, w.
+
+    Parameters
+    ----------
+    alpha, beta : array_like, (...)
+        Current intercept and slope.
+    z, y, w : array_like, (..., n)
+        Predictor, 0/1 responses and trial weights.
+
+    Returns
+    -------
+    grad : numpy.ndarray, (2, ...)
+        Derivatives of the log likelihood in alpha and beta.
+    hess : numpy.ndarray, (3, ...)
+        The negative Hessian (Fisher information) entries (h_aa, h_ab, h_bb).
+
+    Examples
+    --------
+    >>> grad, hess = probit_score(0.0, 0.0, np.array([-1.0, 1.0]), np.array([0, 1]), 1.0)
+    >>> grad.round(4).tolist(), hess.round(4).tolist()  # at 0: phi(0)/Phi(0) = 0.7979 per trial
+    ([0.0, 1.5958], [1.2732, 0.0, 1.2732])
+    """
     eta = np.asarray(alpha)[..., None] + np.asarray(beta)[..., None] * z
     log_cdf = special.log_ndtr(eta)
     log_sf = special.log_ndtr(-eta)
@@ -421,13 +700,47 @@ def probit_score(alpha, beta, z, y, w):
 
 
 def rho_from_probit(beta):
-    """Latent correlation from a probit slope on a standardised DV: rho = beta / sqrt(1 + beta^2)."""
+    """Latent correlation from a probit slope on a standardised DV: rho = beta / sqrt(1 + beta^2).
+
+    Parameters
+    ----------
+    beta : array_like
+        Probit slopes.
+
+    Returns
+    -------
+    numpy.ndarray
+        Correlations in (-1, 1).
+
+    Examples
+    --------
+    >>> round(float(rho_from_probit(1.0)), 6), float(rho_from_probit(0.0))
+    (0.707107, 0.0)
+    """
     beta = np.asarray(beta, dtype=float)
     return beta / np.sqrt(1.0 + beta * beta)
 
 
 def standardise_within(values, groups):
-    """Standardise ``values`` to mean 0, SD 1 (ddof 0) within each group label; NaN for constant groups."""
+    """Standardise ``values`` to mean 0, SD 1 (ddof 0) within each group label; NaN for constant groups.
+
+    Parameters
+    ----------
+    values : array_like, (n,)
+        Values.
+    groups : array_like, (n,)
+        Group label of each value.
+
+    Returns
+    -------
+    numpy.ndarray, (n,)
+        The standardised values.
+
+    Examples
+    --------
+    >>> standardise_within([1.0, 2.0, 3.0, 10.0, 10.0], ["a", "a", "a", "b", "b"]).round(4).tolist()
+    [-1.2247, 0.0, 1.2247, nan, nan]
+    """
     values = np.asarray(values, dtype=float)
     groups = np.asarray(groups)
     out = np.empty_like(values)
@@ -441,9 +754,22 @@ def standardise_within(values, groups):
 def known_dv_correlation(dv_a, dv_b, labels) -> tuple[float, np.ndarray]:
     """DVC of two systems whose per-class decision values are known (no split normalisation needed).
 
-    ``dv_a``, ``dv_b`` are (images, K) class scores (e.g. a readout's logits); for class pair (i, j) the DV
-    is ``score_j - score_i`` and its within-class Pearson correlation between the systems is taken in
-    class i and in class j. Returns the mean over the 2 x C(K, 2) values and the (pairs, 2) array.
+    For class pair (i, j) the DV is ``score_j - score_i`` and its within-class Pearson correlation between
+    the systems is taken in class i and in class j.
+
+    Parameters
+    ----------
+    dv_a, dv_b : array_like, (images, K)
+        Class scores of the two systems (e.g. a readout's logits).
+    labels : array_like of int, (images,)
+        Class index 0..K-1 of each image.
+
+    Returns
+    -------
+    mean : float
+        The mean over the 2 x C(K, 2) correlations (NaN ignored).
+    values : numpy.ndarray, (pairs, 2)
+        The correlations per class pair (in ``np.triu_indices`` order), in class i and in class j.
 
     Examples
     --------

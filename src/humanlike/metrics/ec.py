@@ -20,6 +20,15 @@ class UndefinedPolicy(str, Enum):
     stated by METHODS.md); otherwise the formula.
     ``MODELVSHUMAN``: reproduces the model-vs-human benchmark code, which returns 1 whenever observed
     agreement is 1 (so two identical constant observers give 1) and the formula otherwise.
+
+    Examples
+    --------
+    Two observers who are both always right:
+
+    >>> float(kappa(10, 0, 0, 0, policy=UndefinedPolicy.STRICT))
+    nan
+    >>> float(kappa(10, 0, 0, 0, policy="model-vs-human"))
+    1.0
     """
 
     STRICT = "strict"
@@ -35,26 +44,99 @@ def _as_float(*arrays):
 
 
 def accuracies(a, b, c, d):
-    """Accuracies (p1, p2) of the two observers."""
+    """Accuracies (p1, p2) of the two observers.
+
+    Parameters
+    ----------
+    a, b, c, d : array_like
+        2x2 counts: both correct, only the first correct, only the second correct, both wrong
+        (broadcast together).
+
+    Returns
+    -------
+    p1, p2 : numpy.ndarray
+        ``(a + b) / n`` and ``(a + c) / n`` with ``n = a + b + c + d``.
+
+    Examples
+    --------
+    >>> p1, p2 = accuracies(6, 2, 1, 1)
+    >>> float(p1), float(p2)
+    (0.8, 0.7)
+    """
     a, b, c, d = _as_float(a, b, c, d)
     n = a + b + c + d
     return (a + b) / n, (a + c) / n
 
 
 def observed_agreement(a, b, c, d):
-    """Share of trials on which both observers are right or both are wrong: (a+d)/n."""
+    """Share of trials on which both observers are right or both are wrong: (a+d)/n.
+
+    Parameters
+    ----------
+    a, b, c, d : array_like
+        2x2 counts: both correct, only the first correct, only the second correct, both wrong.
+
+    Returns
+    -------
+    numpy.ndarray
+        Observed agreement in [0, 1], broadcast over the inputs.
+
+    Examples
+    --------
+    >>> float(observed_agreement(6, 2, 1, 1))
+    0.7
+    """
     a, b, c, d = _as_float(a, b, c, d)
     return (a + d) / (a + b + c + d)
 
 
 def expected_agreement(p1, p2):
-    """Agreement expected from independent observers with accuracies p1, p2."""
+    """Agreement expected from independent observers with accuracies p1, p2.
+
+    Parameters
+    ----------
+    p1, p2 : array_like
+        Accuracies of the two observers, in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        ``p1 p2 + (1 - p1)(1 - p2)``, broadcast over the inputs.
+
+    Examples
+    --------
+    >>> round(float(expected_agreement(0.8, 0.7)), 10)
+    0.62
+    """
     p1, p2 = _as_float(p1, p2)
     return p1 * p2 + (1.0 - p1) * (1.0 - p2)
 
 
 def kappa_from_agreement(c_obs, c_exp, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):
-    """Kappa from observed and expected agreement, with the undefined cases set by ``policy``."""
+    """Kappa from observed and expected agreement, with the undefined cases set by ``policy``.
+
+    Parameters
+    ----------
+    c_obs : array_like
+        Observed agreement (share of trials both right or both wrong).
+    c_exp : array_like
+        Agreement expected under independence (see :func:`expected_agreement`).
+    policy : UndefinedPolicy or str, default "strict"
+        What kappa is where ``c_exp`` is 1 (see :class:`UndefinedPolicy`).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        ``(c_obs - c_exp) / (1 - c_exp)``; NaN where ``c_exp`` is 1 (strict), 1 where ``c_obs`` is 1
+        (model-vs-human). A 0-d result is returned as a NumPy scalar.
+
+    Examples
+    --------
+    >>> float(kappa_from_agreement(0.75, 0.5))
+    0.5
+    >>> float(kappa_from_agreement(1.0, 1.0)), float(kappa_from_agreement(1.0, 1.0, policy="model-vs-human"))
+    (nan, 1.0)
+    """
     policy = UndefinedPolicy(policy)
     c_obs, c_exp = _as_float(c_obs, c_exp)
     denom = 1.0 - c_exp
@@ -75,6 +157,31 @@ def kappa(a, b, c, d, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):
     numerator vanishes); both constant is undefined and handled by ``policy`` (see
     :class:`UndefinedPolicy`). Under the strict policy fewer than two trials give NaN (reason
     ``"fewer than two trials"`` from :func:`kappa_reason`).
+
+    Parameters
+    ----------
+    a, b, c, d : array_like
+        2x2 counts: both correct, only the first correct, only the second correct, both wrong (broadcast
+        together, e.g. resamples x pairs).
+    policy : UndefinedPolicy or str, default "strict"
+        What kappa is where it is undefined.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Kappa in [-1, 1], NaN where undefined (strict policy).
+
+    Raises
+    ------
+    ValueError
+        If some table has no trial (``a + b + c + d <= 0``).
+
+    Examples
+    --------
+    >>> float(kappa(3, 1, 1, 3))
+    0.5
+    >>> kappa([3, 5], [1, 0], [1, 0], [3, 5]).tolist()
+    [0.5, 1.0]
     """
     a, b, c, d = _as_float(a, b, c, d)
     n = a + b + c + d
@@ -106,6 +213,16 @@ def kappa_reason(a, b, c, d) -> np.ndarray:
     expected agreement 0 and kappa 0 (defined, reason ''). A table of fewer than two trials is reported
     as ``"fewer than two trials"`` (one trial makes both observers constant whatever they answer).
 
+    Parameters
+    ----------
+    a, b, c, d : array_like
+        2x2 counts, broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray of object
+        One string per broadcast entry.
+
     Examples
     --------
     >>> kappa_reason(10, 0, 0, 0).item(), kappa_reason(0, 10, 0, 0).item(), kappa_reason(1, 0, 0, 0).item()
@@ -125,6 +242,27 @@ def kappa_from_counts_and_margins(n11, k1, k2, n, policy: UndefinedPolicy | str 
     """Kappa from the 'both correct' count n11 and the two observers' correct counts k1, k2 out of n.
 
     The form the bootstrap uses: resampling gives weighted sums of x, y and x*y directly.
+
+    Parameters
+    ----------
+    n11 : array_like
+        Number of trials both observers got right (``a``).
+    k1, k2 : array_like
+        Number of trials the first / second observer got right (``a + b`` and ``a + c``).
+    n : array_like
+        Number of trials.
+    policy : UndefinedPolicy or str, default "strict"
+        What kappa is where it is undefined.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Kappa, equal to :func:`kappa` of the same table.
+
+    Examples
+    --------
+    >>> float(kappa_from_counts_and_margins(3, 4, 4, 8))  # the table of kappa(3, 1, 1, 3)
+    0.5
     """
     n11, k1, k2, n = _as_float(n11, k1, k2, n)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -135,7 +273,25 @@ def kappa_from_counts_and_margins(n11, k1, k2, n, policy: UndefinedPolicy | str 
 
 
 def bias_corrected_kappa(k, n):
-    """Martín Andrés & Álvarez Hernández's bias-corrected kappa: n k / ((n - 1) + k)."""
+    """Martín Andrés & Álvarez Hernández's bias-corrected kappa: n k / ((n - 1) + k).
+
+    Parameters
+    ----------
+    k : array_like
+        Kappa estimates.
+    n : array_like
+        Number of trials each estimate is based on.
+
+    Returns
+    -------
+    numpy.ndarray
+        The corrected kappa, broadcast over the inputs.
+
+    Examples
+    --------
+    >>> float(bias_corrected_kappa(0.6, 10))
+    0.625
+    """
     k, n = _as_float(k, n)
     return n * k / ((n - 1.0) + k)
 
@@ -145,6 +301,21 @@ def kappa_max(p1, p2):
 
     Closed form (METHODS.md): with a1 <= a2, 2 a1 (1-a2) / (a1 (1-a2) + a2 (1-a1)). NaN when both
     accuracies are 0 or 1 (kappa undefined); 0 when exactly one is.
+
+    Parameters
+    ----------
+    p1, p2 : array_like
+        Accuracies in [0, 1], broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The upper bound on kappa.
+
+    Examples
+    --------
+    >>> float(kappa_max(0.7, 0.7)), round(float(kappa_max(0.8, 0.7)), 4)
+    (1.0, 0.7368)
     """
     p1, p2 = _as_float(p1, p2)
     lo, hi = np.minimum(p1, p2), np.maximum(p1, p2)
@@ -157,7 +328,23 @@ def kappa_max(p1, p2):
 
 
 def kappa_min(p1, p2):
-    """Smallest kappa two observers with accuracies p1, p2 can reach (METHODS.md closed form)."""
+    """Smallest kappa two observers with accuracies p1, p2 can reach (METHODS.md closed form).
+
+    Parameters
+    ----------
+    p1, p2 : array_like
+        Accuracies in [0, 1], broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The lower bound on kappa: NaN when both accuracies are 0 or 1, 0 when exactly one is.
+
+    Examples
+    --------
+    >>> float(kappa_min(0.5, 0.5)), round(float(kappa_min(0.8, 0.7)), 4)
+    (-1.0, -0.3158)
+    """
     p1, p2 = _as_float(p1, p2)
     s = p1 + p2 - 2.0 * p1 * p2
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -176,7 +363,28 @@ def _one_constant(p1, p2):
 
 
 def kappa_bound_from_accuracy_difference(d):
-    """Upper bound on kappa for any two observers whose accuracies differ by |d|: (1-d)^2 / (1+d^2)."""
+    """Upper bound on kappa for any two observers whose accuracies differ by |d|: (1-d)^2 / (1+d^2).
+
+    Parameters
+    ----------
+    d : array_like
+        Accuracy differences ``p1 - p2`` in [-1, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        The bound, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If some ``|d| > 1``.
+
+    Examples
+    --------
+    >>> kappa_bound_from_accuracy_difference([0.0, 0.2]).round(4).tolist()
+    [1.0, 0.6154]
+    """
     (d,) = _as_float(d)
     d = np.abs(d)
     if np.any(d > 1):
@@ -189,6 +397,28 @@ def accuracy_difference_bound_from_kappa(k):
 
     Solves (1-d)^2/(1+d^2) = k for d in [0, 1]: d = (1 - sqrt(1 - (1-k)^2)) / (1 - k) for k < 1, d = 0 at
     k = 1. For k <= 0 every difference is possible (returns 1).
+
+    Parameters
+    ----------
+    k : array_like
+        Kappa values in [-1, 1].
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The largest compatible accuracy difference, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If some kappa lies outside [-1, 1].
+
+    Examples
+    --------
+    >>> round(float(accuracy_difference_bound_from_kappa(0.64 / 1.04)), 6)
+    0.2
+    >>> float(accuracy_difference_bound_from_kappa(1.0)), float(accuracy_difference_bound_from_kappa(0.0))
+    (0.0, 1.0)
     """
     (k,) = _as_float(k)
     if np.any((k < -1) | (k > 1)):
@@ -205,6 +435,26 @@ def accuracy_range_given_kappa(k, p_other, *, grid: int = 20001):
 
     Returns (low, high): the set {p : kappa_min(p_other, p) <= k <= kappa_max(p_other, p)}, found on a fine
     grid (the bound functions are unimodal in p, so the set is an interval).
+
+    Parameters
+    ----------
+    k : float
+        Kappa between the two observers.
+    p_other : float
+        Accuracy of the known observer.
+    grid : int, default 20001
+        Number of grid points on [0, 1] (the end points are excluded); sets the resolution of the result.
+
+    Returns
+    -------
+    low, high : float
+        The smallest and largest compatible accuracy; NaN, NaN when none is.
+
+    Examples
+    --------
+    >>> low, high = accuracy_range_given_kappa(0.5, 0.5)
+    >>> round(low, 4), round(high, 4)
+    (0.25, 0.75)
     """
     k = float(k)
     p_other = float(p_other)
@@ -216,7 +466,28 @@ def accuracy_range_given_kappa(k, p_other, *, grid: int = 20001):
 
 
 def counts_from_correctness(x, y):
-    """2x2 counts (a, b, c, d) from two aligned boolean correctness vectors."""
+    """2x2 counts (a, b, c, d) from two aligned boolean correctness vectors.
+
+    Parameters
+    ----------
+    x, y : array_like of bool
+        Whether the first / second observer was correct on each trial (same shape).
+
+    Returns
+    -------
+    a, b, c, d : int
+        Both correct, only ``x`` correct, only ``y`` correct, both wrong.
+
+    Raises
+    ------
+    ValueError
+        If the two vectors differ in shape.
+
+    Examples
+    --------
+    >>> counts_from_correctness([1, 1, 1, 0], [1, 0, 1, 0])
+    (2, 1, 0, 1)
+    """
     x = np.asarray(x, dtype=bool)
     y = np.asarray(y, dtype=bool)
     if x.shape != y.shape:
@@ -242,6 +513,16 @@ PAIR_MEASURES = ("error_consistency", "observed_consistency", "accuracy_differen
 
 def pair_indices(n_observers: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices (i, j), i < j, of all unordered pairs of ``n_observers`` observers (row-major order).
+
+    Parameters
+    ----------
+    n_observers : int
+        Number of observers.
+
+    Returns
+    -------
+    first, second : numpy.ndarray of int
+        The first and second observer of each of the ``n (n - 1) / 2`` pairs.
 
     Examples
     --------
@@ -303,9 +584,34 @@ def correctness_statistics(correct, observed=None) -> tuple[np.ndarray, bool]:
 def correctness_counts(sums, n_observers: int, masked: bool) -> dict[str, np.ndarray]:
     """Split weighted sums of :func:`correctness_statistics` into named counts.
 
-    Returns a dict of float64 arrays: ``both`` (R x P, both correct), ``first`` / ``second`` (R x P, the
-    first / second observer correct on the items both answered), ``trials`` (R x P, items both answered),
-    ``correct`` and ``answered`` (R x O, per observer). R is the number of rows of ``sums``.
+    Parameters
+    ----------
+    sums : array_like, (R, S)
+        Weighted column sums of :func:`correctness_statistics` (one row per resample); a 1-D row is
+        treated as one resample.
+    n_observers : int
+        Number of observers (columns of the correctness block).
+    masked : bool
+        The layout flag returned by :func:`correctness_statistics`.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Float64 arrays: ``both`` (R x P, both correct), ``first`` / ``second`` (R x P, the first / second
+        observer correct on the items both answered), ``trials`` (R x P, items both answered), ``correct``
+        and ``answered`` (R x O, per observer).
+
+    Raises
+    ------
+    ValueError
+        If the number of columns of ``sums`` does not fit ``n_observers`` and the layout.
+
+    Examples
+    --------
+    >>> s, masked = correctness_statistics([[1, 1], [1, 0], [0, 0]])
+    >>> counts = correctness_counts(s.sum(axis=0), 2, masked)
+    >>> counts["both"].tolist(), counts["correct"].tolist(), counts["trials"].tolist()
+    ([[1.0]], [[2.0, 1.0]], [[3.0]])
     """
     sums = np.atleast_2d(np.asarray(sums, dtype=np.float64))
     n_obs = int(n_observers)
@@ -382,6 +688,17 @@ def error_overlap(a, b, c, d):
     corrected for chance (two independent observers with error rates e1, e2 overlap by about
     e1 e2 / (e1 + e2 - e1 e2)); NaN when neither observer makes an error.
 
+    Parameters
+    ----------
+    a, b, c, d : array_like
+        2x2 counts: both correct, only the first correct, only the second correct, both wrong
+        (``a`` does not enter the formula but keeps the signature of :func:`kappa`).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The overlap in [0, 1], NaN where ``b + c + d`` is 0.
+
     Examples
     --------
     >>> float(error_overlap(5, 1, 2, 2))
@@ -394,7 +711,28 @@ def error_overlap(a, b, c, d):
 
 
 def error_overlap_from_sums(sums, n_observers: int, masked: bool) -> np.ndarray:
-    """Per-pair :func:`error_overlap` (R x P) from weighted sums of :func:`correctness_statistics`."""
+    """Per-pair :func:`error_overlap` (R x P) from weighted sums of :func:`correctness_statistics`.
+
+    Parameters
+    ----------
+    sums : array_like, (R, S)
+        Weighted column sums of :func:`correctness_statistics`, one row per resample.
+    n_observers : int
+        Number of observers.
+    masked : bool
+        The layout flag returned by :func:`correctness_statistics`.
+
+    Returns
+    -------
+    numpy.ndarray, (R, P)
+        Error overlap per resample and pair (pairs in :func:`pair_indices` order).
+
+    Examples
+    --------
+    >>> s, masked = correctness_statistics([[1, 1], [1, 0], [0, 1], [0, 0], [0, 0]])
+    >>> error_overlap_from_sums(s.sum(axis=0, keepdims=True), 2, masked).tolist()
+    [[0.5]]
+    """
     counts = correctness_counts(sums, n_observers, masked)
     both, first, second, n = counts["both"], counts["first"], counts["second"], counts["trials"]
     return np.asarray(error_overlap(both, first - both, second - both, n - first - second + both), dtype=float)

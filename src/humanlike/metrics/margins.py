@@ -32,12 +32,31 @@ _SQRT2 = np.sqrt(2.0)
 def decision_margin(logits, target) -> np.ndarray:
     """Decision margin per row: ``(S_target - max_{j != target} S_j) / sqrt(2)``.
 
-    ``logits`` is an (items x classes) array of scores (raw activations), ``target`` the integer index of
-    each row's true class. Returns an (items,) float array.
-
     Ties: when the target ties with the best non-target class the margin is exactly 0, and an item counts as
     correct only when its margin is > 0, so a tie is *not* correct (even if an argmax happens to pick the
-    target). Raises ``ValueError`` for non-finite scores, fewer than two classes, or targets out of range.
+    target).
+
+    Parameters
+    ----------
+    logits : array_like, (items, classes)
+        Scores (raw activations) per item and class; at least two classes.
+    target : array_like of int, (items,)
+        Index of each row's true class.
+
+    Returns
+    -------
+    numpy.ndarray, (items,)
+        The decision margins (float).
+
+    Raises
+    ------
+    ValueError
+        For non-finite scores, fewer than two classes, or targets out of range.
+
+    Examples
+    --------
+    >>> decision_margin([[2.0, 1.0, 0.0], [0.0, 1.0, 1.0]], [0, 1]).round(4).tolist()
+    [0.7071, 0.0]
     """
     s = np.asarray(logits, dtype=float)
     if s.ndim != 2:
@@ -59,7 +78,23 @@ def decision_margin(logits, target) -> np.ndarray:
 
 
 def margin_correct(margin) -> np.ndarray:
-    """Correctness implied by a margin: ``margin > 0`` (a tie, margin 0, is not correct)."""
+    """Correctness implied by a margin: ``margin > 0`` (a tie, margin 0, is not correct).
+
+    Parameters
+    ----------
+    margin : array_like
+        Decision margins.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where the margin is positive.
+
+    Examples
+    --------
+    >>> margin_correct([0.5, 0.0, -1.0]).tolist()
+    [True, False, False]
+    """
     return np.asarray(margin, dtype=float) > 0
 
 
@@ -89,6 +124,13 @@ class AggregationRule(str, Enum):
     (the model-vs-human benchmark). ``LOGIT``: the mean of the raw logits over the category's indices (the
     decision-margin paper's variant). Margins on the two scales are not comparable: probabilities lie in
     [0, 1] (margins in [-1/sqrt 2, 1/sqrt 2]) while logit margins are unbounded; the argmax may differ too.
+
+    Examples
+    --------
+    >>> AggregationRule("logit") is AggregationRule.LOGIT
+    True
+    >>> aggregate_outputs([[0.0, 2.0, 1.0]], {"a": [0, 1], "b": [2]}, AggregationRule.LOGIT)[0].tolist()
+    [[1.0, 1.0]]
     """
 
     PROBABILITY = "probability"
@@ -100,6 +142,17 @@ def load_imagenet16_mapping() -> dict[str, list[int]]:
 
     Categories come in file order (alphabetical, the model-vs-human order). Source: model-vs-human's
     ``human_categories.py`` (see the JSON's ``source`` key).
+
+    Returns
+    -------
+    dict of str to list of int
+        A fresh copy (safe to modify) of the mapping.
+
+    Examples
+    --------
+    >>> mapping = load_imagenet16_mapping()
+    >>> len(mapping), list(mapping)[:3], mapping["airplane"]
+    (16, ['airplane', 'bear', 'bicycle'], [404])
     """
     return {k: list(v) for k, v in _packaged_mapping().items()}
 
@@ -116,9 +169,33 @@ def _packaged_mapping() -> dict[str, tuple[int, ...]]:
 def validate_mapping(mapping: Mapping[str, Sequence[int]], n_outputs: int | None = None) -> dict[str, list[int]]:
     """Check a category -> output-indices mapping and return it as a plain dict of int lists.
 
-    Raises ``ValueError`` naming the category for: an empty index list, non-integer or negative indices,
-    indices >= ``n_outputs`` (when given), an index repeated within a category, or an index shared by two
-    categories.
+    Parameters
+    ----------
+    mapping : Mapping of str to sequence of int
+        Category name -> indices of the model outputs that belong to it.
+    n_outputs : int, optional
+        Number of model outputs; when given, every index must be below it.
+
+    Returns
+    -------
+    dict of str to list of int
+        The mapping, in its original order.
+
+    Raises
+    ------
+    ValueError
+        Naming the category, for: an empty index list, non-integer or negative indices, indices
+        >= ``n_outputs`` (when given), an index repeated within a category, or an index shared by two
+        categories.
+
+    Examples
+    --------
+    >>> validate_mapping({"cat": (0, 1), "dog": [2]}, n_outputs=3)
+    {'cat': [0, 1], 'dog': [2]}
+    >>> validate_mapping({"cat": [0, 1], "dog": [1]})
+    Traceback (most recent call last):
+        ...
+    ValueError: category 'dog': duplicate index 1 (also in category 'cat')
     """
     if not isinstance(mapping, Mapping) or len(mapping) == 0:
         raise ValueError("a mapping must be a non-empty dict: category -> list of output indices")
@@ -158,13 +235,37 @@ def _resolve_mapping(mapping, n_outputs: int) -> dict[str, list[int]] | None:
 def aggregate_outputs(logits, mapping="imagenet16", rule: AggregationRule | str = AggregationRule.PROBABILITY):
     """Aggregate (items x outputs) raw logits to (items x categories) scores.
 
-    ``mapping``: ``"imagenet16"`` (the packaged 16-category mapping, needs 1000 outputs), a dict
-    category -> output indices (validated with :func:`validate_mapping`), or ``None`` (identity: every output
-    is its own category, named ``"0"``, ``"1"``, ...). ``rule``: see :class:`AggregationRule`.
+    Outputs not named by the mapping still enter the softmax of the probability rule but are otherwise
+    ignored.
 
-    Returns ``(scores, categories)``: an (items x categories) float array and the tuple of category names in
-    column order (mapping order). Outputs not named by the mapping still enter the softmax of the
-    probability rule but are otherwise ignored.
+    Parameters
+    ----------
+    logits : array_like, (items, outputs)
+        Raw model outputs (finite).
+    mapping : "imagenet16", dict or None, default "imagenet16"
+        ``"imagenet16"`` (the packaged 16-category mapping, needs 1000 outputs), a dict category -> output
+        indices (validated with :func:`validate_mapping`), or ``None`` (identity: every output is its own
+        category, named ``"0"``, ``"1"``, ...).
+    rule : AggregationRule or str, default "probability"
+        See :class:`AggregationRule`.
+
+    Returns
+    -------
+    scores : numpy.ndarray, (items, categories)
+        The aggregated scores.
+    categories : tuple of str
+        Category names in column order (mapping order).
+
+    Raises
+    ------
+    ValueError
+        For a non-2-D or non-finite input, or an invalid mapping.
+
+    Examples
+    --------
+    >>> scores, cats = aggregate_outputs(np.log([[1.0, 1.0, 2.0]]), {"a": [0, 1], "b": [2]})
+    >>> scores.round(6).tolist(), cats
+    ([[0.25, 0.5]], ('a', 'b'))
     """
     rule = AggregationRule(rule)
     x = np.asarray(logits, dtype=float)
@@ -189,10 +290,31 @@ def aggregate_outputs(logits, mapping="imagenet16", rule: AggregationRule | str 
 class OutputMargins:
     """Margins, predictions and correctness of a model on items, in category space.
 
-    ``margin``: decision margin per item (scale depends on ``rule``, see :class:`AggregationRule`).
-    ``predicted``: index of the argmax category (ties go to the first category in mapping order).
-    ``correct``: ``margin > 0``. ``tie``: the top score is shared by two or more categories; on such items
-    ``predicted == target`` may hold while ``correct`` is False (a tied target is not correct).
+    Built by :func:`margins_from_outputs`.
+
+    Attributes
+    ----------
+    margin : numpy.ndarray, (items,)
+        Decision margin per item (scale depends on ``rule``, see :class:`AggregationRule`).
+    predicted : numpy.ndarray of int, (items,)
+        Index of the argmax category (ties go to the first category in mapping order).
+    target : numpy.ndarray of int, (items,)
+        Index of the true category.
+    correct : numpy.ndarray of bool, (items,)
+        ``margin > 0``.
+    tie : numpy.ndarray of bool, (items,)
+        The top score is shared by two or more categories; on such items ``predicted == target`` may hold
+        while ``correct`` is False (a tied target is not correct).
+    categories : tuple of str
+        Category names in column order.
+    rule : str
+        The aggregation rule used (``"logit"`` or ``"probability"``).
+
+    Examples
+    --------
+    >>> m = margins_from_outputs([[0.0, 1.0, 1.0]], ["b"], mapping={"a": [0], "b": [1], "c": [2]})
+    >>> m.predicted.tolist(), m.tie.tolist(), m.correct.tolist()
+    ([1], [True], [False])
     """
 
     margin: np.ndarray
@@ -204,7 +326,14 @@ class OutputMargins:
     rule: str
 
     def to_frame(self):
-        """One row per item: target, predicted (category names), margin, correct, tie."""
+        """One row per item: target, predicted (category names), margin, correct, tie.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``item_index``, ``target``, ``predicted``, ``decision_margin``, ``correct``, ``tie``,
+            ``rule``.
+        """
         import pandas as pd
 
         cats = np.asarray(self.categories, dtype=object)
@@ -226,11 +355,38 @@ def margins_from_outputs(
 ) -> OutputMargins:
     """Aggregate outputs to categories (see :func:`aggregate_outputs`), then margin and argmax per item.
 
-    ``mapping=None`` means the outputs already are per-category scores (identity mapping); pass
-    ``"imagenet16"`` or a dict to aggregate. ``targets`` are category indices (column positions) or
-    category names. The default rule is ``"logit"`` (the DMC paper); ``"probability"`` takes the margin on
-    the aggregated probabilities, a different scale. The predicted category is the argmax; ties go to the
-    first category in mapping order. ``correct`` is ``margin > 0``, so a target tied for the top is wrong.
+    The predicted category is the argmax; ties go to the first category in mapping order. ``correct`` is
+    ``margin > 0``, so a target tied for the top is wrong.
+
+    Parameters
+    ----------
+    outputs : array_like, (items, outputs)
+        Raw model outputs.
+    targets : array_like, (items,)
+        True categories: indices (column positions) or category names.
+    mapping : "imagenet16", dict or None, default None
+        ``None`` means the outputs already are per-category scores (identity mapping); pass ``"imagenet16"``
+        or a dict to aggregate.
+    rule : AggregationRule or str, default "logit"
+        ``"logit"`` (the DMC paper); ``"probability"`` takes the margin on the aggregated probabilities, a
+        different scale.
+
+    Returns
+    -------
+    OutputMargins
+        Margins, predictions, correctness and ties per item.
+
+    Raises
+    ------
+    ValueError
+        For a target name not in the mapping, a target index out of range, or bad outputs.
+
+    Examples
+    --------
+    >>> m = margins_from_outputs([[2.0, 1.0, 0.0], [0.0, 1.0, 1.0]], ["b", "c"],
+    ...                          mapping={"a": [0], "b": [1], "c": [2]})
+    >>> m.margin.round(4).tolist(), m.to_frame()["predicted"].tolist()
+    ([-0.7071, 0.0], ['a', 'b'])
     """
     rule = AggregationRule(rule)
     scores, categories = aggregate_outputs(outputs, mapping, rule)
@@ -263,10 +419,31 @@ def margins_from_outputs(
 def item_accuracy(correct_counts, trial_counts) -> np.ndarray:
     """Mean correctness per item, pooled over observers and repeats.
 
-    1-D inputs are per-item totals (items,); 2-D inputs are (observers x items) and are summed over
-    observers first, so the result is ``sum(correct) / sum(trials)`` per item (each response weighs the
-    same, not each observer). Raises ``ValueError`` for negative counts, correct > trials, NaN, or an
-    item with no trials at all (its accuracy would be undefined).
+    The result is ``sum(correct) / sum(trials)`` per item (each response weighs the same, not each
+    observer).
+
+    Parameters
+    ----------
+    correct_counts : array_like, (items,) or (observers, items)
+        Number of correct responses; 2-D inputs are summed over observers first.
+    trial_counts : array_like, same shape
+        Number of responses.
+
+    Returns
+    -------
+    numpy.ndarray, (items,)
+        Proportion correct per item.
+
+    Raises
+    ------
+    ValueError
+        For differing shapes, negative counts, correct > trials, NaN, or an item with no trials at all (its
+        accuracy would be undefined).
+
+    Examples
+    --------
+    >>> item_accuracy([[1, 0], [2, 1]], [[1, 1], [3, 3]]).tolist()
+    [0.75, 0.25]
     """
     c = np.asarray(correct_counts, dtype=float)
     t = np.asarray(trial_counts, dtype=float)
@@ -339,6 +516,30 @@ def dprime_to_accuracy(d, m: int) -> np.ndarray:
 
     ``Pc(d') = ∫ φ(z - d') Φ(z)^(m-1) dz`` by fine-grid quadrature (error < 1e-9). Any real d' is allowed;
     d' = 0 gives chance 1/m, negative d' gives below-chance accuracy. NaN passes through.
+
+    Parameters
+    ----------
+    d : array_like
+        Sensitivities d'.
+    m : int
+        Number of alternatives (at least 2).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Proportion correct, same shape as ``d``.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` is not an integer >= 2.
+
+    Examples
+    --------
+    >>> round(float(dprime_to_accuracy(1.0, 2)), 6)  # 2AFC: Phi(d' / sqrt 2)
+    0.76025
+    >>> round(float(dprime_to_accuracy(0.0, 4)), 6)  # chance
+    0.25
     """
     m = _check_m(m)
     d = np.asarray(d, dtype=float)
@@ -358,14 +559,45 @@ def accuracy_to_dprime(pc, m: int, n_trials=None, below_chance: str = "zero") ->
 
     Corrections (never an infinite d'):
 
-    * Pc = 1 or Pc = 0: with ``n_trials`` (broadcastable to ``pc``; the number of responses behind each
-      proportion) the standard 1/(2N) rule replaces 1 by 1 - 1/(2N) and 0 by 1/(2N). Without ``n_trials``
-      a Pc of exactly 1 (or 0 when negative d' are asked for) raises ``ValueError``.
+    * Pc = 1 or Pc = 0: with ``n_trials`` the standard 1/(2N) rule replaces 1 by 1 - 1/(2N) and 0 by
+      1/(2N). Without ``n_trials`` a Pc of exactly 1 (or 0 when negative d' are asked for) raises
+      ``ValueError``.
     * Pc <= chance (1/m): ``below_chance="zero"`` (default) clips to chance, d' = 0;
       ``below_chance="negative"`` solves for the negative d' instead.
 
     Solved by interpolation in a table of Pc over d' in [-10, 20] refined with Newton steps on the exact
-    derivative (accuracy far below 1e-6 in d'). NaN passes through; Pc outside [0, 1] raises.
+    derivative (accuracy far below 1e-6 in d'). NaN passes through.
+
+    Parameters
+    ----------
+    pc : array_like
+        Proportions correct in [0, 1].
+    m : int
+        Number of alternatives (at least 2).
+    n_trials : array_like, optional
+        Number of responses behind each proportion (broadcastable to ``pc``), for the 1/(2N) correction.
+    below_chance : {"zero", "negative"}, default "zero"
+        What a proportion at or below chance gives.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        d', same shape as ``pc``.
+
+    Raises
+    ------
+    ValueError
+        For Pc outside [0, 1], a Pc of 1 (or 0) without ``n_trials``, ``n_trials < 1``, or a bad ``m`` or
+        ``below_chance``.
+
+    Examples
+    --------
+    >>> round(float(accuracy_to_dprime(0.7602499389065284, 2)), 6)
+    1.0
+    >>> round(float(accuracy_to_dprime(1.0, 2, n_trials=10)), 4)  # Pc 0.95 after the 1/(2N) rule
+    2.3262
+    >>> float(accuracy_to_dprime(0.2, 4))  # below chance clips to d' = 0
+    0.0
     """
     m = _check_m(m)
     if below_chance not in ("zero", "negative"):

@@ -15,7 +15,22 @@ import numpy as np
 def jaccard_matrix(masks_a, masks_b) -> np.ndarray:
     """Jaccard index |a∩b|/|a∪b| of every mask of ``masks_a`` (n, H, W) with every one of ``masks_b``.
 
-    Returns an (n, m) array; NaN where both masks are empty (the index is undefined there).
+    Parameters
+    ----------
+    masks_a : array_like of bool, (n, H, W)
+        First stack of object masks.
+    masks_b : array_like of bool, (m, H, W)
+        Second stack, of the same image size.
+
+    Returns
+    -------
+    numpy.ndarray, (n, m)
+        The Jaccard indices; NaN where both masks are empty (the index is undefined there).
+
+    Raises
+    ------
+    ValueError
+        If the stacks are not 3-D or differ in image size.
 
     Examples
     --------
@@ -42,6 +57,23 @@ def top_pairs(jaccard, k: int) -> tuple[np.ndarray, np.ndarray]:
     Ties keep row-major order (stable sort); NaN entries come last; ``k`` larger than the number of
     entries returns them all.
 
+    Parameters
+    ----------
+    jaccard : array_like, (n, m)
+        A matrix such as :func:`jaccard_matrix` returns.
+    k : int
+        How many entries to return (at least 1).
+
+    Returns
+    -------
+    rows, cols : numpy.ndarray of int
+        Indices of the selected entries, highest first.
+
+    Raises
+    ------
+    ValueError
+        If ``jaccard`` is not 2-D or ``k < 1``.
+
     Examples
     --------
     >>> top_pairs(np.array([[0.1, 0.5], [0.5, 0.9]]), 3)
@@ -60,6 +92,21 @@ def top_pairs(jaccard, k: int) -> tuple[np.ndarray, np.ndarray]:
 def blend_alphas(n_levels: int = 7) -> np.ndarray:
     """Blend weights α_i = i/(n−1), i = 0..n−1 (exact at both ends).
 
+    Parameters
+    ----------
+    n_levels : int, default 7
+        Number of levels of the sequence (at least 3).
+
+    Returns
+    -------
+    numpy.ndarray, (n_levels,)
+        The blend weights from 0 to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``n_levels < 3``.
+
     Examples
     --------
     >>> blend_alphas(3)
@@ -72,7 +119,30 @@ def blend_alphas(n_levels: int = 7) -> np.ndarray:
 
 
 def blend_sequence(a, b, alphas) -> np.ndarray:
-    """Alpha blends a(1−α) + bα of two equally sized images, stacked along a new first axis."""
+    """Alpha blends a(1−α) + bα of two equally sized images, stacked along a new first axis.
+
+    Parameters
+    ----------
+    a, b : array_like
+        The two images (any equal shape, e.g. (H, W) or (H, W, 3)).
+    alphas : array_like, (levels,)
+        Blend weights, e.g. from :func:`blend_alphas`.
+
+    Returns
+    -------
+    numpy.ndarray, (levels, *a.shape)
+        The blended images, float64.
+
+    Raises
+    ------
+    ValueError
+        If the two images differ in shape.
+
+    Examples
+    --------
+    >>> blend_sequence(np.zeros(2), np.ones(2), blend_alphas(3)).tolist()
+    [[0.0, 0.0], [0.5, 0.5], [1.0, 1.0]]
+    """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
@@ -82,17 +152,67 @@ def blend_sequence(a, b, alphas) -> np.ndarray:
 
 
 def triad_design(n_levels: int) -> np.ndarray:
-    """All C(n, 3) triads (a < b < c) of 1-based levels, in lexicographic order, as an (m, 3) array."""
+    """All C(n, 3) triads (a < b < c) of 1-based levels, in lexicographic order, as an (m, 3) array.
+
+    Parameters
+    ----------
+    n_levels : int
+        Number of levels of the sequence.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (C(n_levels, 3), 3)
+        One triad per row.
+
+    Examples
+    --------
+    >>> triad_design(4).tolist()
+    [[1, 2, 3], [1, 2, 4], [1, 3, 4], [2, 3, 4]]
+    >>> triad_design(7).shape
+    (35, 3)
+    """
     return np.array(list(itertools.combinations(range(1, int(n_levels) + 1), 3)), dtype=np.int64)
 
 
 def quad_design(n_levels: int) -> np.ndarray:
-    """All C(n, 4) quadruples (a < b < c < d) of 1-based levels, as an (m, 4) array."""
+    """All C(n, 4) quadruples (a < b < c < d) of 1-based levels, as an (m, 4) array.
+
+    Parameters
+    ----------
+    n_levels : int
+        Number of levels of the sequence.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (C(n_levels, 4), 4)
+        One quadruple per row, in lexicographic order.
+
+    Examples
+    --------
+    >>> quad_design(5).tolist()[:2], quad_design(7).shape
+    ([[1, 2, 3, 4], [1, 2, 3, 5]], (35, 4))
+    """
     return np.array(list(itertools.combinations(range(1, int(n_levels) + 1), 4)), dtype=np.int64)
 
 
 def pairwise_distances(features) -> np.ndarray:
-    """ℓ2 distances between the levels of each sequence: (..., levels, dims) -> (..., levels, levels)."""
+    """ℓ2 distances between the levels of each sequence: (..., levels, dims) -> (..., levels, levels).
+
+    Parameters
+    ----------
+    features : array_like, (..., levels, dims)
+        One feature vector per level of each sequence.
+
+    Returns
+    -------
+    numpy.ndarray, (..., levels, levels)
+        Symmetric distance matrices with a zero diagonal.
+
+    Examples
+    --------
+    >>> pairwise_distances([[0, 0], [3, 4], [6, 8]]).tolist()
+    [[0.0, 5.0, 10.0], [5.0, 0.0, 5.0], [10.0, 5.0, 0.0]]
+    """
     f = np.asarray(features, dtype=np.float64)
     n = f.shape[-2]
     out = np.zeros(f.shape[:-2] + (n, n))
@@ -111,12 +231,26 @@ def pair_differences(distances, design) -> np.ndarray:
 
     Parameters
     ----------
-    distances : array (..., levels, levels)
-    design : int array (m, 3) or (m, 4)
+    distances : array_like, (..., levels, levels)
+        Distance matrices, e.g. from :func:`pairwise_distances`.
+    design : array_like of int, (m, 3) or (m, 4)
+        Triads or quadruples of 1-based levels.
 
     Returns
     -------
-    array (..., m)
+    numpy.ndarray, (..., m)
+        The distance difference of each trial.
+
+    Raises
+    ------
+    ValueError
+        If ``design`` is not (m, 3) or (m, 4) or names a level outside 1..levels.
+
+    Examples
+    --------
+    >>> d = pairwise_distances([[0, 0], [3, 4], [6, 8], [6, 9]])
+    >>> pair_differences(d, [[1, 2, 3], [2, 3, 4]]).tolist()
+    [0.0, -4.0]
     """
     d = np.asarray(distances, dtype=np.float64)
     design = np.asarray(design, dtype=np.int64) - 1
@@ -138,6 +272,26 @@ def tie_mask(differences, distances, rtol: float = 1e-9) -> np.ndarray:
 
     Exact ties are common (a pixel observer on a blend sequence sees equal steps as equal) and a tiny
     floating-point residue must not decide them.
+
+    Parameters
+    ----------
+    differences : array_like, (..., m)
+        Distance differences from :func:`pair_differences`.
+    distances : array_like, (..., levels, levels)
+        The distance matrices they came from (sets the scale of the tolerance).
+    rtol : float, default 1e-9
+        Tolerance relative to the largest distance of each sequence.
+
+    Returns
+    -------
+    numpy.ndarray of bool, (..., m)
+        True where the trial is a tie.
+
+    Examples
+    --------
+    >>> d = pairwise_distances([[0, 0], [3, 4], [6, 8]])
+    >>> tie_mask(np.array([1e-12, 5.0]), d).tolist()
+    [True, False]
     """
     diff = np.asarray(differences, dtype=np.float64)
     dmax = np.max(np.asarray(distances, dtype=np.float64), axis=(-1, -2))
@@ -145,7 +299,23 @@ def tie_mask(differences, distances, rtol: float = 1e-9) -> np.ndarray:
 
 
 def standard_scale(psi) -> np.ndarray:
-    """ψ/ψ_p along the last axis (ψ_1 = 0 anchors the start); NaN where ψ_p is 0 or not finite."""
+    """ψ/ψ_p along the last axis (ψ_1 = 0 anchors the start); NaN where ψ_p is 0 or not finite.
+
+    Parameters
+    ----------
+    psi : array_like, (..., levels)
+        Perceptual scale values with ψ_1 = 0.
+
+    Returns
+    -------
+    numpy.ndarray, (..., levels)
+        The scale divided by its last value (so it ends at 1).
+
+    Examples
+    --------
+    >>> standard_scale([0.0, 1.0, 4.0]).tolist()
+    [0.0, 0.25, 1.0]
+    """
     psi = np.asarray(psi, dtype=np.float64)
     last = psi[..., -1:]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -164,6 +334,16 @@ def scale_skewness(scale) -> np.ndarray:
     ----------
     scale : array (..., levels)
         Standard scales; any ψ with ψ_1 = 0 is normalised by its last value first.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The skewness per scale (NaN where the scale cannot be normalised).
+
+    Raises
+    ------
+    ValueError
+        If a scale has fewer than 3 levels.
 
     Examples
     --------

@@ -31,18 +31,42 @@ DEFAULT_SHARD_SIZE = 1024
 
 @dataclass(eq=False)
 class EvaluationResult:
-    """A model's run on a stimulus set.
+    """A model's run on a stimulus set (returned by :func:`evaluate` and :func:`evaluate_many`).
 
     Attributes
     ----------
-    model : the observer name.
-    trials : trial table (observer = model name, observer_kind ``"model"``, experiment, condition, item,
-        label, response, correct, decision_margin, trial), validated.
-    features : layer name -> :class:`~humanlike.data.representations.Representation` (images x units).
-    outputs : (images x outputs) float32 raw model outputs (logits), rows in ``manifest`` order.
-    manifest : the stimulus manifest the model ran on.
-    units : the work-unit folders the results came from (in the cache).
-    info : model key, weights, preprocessing, rule, mapping, device, precision.
+    model : str
+        The observer name.
+    trials : pandas.DataFrame
+        Trial table (observer = model name, observer_kind ``"model"``, experiment, condition, item, label,
+        response, correct, decision_margin, trial), validated; ``None`` when run with ``decide=False``.
+    features : dict of str to Representation
+        Layer name -> :class:`~humanlike.data.representations.Representation` (images x units).
+    outputs : numpy.ndarray of float32, (images, outputs)
+        Raw model outputs (logits), rows in ``manifest`` order.
+    manifest : pandas.DataFrame
+        The stimulus manifest the model ran on.
+    units : list of str
+        The work-unit folders the results came from (in the cache; empty without ``cache_dir``).
+    info : dict
+        Model key, weights, preprocessing, rule, mapping, device, precision.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> import torch
+    >>> from torchvision.transforms import v2
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> result = evaluate("torchvision:squeezenet1_1", root, weights="none", transform=as_tensor)
+    >>> result.model, result.outputs.shape, result.info["weights"]
+    ('squeezenet1_1', (2, 1000), None)
+    >>> result.to_frame()[["item", "label"]].values.tolist()
+    [['cat1.png', 'cat'], ['dog1.png', 'dog']]
     """
 
     model: str
@@ -54,7 +78,13 @@ class EvaluationResult:
     info: dict = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
-        """The trial table."""
+        """The trial table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :attr:`trials`, one row per image.
+        """
         return self.trials
 
 
@@ -64,7 +94,28 @@ class EvaluationResult:
 
 
 def resolve_rule(rule) -> AggregationRule:
-    """The aggregation rule for a name (``"mean-logit"``, ``"mean-probability"``) or a rule object; unknown names raise."""
+    """The aggregation rule for a name (``"mean-logit"``, ``"mean-probability"``) or a rule object; unknown names raise.
+
+    Parameters
+    ----------
+    rule : str or AggregationRule
+        ``"mean-logit"``/``"logit"``, ``"mean-probability"``/``"probability"``, or a rule.
+
+    Returns
+    -------
+    AggregationRule
+        The rule.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+
+    Examples
+    --------
+    >>> resolve_rule("mean-probability") is AggregationRule.PROBABILITY, resolve_rule("logit").value
+    (True, 'logit')
+    """
     if isinstance(rule, AggregationRule):
         return rule
     if rule not in RULES:
@@ -73,8 +124,31 @@ def resolve_rule(rule) -> AggregationRule:
 
 
 def resolve_category_mapping(mapping) -> dict[str, list[int]] | None:
-    """``"imagenet16"`` (the packaged table), a dict category -> output indices, a JSON file holding
-    such a dict (or ``{"categories": {...}}``), or ``None``/``"identity"`` (outputs are the categories)."""
+    """The category -> output-indices mapping for a mapping option.
+
+    Parameters
+    ----------
+    mapping : "imagenet16", "identity", None, dict or path
+        ``"imagenet16"`` (the packaged table), a dict category -> output indices, a JSON file holding such
+        a dict (or ``{"categories": {...}}``), or ``None``/``"identity"`` (outputs are the categories).
+
+    Returns
+    -------
+    dict of str to list of int, or None
+        The mapping; ``None`` for the identity.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, a missing or invalid JSON file.
+
+    Examples
+    --------
+    >>> len(resolve_category_mapping("imagenet16")), resolve_category_mapping("identity")
+    (16, None)
+    >>> resolve_category_mapping({"cat": (0, 1), "dog": [2]})
+    {'cat': [0, 1], 'dog': [2]}
+    """
     if mapping is None or mapping == "identity":
         return None
     if isinstance(mapping, Mapping):
@@ -104,6 +178,38 @@ def decisions(outputs: np.ndarray, manifest: pd.DataFrame, observer: str, *, map
     model-vs-human sets): a forced choice over the experiment's alternatives, as for the humans.
     A target tied with the best other category has margin 0 and is wrong; its response is then the
     first tied non-target category, so ``correct == (response == label) == (margin > 0)`` always holds.
+
+    Parameters
+    ----------
+    outputs : numpy.ndarray, (images, outputs)
+        Raw model outputs, rows in ``manifest`` order.
+    manifest : pandas.DataFrame
+        Stimulus manifest with ``experiment, condition, item, label``.
+    observer : str
+        The observer name.
+    mapping : "imagenet16", "identity", None, dict or path, default "imagenet16"
+        See :func:`resolve_category_mapping`.
+    rule : str, default "mean-logit"
+        See :func:`resolve_rule`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated trial table (observer_kind ``"model"``), one row per image.
+
+    Raises
+    ------
+    ValueError
+        If a label is not a category of the mapping, or all labels are equal.
+
+    Examples
+    --------
+    >>> manifest = pd.DataFrame({"item": ["i1", "i2", "i3"], "label": ["cat", "dog", "dog"],
+    ...                          "experiment": "toy", "condition": "0"})
+    >>> outputs = np.array([[2.0, 1.0], [3.0, 0.0], [1.0, 1.0]])
+    >>> t = decisions(outputs, manifest, "net", mapping={"cat": [0], "dog": [1]})
+    >>> t[["response", "correct"]].values.tolist(), t["decision_margin"].round(4).tolist()
+    ([['cat', True], ['cat', False], ['cat', False]], [0.7071, -2.1213, 0.0])
     """
     resolved = resolve_category_mapping(mapping)
     categories = list(resolved) if resolved is not None else [str(i) for i in range(outputs.shape[1])]
@@ -167,7 +273,24 @@ def _content_hashes(paths: Sequence[str]) -> list[str]:
 
 
 def feature_ids(manifest: pd.DataFrame) -> np.ndarray:
-    """Row ids for representations: the item, or ``experiment/condition/item`` where items repeat."""
+    """Row ids for representations: the item, or ``experiment/condition/item`` where items repeat.
+
+    Parameters
+    ----------
+    manifest : pandas.DataFrame
+        Stimulus manifest with ``item, experiment, condition``.
+
+    Returns
+    -------
+    numpy.ndarray of str
+        One id per row.
+
+    Examples
+    --------
+    >>> m = pd.DataFrame({"item": ["a.png", "a.png"], "experiment": "blur", "condition": ["0", "3"]})
+    >>> feature_ids(m).tolist(), feature_ids(m.iloc[:1]).tolist()
+    (['blur/0/a.png', 'blur/3/a.png'], ['a.png'])
+    """
     items = manifest["item"].astype(str)
     if not items.duplicated().any():
         return items.to_numpy()
@@ -181,8 +304,57 @@ def _slug(name: str) -> str:
 def plan_units(spec: ModelSpec, manifest: pd.DataFrame, cache_root: Path, *, layers=(), pool="flatten",
                batch_size=64, num_workers=0, device="auto", precision="float32",
                shard_size=DEFAULT_SHARD_SIZE, hashes=None, tensor_cache: Path | None = None) -> list[WorkUnit]:
-    """Split a model's run into units of ``shard_size`` images, each keyed by the model and weights, the
-    preprocessing, layers, pooling, precision and the content of its images."""
+    """Split a model's run into units of ``shard_size`` images.
+
+    Each unit is keyed by the model and weights, the preprocessing, layers, pooling, precision and the
+    content of its images, so a rerun finds its finished units in the cache.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model.
+    manifest : pandas.DataFrame
+        The stimulus manifest.
+    cache_root : pathlib.Path
+        Folder of the work-unit cache.
+    layers, pool, batch_size, num_workers, device, precision
+        As for :func:`evaluate`.
+    shard_size : int, default 1024
+        Images per unit.
+    hashes : list of str, optional
+        Content hash of each image (default: computed by reading the files).
+    tensor_cache : pathlib.Path, optional
+        Folder of the decoded-tensor cache.
+
+    Returns
+    -------
+    list of WorkUnit
+        The units, in manifest order.
+
+    Raises
+    ------
+    StimulusError
+        If an image cannot be read for hashing.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> import torch
+    >>> from torchvision.transforms import v2
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none", transform=as_tensor)
+    >>> units = plan_units(spec, discover_stimuli(root), root / "cache", shard_size=1)
+    >>> [u.items for u in units], Path(units[0].target).parent.name.startswith("squeezenet1_1-")
+    ([['cat1.png'], ['dog1.png']], True)
+    >>> plan_units(spec, discover_stimuli(root), root / "cache", shard_size=1)[0].target == units[0].target
+    True
+    """
     hashes = _content_hashes(manifest["path"]) if hashes is None else hashes
     ids, labels, paths = feature_ids(manifest), manifest["label"].tolist(), manifest["path"].tolist()
     model_dir = cache_root / f"{_slug(spec.name)}-{spec.key()[:12]}"
@@ -202,7 +374,37 @@ def plan_units(spec: ModelSpec, manifest: pd.DataFrame, cache_root: Path, *, lay
 
 
 def run_units(units: list[WorkUnit], *, executor=None, workers=None, progress=False) -> None:
-    """Run the units that are not finished yet (in this process, or through ``executor``)."""
+    """Run the units that are not finished yet (in this process, or through ``executor``).
+
+    Parameters
+    ----------
+    units : list of WorkUnit
+        From :func:`plan_units`.
+    executor : optional
+        See :func:`humanlike.models.executors.open_executor`.
+    workers : int, optional
+        Local Dask workers.
+    progress : bool, default False
+        Show a progress bar (tqdm).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> import torch
+    >>> from torchvision.transforms import v2
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none", transform=as_tensor)
+    >>> units = plan_units(spec, discover_stimuli(root), root / "cache", shard_size=1)
+    >>> run_units(units)
+    >>> [sorted(p.name for p in Path(u.target).iterdir()) for u in units]
+    [['outputs.npz'], ['outputs.npz']]
+    """
     from .runner import OUTPUTS_FILE
 
     pending = [u for u in units if not (Path(u.target) / OUTPUTS_FILE).is_file()]
@@ -253,7 +455,45 @@ def evaluate_many(models: Sequence, stimuli, *, experiment=None, weights="defaul
                   decide=True) -> list[EvaluationResult]:
     """Run several models on one stimulus set; all their units go to the executor together.
 
-    Parameters are those of :func:`evaluate`; ``decide=False`` skips the trial table (features only).
+    Parameters
+    ----------
+    models : sequence of str, nn.Module, callable or ModelSpec
+        The models (their observer names must differ).
+    stimuli : folder, manifest CSV path or manifest DataFrame
+        See :mod:`humanlike.data.stimuli`.
+    decide : bool, default True
+        ``False`` skips the trial table (features only; ``trials`` is then ``None``).
+    experiment, weights, transform, layers, pool, batch_size, num_workers, device, precision : optional
+        As for :func:`evaluate`.
+    mapping, rule, cache_dir, executor, workers, shard_size, tensor_cache, progress : optional
+        As for :func:`evaluate`.
+
+    Returns
+    -------
+    list of EvaluationResult
+        One per model, in the order given.
+
+    Raises
+    ------
+    ValueError
+        For two models with one name, bad batch or shard sizes, an unknown rule, mapping, pooling or
+        precision.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> import torch
+    >>> from torchvision.transforms import v2
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> results = evaluate_many(["torchvision:squeezenet1_0", "torchvision:squeezenet1_1"], root,
+    ...                         weights="none", transform=as_tensor)
+    >>> [(r.model, len(r.trials)) for r in results]
+    [('squeezenet1_0', 2), ('squeezenet1_1', 2)]
     """
     layers = tuple(layers or ())
     check_pool(pool)
@@ -345,9 +585,23 @@ def evaluate(model, stimuli, *, experiment=None, name=None, weights="default", t
 
     Examples
     --------
-    >>> result = evaluate("torchvision:resnet18", "stimuli/edges", experiment="edge",
-    ...                   weights=None, layers=["avgpool"])  # doctest: +SKIP
-    >>> result.trials[["item", "response", "decision_margin"]].head()  # doctest: +SKIP
+    Two 32 x 32 stimuli, squeezenet with random weights (no download) and its own preprocessing:
+
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> result = evaluate("torchvision:squeezenet1_1", root, weights="none", layers=["classifier.1"], pool="avg")
+    >>> result.trials[["observer", "item", "label"]].values.tolist()
+    [['squeezenet1_1', 'cat1.png', 'cat'], ['squeezenet1_1', 'dog1.png', 'dog']]
+    >>> set(result.trials["response"]) <= {"cat", "dog"}  # a forced choice among the stimulus labels
+    True
+    >>> bool((result.trials["correct"] == (result.trials["decision_margin"] > 0)).all())
+    True
+    >>> result.features["classifier.1"].features.shape  # the 1000 output channels, averaged over space
+    (2, 1000)
     """
     if name is not None:
         model = resolve_model(model, weights=weights, transform=transform, name=name)
@@ -367,12 +621,45 @@ def extract_features(model, stimuli, layers, *, experiment=None, weights="defaul
     ``stimuli`` may be a folder, a manifest CSV path or a manifest DataFrame; the other parameters are
     those of :func:`evaluate`. Labels need not be categories of any mapping.
 
+    Parameters
+    ----------
+    model : str, nn.Module, callable or ModelSpec
+        See :func:`evaluate`.
+    stimuli : folder, manifest CSV path or manifest DataFrame
+        The images.
+    layers : str or list of str
+        Layer names (``model.named_modules()``), at least one.
+    experiment, weights, transform, pool, batch_size, num_workers, device, precision : optional
+        As for :func:`evaluate`.
+    cache_dir, executor, workers, shard_size, progress : optional
+        As for :func:`evaluate`.
+
+    Returns
+    -------
+    dict of str to Representation
+        Layer name -> features (images x units), with the stimuli's items and labels.
+
+    Raises
+    ------
+    ValueError
+        If no layer is given.
+
     Examples
     --------
-    >>> reps = extract_features("torchvision:resnet18", "stimuli/edges", ["layer4"], pool="avg",
-    ...                         weights=None)  # doctest: +SKIP
-    >>> reps["layer4"].features.shape  # doctest: +SKIP
-    (160, 512)
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> import torch
+    >>> from torchvision.transforms import v2
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> reps = extract_features("torchvision:squeezenet1_1", root, ["features.0"], pool="avg",
+    ...                         weights="none", transform=as_tensor)
+    >>> rep = reps["features.0"]
+    >>> rep.features.shape, rep.items.tolist(), rep.labels.tolist()  # 64 channels, averaged over space
+    ((2, 64), ['cat1.png', 'dog1.png'], ['cat', 'dog'])
     """
     if isinstance(layers, str):
         layers = [layers]

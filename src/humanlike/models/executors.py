@@ -11,10 +11,32 @@ from concurrent.futures import Future
 
 
 class InlineExecutor:
-    """Runs each submitted call at once in this process (a ``concurrent.futures``-style stand-in)."""
+    """Runs each submitted call at once in this process (a ``concurrent.futures``-style stand-in).
+
+    Examples
+    --------
+    >>> pool = InlineExecutor()
+    >>> pool.submit(pow, 2, 10).result()
+    1024
+    >>> type(pool.submit(int, "x").exception()).__name__  # errors come back through the future
+    'ValueError'
+    """
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
-        """Run ``fn(*args, **kwargs)`` now and return a finished future (the in-process executor)."""
+        """Run ``fn(*args, **kwargs)`` now and return a finished future (the in-process executor).
+
+        Parameters
+        ----------
+        fn : callable
+            The function to call.
+        *args, **kwargs
+            Its arguments.
+
+        Returns
+        -------
+        concurrent.futures.Future
+            Done, holding the result or the exception.
+        """
         future: Future = Future()
         try:
             future.set_result(fn(*args, **kwargs))
@@ -35,7 +57,27 @@ def open_executor(executor=None, workers: int | None = None):
         one thread each, closed afterwards. ``"dask:tcp://host:8786"``: an existing scheduler (units are
         written to the cache folder, which every worker must see). A ``distributed.Client`` (e.g. from
         dask-jobqueue's ``SLURMCluster``) or any object with ``submit`` is used as is.
-    workers : number of local Dask workers.
+    workers : int, optional
+        Number of local Dask workers.
+
+    Yields
+    ------
+    object with ``submit``, or None
+        The executor to submit work units to; ``None`` for in-process runs.
+
+    Raises
+    ------
+    ValueError
+        For an unknown executor name, a missing ``dask.distributed``, or an object without ``submit``.
+
+    Examples
+    --------
+    >>> with open_executor(None) as pool:
+    ...     pool is None
+    True
+    >>> with open_executor(InlineExecutor()) as pool:
+    ...     pool.submit(sum, [1, 2, 3]).result()
+    6
     """
     if executor is None or executor == "local":
         yield None

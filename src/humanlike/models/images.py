@@ -23,6 +23,30 @@ def load_rgb(path) -> Image.Image:
 
     Transparent pixels are composited onto white (a stimulus shown on a white screen); greyscale,
     palette and 16-bit images become 8-bit RGB. Errors name the file.
+
+    Parameters
+    ----------
+    path : path
+        An image file.
+
+    Returns
+    -------
+    PIL.Image.Image
+        Mode ``"RGB"``.
+
+    Raises
+    ------
+    StimulusError
+        If the file is missing or cannot be decoded.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "clear.png"
+    >>> Image.new("RGBA", (2, 2), (0, 0, 0, 0)).save(path)  # fully transparent
+    >>> image = load_rgb(path)
+    >>> image.mode, image.getpixel((0, 0))
+    ('RGB', (255, 255, 255))
     """
     path = Path(path)
     try:
@@ -36,7 +60,25 @@ def load_rgb(path) -> Image.Image:
 
 
 def to_rgb(image: Image.Image) -> Image.Image:
-    """8-bit RGB of any image: 16-bit and float scaled, palettes expanded, transparency composited onto white."""
+    """8-bit RGB of any image: 16-bit and float scaled, palettes expanded, transparency composited onto white.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        An image of any mode.
+
+    Returns
+    -------
+    PIL.Image.Image
+        Mode ``"RGB"`` (a copy).
+
+    Examples
+    --------
+    >>> to_rgb(Image.new("I;16", (1, 1), 65535)).getpixel((0, 0))  # 16-bit white
+    (255, 255, 255)
+    >>> to_rgb(Image.new("LA", (1, 1), (0, 128))).getpixel((0, 0))  # half-transparent black on white
+    (127, 127, 127)
+    """
     if image.mode in ("I;16", "I;16B", "I;16L", "I"):
         array = np.asarray(image, dtype=np.float64)
         top = 65535.0 if image.mode.startswith("I;16") or array.max() > 255 else 255.0
@@ -56,7 +98,35 @@ def to_rgb(image: Image.Image) -> Image.Image:
 
 
 class StimulusDataset(torch.utils.data.Dataset):
-    """Paths -> preprocessed tensors (the model's transform on the RGB image)."""
+    """Paths -> preprocessed tensors (the model's transform on the RGB image).
+
+    A ``torch.utils.data.Dataset``: item ``i`` is ``transform(load_rgb(paths[i]))``.
+
+    Parameters
+    ----------
+    paths : sequence of str
+        Image files.
+    transform : callable
+        PIL RGB image -> float tensor.
+    cached : sequence of str, optional
+        Per image, a ``.npy`` file of its preprocessed tensor: read if present, else written (atomically).
+
+    Raises
+    ------
+    StimulusError
+        (on access) If an image cannot be decoded, or the transform returns no tensor or a uint8 tensor.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from torchvision.transforms import v2
+    >>> path = Path(tempfile.mkdtemp()) / "grey.png"
+    >>> Image.new("L", (4, 6), 255).save(path)
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])
+    >>> data = StimulusDataset([str(path)], as_tensor)
+    >>> len(data), data[0].shape, float(data[0].max())
+    (1, torch.Size([3, 6, 4]), 1.0)
+    """
 
     def __init__(self, paths: Sequence[str], transform, cached: Sequence[str] | None = None):
         self.paths = list(paths)
@@ -105,8 +175,44 @@ def batches(paths: Sequence[str], transform, *, batch_size: int, num_workers: in
 
     ``num_workers > 0`` decodes in that many worker processes (a torch DataLoader; started with
     ``spawn`` once CUDA is initialised in this process, else ``fork``); ``num_workers == 0`` decodes in
-    one background thread, two batches ahead, so decoding still overlaps the forward pass. ``cached``:
-    per image, a ``.npy`` file of its preprocessed tensor, read if present, else written.
+    one background thread, two batches ahead, so decoding still overlaps the forward pass.
+
+    Parameters
+    ----------
+    paths : sequence of str
+        Image files.
+    transform : callable
+        PIL RGB image -> float tensor of one fixed shape.
+    batch_size : int
+        Images per batch (the last batch may be smaller).
+    num_workers : int, default 0
+        Decoding processes.
+    pin_memory : bool, default False
+        Pin the batches (for fast copies to a GPU).
+    cached : sequence of str, optional
+        Per image, a ``.npy`` file of its preprocessed tensor, read if present, else written.
+
+    Yields
+    ------
+    torch.Tensor, (batch, C, H, W)
+        The preprocessed images, in the order of ``paths``.
+
+    Raises
+    ------
+    StimulusError
+        If an image cannot be decoded, or the transform gives tensors of different shapes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from torchvision.transforms import v2
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> paths = [str(folder / f"{k}.png") for k in range(5)]
+    >>> for k, path in enumerate(paths):
+    ...     Image.new("L", (4, 4), 50 * k).save(path)
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])
+    >>> [tuple(b.shape) for b in batches(paths, as_tensor, batch_size=2)]
+    [(2, 3, 4, 4), (2, 3, 4, 4), (1, 3, 4, 4)]
     """
     dataset = StimulusDataset(paths, transform, cached)
     if num_workers > 0:

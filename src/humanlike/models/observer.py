@@ -28,9 +28,42 @@ class _Stop(Exception):
 def truncated_network(model, layers, weights=None):
     """A module that runs ``model`` only up to the deepest of ``layers`` and returns that activation.
 
-    Returns ``(factory, transform, runner_layers, name)``: the requested layers under the names the
-    module exposes (the deepest is the wrapper's ``cut``, the others ``net.<layer>``), the model's own
-    preprocessing and its observer name.
+    Parameters
+    ----------
+    model : str, torch.nn.Module, callable or ModelSpec
+        The network (see :func:`humanlike.models.spec.resolve_model`).
+    layers : sequence of str
+        Layer names (``named_modules()``) to cut at.
+    weights : None, "default" or a weights file, default None
+        ``None``: random initialisation with the model layer's fixed seed.
+
+    Returns
+    -------
+    factory : callable
+        Zero-argument factory returning the truncated module (whose forward returns the deepest layer's
+        activation).
+    transform : callable
+        The model's own preprocessing.
+    runner_layers : dict of str to str
+        The requested layers under the names the module exposes (the deepest is the wrapper's ``cut``,
+        the others ``net.<layer>``).
+    name : str
+        The model's observer name.
+
+    Raises
+    ------
+    ValueError
+        For a layer name the network does not have.
+
+    Examples
+    --------
+    >>> import torch
+    >>> factory, transform, runner_layers, name = truncated_network("torchvision:squeezenet1_1",
+    ...                                                             ["features.0", "features.3"])
+    >>> name, runner_layers
+    ('squeezenet1_1', {'features.0': 'net.features.0', 'features.3': 'cut'})
+    >>> factory()(torch.zeros(1, 3, 32, 32)).shape  # stops after the fire module features.3
+    torch.Size([1, 128, 7, 7])
     """
     import torch.nn as nn
 
@@ -108,10 +141,34 @@ def network_distances(model, stimuli, layers, *, weights=None, pool: str = "flat
         ``"flatten"`` (every unit, as in the paper) or a pooling of the model layer.
     batch_sequences : int
         Sequences whose features are held at once.
+    batch_size : int, default 64
+        Images per forward pass.
+    device : str, default "auto"
+        See :func:`humanlike.models.runner.resolve_device`.
+    progress : bool, default False
+        Show a progress bar.
 
     Returns
     -------
-    (dict layer -> array (sequences, levels, levels), DataFrame of the sequences)
+    distances : dict of str to numpy.ndarray
+        Layer -> (sequences, levels, levels) ℓ2 distances.
+    pairs : pandas.DataFrame
+        The sequences (``sequence, class_a, class_b``), sorted, in the row order of the distances.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.data.sequences import ObjectImages, build_sequences, write_sequences
+    >>> square = np.full((32, 32), 255.0); square[8:24, 8:24] = 0
+    >>> bar = np.full((32, 32), 255.0); bar[4:28, 12:20] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> manifest = write_sequences(build_sequences(objects, n_levels=3, blur=0), tempfile.mkdtemp())
+    >>> distances, pairs = network_distances("torchvision:squeezenet1_1", manifest, "features.0")
+    >>> d = distances["features.0"]
+    >>> d.shape, pairs["sequence"].tolist(), bool(np.allclose(d[0], d[0].T) and (np.diag(d[0]) == 0).all())
+    ((1, 3, 3), ['bar-square-00'], True)
     """
     from .evaluate import extract_features
 
@@ -144,15 +201,45 @@ def network_judgements(model, stimuli, layers, *, name: str | None = None, weigh
                        seed: int = 0, **kwargs) -> pd.DataFrame:
     """Difference judgements of a network cut at each layer: one observer ``<name>/<layer>`` per layer.
 
-    Parameters are those of :func:`network_distances`, plus ``name`` (default: the spec string or the
-    module's class name), ``design`` and ``seed`` (ties) of
-    :func:`humanlike.data.observers.judgements_from_distances`.
+    Parameters
+    ----------
+    model : str or torch.nn.Module
+        A model spec or a module.
+    stimuli : path or DataFrame
+        A sequence manifest.
+    layers : str or list of str
+        Layer names to cut the network at.
+    name : str, optional
+        Observer name prefix (default: the architecture of a spec string, or the module's class name).
+    weights : None, "default", or a weights file, default None
+        ``None``: random initialisation with a fixed seed.
+    design : {"triads", "quads"}, default "triads"
+        The trials judged.
+    seed : int, default 0
+        Seed of the coin flips that break ties.
+    **kwargs
+        ``pool``, ``batch_sequences``, ``batch_size``, ``device``, ``progress`` of
+        :func:`network_distances`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Judgement rows of every layer's observer (see
+        :func:`humanlike.data.observers.judgements_from_distances`).
 
     Examples
     --------
-    >>> j = network_judgements("torchvision:alexnet", "sequences/", ["features.2"])  # doctest: +SKIP
-    >>> j["observer"].unique()  # doctest: +SKIP
-    array(['alexnet/features.2'], dtype=object)
+    >>> import tempfile
+    >>> from humanlike.data.sequences import ObjectImages, build_sequences, write_sequences
+    >>> square = np.full((32, 32), 255.0); square[8:24, 8:24] = 0
+    >>> bar = np.full((32, 32), 255.0); bar[4:28, 12:20] = 0
+    >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
+    ...                        {"bar": bar[None] < 128, "square": square[None] < 128},
+    ...                        {"bar": ["bar1"], "square": ["square1"]})
+    >>> manifest = write_sequences(build_sequences(objects, n_levels=3, blur=0), tempfile.mkdtemp())
+    >>> j = network_judgements("torchvision:squeezenet1_1", manifest, ["features.0", "features.3"])
+    >>> j["observer"].unique().tolist(), len(j)  # one triad per sequence of 3 levels, per layer
+    (['squeezenet1_1/features.0', 'squeezenet1_1/features.3'], 2)
     """
     distances, pairs = network_distances(model, stimuli, layers, weights=weights, **kwargs)
     if name is None:

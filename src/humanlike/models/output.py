@@ -38,20 +38,71 @@ def _safe(name: str) -> str:
     return re.sub(r"[^\w.\-]", "_", name)
 
 
-def _link_or_copy(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f".{dst.name}.tmp")
+def _replace_via(tmp: Path, dst: Path, write) -> None:
+    """``write(tmp)`` then rename over ``dst``; the temporary file never outlives a failure (Ctrl-C included)."""
     tmp.unlink(missing_ok=True)
     try:
-        os.link(src, tmp)
-    except OSError:
-        shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)
+        write(tmp)
+        os.replace(tmp, dst)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+
+    def link(tmp):
+        try:
+            os.link(src, tmp)
+        except OSError:
+            shutil.copyfile(src, tmp)
+
+    _replace_via(dst.with_name(f".{dst.name}.tmp"), dst, link)
 
 
 def write_evaluation(results, out) -> Path:
-    """Write results of :func:`~humanlike.models.evaluate` into the evaluation folder ``out`` (merging with
-    what is already there). Every file is written atomically; ``evaluation.json`` last."""
+    """Write results of :func:`~humanlike.models.evaluate` into the evaluation folder ``out``.
+
+    Results are merged with what is already there (rerunning a model replaces its rows). Every file is
+    written atomically; ``evaluation.json`` last. The layout is described in this module's docstring.
+
+    Parameters
+    ----------
+    results : sequence of EvaluationResult
+        Results of :func:`~humanlike.models.evaluate` or :func:`~humanlike.models.evaluate_many`.
+    out : path
+        The evaluation folder (created if needed).
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+
+    Raises
+    ------
+    ValueError
+        If ``out`` holds an ``evaluation.json`` of another format.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> import torch
+    >>> from torchvision.transforms import v2
+    >>> from humanlike.models import evaluate
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> result = evaluate("torchvision:squeezenet1_1", root, weights="none", transform=as_tensor,
+    ...                   layers=["features.0"], pool="avg")
+    >>> out = write_evaluation([result], root / "evaluation")
+    >>> sorted(p.name for p in out.iterdir())
+    ['evaluation.json', 'features', 'outputs', 'stimuli.csv', 'trials.csv']
+    >>> len(pd.read_csv(out / "trials.csv"))
+    2
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     doc_path = out / EVALUATION_MANIFEST
@@ -86,9 +137,8 @@ def write_evaluation(results, out) -> Path:
     write_manifest(stimuli, out / STIMULI_FILE)
     doc = {"format": EVALUATION_FORMAT, "version": 1, "trials": TRIALS_FILE, "stimuli": STIMULI_FILE,
            "runs": runs}
-    tmp = doc_path.with_name(f".{doc_path.name}.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, default=str) + "\n")
-    os.replace(tmp, doc_path)
+    _replace_via(doc_path.with_name(f".{doc_path.name}.tmp"), doc_path,
+                 lambda tmp: tmp.write_text(json.dumps(doc, indent=2, default=str) + "\n"))
     return out
 
 
@@ -104,17 +154,14 @@ def _write_features(folder: Path, result, layer: str, rep) -> None:
 
 def _save_outputs(path: Path, result) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp.npz")
-    np.savez(tmp, outputs=result.outputs, items=result.manifest["item"].to_numpy(dtype=str),
-             experiment=result.manifest["experiment"].to_numpy(dtype=str),
-             condition=result.manifest["condition"].to_numpy(dtype=str))
-    os.replace(tmp, path)
+    _replace_via(path.with_name(f".{path.stem}.tmp.npz"), path, lambda tmp: np.savez(
+        tmp, outputs=result.outputs, items=result.manifest["item"].to_numpy(dtype=str),
+        experiment=result.manifest["experiment"].to_numpy(dtype=str),
+        condition=result.manifest["condition"].to_numpy(dtype=str)))
 
 
 def _atomic_csv(frame: pd.DataFrame, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    frame.to_csv(tmp, index=False)
-    os.replace(tmp, path)
+    _replace_via(path.with_name(f".{path.name}.tmp"), path, lambda tmp: frame.to_csv(tmp, index=False))
 
 
 def _read_stimuli(path: Path):
@@ -126,7 +173,42 @@ def _read_stimuli(path: Path):
 
 
 def read_evaluation(out) -> dict:
-    """The evaluation manifest of ``out`` (runs, file names), for tools that want more than the trials."""
+    """The evaluation manifest of ``out`` (runs, file names), for tools that want more than the trials.
+
+    Parameters
+    ----------
+    out : path
+        An evaluation folder written by :func:`write_evaluation`.
+
+    Returns
+    -------
+    dict
+        The parsed ``evaluation.json``: ``format``, ``version``, ``trials``, ``stimuli`` and ``runs``
+        (one dict per model and experiment).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``out`` has no ``evaluation.json``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> import torch
+    >>> from torchvision.transforms import v2
+    >>> from humanlike.models import evaluate
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> result = evaluate("torchvision:squeezenet1_1", root, weights="none", transform=as_tensor,
+    ...                   layers=["features.0"], pool="avg")
+    >>> doc = read_evaluation(write_evaluation([result], root / "evaluation"))
+    >>> doc["format"], [(run["model"], run["experiment"] == root.name, run["layers"]) for run in doc["runs"]]
+    ('humanlike-evaluation', [('squeezenet1_1', True, ['features.0'])])
+    """
     path = Path(out) / EVALUATION_MANIFEST
     if not path.is_file():
         raise FileNotFoundError(f"{out}: not a humanlike evaluation folder (no {EVALUATION_MANIFEST})")

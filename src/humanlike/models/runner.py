@@ -32,12 +32,45 @@ OUTPUTS_FILE = "outputs.npz"
 
 
 class DeviceError(ValueError):
-    """The requested device does not exist or is not available here."""
+    """The requested device does not exist or is not available here.
+
+    A subclass of ``ValueError``.
+
+    Examples
+    --------
+    >>> resolve_device("tpu")
+    Traceback (most recent call last):
+        ...
+    humanlike.models.runner.DeviceError: unknown device 'tpu'; use auto, cpu, cuda, cuda:N or mps
+    """
 
 
 def resolve_device(device: str = "auto") -> torch.device:
-    """``auto``: CUDA if available, else Apple MPS, else CPU. ``cuda``/``cuda:N``/``mps``/``cpu`` as asked,
-    with a clear error when not available."""
+    """The torch device for a device name, with a clear error when it is not available.
+
+    Parameters
+    ----------
+    device : str, default "auto"
+        ``"auto"``: CUDA if available, else Apple MPS, else CPU. ``"cuda"``, ``"cuda:N"``, ``"mps"`` or
+        ``"cpu"``: as asked.
+
+    Returns
+    -------
+    torch.device
+        The device.
+
+    Raises
+    ------
+    DeviceError
+        For an unknown device name, or a device that is not available here.
+
+    Examples
+    --------
+    >>> resolve_device("cpu")
+    device(type='cpu')
+    >>> resolve_device("auto").type in ("cuda", "mps", "cpu")
+    True
+    """
     name = str(device).strip().lower()
     if name == "auto":
         if torch.cuda.is_available():
@@ -65,14 +98,60 @@ def resolve_device(device: str = "auto") -> torch.device:
 
 
 def check_precision(precision: str) -> str:
-    """The canonical precision name (``float32``, ``bf16``, ``fp16``) for an accepted spelling; others raise."""
+    """The canonical precision name (``float32``, ``bf16``, ``fp16``) for an accepted spelling; others raise.
+
+    Parameters
+    ----------
+    precision : str
+        ``"float32"``/``"fp32"``, ``"bf16"``/``"bfloat16"`` or ``"fp16"``/``"float16"``.
+
+    Returns
+    -------
+    str
+        ``"float32"``, ``"bf16"`` or ``"fp16"``.
+
+    Raises
+    ------
+    ValueError
+        For any other name.
+
+    Examples
+    --------
+    >>> check_precision("bfloat16"), check_precision("fp32")
+    ('bf16', 'float32')
+    """
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; use float32, bf16 or fp16")
     return {"fp32": "float32", "bfloat16": "bf16", "float16": "fp16"}.get(precision, precision)
 
 
 def check_pool(pool: str) -> str:
-    """``pool`` if it is a known pooling (flatten, avg, max, cls); otherwise a ValueError naming the choices."""
+    """``pool`` if it is a known pooling (flatten, avg, max, cls); otherwise a ValueError naming the choices.
+
+    Parameters
+    ----------
+    pool : str
+        The pooling name.
+
+    Returns
+    -------
+    str
+        ``pool`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        For an unknown pooling.
+
+    Examples
+    --------
+    >>> check_pool("avg")
+    'avg'
+    >>> check_pool("mean")
+    Traceback (most recent call last):
+        ...
+    ValueError: unknown pooling 'mean'; use one of ('flatten', 'avg', 'max', 'cls')
+    """
     if pool not in POOLS:
         raise ValueError(f"unknown pooling {pool!r}; use one of {POOLS}")
     return pool
@@ -83,6 +162,33 @@ def pool_activation(activation, pool: str) -> torch.Tensor:
 
     ``flatten``: every unit. ``avg``/``max``: over space for (B, C, H, W) maps, over tokens for (B, T, C)
     sequences (transformers), identity for (B, C). ``cls``: the first token of a (B, T, C) sequence.
+
+    Parameters
+    ----------
+    activation : torch.Tensor, tuple, list or dict
+        A layer's output; of a tuple or list the first element is used, of a dict the first value.
+    pool : {"flatten", "avg", "max", "cls"}
+        The pooling.
+
+    Returns
+    -------
+    torch.Tensor, (batch, units)
+        The pooled activation, detached, float32.
+
+    Raises
+    ------
+    ValueError
+        If ``pool="cls"`` and the activation is not (batch, tokens, units).
+
+    Examples
+    --------
+    >>> maps = torch.arange(2 * 3 * 4 * 4, dtype=torch.float32).reshape(2, 3, 4, 4)
+    >>> pool_activation(maps, "flatten").shape, pool_activation(maps, "avg").shape
+    (torch.Size([2, 48]), torch.Size([2, 3]))
+    >>> pool_activation(maps, "max")[0].tolist()  # the largest value of each channel's map
+    [15.0, 31.0, 47.0]
+    >>> pool_activation(torch.zeros(2, 5, 8), "cls").shape  # transformer tokens
+    torch.Size([2, 8])
     """
     if isinstance(activation, (tuple, list)):
         activation = activation[0]
@@ -100,7 +206,29 @@ def pool_activation(activation, pool: str) -> torch.Tensor:
 
 
 def model_outputs(output) -> torch.Tensor:
-    """The logits tensor of a forward's output (a tensor, ``.logits``, a tuple's first element, a dict)."""
+    """The logits tensor of a forward's output (a tensor, ``.logits``, a tuple's first element, a dict).
+
+    Parameters
+    ----------
+    output : torch.Tensor, object with ``.logits``, tuple, list or dict
+        What a model's forward returned.
+
+    Returns
+    -------
+    torch.Tensor
+        The logits.
+
+    Raises
+    ------
+    TypeError
+        If no tensor can be found.
+
+    Examples
+    --------
+    >>> logits = torch.zeros(2, 3)
+    >>> model_outputs((logits, "aux")) is logits, model_outputs({"logits": logits}) is logits
+    (True, True)
+    """
     if isinstance(output, torch.Tensor):
         return output
     if hasattr(output, "logits"):
@@ -113,7 +241,37 @@ def model_outputs(output) -> torch.Tensor:
 
 
 def find_layers(model: nn.Module, layers: Sequence[str], model_name: str) -> list[nn.Module]:
-    """The submodules named ``layers`` (dotted names as in ``model.named_modules()``)."""
+    """The submodules named ``layers`` (dotted names as in ``model.named_modules()``).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model.
+    layers : sequence of str
+        Dotted layer names.
+    model_name : str
+        The model's name, for error messages.
+
+    Returns
+    -------
+    list of torch.nn.Module
+        The submodules, in the order of ``layers``.
+
+    Raises
+    ------
+    ModelSpecError
+        For a name that is not a submodule; the message suggests close names.
+
+    Examples
+    --------
+    >>> net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten())
+    >>> find_layers(net, ["1", "0"], "toy")
+    [ReLU(), Conv2d(3, 4, kernel_size=(3, 3), stride=(1, 1))]
+    >>> find_layers(net, ["relu"], "toy")
+    Traceback (most recent call last):
+        ...
+    humanlike.models.spec.ModelSpecError: toy: no layer named 'relu'; top-level layers: ['0', '1', '2']
+    """
     names = [n for n, _ in model.named_modules() if n]
     modules = []
     for layer in layers:
@@ -129,7 +287,25 @@ def find_layers(model: nn.Module, layers: Sequence[str], model_name: str) -> lis
 
 
 def is_out_of_memory(err: BaseException) -> bool:
-    """Whether an exception is a device or host out-of-memory error (the unit then retries with half the batch)."""
+    """Whether an exception is a device or host out-of-memory error (the unit then retries with half the batch).
+
+    Parameters
+    ----------
+    err : BaseException
+        The exception raised by a forward pass.
+
+    Returns
+    -------
+    bool
+        True for ``torch.cuda.OutOfMemoryError`` and for RuntimeErrors whose message says out of memory.
+
+    Examples
+    --------
+    >>> is_out_of_memory(RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"))
+    True
+    >>> is_out_of_memory(ValueError("out of memory"))  # only RuntimeErrors count
+    False
+    """
     oom = getattr(torch.cuda, "OutOfMemoryError", ())
     if oom and isinstance(err, oom):
         return True
@@ -139,7 +315,55 @@ def is_out_of_memory(err: BaseException) -> bool:
 
 @dataclass
 class WorkUnit:
-    """One model on one shard of images. Everything a worker needs; picklable for named models."""
+    """One model on one shard of images. Everything a worker needs; picklable for named models.
+
+    Usually made by :func:`humanlike.models.evaluate.plan_units`.
+
+    Attributes
+    ----------
+    spec : ModelSpec
+        The model.
+    items, paths, labels : list of str
+        Item id, image file and label of each image.
+    target : str
+        The unit's final folder (written atomically by :func:`run_unit`).
+    layers : tuple of str
+        Layers whose activations to keep.
+    pool : str, default "flatten"
+        Pooling of the activations (see :func:`pool_activation`).
+    batch_size : int, default 64
+        Images per forward pass (halved on out-of-memory).
+    num_workers : int, default 0
+        Decoding processes (0: one background thread).
+    device : str, default "auto"
+        Device name (see :func:`resolve_device`).
+    precision : str, default "float32"
+        ``"float32"``, ``"bf16"`` or ``"fp16"`` (autocast).
+    metadata : dict
+        Facts written into the layer representations.
+    tensor_files : list of str, optional
+        Decoded-tensor cache files, one per image.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.models.spec import resolve_model
+    >>> from torchvision.transforms import v2
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none", transform=as_tensor)  # random weights
+    >>> manifest = discover_stimuli(root)
+    >>> unit = WorkUnit(spec, manifest["item"].tolist(), manifest["path"].tolist(), manifest["label"].tolist(),
+    ...                 str(root / "cache" / "unit-0"), layers=("features.0",), pool="avg", device="cpu")
+    >>> logits, features = forward_unit(unit)
+    >>> logits.shape, features["features.0"].shape  # 1000 ImageNet outputs; 64 channels, averaged over space
+    ((2, 1000), (2, 64))
+    """
 
     spec: ModelSpec
     items: list[str]
@@ -162,7 +386,31 @@ _LOADING = threading.Lock()
 
 
 def loaded_model(spec: ModelSpec, device: torch.device) -> nn.Module:
-    """The model of ``spec`` on ``device``, built once per process and kept (a caller's own module is never cached)."""
+    """The model of ``spec`` on ``device``, built once per process and kept (a caller's own module is never cached).
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The model.
+    device : torch.device
+        Where to put it.
+
+    Returns
+    -------
+    torch.nn.Module
+        The model in eval mode on ``device``; for a named model the same object on every call with the
+        same spec and device (a new model replaces the cached one, so memory stays bounded).
+
+    Examples
+    --------
+    >>> from humanlike.models.spec import resolve_model
+    >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none")
+    >>> loaded_model(spec, torch.device("cpu")) is loaded_model(spec, torch.device("cpu"))
+    True
+    >>> own = nn.Linear(2, 2)
+    >>> loaded_model(resolve_model(own), torch.device("cpu")) is own  # a given module is used as is
+    True
+    """
     if spec.source == "module":  # the caller's own object, never a look-alike from the cache
         return spec.build().to(device)
     key = (spec.key(), str(device))
@@ -179,6 +427,46 @@ def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) 
     """Run the unit: (outputs (images x outputs) float32, {layer: (images x units) float32}).
 
     On out-of-memory the remaining images are retried with half the batch size, down to 1.
+
+    Parameters
+    ----------
+    unit : WorkUnit
+        The model and images.
+    progress : callable, optional
+        Called with the number of images after every batch.
+
+    Returns
+    -------
+    outputs : numpy.ndarray of float32, (images, outputs)
+        Raw model outputs (logits), in the unit's image order.
+    features : dict of str to numpy.ndarray
+        Layer name -> (images, units) pooled activations.
+
+    Raises
+    ------
+    ModelSpecError
+        For an unknown layer, or a layer the forward pass does not call.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.models.spec import resolve_model
+    >>> from torchvision.transforms import v2
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none", transform=as_tensor)  # random weights
+    >>> manifest = discover_stimuli(root)
+    >>> unit = WorkUnit(spec, manifest["item"].tolist(), manifest["path"].tolist(), manifest["label"].tolist(),
+    ...                 str(root / "cache" / "unit-0"), layers=("features.0",), pool="avg", device="cpu")
+    >>> seen = []
+    >>> logits, features = forward_unit(unit, progress=seen.append)
+    >>> logits.dtype, sorted(features), sum(seen)
+    (dtype('float32'), ['features.0'], 2)
     """
     device = resolve_device(unit.device)
     dtype = PRECISIONS[check_precision(unit.precision)]
@@ -242,7 +530,23 @@ def _autocast(device: torch.device, dtype):
 
 
 def layer_file(layer: str) -> str:
-    """File name of a layer's representation inside a unit folder (characters unsafe in file names replaced)."""
+    """File name of a layer's representation inside a unit folder (characters unsafe in file names replaced).
+
+    Parameters
+    ----------
+    layer : str
+        Layer name.
+
+    Returns
+    -------
+    str
+        The file name.
+
+    Examples
+    --------
+    >>> layer_file("features.0"), layer_file("blocks/3:attn")
+    ('features.0.npz', 'blocks_3_attn.npz')
+    """
     return re.sub(r"[^\w.\-]", "_", layer) + ".npz"
 
 
@@ -250,6 +554,40 @@ def run_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) -> s
     """Run a unit unless its folder exists; write the folder atomically; return its path.
 
     This is the function executors call (in this process, a process pool, or a Dask worker).
+
+    Parameters
+    ----------
+    unit : WorkUnit
+        The unit.
+    progress : callable, optional
+        Called with the number of images after every batch.
+
+    Returns
+    -------
+    str
+        The unit's folder, holding ``outputs.npz`` and one representation file per layer.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.models.spec import resolve_model
+    >>> from torchvision.transforms import v2
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none", transform=as_tensor)  # random weights
+    >>> manifest = discover_stimuli(root)
+    >>> unit = WorkUnit(spec, manifest["item"].tolist(), manifest["path"].tolist(), manifest["label"].tolist(),
+    ...                 str(root / "cache" / "unit-0"), layers=("features.0",), pool="avg", device="cpu")
+    >>> folder = run_unit(unit)
+    >>> sorted(p.name for p in Path(folder).iterdir())
+    ['features.0.npz', 'outputs.npz']
+    >>> run_unit(unit) == folder  # finished: not run again
+    True
     """
     target = Path(unit.target)
     if (target / OUTPUTS_FILE).is_file():
@@ -279,11 +617,77 @@ def run_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) -> s
 
 
 def read_unit_outputs(folder) -> tuple[np.ndarray, np.ndarray]:
-    """The raw outputs (images x outputs) and item ids stored in a finished unit folder."""
+    """The raw outputs (images x outputs) and item ids stored in a finished unit folder.
+
+    Parameters
+    ----------
+    folder : path
+        A folder written by :func:`run_unit`.
+
+    Returns
+    -------
+    outputs : numpy.ndarray of float32, (images, outputs)
+        The raw outputs.
+    items : numpy.ndarray of str, (images,)
+        The item ids, in row order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.models.spec import resolve_model
+    >>> from torchvision.transforms import v2
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none", transform=as_tensor)  # random weights
+    >>> manifest = discover_stimuli(root)
+    >>> unit = WorkUnit(spec, manifest["item"].tolist(), manifest["path"].tolist(), manifest["label"].tolist(),
+    ...                 str(root / "cache" / "unit-0"), layers=("features.0",), pool="avg", device="cpu")
+    >>> outputs, items = read_unit_outputs(run_unit(unit))
+    >>> outputs.shape, items.tolist()
+    ((2, 1000), ['cat1.png', 'dog1.png'])
+    """
     with np.load(Path(folder) / OUTPUTS_FILE, allow_pickle=False) as data:
         return data["outputs"], data["items"]
 
 
 def read_unit_layer(folder, layer: str) -> Representation:
-    """The representation of one layer stored in a finished unit folder."""
+    """The representation of one layer stored in a finished unit folder.
+
+    Parameters
+    ----------
+    folder : path
+        A folder written by :func:`run_unit`.
+    layer : str
+        The layer name.
+
+    Returns
+    -------
+    Representation
+        Images x units, with the unit's items and labels.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
+    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.models.spec import resolve_model
+    >>> from torchvision.transforms import v2
+    >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
+    >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none", transform=as_tensor)  # random weights
+    >>> manifest = discover_stimuli(root)
+    >>> unit = WorkUnit(spec, manifest["item"].tolist(), manifest["path"].tolist(), manifest["label"].tolist(),
+    ...                 str(root / "cache" / "unit-0"), layers=("features.0",), pool="avg", device="cpu")
+    >>> rep = read_unit_layer(run_unit(unit), "features.0")
+    >>> rep.name, rep.features.shape, rep.labels.tolist(), rep.metadata["pool"]
+    ('squeezenet1_1:features.0', (2, 64), ['cat', 'dog'], 'avg')
+    """
     return load_representation(Path(folder) / layer_file(layer))

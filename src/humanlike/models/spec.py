@@ -23,11 +23,36 @@ _HOSTS = {"torchvision": "download.pytorch.org", "timm": "huggingface.co"}
 
 
 class ModelSpecError(ValueError):
-    """A model name, weights option or layer name cannot be resolved; the message says what to pass."""
+    """A model name, weights option or layer name cannot be resolved; the message says what to pass.
+
+    A subclass of ``ValueError``.
+
+    Examples
+    --------
+    >>> resolve_model("torchvision:resnet19")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    humanlike.models.spec.ModelSpecError: unknown torchvision model 'resnet19'; did you mean resnet18, ...?
+    """
 
 
 class WeightsUnavailableError(ModelSpecError):
-    """Pretrained weights are neither in the local cache nor downloadable (offline)."""
+    """Pretrained weights are neither in the local cache nor downloadable (offline).
+
+    A :class:`ModelSpecError`; the message names the URL, where to put the file, and the ``weights=``
+    alternatives (a local file, or ``None`` for random weights).
+
+    Examples
+    --------
+    >>> issubclass(WeightsUnavailableError, ModelSpecError)
+    True
+    >>> resolve_model("torchvision:resnet18").build()  # doctest: +SKIP
+    Traceback (most recent call last):
+        ...
+    humanlike.models.spec.WeightsUnavailableError: torchvision:resnet18: pretrained weights are not in the local cache ...
+
+    (skipped: whether it raises depends on the network and the local weights cache)
+    """
 
 
 def _digest(*parts) -> str:
@@ -39,7 +64,26 @@ def _digest(*parts) -> str:
 
 
 def file_digest(path: Path) -> str:
-    """BLAKE2b digest (128 bits, hex) of a file's content, read in 1 MiB blocks: the cache key of a weights file."""
+    """BLAKE2b digest (128 bits, hex) of a file's content, read in 1 MiB blocks: the cache key of a weights file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    str
+        32 hex characters.
+
+    Examples
+    --------
+    >>> import hashlib, tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "weights.pth"
+    >>> _ = path.write_bytes(b"abc")
+    >>> file_digest(path) == hashlib.blake2b(b"abc", digest_size=16).hexdigest()
+    True
+    """
     h = hashlib.blake2b(digest_size=16)
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -48,7 +92,29 @@ def file_digest(path: Path) -> str:
 
 
 def module_digest(module: nn.Module) -> str:
-    """Content hash of a module's class and state (parameters and buffers)."""
+    """Content hash of a module's class and state (parameters and buffers).
+
+    Parameters
+    ----------
+    module : torch.nn.Module
+        The module.
+
+    Returns
+    -------
+    str
+        32 hex characters; equal for modules of the same class with equal state.
+
+    Examples
+    --------
+    >>> a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    >>> _ = b.load_state_dict(a.state_dict())
+    >>> module_digest(a) == module_digest(b)
+    True
+    >>> with torch.no_grad():
+    ...     _ = b.weight.add_(1.0)
+    >>> module_digest(a) == module_digest(b)
+    False
+    """
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{type(module).__module__}.{type(module).__qualname__}".encode())
     for name, tensor in module.state_dict().items():
@@ -60,7 +126,19 @@ def module_digest(module: nn.Module) -> str:
 
 
 def imagenet_transform():
-    """The standard ImageNet evaluation preprocessing: resize 256, centre crop 224, ImageNet normalisation."""
+    """The standard ImageNet evaluation preprocessing: resize 256, centre crop 224, ImageNet normalisation.
+
+    Returns
+    -------
+    torchvision.transforms.v2.Compose
+        PIL RGB image -> (3, 224, 224) float32 tensor.
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> imagenet_transform()(Image.new("RGB", (300, 400))).shape
+    torch.Size([3, 224, 224])
+    """
     from torchvision.transforms import v2
 
     return v2.Compose([
@@ -77,15 +155,37 @@ class ModelSpec:
     """What to run: a named model (``torchvision:resnet50``, ``timm:vit_base_patch16_224``), a module, or
     a zero-argument factory returning a module.
 
+    Usually made by :func:`resolve_model`. Small and picklable when the model is named by a string.
+
     Attributes
     ----------
-    name : observer name used in trial tables (default: the architecture or the module's class name).
-    source : ``"torchvision"``, ``"timm"``, ``"module"`` or ``"factory"``.
-    arch : architecture name for the named sources.
-    weights : ``"default"`` (pretrained defaults of the library, from the local cache), ``None`` (random
+    name : str
+        Observer name used in trial tables (default: the architecture or the module's class name).
+    source : str
+        ``"torchvision"``, ``"timm"``, ``"module"`` or ``"factory"``.
+    arch : str, optional
+        Architecture name for the named sources.
+    weights : str or None
+        ``"default"`` (pretrained defaults of the library, from the local cache), ``None`` (random
         initialisation with a fixed seed, identical in every worker), a torchvision weights name
         (``"IMAGENET1K_V1"``), or a path to a local weights file (a state dict).
-    transform : preprocessing (PIL image -> CHW float tensor); ``None`` uses the library's default.
+    module : torch.nn.Module, optional
+        The module of the ``"module"`` source.
+    factory : callable, optional
+        The zero-argument factory of the ``"factory"`` source.
+    transform : callable, optional
+        Preprocessing (PIL image -> CHW float tensor); ``None`` uses the library's default.
+
+    Examples
+    --------
+    >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none")
+    >>> spec
+    ModelSpec(name='squeezenet1_1', source='torchvision', arch='squeezenet1_1', weights=None)
+    >>> len(spec.key()), spec.key() == resolve_model("torchvision:squeezenet1_1", weights=None).key()
+    (32, True)
+    >>> model = spec.build()
+    >>> model.training, sum(p.numel() for p in model.parameters())
+    (False, 1235496)
     """
 
     name: str
@@ -99,7 +199,14 @@ class ModelSpec:
 
     # -- preprocessing ------------------------------------------------------------------------------
     def preprocessing(self):
-        """The transform applied to each PIL image (RGB)."""
+        """The transform applied to each PIL image (RGB).
+
+        Returns
+        -------
+        callable
+            ``transform`` if given; else the library's own preprocessing for the weights (torchvision, timm),
+            or :func:`imagenet_transform` for modules and factories.
+        """
         if self.transform is not None:
             return self.transform
         if self.source == "torchvision":
@@ -117,12 +224,25 @@ class ModelSpec:
         return imagenet_transform()
 
     def preprocessing_key(self) -> str:
-        """A stable text describing the preprocessing, part of the cache key."""
+        """A stable text describing the preprocessing, part of the cache key.
+
+        Returns
+        -------
+        str
+            A digest (32 hex characters) of the transform's ``repr``.
+        """
         return _digest(repr(self.preprocessing()))
 
     # -- identity -----------------------------------------------------------------------------------
     def key(self) -> str:
-        """Cache key of the model and its weights (not the preprocessing, see :meth:`preprocessing_key`)."""
+        """Cache key of the model and its weights (not the preprocessing, see :meth:`preprocessing_key`).
+
+        Returns
+        -------
+        str
+            A digest (32 hex characters) of the source, architecture and weights (the content of a weights
+            file, the state of a module, the name of a factory), computed once.
+        """
         if self._key is None:
             if _is_path(self.weights):
                 weights_id = "file:" + file_digest(Path(self.weights))
@@ -139,7 +259,20 @@ class ModelSpec:
 
     # -- building -----------------------------------------------------------------------------------
     def build(self) -> nn.Module:
-        """Build the model on the CPU in eval mode (called inside the worker that runs it)."""
+        """Build the model on the CPU in eval mode (called inside the worker that runs it).
+
+        Returns
+        -------
+        torch.nn.Module
+            The model, with its weights loaded.
+
+        Raises
+        ------
+        WeightsUnavailableError
+            If pretrained weights are not cached and cannot be downloaded.
+        ModelSpecError
+            If a factory does not return a module or a weights file does not fit.
+        """
         if self.source == "module":
             model = self.module
         elif self.source == "factory":
@@ -228,7 +361,38 @@ def _offline_error(spec: ModelSpec, url: str, cached: Path | None, err) -> Weigh
 
 def load_weights_file(model: nn.Module, path: Path, name: str) -> None:
     """Load a state dict from ``path`` into ``model`` (``state_dict``/``model`` wrappers and a
-    ``module.`` prefix from DataParallel are unwrapped). Errors name the file."""
+    ``module.`` prefix from DataParallel are unwrapped). Errors name the file.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The architecture to load into (in place).
+    path : pathlib.Path
+        A ``.pth``/``.pt``/``.bin``/``.ckpt`` file read with ``torch.load(weights_only=True)``, or a
+        ``.safetensors`` file.
+    name : str
+        The model's name, for error messages.
+
+    Raises
+    ------
+    ModelSpecError
+        If the file is missing, unreadable, holds no state dict, or does not fit the architecture.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> source = nn.Linear(2, 2)
+    >>> path = Path(tempfile.mkdtemp()) / "w.pth"
+    >>> torch.save({"state_dict": {f"module.{k}": v for k, v in source.state_dict().items()}}, path)
+    >>> target = nn.Linear(2, 2)
+    >>> load_weights_file(target, path, "toy")
+    >>> bool(torch.equal(target.weight, source.weight))
+    True
+    >>> load_weights_file(nn.Linear(3, 2), path, "toy")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    humanlike.models.spec.ModelSpecError: toy: weights file ... does not fit the architecture: ...
+    """
     if not path.is_file():
         raise ModelSpecError(f"{name}: weights file {path} not found")
     try:
@@ -274,9 +438,9 @@ def resolve_model(model, *, weights="default", transform=None, name: str | None 
 
     Examples
     --------
-    >>> spec = resolve_model("torchvision:resnet18", weights=None)  # doctest: +SKIP
-    >>> spec.name  # doctest: +SKIP
-    'resnet18'
+    >>> spec = resolve_model("torchvision:resnet18", weights=None)  # random weights: no download
+    >>> spec.name, spec.source, spec.weights
+    ('resnet18', 'torchvision', None)
     """
     if isinstance(weights, str) and weights.lower() == "none":
         weights = None

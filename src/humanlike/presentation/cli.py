@@ -16,7 +16,20 @@ COMMAND_MODULES = ("cli_ec", "cli_dmc", "cli_ood", "cli_dvc", "cli_mlds", "cli_p
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``humanlike`` argument parser with every command family registered."""
+    """The ``humanlike`` argument parser with every command family registered.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Parsing a command line gives a namespace whose ``handler`` runs the command; families whose module
+        is absent are left out.
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["mlds", "kk1.csv", "--bootstrap", "200"])
+    >>> args.command, args.bootstrap, args.handler.__name__
+    ('mlds', 200, 'run_mlds')
+    """
     parser = argparse.ArgumentParser(
         prog="humanlike",
         description="How alike are humans and machines in their decisions, trial by trial, with honest uncertainty.")
@@ -31,17 +44,36 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line (``argv`` defaults to ``sys.argv[1:]``); returns the exit code (2 for a clear error)."""
+    """Run the command line (``argv`` defaults to ``sys.argv[1:]``); returns the exit code (2 for a clear error).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after ``humanlike``.
+
+    Returns
+    -------
+    int
+        0 on success, 2 for bad input (a one-line ``humanlike <cmd>: error: ...`` on standard error, no
+        traceback), 130 when interrupted.
+
+    Examples
+    --------
+    >>> main(["mlds", "no-such-file.csv"])
+    2
+    """
     from ..data.schema import TrialTableError
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded in the run's manifest
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
-        # Files are written atomically, so an interrupted run leaves no half-written file behind.
-        print(f"humanlike {args.command}: interrupted; files already written are complete, the run is not",
-              file=sys.stderr)
+        # Files are written atomically, so an interrupted run leaves no half-written file behind; its
+        # manifest says "complete": false.
+        print(f"humanlike {args.command}: interrupted; files already written are complete, the run is not "
+              "(its humanlike-manifest.json says \"complete\": false)", file=sys.stderr)
         return 130
     except MemoryError:
         print(f"humanlike {args.command}: error: out of memory; lower --resamples or --memory-budget",

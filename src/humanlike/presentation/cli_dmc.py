@@ -8,16 +8,36 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .io import save_figure, write_json, write_table
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, show_progress,
+    add_output_options, add_resampling_options, demo_outputs, emit_json, float_in, int_at_least, load_data,
+    positive_count, probability, resampling_settings, run_outputs, seed_value, show_progress,
 )
 
 BENCHMARK_COLUMNS = ("observer", "observer_kind", "scope", "metric", "estimate", "ci_low", "ci_high", "n_pairs")
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (dmc) on the ``humanlike`` parser."""
+    """Register this module's commands (``dmc``, ``plan dmc``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['dmc', 'plan']
+    >>> sorted(plan_sub.choices)
+    ['dmc']
+    """
     dmc = sub.add_parser(
         "dmc", help="decision-margin consistency (Alvarez & Konkle): human ceiling, model-human, model-model",
         description="Decision-margin consistency per condition and experiment: the human-human split-half "
@@ -31,11 +51,11 @@ def register(sub, plan_sub) -> None:
     dmc.add_argument("--condition", help="one condition (default: mean over the experiment's conditions)")
     dmc.add_argument("--spearman", action="store_true", help="Spearman instead of Pearson correlations")
     dmc.add_argument("--dprime", action="store_true", help="human index as m-AFC d' instead of accuracy")
-    dmc.add_argument("--alternatives", type=int, metavar="M",
+    dmc.add_argument("--alternatives", type=int_at_least(2), metavar="M",
                      help="number of alternatives for --dprime (default: number of labels of the experiment)")
-    dmc.add_argument("--max-splits", type=int, default=1000,
+    dmc.add_argument("--max-splits", type=positive_count, default=1000,
                      help="all unique splits up to this many, else a seeded sample (default %(default)s)")
-    dmc.add_argument("--bootstrap-splits", type=int, default=32,
+    dmc.add_argument("--bootstrap-splits", type=positive_count, default=32,
                      help="splits evaluated per bootstrap resample (default %(default)s)")
     dmc.add_argument("--exclusions", action="store_true",
                      help="drop the model-vs-human benchmark's excluded conditions first")
@@ -53,30 +73,30 @@ def register(sub, plan_sub) -> None:
         description="Binomial sampling error of item accuracies and how well N observers' pooled item "
                     "accuracies track the true ones (Alvarez & Konkle, Appendix B). Best cases: sampling "
                     "error only.")
-    plan.add_argument("--accuracy", type=float, nargs="+", default=[0.5, 0.7, 0.9], metavar="P",
+    plan.add_argument("--accuracy", type=float_in(0, 1), nargs="+", default=[0.5, 0.7, 0.9], metavar="P",
                       help="true item accuracies for the sampling table (default 0.5 0.7 0.9)")
-    plan.add_argument("--trials", type=int, nargs="+", default=[1, 2, 5, 10, 20, 50, 100], metavar="T",
+    plan.add_argument("--trials", type=positive_count, nargs="+", default=[1, 2, 5, 10, 20, 50, 100], metavar="T",
                       help="trials per item for the sampling table")
-    plan.add_argument("--tolerance", type=float, default=0.1,
+    plan.add_argument("--tolerance", type=float_in(0, 1, open_low=True, open_high=True), default=0.1,
                       help="report the trials needed to be within +/- this of the true accuracy")
-    plan.add_argument("--probability", type=float, default=0.95,
+    plan.add_argument("--probability", type=probability, default=0.95,
                       help="... with this probability (default %(default)s)")
-    plan.add_argument("--level", type=float, default=0.95, help="level of the sampling interval")
-    plan.add_argument("--observers", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32], metavar="N",
+    plan.add_argument("--level", type=probability, default=0.95, help="level of the sampling interval")
+    plan.add_argument("--observers", type=int_at_least(1, 10_000), nargs="+", default=[1, 2, 4, 8, 16, 32], metavar="N",
                       help="numbers of observers for the correlation-with-truth table")
-    plan.add_argument("--trials-per-observer", type=int, default=1, help="responses per observer and item")
+    plan.add_argument("--trials-per-observer", type=positive_count, default=1, help="responses per observer and item")
     plan.add_argument("--distribution", choices=("uniform", "beta", "data"), default="uniform",
                       help="true item accuracies: uniform(A, B), beta(A, B) or the human item accuracies of "
                            "--data (noisy estimates, so a little over-dispersed)")
-    plan.add_argument("--params", type=float, nargs=2, metavar=("A", "B"),
+    plan.add_argument("--params", type=float_in(0, open_low=True), nargs=2, metavar=("A", "B"),
                       help="distribution parameters (default: uniform 0 1, beta 2 2)")
-    plan.add_argument("--items", type=int, default=160, help="items per simulated data set (default %(default)s)")
+    plan.add_argument("--items", type=int_at_least(2, 100_000), default=160, help="items per simulated data set (default %(default)s)")
     plan.add_argument("--data", nargs="+", type=Path, help="trial data for --distribution data")
     plan.add_argument("--experiment", help="experiment of --data")
     plan.add_argument("--condition", help="condition of --data (default: all of the experiment's items)")
-    plan.add_argument("--sims", type=int, default=200, help="simulated data sets per N (default %(default)s)")
-    plan.add_argument("--max-splits", type=int, default=50, help="splits per simulated data set")
-    plan.add_argument("--seed", type=int, default=0)
+    plan.add_argument("--sims", type=int_at_least(2, 100_000), default=200, help="simulated data sets per N (default %(default)s)")
+    plan.add_argument("--max-splits", type=positive_count, default=50, help="splits per simulated data set")
+    plan.add_argument("--seed", type=seed_value, default=0)
     plan.add_argument("--json", action="store_true")
     plan.set_defaults(handler=run_plan_dmc)
 
@@ -84,11 +104,30 @@ def register(sub, plan_sub) -> None:
 # --- dmc ---------------------------------------------------------------------------------------------
 
 def run_dmc_command(args) -> int:
-    """Handle ``humanlike dmc`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike dmc`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['dmc', 'raw-data/']).handler is run_dmc_command
+    True
+    """
     from ..analyses.dmc import decision_margin_consistency
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
     settings = resampling_settings(args)
+    run = run_outputs(args, settings)
     trials = load_data(args.data)
     exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
     result = decision_margin_consistency(
@@ -99,12 +138,12 @@ def run_dmc_command(args) -> int:
         result = result.with_published_intervals()
     doc = result.to_json_dict()
     if args.out is not None:
-        write_table(result.summary, args.out / "dmc_summary", args.format)
-        write_table(result.splits, args.out / "dmc_splits", args.format)
-        write_table(result.items, args.out / "dmc_items", args.format)
+        run.add_table(result.summary, "dmc_summary", args.format)
+        run.add_table(result.splits, "dmc_splits", args.format)
+        run.add_table(result.items, "dmc_items", args.format)
         if result.self_consistency is not None:
-            write_table(result.self_consistency.to_frame(), args.out / "dmc_self_consistency", args.format)
-        write_json(doc, args.out / "dmc.json")
+            run.add_table(result.self_consistency.to_frame(), "dmc_self_consistency", args.format)
+        run.json(doc, args.out / "dmc.json")
     if args.figure is not None:
         from ..analyses.consistency_accuracy import consistency_vs_accuracy
         from .plots_dmc import consistency_figure
@@ -112,7 +151,8 @@ def run_dmc_command(args) -> int:
         comparison = consistency_vs_accuracy(trials, exclusions=exclusions, dmc_result=result,
                                              n_resamples=settings.n_resamples, level=settings.level,
                                              seed=settings.seed, observer_level=settings.observer_level)
-        save_figure(consistency_figure(comparison), args.figure)
+        run.figure(consistency_figure(comparison), args.figure)
+    run.finish()
     if args.json:
         emit_json(doc)
         return 0
@@ -155,7 +195,28 @@ def _block(doc: dict, indent: str = "  ") -> list[str]:
 
 
 def format_dmc(result) -> str:
-    """A readable table of a DMC result (each experiment, and the overall mean when there are several)."""
+    """A readable table of a DMC result (each experiment, and the overall mean when there are several).
+
+    Parameters
+    ----------
+    result : DMCResult
+        From :func:`humanlike.analyses.dmc.decision_margin_consistency`.
+
+    Returns
+    -------
+    str
+        Per scope the human–human ceiling (with the published t-interval), model–model, the mean
+        model–human value and every model (highest first) with its accuracy.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dmc import decision_margin_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> text = format_dmc(decision_margin_consistency(trials, experiments=["sim-blur"], n_resamples=0))
+    >>> print(text.splitlines()[3])
+      human-human ceiling                     0.572 [  nan,   nan]  (3 splits; published t-interval [0.441, 0.703])
+    """
     s = result.settings
     level = int(round(s["level"] * 100))
     if s.get("preset") == "paper":
@@ -199,8 +260,35 @@ def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | No
     ci_high, n_pairs. Observer ``humans``: the split-half noise ceiling (n_pairs = number of splits);
     each model with margins: its DMC to the pooled human index (n_pairs = number of human observers
     pooled). Scopes: every experiment and ``overall`` (mean over experiments; n_pairs summed). Models
-    without margins get no rows. Returns an empty frame when no experiment can be analysed. ``result``: a
-    DMC result already computed (then nothing is recomputed).
+    without margins get no rows.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    n_resamples, level, seed, progress : optional
+        Override the fields of ``settings`` (default: the DMC defaults, observer jackknife).
+    exclusions : dict, optional
+        Conditions to drop per experiment.
+    settings : ResamplingSettings, optional
+        The settings of the DMC run.
+    result : DMCResult, optional
+        A DMC result already computed (then nothing is recomputed).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows; an empty frame (same columns) when no experiment can be analysed.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> rows = dmc_benchmark_rows(trials, n_resamples=0)
+    >>> list(rows.columns)
+    ['observer', 'observer_kind', 'scope', 'metric', 'estimate', 'ci_low', 'ci_high', 'n_pairs']
+    >>> sorted(rows.loc[rows["scope"] == "overall", "observer"])[:2]
+    ['humans', 'model-alien']
     """
     from ..analyses.dmc import ACCURACY, DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, decision_margin_consistency
     from ..data.schema import TrialTableError
@@ -234,7 +322,32 @@ def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | No
 
 
 def demo_extras(trials, args) -> list[Path]:
-    """DMC on the demo data: summary table, JSON, ranking figure and the EC-and-DMC-against-accuracy figure."""
+    """DMC on the demo data: summary table, JSON, ranking figure and the EC-and-DMC-against-accuracy figure.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The demo's trial table (simulated benchmark).
+    args : argparse.Namespace
+        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
+        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written into ``args.out``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
+    ...                           quiet=True)
+    >>> [p.name for p in demo_extras(trials[trials["experiment"] == "sim-blur"], args)]
+    ['dmc.csv', 'dmc.json', 'dmc_ranking.png', 'dmc.png']
+    """
     from ..analyses.consistency_accuracy import consistency_vs_accuracy
     from ..analyses.dmc import decision_margin_consistency
     from .plots_dmc import consistency_figure, dmc_ranking_figure
@@ -248,13 +361,14 @@ def demo_extras(trials, args) -> list[Path]:
     comparison = consistency_vs_accuracy(trials, dmc_result=result,
                                          ec_result=getattr(args, "demo_results", {}).get("error_consistency"),
                                          n_resamples=args.resamples, level=args.level, seed=args.seed)
+    run = demo_outputs(args)
     return [
-        write_table(result.summary, out / "dmc", args.format),
-        write_json(result.to_json_dict(), out / "dmc.json"),
-        save_figure(dmc_ranking_figure(result, title="Simulated benchmark: decision-margin consistency"),
-                    out / "dmc_ranking.png"),
-        save_figure(consistency_figure(comparison, title="Simulated benchmark: EC and DMC with humans, "
-                                                         "against accuracy"), out / "dmc.png"),
+        run.add_table(result.summary, "dmc", args.format),
+        run.json(result.to_json_dict(), out / "dmc.json"),
+        run.figure(dmc_ranking_figure(result, title="Simulated benchmark: decision-margin consistency"),
+                   out / "dmc_ranking.png"),
+        run.figure(consistency_figure(comparison, title="Simulated benchmark: EC and DMC with humans, "
+                                                        "against accuracy"), out / "dmc.png"),
     ]
 
 
@@ -281,7 +395,25 @@ def _truth_spec(args):
 
 
 def run_plan_dmc(args) -> int:
-    """Handle ``humanlike plan dmc`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike plan dmc`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['plan', 'dmc']).handler is run_plan_dmc
+    True
+    """
     from ..stats.dmc_planning import (
         accuracy_correlation_vs_observers, item_accuracy_interval, trials_for_tolerance,
         within_tolerance_probability,

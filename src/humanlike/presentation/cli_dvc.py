@@ -7,14 +7,32 @@ from pathlib import Path
 
 import numpy as np
 
-from .io import save_figure, write_json, write_table
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings,
+    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, positive_count,
+    resampling_settings, run_outputs,
 )
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (dvc) on the ``humanlike`` parser."""
+    """Register this module's command (``dvc represent``, ``dvc choices``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['dvc', 'plan']
+    """
     dvc = sub.add_parser("dvc", help="decision-variable correlation (Qian, Geisler & Wei; Sebastian & Geisler)")
     dvc_sub = dvc.add_subparsers(dest="dvc_command", required=True, metavar="SOURCE")
 
@@ -22,21 +40,27 @@ def register(sub, plan_sub) -> None:
         "represent", help="DVC of two representations of the same images (.npz files or shard folders)",
         description="Split-half normalised DVC of two representations: random unit halves, PCA per half, LDA "
                     "per class pair, within-class correlations of the decision variables; bootstrap over "
-                    "images within class (paired), the LDA refitted in every resample. Also kappa of the "
-                    "cross-validated choices and its accuracy bound.")
+                    "images within class (paired), the LDA refitted in every resample; percentile or BCa "
+                    "intervals (exact leave-one-image-out jackknife). Also kappa of the cross-validated choices "
+                    "and its accuracy bound.")
     rep.add_argument("a", type=Path, help="representation A (.npz with features, labels[, items] or a folder)")
     rep.add_argument("b", type=Path, help="representation B (aligned with A on item ids)")
-    rep.add_argument("--pcs", type=int, default=25, help="principal components per half (default %(default)s)")
-    rep.add_argument("--splits", type=int, default=10, help="random unit split-halves (default %(default)s)")
-    rep.add_argument("--cv", type=int, metavar="K", help="K-fold cross-validated DVs (default: in-sample)")
+    rep.add_argument("--pcs", type=positive_count, default=25, help="principal components per half (default %(default)s)")
+    rep.add_argument("--splits", type=int_at_least(1, 1000), default=10, help="random unit split-halves (default %(default)s)")
+    rep.add_argument("--cv", type=int_at_least(2), metavar="K", help="K-fold cross-validated DVs (default: in-sample)")
     rep.add_argument("--abs", action="store_true", help="report the paper's absolute-value normalisation")
     rep.add_argument("--spearman", action="store_true", help="Spearman instead of Pearson correlations")
     rep.add_argument("--standardize", action="store_true", help="z-score units before the PCA")
     rep.add_argument("--all-splits", action="store_true",
                      help="push every resample through every split (exact; default: rotate, an upper bound)")
+    rep.add_argument("--pca-scope", choices=("all", "pair"), default="all",
+                     help="fit each half's PCA on all images, or on each class pair's images (C(K,2) times "
+                          "the PCA work; default %(default)s)")
+    rep.add_argument("--pca-iterations", type=int, default=2, metavar="N",
+                     help="power iterations of the randomized PCA (default %(default)s)")
     rep.add_argument("--no-kappa", action="store_true", help="skip the kappa of cross-validated choices")
     rep.add_argument("--figure", type=Path, help="write the per-class-pair figure here (png/pdf/svg)")
-    add_resampling_options(rep, interval=False)
+    add_resampling_options(rep)
     add_output_options(rep, out_default=None)
     rep.set_defaults(handler=run_represent)
 
@@ -50,7 +74,7 @@ def register(sub, plan_sub) -> None:
     ch.add_argument("--experiment", action="append", metavar="NAME", help="experiment (repeatable)")
     ch.add_argument("--passes", choices=("first", "split"), default="first",
                     help="two-category data: 'split' treats each pass as an observer (double-pass self-DVC)")
-    ch.add_argument("--correction", type=float, default=0.5,
+    ch.add_argument("--correction", type=float_in(0, 10), default=0.5,
                     help="added to empty cells of a 2x2 table (default %(default)s; 0 = plain ML)")
     ch.add_argument("--exclusions", action="store_true",
                     help="drop the model-vs-human benchmark's excluded conditions first")
@@ -64,28 +88,49 @@ def register(sub, plan_sub) -> None:
 # --- represent -----------------------------------------------------------------------------------------
 
 def run_represent(args) -> int:
-    """Handle ``humanlike represent`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike dvc represent`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['dvc', 'represent', 'a.npz', 'b.npz']).handler is run_represent
+    True
+    """
     from ..analyses.dvc_representations import DVCOptions, dvc_representations
     from ..data.representations import load_representation
 
+    run = run_outputs(args, resampling_settings(args))
     a = load_representation(args.a)
     b = load_representation(args.b)
     options = DVCOptions(n_components=args.pcs, n_splits=args.splits, cv=args.cv, absolute=args.abs,
                          correlation="spearman" if args.spearman else "pearson", standardize=args.standardize,
                          split_bootstrap="all" if args.all_splits else "rotate",
-                         kappa_folds=0 if args.no_kappa else 5)
+                         kappa_folds=0 if args.no_kappa else 5, pca_scope=args.pca_scope,
+                         pca_iterations=args.pca_iterations)
     result = dvc_representations(a, b, options=options, settings=resampling_settings(args))
     doc = result.to_json_dict()
     if args.out is not None:
-        write_table(result.to_frame(), args.out / "dvc", args.format)
-        write_table(result.correlations, args.out / "dvc_correlations", args.format)
+        run.add_table(result.to_frame(), "dvc", args.format)
+        run.add_table(result.correlations, "dvc_correlations", args.format)
         if result.kappa is not None:
-            write_table(result.kappa.to_frame(), args.out / "dvc_kappa", args.format)
-        write_json(doc, args.out / "dvc.json")
+            run.add_table(result.kappa.to_frame(), "dvc_kappa", args.format)
+        run.json(doc, args.out / "dvc.json")
     if args.figure is not None:
         from .plots_dvc import representation_figure
 
-        save_figure(representation_figure(result), args.figure)
+        run.figure(representation_figure(result), args.figure)
+    run.finish()
     if args.json:
         emit_json(doc)
         return 0
@@ -116,11 +161,30 @@ def _ci(e: dict) -> str:
 # --- choices -------------------------------------------------------------------------------------------
 
 def run_choices(args) -> int:
-    """Handle ``humanlike choices`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike dvc choices`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['dvc', 'choices', 'raw-data/']).handler is run_choices
+    True
+    """
     from ..analyses.dvc_choices import choice_dvc, latent_correctness_correlation, margin_probit_correlation
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
     from ..data.schema import TrialTableError
 
+    run = run_outputs(args, resampling_settings(args))
     trials = load_data(args.data)
     if args.experiment:
         unknown = sorted(set(args.experiment) - set(trials["experiment"]))
@@ -134,8 +198,9 @@ def run_choices(args) -> int:
                             validate=False)
         doc = {"kind": "two-category", **result.to_json_dict()}
         if args.out is not None:
-            write_table(result.to_frame(), args.out / "dvc_choices", args.format)
-            write_json(doc, args.out / "dvc_choices.json")
+            run.add_table(result.to_frame(), "dvc_choices", args.format)
+            run.json(doc, args.out / "dvc_choices.json")
+        run.finish()
         if args.json:
             emit_json(doc)
             return 0
@@ -158,12 +223,13 @@ def run_choices(args) -> int:
     if args.out is not None:
         import pandas as pd
 
-        write_table(pd.concat(frames, ignore_index=True), args.out / "dvc_choices", args.format)
-        write_json(doc, args.out / "dvc_choices.json")
+        run.add_table(pd.concat(frames, ignore_index=True), "dvc_choices", args.format)
+        run.json(doc, args.out / "dvc_choices.json")
     if args.figure is not None:
         from .plots_dvc import benchmark_latent_figure
 
-        save_figure(benchmark_latent_figure(tetra, probit, scope), args.figure)
+        run.figure(benchmark_latent_figure(tetra, probit, scope), args.figure)
+    run.finish()
     if args.json:
         emit_json(doc)
         return 0

@@ -11,9 +11,9 @@ import pandas as pd
 
 from ..analyses.errorconsistency import P_VALUE_METHODS
 from ..stats.engine import ResamplingSettings
-from .io import save_figure, write_json, write_table
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, show_progress,
+    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
+    resampling_settings, run_outputs, seed_value, show_progress,
 )
 
 
@@ -25,7 +25,27 @@ PRESETS = {
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (ec) on the ``humanlike`` parser."""
+    """Register this module's commands (``demo``, ``benchmark``, ``ec``, ``plan ec``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['benchmark', 'demo', 'ec', 'plan']
+    >>> sorted(plan_sub.choices)
+    ['ec']
+    """
     demo = sub.add_parser("demo", help="the main job on the built-in simulated benchmark (seconds)")
     add_resampling_options(demo)
     add_output_options(demo)
@@ -47,20 +67,20 @@ def register(sub, plan_sub) -> None:
     ec.set_defaults(handler=run_ec_command)
 
     plan = plan_sub.add_parser("ec", help="trials needed for error consistency (copy model)")
-    plan.add_argument("--accuracy", type=float, nargs=2, default=(0.75, 0.75), metavar=("A1", "A2"),
+    plan.add_argument("--accuracy", type=probability, nargs=2, default=(0.75, 0.75), metavar=("A1", "A2"),
                       help="accuracies of the two observers (default 0.75 0.75)")
-    plan.add_argument("--kappa", type=float, default=0.3, help="true error consistency (default 0.3)")
-    plan.add_argument("--trials", type=int, nargs="+", default=[100, 200, 400, 800, 1600, 3200],
+    plan.add_argument("--kappa", type=float_in(-1, 1), default=0.3, help="true error consistency (default 0.3)")
+    plan.add_argument("--trials", type=int_at_least(2), nargs="+", default=[100, 200, 400, 800, 1600, 3200],
                       help="numbers of trials to evaluate")
-    plan.add_argument("--width", type=float, help="target CI width: report the trials needed")
-    plan.add_argument("--compare-kappa", type=float,
+    plan.add_argument("--width", type=float_in(0, 2, open_low=True), help="target CI width: report the trials needed")
+    plan.add_argument("--compare-kappa", type=float_in(-1, 1),
                       help="second model's EC: report the power to detect the difference")
-    plan.add_argument("--compare-accuracy", type=float, help="second model's accuracy (default: A2)")
-    plan.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    plan.add_argument("--alpha", type=float, default=0.05)
-    plan.add_argument("--level", type=float, default=0.95)
+    plan.add_argument("--compare-accuracy", type=probability, help="second model's accuracy (default: A2)")
+    plan.add_argument("--power", type=probability, default=0.8, help="target power (default 0.8)")
+    plan.add_argument("--alpha", type=probability, default=0.05)
+    plan.add_argument("--level", type=probability, default=0.95)
     plan.add_argument("--method", choices=("analytic", "simulation"), default="analytic")
-    plan.add_argument("--seed", type=int, default=0)
+    plan.add_argument("--seed", type=seed_value, default=0)
     plan.add_argument("--json", action="store_true")
     plan.set_defaults(handler=run_plan_ec)
 
@@ -85,7 +105,27 @@ def _add_ec_options(parser: argparse.ArgumentParser) -> None:
 
 
 def ec_choices(args) -> tuple[str, str]:
-    """(policy, p-value method) of an EC command line: the preset's, unless given explicitly."""
+    """(policy, p-value method) of an EC command line: the preset's, unless given explicitly.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A parsed ``ec`` or ``benchmark`` command line (``--preset``, ``--policy``, ``--p-value``).
+
+    Returns
+    -------
+    tuple of str
+        ``(policy, p_value)``.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> parser = build_parser()
+    >>> ec_choices(parser.parse_args(["ec", "raw-data/"]))
+    ('strict', 'exact')
+    >>> ec_choices(parser.parse_args(["ec", "raw-data/", "--preset", "paper", "--policy", "strict"]))
+    ('strict', 'beta-posterior-published')
+    """
     preset = PRESETS[getattr(args, "preset", "default")]
     policy = args.policy if args.policy is not None else preset["policy"]
     p_value = getattr(args, "p_value", None) or preset["p_value"]
@@ -93,7 +133,28 @@ def ec_choices(args) -> tuple[str, str]:
 
 
 def ec_settings(args) -> ResamplingSettings:
-    """The resampling settings of an EC command line (``--two-level`` is ``--observer-level bootstrap``)."""
+    """The resampling settings of an EC command line (``--two-level`` is ``--observer-level bootstrap``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A parsed ``ec`` or ``benchmark`` command line.
+
+    Returns
+    -------
+    ResamplingSettings
+
+    Raises
+    ------
+    ValueError
+        When ``--two-level`` contradicts ``--observer-level`` (e.g. ``jackknife``).
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> ec_settings(build_parser().parse_args(["benchmark", "raw-data/", "--two-level"])).observer_level
+    'bootstrap'
+    """
     settings = resampling_settings(args)
     if getattr(args, "two_level", False):
         if settings.observer_level not in ("none", "bootstrap"):
@@ -105,30 +166,48 @@ def ec_settings(args) -> ResamplingSettings:
 # --- demo --------------------------------------------------------------------------------------------
 
 def run_demo(args) -> int:
-    """Handle ``humanlike demo`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike demo`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['demo']).handler is run_demo
+    True
+    """
     from ..analyses.benchmark import run_benchmark
     from ..data.simulate import simulate_benchmark
     from .plots import benchmark_figure, ranking_figure
 
+    run = run_outputs(args, resampling_settings(args))
+    args.run_outputs = run  # the other families' demo extras write through it too
     trials = simulate_benchmark(seed=args.seed)
     result = run_benchmark(trials, exclusions=None, settings=resampling_settings(args))
     # Analyses computed once for the whole demo; other command families read them from here.
     args.demo_results = {"benchmark": result, "error_consistency": result.details}
     result = _with_dmc_rows(result, trials, args, exclusions=None)
     out = args.out
-    files = [
-        write_table(trials, out / "trials", args.format),
-        write_table(result.rows, out / "benchmark", args.format),
-        write_table(result.details.pairs, out / "pairs", args.format),
-        save_figure(benchmark_figure(result, "Simulated benchmark: error consistency with humans"),
-                    out / "benchmark.png"),
-    ]
+    run.add_table(trials, "trials", args.format)
+    run.add_table(result.rows, "benchmark", args.format)
+    run.add_table(result.details.pairs, "pairs", args.format)
+    run.figure(benchmark_figure(result, "Simulated benchmark: error consistency with humans"), out / "benchmark.png")
     if result.ranking is not None:
-        files.append(write_table(result.ranking.to_frame(), out / "ranking", args.format))
-        files.append(save_figure(ranking_figure(result.ranking), out / "ranking.png"))
-    files += _demo_extras(trials, args)
-    files.append(write_json(result.to_json_dict(), out / "benchmark.json"))
-    files.append(_demo_report(trials, args))
+        run.add_table(result.ranking.to_frame(), "ranking", args.format)
+        run.figure(ranking_figure(result.ranking), out / "ranking.png")
+    _demo_extras(trials, args)
+    run.json(result.to_json_dict(), out / "benchmark.json")
+    _demo_report(trials, args)
+    files = [*run.files, run.finish()]
     if args.json:
         emit_json(result.to_json_dict())
         return 0
@@ -155,7 +234,7 @@ def _demo_report(trials, args) -> Path:
     html = render_report(sections, title="humanlike demo: simulated benchmark", headline=headline,
                          provenance=provenance, settings=settings,
                          command=f"humanlike demo --seed {args.seed} --resamples {args.resamples}")
-    return write_report(html, Path(args.out) / "report.html")
+    return args.run_outputs.text(html, Path(args.out) / "report.html")
 
 
 def _demo_extras(trials, args) -> list[Path]:
@@ -196,7 +275,31 @@ def _with_dmc_rows(result, trials, args, exclusions):
 
 
 def format_overall(result) -> str:
-    """A readable table of the overall benchmark rows."""
+    """A readable table of the overall benchmark rows.
+
+    Parameters
+    ----------
+    result : BenchmarkResult
+        From :func:`humanlike.analyses.benchmark.run_benchmark`.
+
+    Returns
+    -------
+    str
+        One line per observer (humans first, then models by EC) with EC and OOD accuracy and their
+        intervals, a legend line and, with resamples, the ranking stability.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.benchmark import run_benchmark
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> text = format_overall(run_benchmark(trials, exclusions=None, n_resamples=0))
+    >>> for line in text.splitlines()[:3]:
+    ...     print(line)
+    observer                                 error consistency                OOD accuracy
+    humans                                    0.281 [nan, nan]            0.645 [nan, nan]
+    model-humanlike                           0.309 [nan, nan]            0.715 [nan, nan]
+    """
     rows = result.rows[result.rows["scope"] == "overall"]
     level = int(round(result.details.settings["level"] * 100))
     ec = rows[rows["metric"] == "error_consistency"].set_index("observer")
@@ -230,10 +333,29 @@ def _fmt(row) -> str:
 # --- benchmark -------------------------------------------------------------------------------------
 
 def run_benchmark_command(args) -> int:
-    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['benchmark', 'raw-data/']).handler is run_benchmark_command
+    True
+    """
     from ..analyses.benchmark import run_benchmark
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
+    run = run_outputs(args, ec_settings(args))
     trials = load_data(args.data)   # validated by the loader
     policy, p_value = ec_choices(args)
     result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
@@ -241,15 +363,16 @@ def run_benchmark_command(args) -> int:
     result = _with_dmc_rows(result, trials, args,
                             exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
     if args.out is not None:
-        write_table(result.rows, args.out / "benchmark", args.format)
-        write_table(result.details.pairs, args.out / "pairs", args.format)
+        run.add_table(result.rows, "benchmark", args.format)
+        run.add_table(result.details.pairs, "pairs", args.format)
         if result.ranking is not None:
-            write_table(result.ranking.to_frame(), args.out / "ranking", args.format)
-        write_json(result.to_json_dict(), args.out / "benchmark.json")
+            run.add_table(result.ranking.to_frame(), "ranking", args.format)
+        run.json(result.to_json_dict(), args.out / "benchmark.json")
     if args.figure is not None:
         from .plots import benchmark_figure
 
-        save_figure(benchmark_figure(result), args.figure)
+        run.figure(benchmark_figure(result), args.figure)
+    run.finish()
     if args.json:
         emit_json(result.to_json_dict())
     else:
@@ -260,9 +383,28 @@ def run_benchmark_command(args) -> int:
 # --- ec ----------------------------------------------------------------------------------------------
 
 def run_ec_command(args) -> int:
-    """Handle ``humanlike ec`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike ec`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['ec', 'raw-data/']).handler is run_ec_command
+    True
+    """
     from ..analyses.errorconsistency import error_consistency
 
+    run = run_outputs(args, ec_settings(args))
     trials = load_data(args.data)   # validated by the loader
     policy, p_value = ec_choices(args)
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
@@ -272,17 +414,18 @@ def run_ec_command(args) -> int:
     doc = (result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
            else result.to_json_dict())
     if args.out is not None:
-        write_table(result.summary, args.out / "ec_summary", args.format)
-        write_table(result.pairs, args.out / "ec_pairs_by_condition", args.format)
-        write_table(result.pair_intervals, args.out / "ec_pairs", args.format)
-        write_json(doc, args.out / "ec.json")
+        run.add_table(result.summary, "ec_summary", args.format)
+        run.add_table(result.pairs, "ec_pairs_by_condition", args.format)
+        run.add_table(result.pair_intervals, "ec_pairs", args.format)
+        run.json(doc, args.out / "ec.json")
     if args.figure is not None:
         from .plots import pairwise_figure
 
         for name in experiments:
             path = args.figure if len(experiments) == 1 else args.figure.with_name(
                 f"{args.figure.stem}-{name}{args.figure.suffix}")
-            save_figure(pairwise_figure(result, name), path)
+            run.figure(pairwise_figure(result, name), path)
+    run.finish()
     if args.json:
         emit_json(doc)
         return 0
@@ -291,7 +434,31 @@ def run_ec_command(args) -> int:
 
 
 def format_ec(result) -> str:
-    """Readable EC summary: per experiment human-human, model-model and every model with humans."""
+    """Readable EC summary: per experiment human-human, model-model and every model with humans.
+
+    Parameters
+    ----------
+    result : ErrorConsistencyResult
+        From :func:`humanlike.analyses.errorconsistency.error_consistency`.
+
+    Returns
+    -------
+    str
+        A settings line, then per experiment the human–human and model–model means and each model's EC
+        with the humans (highest first) with intervals and accuracy.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.errorconsistency import error_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> text = format_ec(error_consistency(trials, experiments=["sim-blur"], n_resamples=0))
+    >>> for line in text.splitlines()[1:4]:
+    ...     print(line)
+    experiment sim-blur
+      human-human  0.250 [nan, nan]  (6 pairs, mean accuracy 0.578)
+      model-model  0.022 [nan, nan]  (10 pairs)
+    """
     settings = result.settings
     level = int(round(settings["level"] * 100))
     where = f"condition {settings['condition']}" if settings["condition"] else "mean over conditions"
@@ -326,7 +493,25 @@ def _fmt_entry(e) -> str:
 # --- plan ec -----------------------------------------------------------------------------------------
 
 def run_plan_ec(args) -> int:
-    """Handle ``humanlike plan ec`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike plan ec`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['plan', 'ec']).handler is run_plan_ec
+    True
+    """
     from ..stats.planning import expected_ec_ci_width, power_ec_difference, trials_for_ci_width, trials_for_power
 
     a1, a2 = args.accuracy

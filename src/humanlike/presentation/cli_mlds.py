@@ -7,12 +7,32 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import confidence_level, emit_json, resample_count
-from .io import save_figure, write_table
+from .options import bounded_resample_count, confidence_level, emit_json, run_outputs, seed_value
+
+# Every bootstrap draw / simulation refits the scale (milliseconds each): 100,000 is minutes, 1e8 days.
+REFITS = bounded_resample_count(100_000, "each one refits the scale")
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (mlds) on the ``humanlike`` parser."""
+    """Register this module's command (``mlds``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['mlds', 'plan']
+    """
     mlds = sub.add_parser(
         "mlds", help="maximum-likelihood difference scaling (R MLDS): scales, intervals, six-point test",
         description="Fit a perceptual difference scale (MLDS) to triad or quadruple judgements. Several files "
@@ -24,10 +44,11 @@ def register(sub, plan_sub) -> None:
     mlds.add_argument("--link", choices=("probit", "logit", "cauchit"), default="probit")
     mlds.add_argument("--method", choices=("glm", "optim", "power"), default="glm",
                       help="glm (R's default), optim (psi_1 = 0, psi_p = 1, sigma free) or a power-function scale")
-    mlds.add_argument("--bootstrap", type=resample_count, default=0, metavar="N", help="parametric bootstrap refits")
-    mlds.add_argument("--six-point", type=resample_count, default=0, metavar="N", help="six-point test simulations")
-    mlds.add_argument("--runs", type=resample_count, default=0, metavar="N", help="runs test / residual envelope simulations")
-    mlds.add_argument("--seed", type=int, default=0, help="random seed (same seed, same numbers)")
+    mlds.add_argument("--bootstrap", type=REFITS, default=0, metavar="N", help="parametric bootstrap refits")
+    mlds.add_argument("--six-point", type=REFITS, default=0, metavar="N", help="six-point test simulations")
+    mlds.add_argument("--runs", type=REFITS, default=0, metavar="N",
+                      help="runs test / residual envelope simulations")
+    mlds.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same numbers)")
     mlds.add_argument("--level", type=confidence_level, default=0.95, help="interval level (default %(default)s)")
     mlds.add_argument("--observer", action="append", metavar="O", help="only this observer (repeatable)")
     mlds.add_argument("--firth", action="store_true",
@@ -39,20 +60,39 @@ def register(sub, plan_sub) -> None:
 
 
 def run_mlds(args) -> int:
-    """Handle ``humanlike mlds`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike mlds`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['mlds', 'kk1.csv']).handler is run_mlds
+    True
+    """
     from ..analyses.mlds import analyse_mlds
     from ..data.judgements import load_judgements
 
+    run = run_outputs(args)  # no output folder, so no manifest: the paths are checked first, and told apart
     table = load_judgements(args.files)
     results = analyse_mlds(table, link=args.link, method=args.method, bootstrap=args.bootstrap,
                            six_point=args.six_point, runs=args.runs, seed=args.seed, level=args.level,
                            observer=args.observer, penalty="firth" if args.firth else None)
     if args.table:
-        write_table(results.to_frame(), args.table)
+        run.table(results.to_frame(), args.table)
     if args.figure:
         from .plots_mlds import mlds_scale_figure
 
-        save_figure(mlds_scale_figure(results), args.figure)
+        run.figure(mlds_scale_figure(results), args.figure)
     if args.json:
         emit_json(results.to_json_dict())
         return 0

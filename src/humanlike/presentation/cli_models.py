@@ -5,11 +5,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .options import emit_json, show_progress
+from .options import count, emit_json, positive_count, show_progress
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (models) on the ``humanlike`` parser."""
+    """Register this module's command (``evaluate``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['evaluate', 'plan']
+    """
     del plan_sub  # nothing to plan
     parser = sub.add_parser(
         "evaluate", help="run vision models on a folder of images: trials with decision margins, features",
@@ -29,8 +47,8 @@ def register(sub, plan_sub) -> None:
     parser.add_argument("--layers", nargs="+", default=[], metavar="L", help="layers whose features to save")
     parser.add_argument("--pool", choices=("flatten", "avg", "max", "cls"), default="flatten",
                         help="how layer activations become one vector per image (default %(default)s)")
-    parser.add_argument("--batch-size", type=int, default=64, help="images per forward pass (default %(default)s)")
-    parser.add_argument("--num-workers", type=int, default=0,
+    parser.add_argument("--batch-size", type=positive_count, default=64, help="images per forward pass (default %(default)s)")
+    parser.add_argument("--num-workers", type=count, default=0,
                         help="image-decoding processes per run (default 0: one background thread)")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default %(default)s)")
     parser.add_argument("--precision", choices=("float32", "bf16", "fp16"), default="float32",
@@ -41,8 +59,8 @@ def register(sub, plan_sub) -> None:
                         help="category score: mean logit (decision-margin paper) or mean probability (benchmark)")
     parser.add_argument("--executor", default="local",
                         help="local, dask (a local cluster) or dask:ADDRESS (an existing scheduler)")
-    parser.add_argument("--workers", type=int, default=2, help="local Dask workers (default %(default)s)")
-    parser.add_argument("--shard-size", type=int, default=1024, help="images per work unit (default %(default)s)")
+    parser.add_argument("--workers", type=positive_count, default=2, help="local Dask workers (default %(default)s)")
+    parser.add_argument("--shard-size", type=positive_count, default=1024, help="images per work unit (default %(default)s)")
     parser.add_argument("--cache-dir", type=Path, help="work-unit cache (default OUT/cache)")
     parser.add_argument("--tensor-cache", action="store_true",
                         help="also cache decoded, preprocessed images (models with the same preprocessing "
@@ -53,9 +71,30 @@ def register(sub, plan_sub) -> None:
 
 
 def run_evaluate_command(args) -> int:
-    """Handle ``humanlike evaluate`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike evaluate`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['evaluate', 'torchvision:resnet18', 'stimuli/', '--out', 'runs/']).handler is run_evaluate_command
+    True
+    """
     if len(args.inputs) < 2:
         raise ValueError("give at least one MODEL and then the STIMULI folder or manifest")
+    from .io import check_output_folder
+
+    check_output_folder(args.out)  # before torch is imported and any model runs
     try:
         import torch  # noqa: F401
         import torchvision  # noqa: F401

@@ -8,12 +8,33 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import add_output_options, add_resampling_options, emit_json, load_data, resampling_settings
-from .io import save_figure, write_json, write_table
+from .io import RunOutputs
+from .options import (
+    add_output_options, add_resampling_options, demo_outputs, emit_json, int_at_least, load_data, positive_count,
+    probability, resampling_settings, run_outputs,
+)
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
-    """Register this module's commands (ood) on the ``humanlike`` parser."""
+    """Register this module's command (``ood``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['ood', 'plan']
+    """
     ood = sub.add_parser(
         "ood", help="human-centred OOD spectrum: OOD scores, regimes, error alignment per regime",
         description="OOD score of every condition (Glass's delta of human logit accuracies against the "
@@ -33,8 +54,8 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                           "power-equalisation=0, colour=bw")
     ood.add_argument("--regimes", default="bic", type=_regimes_arg,
                      help="number of regimes: 'bic' (default), 'aicc' or a fixed number")
-    ood.add_argument("--max-regimes", type=int, default=4, help="largest number of regimes tried (default 4)")
-    ood.add_argument("--alpha", type=float, default=None, help="level for BH and the chance flags (default 0.05; paper 0.01)")
+    ood.add_argument("--max-regimes", type=positive_count, default=4, help="largest number of regimes tried (default 4)")
+    ood.add_argument("--alpha", type=probability, default=None, help="level for BH and the chance flags (default 0.05; paper 0.01)")
     ood.add_argument("--mw-variant", choices=("asymptotic", "asymptotic-no-continuity", "exact"),
                      default="asymptotic",
                      help="Mann-Whitney U (two-sided): normal approximation with continuity and tie "
@@ -48,27 +69,11 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                      help="MA without joint errors: NaN (default) or 1 as in the reference code")
     ood.add_argument("--cled-mixture", choices=("average", "pooled"), default=None,
                      help="CLED mixture: (P+Q)/2 with log2 (default) or the published code's pooled counts, ln")
-    ood.add_argument("--observer-resamples", type=_count, default=500,
+    ood.add_argument("--observer-resamples", type=int_at_least(0, 20_000), default=500,
                      help="resamples of the human observers for regime stability (default 500)")
-    ood.add_argument("--permutations", type=_positive, default=9999, help="permutations per test (default 9999)")
+    ood.add_argument("--permutations", type=int_at_least(1, 1_000_000), default=9999,
+                     help="permutations per test (default 9999; at most 1,000,000, p-values to 1e-6)")
     ood.set_defaults(handler=run_ood_command)
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _count(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def _regimes_arg(text: str):
@@ -85,7 +90,30 @@ def _regimes_arg(text: str):
 
 
 def parse_reference(items) -> dict[str, list[str]] | None:
-    """``['contrast=c100', 'rotation=0']`` -> ``{'contrast': ['c100'], 'rotation': ['0']}``."""
+    """``['contrast=c100', 'rotation=0']`` -> ``{'contrast': ['c100'], 'rotation': ['0']}``.
+
+    Parameters
+    ----------
+    items : list of str or None
+        The ``--reference EXPERIMENT=CONDITION`` values (an experiment may be given several times).
+
+    Returns
+    -------
+    dict or None
+        ``{experiment: [conditions]}``; None when no reference was given (the analysis' default).
+
+    Raises
+    ------
+    ValueError
+        For an item without ``=`` or with an empty side.
+
+    Examples
+    --------
+    >>> parse_reference(["contrast=c100", "rotation=0", "contrast=c50"])
+    {'contrast': ['c100', 'c50'], 'rotation': ['0']}
+    >>> parse_reference(None) is None
+    True
+    """
     if not items:
         return None
     out: dict[str, list[str]] = {}
@@ -100,7 +128,28 @@ def parse_reference(items) -> dict[str, list[str]] | None:
 
 
 def parse_families(text: str | None) -> dict[str, str] | None:
-    """Families from JSON text or a JSON file: ``{model: family}`` or ``{family: [models]}``."""
+    """Families from JSON text or a JSON file: ``{model: family}`` or ``{family: [models]}``.
+
+    Parameters
+    ----------
+    text : str or None
+        The ``--families`` value: a path to a JSON file, or JSON text.
+
+    Returns
+    -------
+    dict or None
+        ``{model: family}``; None when the option was not given.
+
+    Raises
+    ------
+    ValueError
+        When the text is neither a JSON file nor JSON text, or not a JSON object.
+
+    Examples
+    --------
+    >>> parse_families('{"resnet": ["resnet50", "bagnet33"], "vit-b16": "vit"}')
+    {'resnet50': 'resnet', 'bagnet33': 'resnet', 'vit-b16': 'vit'}
+    """
     if text is None:
         return None
     path = Path(text)
@@ -122,11 +171,30 @@ def parse_families(text: str | None) -> dict[str, str] | None:
 
 
 def run_ood_command(args) -> int:
-    """Handle ``humanlike ood`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike ood`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['ood', 'raw-data/']).handler is run_ood_command
+    True
+    """
     from ..analyses.ood import ood_analysis
 
     if args.alpha is not None and not 0 < args.alpha < 1:
         raise ValueError(f"--alpha must lie in (0, 1), got {args.alpha}")
+    run = run_outputs(args, resampling_settings(args))
     trials = load_data(args.data)
     result = ood_analysis(
         trials, parse_reference(args.reference), settings=resampling_settings(args), preset=args.preset,
@@ -136,10 +204,11 @@ def run_ood_command(args) -> int:
         ma_undefined=args.ma_undefined, cled_mixture=args.cled_mixture)
     doc = result.to_json_dict()
     if args.out is not None:
-        write_outputs(result, args.out, args.format)
-        write_json(doc, args.out / "ood.json")
+        write_outputs(result, run, args.format)
+        run.json(doc, args.out / "ood.json")
     if args.figures is not None:
-        write_figures(result, args.figures)
+        write_figures(result, args.figures, run)
+    run.finish()
     if args.json:
         emit_json(doc)
     else:
@@ -147,31 +216,91 @@ def run_ood_command(args) -> int:
     return 0
 
 
-def write_outputs(result, out: Path, fmt: str) -> list[Path]:
-    """The tidy tables of an OOD analysis."""
+def write_outputs(result, run, fmt: str) -> list[Path]:
+    """The tidy tables of an OOD analysis, written through ``run`` (so they enter its manifest).
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+    run : RunOutputs or pathlib.Path
+        The run's writer, or an output folder (a writer is then made for it).
+    fmt : {"csv", "parquet", "json"}
+        Table format.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The nine tables written (conditions, observers, normality, regimes, alignment groups and pairs,
+        representatives, regime ranking, resampled values).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> result = ood_analysis(trials, demo_reference(trials), n_resamples=0, n_observer_resamples=0,
+    ...                       n_permutations=9, regimes=2, n_init=2)
+    >>> [p.name for p in write_outputs(result, Path(tempfile.mkdtemp()), "csv")][:3]
+    ['ood_conditions.csv', 'ood_observers.csv', 'ood_normality.csv']
+    """
+    run = run if isinstance(run, RunOutputs) else RunOutputs(run)
     return [
-        write_table(result.spectrum.conditions, out / "ood_conditions", fmt),
-        write_table(result.spectrum.observers, out / "ood_observers", fmt),
-        write_table(result.spectrum.normality, out / "ood_normality", fmt),
-        write_table(result.spectrum.regime_table(), out / "ood_regimes", fmt),
-        write_table(result.alignment.groups, out / "ood_alignment", fmt),
-        write_table(result.alignment.pairs, out / "ood_alignment_pairs", fmt),
-        write_table(result.alignment.representatives, out / "ood_representatives", fmt),
-        write_table(result.alignment.regime_ratios, out / "ood_regime_ranking", fmt),
-        write_table(result.resampled.to_frame(), out / "ood_resampled", fmt),
+        run.add_table(result.spectrum.conditions, "ood_conditions", fmt),
+        run.add_table(result.spectrum.observers, "ood_observers", fmt),
+        run.add_table(result.spectrum.normality, "ood_normality", fmt),
+        run.add_table(result.spectrum.regime_table(), "ood_regimes", fmt),
+        run.add_table(result.alignment.groups, "ood_alignment", fmt),
+        run.add_table(result.alignment.pairs, "ood_alignment_pairs", fmt),
+        run.add_table(result.alignment.representatives, "ood_representatives", fmt),
+        run.add_table(result.alignment.regime_ratios, "ood_regime_ranking", fmt),
+        run.add_table(result.resampled.to_frame(), "ood_resampled", fmt),
     ]
 
 
-def write_figures(result, folder: Path) -> list[Path]:
-    """Spectrum, one alignment figure per distortion type, radar profiles and the CLED embedding."""
+def write_figures(result, folder: Path, run: RunOutputs | None = None) -> list[Path]:
+    """Spectrum, one alignment figure per distortion type, radar profiles and the CLED embedding.
+
+    Written through ``run`` when given, so they enter its manifest.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+    folder : pathlib.Path
+        Where the PNGs go.
+    run : RunOutputs, optional
+        The run's writer.
+
+    Returns
+    -------
+    list of pathlib.Path
+        ``ood_spectrum.png``, ``ood_levels_<type>.png`` per distortion type with several levels,
+        ``ood_radar.png``, ``ood_cled_mds.png``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> result = ood_analysis(trials, demo_reference(trials), n_resamples=0, n_observer_resamples=0,
+    ...                       n_permutations=9, regimes=2, n_init=2)
+    >>> [p.name for p in write_figures(result, Path(tempfile.mkdtemp()))][:2]
+    ['ood_spectrum.png', 'ood_levels_sim-blur.png']
+    """
     from .plots_ood import cled_embedding_figure, distortion_figures, radar_figure, spectrum_figure
 
+    run = RunOutputs(None) if run is None else run
     folder = Path(folder)
-    files = [save_figure(_closing(spectrum_figure(result)), folder / "ood_spectrum.png")]
+    files = [run.figure(_closing(spectrum_figure(result)), folder / "ood_spectrum.png")]
     for experiment, fig in distortion_figures(result).items():
-        files.append(save_figure(_closing(fig), folder / f"ood_levels_{_safe(experiment)}.png"))
-    files.append(save_figure(_closing(radar_figure(result)), folder / "ood_radar.png"))
-    files.append(save_figure(_closing(cled_embedding_figure(result)), folder / "ood_cled_mds.png"))
+        files.append(run.figure(_closing(fig), folder / f"ood_levels_{_safe(experiment)}.png"))
+    files.append(run.figure(_closing(radar_figure(result)), folder / "ood_radar.png"))
+    files.append(run.figure(_closing(cled_embedding_figure(result)), folder / "ood_cled_mds.png"))
     return files
 
 
@@ -207,7 +336,28 @@ def _p(x) -> str:
 
 
 def format_result(result) -> str:
-    """A readable report: reference, regimes, the per-condition table, rankings per regime, tests."""
+    """A readable report: reference, regimes, the per-condition table, rankings per regime, tests.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+
+    Returns
+    -------
+    str
+        The plain-text report ``humanlike ood`` prints.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> result = ood_analysis(trials, demo_reference(trials), n_resamples=0, n_observer_resamples=0,
+    ...                       n_permutations=9, regimes=2, n_init=2)
+    >>> print(format_result(result).splitlines()[0])
+    reference: sim-blur=0, sim-contrast=100, sim-noise=0.00, sim-rotation=0 (16 observer values; logit mean 1.62, SD 0.36)
+    """
     sp = result.spectrum
     fit = sp.regimes
     c = sp.conditions
@@ -278,6 +428,23 @@ def demo_reference(trials) -> dict[str, list[str]]:
 
     For the built-in simulated experiments that is the level with the largest d' multiplier (1.0); for
     other experiments the level where the humans are most accurate.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table with human observers.
+
+    Returns
+    -------
+    dict
+        ``{experiment: [condition]}``, the reference for :func:`humanlike.analyses.ood.ood_analysis`.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> demo_reference(trials)
+    {'sim-blur': ['0'], 'sim-contrast': ['100'], 'sim-noise': ['0.00'], 'sim-rotation': ['0']}
     """
     from ..data.simulate import DEFAULT_EXPERIMENTS
 
@@ -294,7 +461,32 @@ def demo_reference(trials) -> dict[str, list[str]]:
 
 
 def demo_extras(trials, args) -> list[Path]:
-    """The OOD spectrum of the demo data: the per-condition table, the regime ranking and the figure."""
+    """The OOD spectrum of the demo data: the per-condition table, the regime ranking and the figure.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The demo's trial table (simulated benchmark).
+    args : argparse.Namespace
+        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
+        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written into ``args.out``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
+    ...                           quiet=True)
+    >>> [p.name for p in demo_extras(trials, args)]
+    ['ood_conditions.csv', 'ood_regime_ranking.csv', 'ood_spectrum.png']
+    """
     from ..analyses.ood import ood_analysis
     from .plots_ood import spectrum_figure
 
@@ -303,9 +495,10 @@ def demo_extras(trials, args) -> list[Path]:
     if hasattr(args, "demo_results"):
         args.demo_results["ood"] = result  # the demo report shows it
     out = Path(args.out)
+    run = demo_outputs(args)
     return [
-        write_table(result.spectrum.conditions, out / "ood_conditions", args.format),
-        write_table(result.alignment.regime_ratios, out / "ood_regime_ranking", args.format),
-        save_figure(_closing(spectrum_figure(result, title="Simulated benchmark: human-centred OOD spectrum")),
-                    out / "ood_spectrum.png"),
+        run.add_table(result.spectrum.conditions, "ood_conditions", args.format),
+        run.add_table(result.alignment.regime_ratios, "ood_regime_ranking", args.format),
+        run.figure(_closing(spectrum_figure(result, title="Simulated benchmark: human-centred OOD spectrum")),
+                   out / "ood_spectrum.png"),
     ]

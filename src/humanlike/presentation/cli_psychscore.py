@@ -4,24 +4,45 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .options import add_resampling_options, emit_json
-from .io import save_figure, write_json, write_table
+from .options import (
+    OUT_HELP, add_resampling_options, bounded_resample_count, demo_outputs, emit_json, float_in, int_at_least,
+    positive_count, run_outputs,
+)
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
-    """Register this module's commands (psychscore) on the ``humanlike`` parser."""
+    """Register this module's commands (``sequences``, ``psychscore``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['plan', 'psychscore', 'sequences']
+    """
     seq = sub.add_parser(
         "sequences", help="difference-scaling blend sequences of two object classes (Psychophysical-Score)",
         description="Pick instance pairs of every class pair by mask overlap (Jaccard), convert to grey "
                     "((R+G+B)/3), blur, alpha-blend; write the images and a stimulus manifest.")
     seq.add_argument("images", type=Path, help="folder with one sub-folder of images per class")
-    seq.add_argument("--out", type=Path, required=True, help="output folder (images/ and manifest.csv)")
-    seq.add_argument("--levels", type=int, default=7, help="blend levels (default %(default)s)")
-    seq.add_argument("--pairs-per-class-pair", type=int, default=10,
+    seq.add_argument("--out", type=Path, required=True,
+                     help="output folder (images/ and manifest.csv; humanlike-manifest.json, the run's record, last)")
+    seq.add_argument("--levels", type=int_at_least(3, 101), default=7, help="blend levels (default %(default)s)")
+    seq.add_argument("--pairs-per-class-pair", type=positive_count, default=10,
                      help="instance pairs with the highest Jaccard index per class pair (default %(default)s)")
-    seq.add_argument("--blur", type=float, default=3.0, help="Gaussian blur sigma in pixels (default %(default)s)")
+    seq.add_argument("--blur", type=float_in(0, 1000), default=3.0, help="Gaussian blur sigma in pixels (default %(default)s)")
     seq.add_argument("--classes", nargs="+", help="only these classes (default: all)")
-    seq.add_argument("--mask-threshold", type=float, default=127.5,
+    seq.add_argument("--mask-threshold", type=float_in(0, 255, open_low=True), default=127.5,
                      help="grey distance from the background that makes a pixel part of the object")
     seq.set_defaults(handler=run_sequences_command)
 
@@ -40,27 +61,50 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                     help="a network observer on --sequences, e.g. torchvision:alexnet=features.2,features.7 "
                          "(needs torch; repeatable)")
     ps.add_argument("--weights", default="none", help="network weights (default: none = random init)")
-    ps.add_argument("--simulate-humans", type=int, default=None, metavar="N",
+    ps.add_argument("--simulate-humans", type=int_at_least(0, 10_000), default=None, metavar="N",
                     help="simulate N people on --sequences (default 10 when no human judgements are given)")
     ps.add_argument("--reference", default="humans", help="'humans' (all human observers pooled) or an observer")
     ps.add_argument("--design", choices=("triads", "quads"), default="triads")
-    add_resampling_options(ps, interval=False)
+    add_resampling_options(ps, interval=False, resamples_type=bounded_resample_count(
+        20_000, "every resample refits every scale: about 1e6 GLM fits per 1,000 resamples"))
     # Every resample refits every scale of every observer (~1e6 small GLM fits per 1,000 resamples on
     # the silhouettes), so this command defaults to 1,000 rather than the project-wide default.
     ps.set_defaults(resamples=1000)
-    ps.add_argument("--out", type=Path, help="folder for the tables")
+    ps.add_argument("--out", type=Path, help=OUT_HELP)
     ps.add_argument("--json", action="store_true", help="print the result as JSON")
     ps.add_argument("--figure", type=Path, help="figure file: skewness distributions and scores (PNG/PDF)")
     ps.set_defaults(handler=run_psychscore_command)
 
 
 def run_sequences_command(args) -> int:
-    """Handle ``humanlike sequences`` for parsed arguments; returns the exit code."""
-    from ..data.sequences import build_sequences, load_object_images, write_sequences
+    """Handle ``humanlike sequences`` for parsed arguments; returns the exit code.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['sequences', 'silhouettes/', '--out', 'sequences/']).handler is run_sequences_command
+    True
+    """
+    from ..data.sequences import build_sequences, load_object_images, sequence_manifest, write_sequences
+
+    run = run_outputs(args)
     objects = load_object_images(args.images, classes=args.classes, mask_threshold=args.mask_threshold)
     seqs = build_sequences(objects, args.pairs_per_class_pair, args.levels, args.blur)
+    run.start()  # an interrupted run leaves an in-progress manifest, not the last run's complete one
     path = write_sequences(seqs, args.out)
+    run.record(*(args.out / p for p in sequence_manifest(seqs)["path"]), path)
+    run.finish()
     n_pairs = len(seqs.class_pairs())
     print(f"{len(seqs.pairs)} sequences of {seqs.n_levels} levels ({n_pairs} class pairs, "
           f"Jaccard {seqs.pairs['jaccard'].min():.3f}..{seqs.pairs['jaccard'].max():.3f}) -> {path}")
@@ -68,18 +112,42 @@ def run_sequences_command(args) -> int:
 
 
 def _read_judgements(paths):
-    import pandas as pd
+    from ..data.judgements import read_raw_judgements
 
-    frames = []
-    for path in paths:
-        if not path.is_file():
-            raise FileNotFoundError(f"judgement file {path} does not exist")
-        frames.append(pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path))
-    return frames
+    return [read_raw_judgements(path) for path in paths]
 
 
 def gather_judgements(args):
-    """Judgement tables from files, plus built-in/network observers and simulated humans on --sequences."""
+    """Judgement tables from files, plus built-in/network observers and simulated humans on --sequences.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A parsed ``humanlike psychscore`` command line.
+
+    Returns
+    -------
+    pandas.DataFrame
+        All judgements, one table (the input of
+        :func:`humanlike.analyses.psychscore.psychophysical_score`).
+
+    Raises
+    ------
+    ValueError
+        Without judgement files and without ``--sequences``, or with observer options but no sequences.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> from humanlike.presentation.cli import build_parser
+    >>> path = Path(tempfile.mkdtemp()) / "judgements.csv"
+    >>> simulate_psychscore_demo(n_classes=3, n_humans=2).to_csv(path, index=False)
+    >>> table = gather_judgements(build_parser().parse_args(["psychscore", str(path)]))
+    >>> sorted(table["observer_kind"].unique())
+    ['human', 'model']
+    """
     import pandas as pd
 
     frames = _read_judgements(args.judgements)
@@ -118,28 +186,48 @@ def gather_judgements(args):
 
 
 def run_psychscore_command(args) -> int:
-    """Handle ``humanlike psychscore`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike psychscore`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['psychscore', 'judgements.csv']).handler is run_psychscore_command
+    True
+    """
     from ..analyses.psychscore import psychophysical_score
 
     if getattr(args, "observer_level", "none") != "none":
         raise ValueError("psychscore resamples class pairs and the trials within every scale; "
                          "--observer-level is not used here")
+    run = run_outputs(args, {"n_resamples": args.resamples, "level": args.level, "seed": args.seed})
     judgements = gather_judgements(args)
     result = psychophysical_score(judgements, reference=args.reference, n_resamples=args.resamples,
                                   level=args.level, seed=args.seed)
     if args.out is not None:
-        write_table(result.to_frame(), args.out / "psychscore", "csv")
-        write_table(result.scales, args.out / "psychscore_scales", "csv")
-        write_table(result.chance, args.out / "psychscore_chance", "csv")
-        write_json(result.to_json_dict(), args.out / "psychscore.json")
+        run.add_table(result.to_frame(), "psychscore", "csv")
+        run.add_table(result.scales, "psychscore_scales", "csv")
+        run.add_table(result.chance, "psychscore_chance", "csv")
+        run.json(result.to_json_dict(), args.out / "psychscore.json")
     if args.figure is not None:
         import matplotlib.pyplot as plt
 
         from .plots_psych import psychscore_figure
 
         fig = psychscore_figure(result)
-        save_figure(fig, args.figure)
+        run.figure(fig, args.figure)
         plt.close(fig)
+    run.finish()
     if args.json:
         emit_json(result.to_json_dict())
     else:
@@ -148,7 +236,26 @@ def run_psychscore_command(args) -> int:
 
 
 def format_result(result) -> str:
-    """A plain-text table of scores, intervals and skewness variances."""
+    """A plain-text table of scores, intervals and skewness variances.
+
+    Parameters
+    ----------
+    result : PsychScoreResult
+        From :func:`humanlike.analyses.psychscore.psychophysical_score`.
+
+    Returns
+    -------
+    str
+        A heading, one line per observer and the reference's chance test.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.psychscore import psychophysical_score
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), n_resamples=0)
+    >>> print(format_result(result).splitlines()[0])
+    Psychophysical-Score against humans (3 class pairs, 0 resamples, 95% intervals)
+    """
     frame = result.to_frame()
     level = int(round(100 * result.settings.get("level", 0.95)))
     lines = [f"Psychophysical-Score against {result.reference} ({len(result.scales[['class_a', 'class_b']].drop_duplicates())} "
@@ -166,7 +273,30 @@ def format_result(result) -> str:
 
 
 def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial table is not used here
-    """The Psychophysical-Score on simulated judgements: the score table and the Figure-2 plot."""
+    """The Psychophysical-Score on simulated judgements: the score table and the Figure-2 plot.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The demo's trial table (not used: the judgements are simulated here).
+    args : argparse.Namespace
+        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
+        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written into ``args.out``.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
+    ...                           quiet=True)
+    >>> [p.name for p in demo_extras(None, args)]
+    ['psychscore.csv', 'psychscore.png']
+    """
     import matplotlib.pyplot as plt
 
     from ..analyses.psychscore import psychophysical_score
@@ -179,6 +309,7 @@ def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial 
         args.demo_results["psychscore"] = result  # the demo report shows it
     out = Path(args.out)
     fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
-    files = [write_table(result.to_frame(), out / "psychscore", args.format), save_figure(fig, out / "psychscore.png")]
+    run = demo_outputs(args)
+    files = [run.add_table(result.to_frame(), "psychscore", args.format), run.figure(fig, out / "psychscore.png")]
     plt.close(fig)
     return files

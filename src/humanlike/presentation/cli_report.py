@@ -7,13 +7,35 @@ import shlex
 import time
 from pathlib import Path
 
+from .io import check_output_folder
 from .options import add_resampling_options, resampling_settings
 
 REPORT_ANALYSES = ("ec", "dmc", "ood", "dvc", "mlds")
 
 
 def analyses_list(text: str) -> list[str]:
-    """argparse type: a comma-separated subset of the report's analyses."""
+    """argparse type: a comma-separated subset of the report's analyses.
+
+    Parameters
+    ----------
+    text : str
+        Names from ``ec, dmc, ood, dvc, mlds``, separated by commas.
+
+    Returns
+    -------
+    list of str
+        The names, in the order given.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For an unknown name or an empty list.
+
+    Examples
+    --------
+    >>> analyses_list("ec, dmc")
+    ['ec', 'dmc']
+    """
     names = [t.strip() for t in text.split(",") if t.strip()]
     unknown = sorted(set(names) - set(REPORT_ANALYSES))
     if unknown or not names:
@@ -22,7 +44,25 @@ def analyses_list(text: str) -> list[str]:
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (report) on the ``humanlike`` parser."""
+    """Register this module's command (``report``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['plan', 'report']
+    """
     report = sub.add_parser(
         "report", help="one self-contained HTML report of every analysis of a data set",
         description="Runs the analyses on DATA and writes one HTML page (figures embedded, no external "
@@ -31,7 +71,9 @@ def register(sub, plan_sub) -> None:
     report.add_argument("data", nargs="*", type=Path, help="raw-data folders or tidy trial files")
     report.add_argument("--judgements", nargs="+", type=Path, default=[], metavar="FILE",
                         help="difference-judgement files: adds difference scales (MLDS) with bootstrap intervals")
-    report.add_argument("--out", type=Path, default=Path("report.html"), help="the HTML file (default %(default)s)")
+    report.add_argument("--out", type=Path, default=Path("report.html"),
+                        help="the HTML file (default %(default)s): one file, written atomically, that records "
+                             "its own command line and settings (so no run manifest)")
     report.add_argument("--analyses", type=analyses_list, default=list(REPORT_ANALYSES),
                         help=f"comma-separated subset of {','.join(REPORT_ANALYSES)} (default: all that apply)")
     report.add_argument("--title", default="humanlike report", help="page title")
@@ -42,7 +84,24 @@ def register(sub, plan_sub) -> None:
 
 
 def rerun_command(args) -> str:
-    """The command line that reproduces this report (every setting that decides a number spelled out)."""
+    """The command line that reproduces this report (every setting that decides a number spelled out).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``humanlike report`` command line.
+
+    Returns
+    -------
+    str
+        A shell-quoted command line.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> print(rerun_command(build_parser().parse_args(["report", "raw-data", "--analyses", "ec"])))
+    humanlike report raw-data --out report.html --analyses ec --seed 0 --resamples 10000 --level 0.95 --interval percentile --observer-level none
+    """
     parts = ["humanlike", "report", *map(str, args.data), "--out", str(args.out),
              *(["--judgements", *map(str, args.judgements)] if args.judgements else []),
              "--analyses", ",".join(args.analyses), "--seed", str(args.seed), "--resamples", str(args.resamples),
@@ -53,7 +112,25 @@ def rerun_command(args) -> str:
 
 
 def run_report(args) -> int:
-    """Handle ``humanlike report`` for parsed arguments; returns the exit code."""
+    """Handle ``humanlike report`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.presentation.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.presentation.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(['report', 'raw-data/']).handler is run_report
+    True
+    """
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
     from .options import load_data
     from .report import content_hash, render_report, write_report
@@ -63,6 +140,9 @@ def run_report(args) -> int:
     if not args.data and not args.judgements:
         raise ValueError("give DATA (trial files or folders) and/or --judgements FILE...")
     settings = resampling_settings(args)
+    if args.out.is_dir():
+        raise IsADirectoryError(f"--out {args.out} is a folder; give a file name such as {args.out / 'report.html'}")
+    check_output_folder(args.out.parent)  # before the analyses, not after
     exclusions = None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS
     results, notes, provenance = {}, [], {}
     if args.data:

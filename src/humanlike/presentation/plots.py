@@ -18,8 +18,37 @@ MODEL_COLOUR = "#1f77b4"
 
 
 def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency with humans"):
-    """Left: models ranked by EC to humans with 95% intervals and the human–human band.
-    Right: EC against OOD accuracy with the kappa_max bound for the mean human accuracy."""
+    """Models ranked by error consistency with humans, and EC against OOD accuracy.
+
+    Left: models ranked by EC to humans with their bootstrap intervals and the human–human band.
+    Right: EC against OOD accuracy with the ``kappa_max`` bound for the mean human accuracy (indicative:
+    the bound holds per condition and pair, not for averages).
+
+    Parameters
+    ----------
+    result : BenchmarkResult
+        From :func:`humanlike.analyses.benchmark.run_benchmark`; its ``overall`` rows are drawn.
+    title : str
+        Title of the left panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes: the ranking (left) and EC against accuracy (right).
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.analyses.benchmark import run_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> fig = benchmark_figure(run_benchmark(trials, exclusions=None, n_resamples=20))
+    >>> len(fig.axes), fig.axes[1].get_xlabel()
+    (2, 'OOD accuracy')
+    >>> len(fig.axes[0].get_yticklabels())   # the five simulated models
+    5
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     overall = result.rows[result.rows["scope"] == "overall"]
     ec = overall[overall["metric"] == "error_consistency"].set_index("observer")
     acc = overall[overall["metric"] == "ood_accuracy"].set_index("observer")
@@ -75,7 +104,27 @@ def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency wi
 
 
 def spread_labels(values, gap: float) -> list[float]:
-    """Label positions near ``values`` (same order) with at least ``gap`` between neighbours."""
+    """Label positions near ``values`` (same order) with at least ``gap`` between neighbours.
+
+    Parameters
+    ----------
+    values : sequence of float
+        The data positions the labels belong to.
+    gap : float
+        Smallest distance between two neighbouring labels (data units).
+
+    Returns
+    -------
+    list of float
+        One position per value, in the order of ``values``; the block is centred on the data.
+
+    Examples
+    --------
+    >>> [round(v, 3) for v in spread_labels([0.0, 0.0], gap=0.1)]   # pushed apart around the data
+    [-0.05, 0.05]
+    >>> spread_labels([0.5, 0.0], gap=0.1)                          # far enough apart: unchanged
+    [0.5, 0.0]
+    """
     order = np.argsort(values)
     positions = np.asarray(values, dtype=float)[order].copy()
     for k in range(1, positions.size):
@@ -91,7 +140,31 @@ def spread_labels(values, gap: float) -> list[float]:
 
 
 def ranking_figure(ranking, title: str = "Rank stability under resampling"):
-    """Each model's rank with its bootstrap rank interval and probability of being best."""
+    """Each model's rank with its bootstrap rank interval and probability of being best.
+
+    Parameters
+    ----------
+    ranking : RankingStability
+        ``BenchmarkResult.ranking`` (:func:`humanlike.analyses.benchmark.run_benchmark`).
+    title : str
+        First title line; the second gives Kendall's tau to the original ranking with its interval.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, one row per model (best at the top).
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.analyses.benchmark import run_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> fig = ranking_figure(run_benchmark(trials, exclusions=None, n_resamples=20).ranking)
+    >>> len(fig.axes), len(fig.axes[0].get_yticklabels())
+    (1, 5)
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     frame = ranking.to_frame().iloc[::-1]
     fig, ax = plt.subplots(figsize=(6, 0.35 * len(frame) + 1.5))
     y = np.arange(len(frame))
@@ -107,7 +180,32 @@ def ranking_figure(ranking, title: str = "Rank stability under resampling"):
 
 
 def pairwise_figure(result, experiment: str):
-    """The matrix of condition-averaged pairwise EC of one experiment (humans first, then models)."""
+    """The matrix of condition-averaged pairwise EC of one experiment (humans first, then models).
+
+    Parameters
+    ----------
+    result : ErrorConsistencyResult
+        From :func:`humanlike.analyses.errorconsistency.error_consistency` with ``pair_intervals=True``.
+    experiment : str
+        The experiment whose pairs are drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The heat map (observers × observers) and its colour bar.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.analyses.errorconsistency import error_consistency
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> result = error_consistency(trials, experiments=["sim-blur"], n_resamples=0, pair_intervals=True)
+    >>> fig = pairwise_figure(result, "sim-blur")
+    >>> len(fig.axes[0].get_xticklabels())   # 4 humans + 5 models
+    9
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     pairs = result.pair_intervals
     pairs = pairs[pairs["experiment"] == experiment]
     humans = sorted(set(pairs.loc[pairs["kind_1"] == "human", "observer_1"])

@@ -66,7 +66,37 @@ def consistency_figure(comparison: ConsistencyComparison, title: str | None = No
     for the human–human level (EC: mean over human pairs; DMC: split-half ceiling), the model–model level
     and the mean model–human level; the dotted vertical line is the mean human accuracy.
 
-    ``annotate``: write model names next to the dots (default: when an experiment has at most 8 models).
+    Parameters
+    ----------
+    comparison : ConsistencyComparison
+        From :func:`humanlike.analyses.consistency_accuracy.consistency_vs_accuracy`.
+    title : str, optional
+        Figure title (default: a two-line description of the panels).
+    ncols : int, optional
+        Experiments per row of panels (default: up to 4).
+    annotate : bool, optional
+        Write model names next to the dots (default: when an experiment has at most 8 models).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes per experiment (EC above DMC), in ``ceil(n / ncols)`` rows of pairs.
+
+    Raises
+    ------
+    ValueError
+        When the comparison holds no experiment.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.analyses.consistency_accuracy import consistency_vs_accuracy
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> fig = consistency_figure(consistency_vs_accuracy(trials, experiments=["sim-blur"], n_resamples=0))
+    >>> len(fig.axes), fig.axes[0].get_title(), fig.axes[1].get_xlabel()
+    (2, 'sim-blur', 'accuracy')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     experiments = list(comparison.settings.get("experiments") or comparison.models["experiment"].unique())
     if not experiments:
@@ -119,7 +149,39 @@ def consistency_figure(comparison: ConsistencyComparison, title: str | None = No
 
 def dmc_ranking_figure(result: DMCResult, scope: str = "overall", title: str | None = None):
     """Models ranked by their DMC to humans (bootstrap intervals), with the human–human ceiling, the
-    model–model and the mean model–human levels as bands."""
+    model–model and the mean model–human levels as bands.
+
+    Parameters
+    ----------
+    result : DMCResult
+        From :func:`humanlike.analyses.dmc.decision_margin_consistency`.
+    scope : str
+        ``"overall"`` (mean over experiments) or one experiment's name.
+    title : str, optional
+        Default: ``"Decision-margin consistency: <scope>"``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, one row per model with margins (highest DMC at the top).
+
+    Raises
+    ------
+    ValueError
+        When the result has no rows for ``scope``.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.analyses.dmc import decision_margin_consistency
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> result = decision_margin_consistency(trials, experiments=["sim-blur"], n_resamples=20)
+    >>> fig = dmc_ranking_figure(result, scope="sim-blur")
+    >>> len(fig.axes[0].get_yticklabels()), fig.axes[0].get_title()
+    (5, 'Decision-margin consistency: sim-blur')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     table = result.table(scope)
     if table.empty:
         raise ValueError(f"no DMC rows for scope {scope!r}")

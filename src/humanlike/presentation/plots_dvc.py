@@ -22,7 +22,33 @@ GREY = "#7f7f7f"
 
 
 def representation_figure(result):
-    """Per class pair DVC with intervals (both normalisations), and the overall value with kappa and bound."""
+    """Per class pair DVC with intervals (both normalisations), and the overall value with kappa and bound.
+
+    Parameters
+    ----------
+    result : DVCResult
+        From :func:`humanlike.analyses.dvc_representations.dvc_representations`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, one row per class pair: the signed and the absolute (paper) DVC with their intervals;
+        vertical lines for the overall DVC and, when computed, the kappa of the choices.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dvc_representations import dvc_representations
+    >>> from humanlike.data.simulate_dvc import planted_representations
+    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
+    >>> result = dvc_representations(fa, fb, labels, n_components=5, n_splits=2,
+    ...                              settings=ResamplingSettings(n_resamples=0))
+    >>> fig = representation_figure(result)
+    >>> len(fig.axes[0].get_yticklabels())   # 3 classes: 3 class pairs
+    3
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     signed = result.table("pair", "signed")
     absolute = result.table("pair", "abs")
     names = [f"{i} / {j}" for i, j in zip(signed["class_i"], signed["class_j"])]
@@ -49,7 +75,37 @@ def representation_figure(result):
 
 def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall"):
     """Model–human latent correlation per model (tetrachoric of correctness; probit on margins where present),
-    with the human–human value as a band."""
+    with the human–human value as a band.
+
+    Parameters
+    ----------
+    tetrachoric : LatentBenchmarkResult
+        From :func:`humanlike.analyses.dvc_choices.latent_correctness_correlation`.
+    probit : LatentBenchmarkResult, optional
+        From :func:`humanlike.analyses.dvc_choices.margin_probit_correlation`, drawn next to the models that
+        have margins.
+    scope : str
+        ``"overall"`` (mean over experiments) or one experiment's name.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, one row per model (highest latent correlation at the top).
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.analyses.dvc_choices import latent_correctness_correlation
+    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> latent = latent_correctness_correlation(trials, experiments=["sim-blur"],
+    ...                                         settings=ResamplingSettings(n_resamples=20))
+    >>> fig = benchmark_latent_figure(latent)
+    >>> len(fig.axes[0].get_yticklabels()), fig.axes[0].get_xlabel()
+    (5, 'latent correlation with humans (rho)')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     frame = tetrachoric.groups(scope)
     models = frame[frame["kind"] == "model-human"].sort_values("estimate")
     fig, ax = plt.subplots(figsize=(6.5, 1.0 + 0.25 * len(models)))
@@ -76,7 +132,32 @@ def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall"):
 
 
 def appendix_a3_figure(bias_levels, kappas, dvcs, kappa_sd=None, dvc_sd=None):
-    """Qian, Geisler & Wei's Appendix A.3: kappa of choices rises with a shared class-wise bias, DVC does not."""
+    """Qian, Geisler & Wei's Appendix A.3: kappa of choices rises with a shared class-wise bias, DVC does not.
+
+    ``benchmarks/dvc_appendix_a3.py`` computes the values (``docs/figures/dvc_appendix_a3.png``).
+
+    Parameters
+    ----------
+    bias_levels : sequence of float
+        SD of the class-wise bias shared by both systems (x axis).
+    kappas, dvcs : sequence of float
+        Mean kappa of the choices and mean DVC at each bias level.
+    kappa_sd, dvc_sd : sequence of float, optional
+        Their SDs over simulations (error bars).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes with the two curves.
+
+    Examples
+    --------
+    >>> fig = appendix_a3_figure([0.0, 1.0, 2.0], [0.30, 0.45, 0.60], [0.01, -0.02, 0.00])
+    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    ['kappa of choices', 'DVC']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     fig, ax = plt.subplots(figsize=(4.5, 3.2))
     ax.errorbar(bias_levels, kappas, yerr=kappa_sd, marker="o", color=HUMAN_COLOUR, label="kappa of choices", capsize=2)
     ax.errorbar(bias_levels, dvcs, yerr=dvc_sd, marker="s", color=MODEL_COLOUR, label="DVC", capsize=2)

@@ -22,14 +22,30 @@ def mlds_scale_figure(results: MldsResults, *, standard: bool = True, ncols: int
     Parameters
     ----------
     results : MldsResults
+        From :func:`humanlike.analyses.mlds.analyse_mlds`; intervals are drawn where ``bootstrap`` > 0.
     standard : bool
         Plot the standard scale (0 .. 1) rather than psi / sigma.
     ncols : int, optional
+        Panels per row (default: up to 3).
     title : str, optional
+        Figure title (default: none).
 
     Returns
     -------
     matplotlib.figure.Figure
+        One axes per (observer, scale) with a fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.analyses.mlds import analyse_mlds
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)
+    >>> fig = mlds_scale_figure(analyse_mlds(table, bootstrap=50, seed=1))
+    >>> len(fig.axes), fig.axes[0].get_ylabel()
+    (1, 'difference scale (standard)')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     n = max(len(results), 1)
     ncols = ncols or min(n, 3)

@@ -19,7 +19,23 @@ FAMILY_CMAPS = ("Blues", "Oranges", "Greens", "Purples", "Reds", "Greys", "YlOrB
 
 
 def regime_colour(label: int) -> str:
-    """The colour of regime ``label`` in every OOD figure."""
+    """The colour of regime ``label`` in every OOD figure.
+
+    Parameters
+    ----------
+    label : int
+        Regime label (0 = the reference regime, 1, 2, ... ever further out of distribution); -1 = unassigned.
+
+    Returns
+    -------
+    str
+        A hex colour; the palette repeats after six regimes, unassigned conditions are grey.
+
+    Examples
+    --------
+    >>> regime_colour(0), regime_colour(2), regime_colour(-1)
+    ('#2ca02c', '#d62728', '#999999')
+    """
     return REGIME_COLOURS[int(label) % len(REGIME_COLOURS)] if label >= 0 else "#999999"
 
 
@@ -28,7 +44,30 @@ def _regime_handles(fit, alpha=1.0):
 
 
 def model_colours(result: OODResult) -> dict[str, tuple]:
-    """One colour per model: a colour map per family, shades within it."""
+    """One colour per model: a colour map per family, shades within it.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+
+    Returns
+    -------
+    dict
+        ``{model: RGBA tuple}`` for every model of ``result.alignment.settings["families"]``.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    ...                       regimes=2, n_init=2)
+    >>> colours = model_colours(result)
+    >>> sorted(colours)[:2], len(colours["model-alien"])
+    (['model-alien', 'model-humanlike'], 4)
+    """
     fam = result.alignment.settings["families"]
     families = sorted(set(fam.values()))
     out = {}
@@ -42,7 +81,30 @@ def model_colours(result: OODResult) -> dict[str, tuple]:
 
 
 def family_colours(result: OODResult) -> dict[str, tuple]:
-    """One colour per model family of an OOD result."""
+    """One colour per model family of an OOD result.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+
+    Returns
+    -------
+    dict
+        ``{family: RGBA tuple}``; a model missing from the family table is its own family.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    ...                       regimes=2, n_init=2,
+    ...                       families={"model-strong": "cnn", "model-medium": "cnn"})
+    >>> sorted(family_colours(result))
+    ['cnn', 'model-alien', 'model-humanlike', 'model-texture']
+    """
     fam = result.alignment.settings["families"]
     families = sorted(set(fam.values()))
     return {f: plt.get_cmap(FAMILY_CMAPS[i % len(FAMILY_CMAPS)])(0.75) for i, f in enumerate(families)}
@@ -56,6 +118,32 @@ def spectrum_figure(result: OODResult, title: str = "Human-centred OOD spectrum"
     Background bands: the score ranges the fitted mixture assigns to each regime. Error bars: percentile
     intervals over resampled human observers. Stars: reference conditions; open markers: conditions not
     above chance (BH-adjusted binomial test).
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+    title : str
+        The title; the number of regimes and the selection criterion are appended.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, one row per distortion type (the mildest type at the top).
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    ...                       regimes=2, n_init=2)
+    >>> fig = spectrum_figure(result)
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()][:2]
+    ['sim-contrast', 'sim-blur']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     c = result.spectrum.conditions
     fit = result.spectrum.regimes
@@ -148,6 +236,32 @@ def distortion_figure(result: OODResult, experiment: str):
 
     Humans: mean accuracy over observers; EC / MA among human pairs with their bootstrap band. Models:
     accuracy; mean EC / MA with the humans. Colours: one colour map per model family.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+    experiment : str
+        The distortion type; its conditions in the order of the result (least distorted first).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three axes: accuracy, error consistency, misclassification agreement.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    ...                       regimes=2, n_init=2)
+    >>> fig = distortion_figure(result, "sim-blur")
+    >>> [ax.get_title() for ax in fig.axes]
+    ['accuracy', 'error consistency (kappa)', 'misclassification agreement']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     g = result.alignment.groups
     g = g[g["experiment"] == experiment]
@@ -195,7 +309,35 @@ def distortion_figure(result: OODResult, experiment: str):
 
 
 def distortion_figures(result: OODResult, min_levels: int = 2) -> dict:
-    """:func:`distortion_figure` for every distortion type with at least ``min_levels`` conditions."""
+    """:func:`distortion_figure` for every distortion type with at least ``min_levels`` conditions.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+    min_levels : int
+        Distortion types with fewer conditions get no figure.
+
+    Returns
+    -------
+    dict
+        ``{experiment: matplotlib.figure.Figure}`` in the order of the result's conditions.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    ...                       regimes=2, n_init=2)
+    >>> sorted(distortion_figures(result, min_levels=4))
+    ['sim-blur', 'sim-contrast', 'sim-noise', 'sim-rotation']
+    >>> distortion_figures(result, min_levels=5)
+    {}
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     c = result.spectrum.conditions
     counts = c.groupby("experiment", sort=False).size()
     return {e: distortion_figure(result, e) for e, n in counts.items() if n >= min_levels}
@@ -204,7 +346,33 @@ def distortion_figures(result: OODResult, min_levels: int = 2) -> dict:
 # --- (c) radar profiles per regime ---------------------------------------------------------------
 
 def regime_profiles(result: OODResult):
-    """Per regime, metric (EC, MA) and distortion type: humans and each family's mean (a tidy frame)."""
+    """Per regime, metric (EC, MA) and distortion type: humans and each family's mean (a tidy frame).
+
+    A model is first averaged over the type's conditions in the regime, then the family over its models.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``regime, experiment, who, ec, ma``; ``who`` is ``"humans"`` (among themselves) or a family
+        (its models with the humans).
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    ...                       regimes=2, n_init=2)
+    >>> profiles = regime_profiles(result)
+    >>> list(profiles.columns), sorted(profiles["regime"].unique())
+    (['regime', 'experiment', 'who', 'ec', 'ma'], ['near-OOD', 'reference'])
+    """
     g = result.alignment.groups.copy()
     fam = result.alignment.settings["families"]
     g["who"] = np.where(g["group"] == HUMANS, HUMANS, g["group"].map(lambda m: fam.get(m, m)))
@@ -216,7 +384,32 @@ def regime_profiles(result: OODResult):
 def radar_figure(result: OODResult):
     """Radar profile per regime: EC and MA per distortion type for humans (among themselves) and each model
     family (mean over its models of the mean with the humans). Axes: the distortion types with conditions
-    in that regime."""
+    in that regime.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two polar axes (EC, MA) per regime that has conditions.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    ...                       regimes=2, n_init=2)
+    >>> fig = radar_figure(result)
+    >>> len(fig.axes), fig.axes[0].get_title()
+    (4, 'reference: error consistency')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     prof = regime_profiles(result)
     fit = result.spectrum.regimes
     regimes = [n for n in fit.names if (prof["regime"] == n).any()]
@@ -264,6 +457,30 @@ def cled_embedding_figure(result: OODResult):
     """Classical MDS of the CLED distances between conditions (human confusions pooled over observers).
 
     Colour: OOD regime; marker: distortion type; labels: condition.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes: the conditions in the first two MDS dimensions.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    ...                       regimes=2, n_init=2)
+    >>> fig = cled_embedding_figure(result)
+    >>> fig.axes[0].get_xlabel()
+    'MDS dimension 1'
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     c = result.spectrum.conditions
     d = result.condition_cled

@@ -17,7 +17,31 @@ KIND_COLOUR = {"human": "#d62728", "model": "#1f77b4", "random": "#7f7f7f"}
 def psychscore_figure(result: PsychScoreResult, title: str | None = None):
     """Left: the distribution of the skewness S over class pairs per observer (the paper's Figure 2:
     one violin per observer, dots = class pairs; the reference first, the random baseline last).
-    Right: the Psychophysical-Score of every observer with its bootstrap interval."""
+    Right: the Psychophysical-Score of every observer with its bootstrap interval.
+
+    Parameters
+    ----------
+    result : PsychScoreResult
+        From :func:`humanlike.analyses.psychscore.psychophysical_score`.
+    title : str, optional
+        Figure title (default: a description of the two panels).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes (skewness violins, scores), one row per observer.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.psychscore import psychophysical_score
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), n_resamples=20)
+    >>> fig = psychscore_figure(result)
+    >>> len(fig.axes), fig.axes[1].get_title()
+    (2, 'Psychophysical-Score')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     scales = result.scales
     order = list(dict.fromkeys(scales["observer"]))
     kinds = scales.drop_duplicates("observer").set_index("observer")["observer_kind"].to_dict()

@@ -31,8 +31,25 @@ TEMPLATE = "report.html.j2"
 class ReportTable:
     """A table of the report: a tidy frame shown as a sortable HTML table.
 
-    ``key`` names the table in the page (``data-table`` attribute) so tests and readers can find it;
-    ``digits`` is the number of decimals shown for floats (the exact values stay in ``data-value``).
+    Parameters
+    ----------
+    key : str
+        Names the table in the page (``data-table`` attribute) so tests and readers can find it.
+    title : str
+        Heading shown above the table.
+    frame : pandas.DataFrame
+        The rows, shown as they are (column names as headers).
+    caption : str
+        Text below the table.
+    digits : int
+        Decimals shown for floats (the exact values stay in ``data-value``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = ReportTable("ec", "Error consistency", pd.DataFrame({"observer": ["a"], "estimate": [0.25]}))
+    >>> table.key, table.digits, len(table.frame)
+    ('ec', 3, 1)
     """
 
     key: str
@@ -44,7 +61,30 @@ class ReportTable:
 
 @dataclass
 class ReportFigure:
-    """A figure of the report: a matplotlib figure embedded as SVG, with its alt text and caption."""
+    """A figure of the report: a matplotlib figure embedded as SVG, with its alt text and caption.
+
+    Parameters
+    ----------
+    key : str
+        Names the figure in the page.
+    title : str
+        Heading shown above the figure.
+    figure : matplotlib.figure.Figure
+        Rendered to an inline SVG (and closed) when the page is rendered.
+    alt : str
+        Alternative text of the image.
+    caption : str
+        Text below the figure.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> item = ReportFigure("ranking", "Ranking", fig, alt="models ranked by EC")
+    >>> item.alt, item.caption
+    ('models ranked by EC', '')
+    >>> plt.close(fig)
+    """
 
     key: str
     title: str
@@ -55,7 +95,31 @@ class ReportFigure:
 
 @dataclass
 class ReportSection:
-    """One analysis: what it measures, its headline numbers, tables, figures and the choices in force."""
+    """One analysis: what it measures, its headline numbers, tables, figures and the choices in force.
+
+    Parameters
+    ----------
+    key : str
+        Anchor id of the section.
+    title : str
+        Section heading.
+    summary : str
+        One paragraph: what the analysis measures and its headline result.
+    tables : list of ReportTable
+        Tables in page order.
+    figures : list of ReportFigure
+        Figures in page order.
+    methods : dict
+        The choices in force (name -> value), shown as a definition list.
+    notes : list of str
+        Caveats shown below the section.
+
+    Examples
+    --------
+    >>> section = ReportSection("mlds", "Difference scaling", "One scale per observer.")
+    >>> section.tables, section.methods
+    ([], {})
+    """
 
     key: str
     title: str
@@ -66,8 +130,8 @@ class ReportSection:
     notes: list[str] = field(default_factory=list)
 
 
-def figure_svg(figure) -> str:
-    """A matplotlib figure as a base64 SVG data URI (fonts as paths: no external font is needed)."""
+def _figure_svg(figure) -> str:
+    """A matplotlib figure as a base64 SVG data URI (fonts as paths: no external font is needed); closes it."""
     import matplotlib
 
     buffer = io.BytesIO()
@@ -80,7 +144,25 @@ def figure_svg(figure) -> str:
 
 
 def format_cell(value, digits: int) -> tuple[str, str]:
-    """(shown text, sort/exact value) of one table cell."""
+    """(shown text, sort/exact value) of one table cell.
+
+    Parameters
+    ----------
+    value : object
+        The cell's value; None, NaN, pandas.NA and infinities show as a dash with an empty exact value.
+    digits : int
+        Decimals shown for floats.
+
+    Returns
+    -------
+    tuple of str
+        ``(shown, exact)``: the text shown and the value used for sorting (the full ``repr`` of a float).
+
+    Examples
+    --------
+    >>> format_cell(0.123456, 2), format_cell(12345, 2), format_cell(True, 2), format_cell(float("nan"), 2)
+    (('0.12', '0.123456'), ('12,345', '12345'), ('yes', '1'), ('–', ''))
+    """
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "–", ""
     if isinstance(value, (bool, np.bool_)):
@@ -94,7 +176,7 @@ def format_cell(value, digits: int) -> tuple[str, str]:
     return str(value), str(value)
 
 
-def table_rows(table: ReportTable) -> list[list[tuple[str, str, bool]]]:
+def _table_rows(table: ReportTable) -> list[list[tuple[str, str, bool]]]:
     """Rows of (shown, exact, numeric) cells."""
     rows = []
     for record in table.frame.itertuples(index=False, name=None):
@@ -108,7 +190,29 @@ def table_rows(table: ReportTable) -> list[list[tuple[str, str, bool]]]:
 
 
 def content_hash(paths: Sequence[Path | str]) -> dict:
-    """Provenance of input files or folders: every file's path, size and a SHA-256 over all contents."""
+    """Provenance of input files or folders: their paths, file count, bytes and a SHA-256 over all contents.
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+        Files, or folders (every file below them, sorted, is read).
+
+    Returns
+    -------
+    dict
+        ``paths`` (as given), ``n_files``, ``bytes`` and ``sha256`` (over each file's name and content
+        hash, so renaming or editing any file changes it).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.csv").write_text("x\\n1\\n")
+    >>> info = content_hash([folder])
+    >>> info["n_files"], info["bytes"], len(info["sha256"])
+    (1, 4, 64)
+    """
     files: list[Path] = []
     for p in map(Path, paths):
         files.extend(sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p])
@@ -121,8 +225,8 @@ def content_hash(paths: Sequence[Path | str]) -> dict:
     return {"paths": [str(p) for p in paths], "n_files": len(files), "bytes": total, "sha256": digest.hexdigest()}
 
 
-def slug(text: str) -> str:
-    """A lower-case, hyphenated id for ``text`` (used for anchors)."""
+def _slug(text: str) -> str:
+    """A lower-case, hyphenated id for ``text`` (used for anchors); ``"section"`` when nothing is left."""
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "section"
 
 
@@ -151,6 +255,15 @@ def render_report(sections: Sequence[ReportSection], *, title: str, headline: Re
     -------
     str
         A complete, self-contained HTML document.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = ReportTable("t", "A table", pd.DataFrame({"observer": ["a"], "estimate": [0.5]}))
+    >>> html = render_report([ReportSection("ec", "Error consistency", "EC.", tables=[table])],
+    ...                      title="Demo", headline=None, provenance={}, settings={"seed": 0}, version="0")
+    >>> html.startswith("<!DOCTYPE html>"), 'data-table="t"' in html
+    (True, True)
     """
     import jinja2
 
@@ -160,9 +273,9 @@ def render_report(sections: Sequence[ReportSection], *, title: str, headline: Re
         loader=jinja2.PackageLoader("humanlike.presentation", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]), undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True)
-    env.filters["svg"] = figure_svg
-    env.filters["rows"] = table_rows
-    env.filters["slug"] = slug
+    env.filters["svg"] = _figure_svg
+    env.filters["rows"] = _table_rows
+    env.filters["slug"] = _slug
     template = env.get_template(TEMPLATE)
     return template.render(
         title=title, sections=list(sections), headline=headline, provenance=provenance, settings=settings,
@@ -171,7 +284,33 @@ def render_report(sections: Sequence[ReportSection], *, title: str, headline: Re
 
 
 def write_report(html: str, path: Path | str) -> Path:
-    """Write the report atomically; the folder is created if needed."""
+    """Write the report atomically; the folder is created if needed.
+
+    Parameters
+    ----------
+    html : str
+        The page (:func:`render_report`).
+    path : path-like
+        The file to write (not a folder).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    IsADirectoryError
+        When ``path`` is an existing folder.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> path = write_report("<html></html>", Path(tempfile.mkdtemp()) / "out" / "report.html")
+    >>> path.name, path.read_text()
+    ('report.html', '<html></html>')
+    """
     path = Path(path)
     if path.exists() and path.is_dir():
         raise IsADirectoryError(f"--out {path} is a folder; give a file name such as {path / 'report.html'}")

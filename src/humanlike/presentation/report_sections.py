@@ -22,7 +22,23 @@ HUMAN_ROW = "humans"
 @dataclass
 class HeadlineMeasure:
     """One measure's column group in the headline table: per observer (models and ``humans``) the overall
-    estimate with its interval."""
+    estimate with its interval.
+
+    Parameters
+    ----------
+    name : str
+        Column name of the measure in the headline table (e.g. ``"EC"``).
+    values : pandas.DataFrame
+        Columns ``observer, estimate, ci_low, ci_high``; the row ``humans`` is the human–human value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> m = HeadlineMeasure("EC", pd.DataFrame({"observer": ["humans", "m"], "estimate": [0.4, 0.2],
+    ...                                         "ci_low": [0.3, 0.1], "ci_high": [0.5, 0.3]}))
+    >>> m.name, list(m.values["observer"])
+    ('EC', ['humans', 'm'])
+    """
 
     name: str
     values: pd.DataFrame  # columns: observer, estimate, ci_low, ci_high
@@ -30,13 +46,27 @@ class HeadlineMeasure:
 
 @dataclass
 class SectionResult:
-    """One analysis' contribution to the report: its section and its rows of the headline table."""
+    """One analysis' contribution to the report: its section and its rows of the headline table.
+
+    Parameters
+    ----------
+    section : ReportSection
+        The analysis' section of the page.
+    headline : list of HeadlineMeasure
+        Its measures for the headline table (empty when the analysis ranks no models).
+
+    Examples
+    --------
+    >>> made = SectionResult(ReportSection("x", "X", "A summary."))
+    >>> made.section.key, made.headline
+    ('x', [])
+    """
 
     section: ReportSection
     headline: list[HeadlineMeasure] = field(default_factory=list)
 
 
-def headline_table(measures: list[HeadlineMeasure], sort_by: str | None = None) -> ReportTable | None:
+def _headline_table(measures: list[HeadlineMeasure], sort_by: str | None = None) -> ReportTable | None:
     """Models ranked by the first measure, one estimate and interval column per measure; humans first."""
     if not measures:
         return None
@@ -66,7 +96,30 @@ def _settings_text(settings: dict) -> dict[str, object]:
 
 
 def ec_section(benchmark) -> SectionResult:
-    """The benchmark's error consistency (a :class:`~humanlike.analyses.benchmark.BenchmarkResult`)."""
+    """The benchmark's error consistency as a report section.
+
+    Parameters
+    ----------
+    benchmark : BenchmarkResult
+        From :func:`humanlike.analyses.benchmark.run_benchmark`.
+
+    Returns
+    -------
+    SectionResult
+        Tables ``ec-overall``, ``ec-experiments`` (and ``ec-ranking``), the benchmark and ranking figures, and
+        the headline measure ``EC``.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.benchmark import run_benchmark
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> made = ec_section(run_benchmark(trials, exclusions=None, n_resamples=20))
+    >>> [t.key for t in made.section.tables], made.headline[0].name
+    (['ec-overall', 'ec-experiments', 'ec-ranking'], 'EC')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     from .plots import benchmark_figure, ranking_figure
 
     rows = benchmark.rows
@@ -100,7 +153,30 @@ def ec_section(benchmark) -> SectionResult:
 
 
 def dmc_section(result) -> SectionResult:
-    """Decision-margin consistency (a :class:`~humanlike.analyses.dmc_results.DMCResult`)."""
+    """Decision-margin consistency as a report section.
+
+    Parameters
+    ----------
+    result : DMCResult
+        From :func:`humanlike.analyses.dmc.decision_margin_consistency`.
+
+    Returns
+    -------
+    SectionResult
+        Tables ``dmc-overall`` and ``dmc-experiments``, the ranking figure, and the headline measure ``DMC``
+        (models against the pooled human index; ``humans``: the split-half ceiling).
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dmc import decision_margin_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> made = dmc_section(decision_margin_consistency(trials, experiments=["sim-blur"], n_resamples=20))
+    >>> made.section.key, list(made.headline[0].values["observer"])[:2]
+    ('decision-margin-consistency', ['humans', 'model-alien'])
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     from .plots_dmc import dmc_ranking_figure
 
     overall = result.table("overall")
@@ -135,7 +211,32 @@ def dmc_section(result) -> SectionResult:
 
 
 def latent_section(result) -> SectionResult:
-    """The tetrachoric (latent) correlation of correctness (a ``LatentBenchmarkResult``)."""
+    """The tetrachoric (latent) correlation of correctness as a report section.
+
+    Parameters
+    ----------
+    result : LatentBenchmarkResult
+        From :func:`humanlike.analyses.dvc_choices.latent_correctness_correlation`.
+
+    Returns
+    -------
+    SectionResult
+        Table ``latent-overall``, the per-model figure and the headline measure ``latent r``.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dvc_choices import latent_correctness_correlation
+    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> result = latent_correctness_correlation(trials, experiments=["sim-blur"],
+    ...                                         settings=ResamplingSettings(n_resamples=20))
+    >>> made = latent_section(result)
+    >>> made.section.key, made.headline[0].name
+    ('latent-correlation', 'latent r')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     from .plots_dvc import benchmark_latent_figure
 
     groups = result.groups("overall")
@@ -160,7 +261,31 @@ def latent_section(result) -> SectionResult:
 
 
 def ood_section(result) -> SectionResult:
-    """The OOD spectrum and error alignment per regime (an :class:`~humanlike.analyses.ood.OODResult`)."""
+    """The OOD spectrum and error alignment per regime as a report section.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+
+    Returns
+    -------
+    SectionResult
+        Tables ``ood-conditions`` and ``ood-regimes`` and the spectrum figure; no headline measure.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> reference = trials.groupby("experiment")["condition"].first().to_dict()
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    ...                       regimes=2, n_init=2)
+    >>> [t.key for t in ood_section(result).section.tables]
+    ['ood-conditions', 'ood-regimes']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     from .plots_ood import spectrum_figure
 
     conditions = result.spectrum.conditions
@@ -182,7 +307,30 @@ def ood_section(result) -> SectionResult:
 
 
 def mlds_section(results) -> SectionResult:
-    """Difference scales (an :class:`~humanlike.analyses.mlds.MldsResults`)."""
+    """Difference scales as a report section.
+
+    Parameters
+    ----------
+    results : MldsResults
+        From :func:`humanlike.analyses.mlds.analyse_mlds`.
+
+    Returns
+    -------
+    SectionResult
+        Tables ``mlds-fits`` and ``mlds-scales`` and the scale figure; no headline measure.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.analyses.mlds import analyse_mlds
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)
+    >>> made = mlds_section(analyse_mlds(table))
+    >>> [t.key for t in made.section.tables], made.headline
+    (['mlds-fits', 'mlds-scales'], [])
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     from .plots_mlds import mlds_scale_figure
 
     fits = pd.DataFrame([{k: doc.get(k) for k in ("observer", "scale_id", "sigma", "loglik", "aic", "daf",
@@ -198,7 +346,28 @@ def mlds_section(results) -> SectionResult:
 
 
 def psychscore_section(result) -> SectionResult:
-    """The Psychophysical-Score (a :class:`~humanlike.analyses.psychscore.PsychScoreResult`)."""
+    """The Psychophysical-Score as a report section.
+
+    Parameters
+    ----------
+    result : PsychScoreResult
+        From :func:`humanlike.analyses.psychscore.psychophysical_score`.
+
+    Returns
+    -------
+    SectionResult
+        Tables ``psychscore`` and ``psychscore-chance`` and the skewness/score figure; no headline measure.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.psychscore import psychophysical_score
+    >>> from humanlike.data.psych_simulate import simulate_psychscore_demo
+    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), n_resamples=20)
+    >>> [t.key for t in psychscore_section(result).section.tables]
+    ['psychscore', 'psychscore-chance']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     from .plots_psych import psychscore_figure
 
     section = ReportSection(
@@ -223,7 +392,32 @@ ADAPTERS: dict[str, Callable[[object], SectionResult]] = {
 
 
 def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], ReportTable | None]:
-    """Sections (in :data:`ADAPTERS` order) and the headline table for the results given by name."""
+    """Sections (in :data:`ADAPTERS` order) and the headline table for the results given by name.
+
+    Parameters
+    ----------
+    results : dict
+        ``{adapter name: result}`` (names of :data:`ADAPTERS`: ``benchmark``, ``dmc``, ``latent``, ``ood``,
+        ``mlds``, ``psychscore``); missing or None entries are skipped.
+
+    Returns
+    -------
+    tuple
+        ``(sections, headline)``: the list of ReportSection, and the headline ReportTable (models ranked by
+        the first measure, humans first) or None when no result has a headline measure.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.analyses.mlds import analyse_mlds
+    >>> from humanlike.data.simulate_mlds import simulate_judgements
+    >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)
+    >>> sections, headline = build_sections({"mlds": analyse_mlds(table), "dmc": None})
+    >>> [s.key for s in sections], headline
+    (['difference-scaling'], None)
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
     sections, measures = [], []
     for name, adapter in ADAPTERS.items():
         if results.get(name) is None:
@@ -231,14 +425,41 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
         made = adapter(results[name])
         sections.append(made.section)
         measures.extend(made.headline)
-    return sections, headline_table(measures)
+    return sections, _headline_table(measures)
 
 
 def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exclusions) -> tuple[dict, list[str]]:
     """Run the report's analyses on one trial table with one settings object.
 
-    Returns the results by adapter name and notes on analyses that do not apply to these data (e.g. no
-    decision margins for DMC). DMC keeps its own observer level (the jackknife) unless one was chosen.
+    DMC keeps its own observer level (the jackknife) unless one was chosen.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    analyses : list of str
+        Any of ``"ec"``, ``"dmc"``, ``"dvc"``, ``"ood"``.
+    settings : ResamplingSettings
+        The one settings object of every analysis.
+    exclusions : dict or None
+        Conditions to drop per experiment (e.g. the benchmark's), or None.
+
+    Returns
+    -------
+    tuple
+        ``(results, notes)``: the results by adapter name (for :func:`build_sections`) and notes on analyses
+        that do not apply to these data (e.g. no decision margins for DMC).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> results, notes = run_report_analyses(trials.assign(decision_margin=np.nan), ["ec", "dmc"],
+    ...                                      ResamplingSettings(n_resamples=0), None)
+    >>> sorted(results), notes
+    (['benchmark'], ['decision-margin consistency skipped: no model has decision margins'])
     """
     from dataclasses import replace
 
@@ -261,7 +482,7 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     if "dvc" in analyses:
         results["latent"] = latent_correctness_correlation(trials, exclusions=exclusions, settings=settings)
     if "ood" in analyses:
-        ood = run_ood_for_report(trials, settings)
+        ood = _run_ood_for_report(trials, settings)
         if isinstance(ood, str):
             notes.append(ood)
         else:
@@ -269,7 +490,7 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     return results, notes
 
 
-def run_ood_for_report(trials: pd.DataFrame, settings):
+def _run_ood_for_report(trials: pd.DataFrame, settings):
     """The OOD spectrum with its default (model-vs-human) reference, or a note saying why it does not apply."""
     from ..analyses.ood import ood_analysis
     from ..data.schema import TrialTableError

@@ -155,7 +155,12 @@ class Kernel(Protocol):
     ----------
     evaluate_resamples : callable, optional
         ``(stratum, item_weights, observer_weights, seed, start, stop) -> (R x k)``, defined only by kernels
-        that draw randomness of their own in each resample (see :func:`evaluate_chunk`).
+        that draw randomness of their own in each resample or choose per resample what to compute (see
+        :func:`evaluate_chunk`).
+    leave_one_out_rows : callable, optional
+        ``(stratum, start, stop) -> (stop - start x k)``: exact leave-one-item-out values of items start..stop-1
+        (e.g. totals minus one item's statistics) for kernels that are not a :class:`SufficientStatisticKernel`
+        but can do the same; :func:`item_jackknife` then evaluates them in memory-sized chunks.
 
     Examples
     --------
@@ -833,6 +838,10 @@ def item_jackknife(design: Design, kernel: Kernel, aggregate: Aggregate, point: 
                    settings: ResamplingSettings = ResamplingSettings()) -> np.ndarray:
     """Leave-one-item-out outputs: one row per item of every stratum (the other strata at their estimate).
 
+    A kernel with ``leave_one_out_rows(stratum, start, stop)`` (exact leave-one-out kernel values of items
+    start..stop-1, e.g. totals minus one item's statistics) is evaluated and aggregated in row chunks sized by
+    its ``bytes_per_resample`` and the memory budget.
+
     Parameters
     ----------
     design : Design
@@ -865,7 +874,15 @@ def item_jackknife(design: Design, kernel: Kernel, aggregate: Aggregate, point: 
     [3.6666666666666665, 3.3333333333333335, 3.0, 2.0]
     """
     rows = []
+    own = getattr(kernel, "leave_one_out_rows", None)
     for s in design:
+        if own is not None:
+            step = max(1, int(settings.memory_budget // max(2 * int(kernel.bytes_per_resample(s)), 1)))
+            for lo in range(0, s.n_items, step):
+                values = dict(point)
+                values[s.key] = own(s, lo, min(lo + step, s.n_items))
+                rows.append(aggregate(values))
+            continue
         if isinstance(kernel, SufficientStatisticKernel):
             loo = kernel.leave_one_out(s)
         else:
