@@ -1,8 +1,8 @@
 """Speed of the OOD analysis (issue 7): python benchmarks/ood_speed.py [--data DIR] [--resamples N]
 
 Times loading the model-vs-human raw data and ``ood_analysis`` at N item resamples (default 10,000; 500
-observer resamples, 9,999 permutations per test, as the CLI), and reports wall time, CPU time and peak
-memory as one JSON line. The script uses only the API shared with the pre-port code, so the "before" figure
+observer resamples, 9,999 permutations per test, as the CLI), and reports wall time, CPU time (user + system)
+and peak memory as one JSON line. ``--workers 1`` evaluates the strata on one thread (the CPU-time figure). The script uses only the API shared with the pre-port code, so the "before" figure
 is the same command against commit bd872ce:
 ``git worktree add /tmp/old-ood bd872ce && PYTHONPATH=/tmp/old-ood/src python benchmarks/ood_speed.py``.
 """
@@ -24,6 +24,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="threads that evaluate strata (default: the engine's, one per core); 1 gives the "
+                             "single-threaded CPU figure (not available before the engine had threads)")
     args = parser.parse_args()
 
     import humanlike
@@ -33,10 +36,17 @@ def main() -> int:
     wall0, cpu0 = time.perf_counter(), time.process_time()
     trials = load_trials(args.data)
     load_wall = time.perf_counter() - wall0
-    result = ood_analysis(trials, n_resamples=args.resamples, seed=0)
+    if args.workers is None:
+        result = ood_analysis(trials, n_resamples=args.resamples, seed=0)
+    else:
+        from humanlike.stats.engine import ResamplingSettings
+
+        result = ood_analysis(trials, settings=ResamplingSettings(n_resamples=args.resamples, seed=0,
+                                                                  workers=args.workers))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     print(json.dumps({
         "code": str(Path(humanlike.__file__).resolve().parents[1]), "resamples": args.resamples,
+        "workers": args.workers,
         "load_s": round(load_wall, 1), "total_wall_s": round(wall, 1), "total_cpu_s": round(cpu, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0),
         "cpus": os.cpu_count(), "load_average": os.getloadavg()[0],

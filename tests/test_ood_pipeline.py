@@ -449,3 +449,32 @@ def test_real_data_regimes_do_not_depend_on_the_seed(mvh_result, mvh_trials):
     other = ood.ood_spectrum(mvh_trials, n_observer_resamples=0, seed=12345)
     assert other.conditions["regime"].tolist() == mvh_result.conditions["regime"].tolist()
     assert mvh_result.spectrum.settings["n_tests"] == 78 - 7
+
+
+def test_real_data_every_number_unchanged(mvh_result):
+    """Every output of the model-vs-human analysis equals main's before the speed-up (issue 7):
+    tests/data/ood_speed_reference.npz, from tests/data/make_ood_speed_reference.py."""
+    from pathlib import Path
+
+    with np.load(Path(__file__).parent / "data" / "ood_speed_reference.npz") as stored:
+        reference = {k: stored[k] for k in stored.files}
+    rounding = 2e-5   # float32 replicates
+    r = mvh_result
+    res = r.resampled
+    assert (np.array(["|".join(map(str, lab)) for lab in res.labels]) == reference["labels"]).all()
+    np.testing.assert_allclose(res.estimate, reference["estimate"], rtol=0, atol=1e-12, equal_nan=True)
+    low, high = res.interval()
+    np.testing.assert_allclose(low, reference["low"], rtol=0, atol=rounding, equal_nan=True)
+    np.testing.assert_allclose(high, reference["high"], rtol=0, atol=rounding, equal_nan=True)
+    np.testing.assert_array_equal(res.undefined_share(), reference["undefined_share"])
+    cond = r.spectrum.conditions
+    for column in ("ood_score", "ood_score_low", "ood_score_high", "init_stability", "bootstrap_stability"):
+        np.testing.assert_allclose(cond[column].to_numpy(float), reference[column], rtol=0, atol=1e-12,
+                                   equal_nan=True, err_msg=column)
+    np.testing.assert_array_equal(cond["regime_label"].to_numpy(), reference["regime_label"])
+    fit = r.spectrum.regimes
+    for name in ("means", "sds", "weights"):
+        np.testing.assert_allclose(getattr(fit, name), reference[f"regime_{name}"], rtol=1e-9, err_msg=name)
+    np.testing.assert_allclose(fit.bic, reference["bic"], rtol=1e-9, equal_nan=True)
+    tests = [r.family_test.statistic, r.family_test.p_value, r.regime_test.statistic, r.regime_test.p_value]
+    np.testing.assert_allclose(tests, reference["tests"], rtol=1e-9)

@@ -327,14 +327,12 @@ class AlignmentKernel(SufficientStatisticKernel):
         numpy.ndarray
             (R x :meth:`width`): EC, MA, CLED per pair; their group means; the ratio per model.
         """
-        # Every weighted sum is an integer below 2**24, so a float32 product is exact and twice as fast.
         w = np.asarray(item_weights)
-        stats = self.cached_statistics(stratum)
-        if w.shape[0] > 1 and stats.shape[0] * float(w.max(initial=0)) < 2**24:
-            sums = w.astype(np.float32) @ stats.astype(np.float32)
-        else:
-            sums = w.astype(np.float64) @ stats
-        return self.reduce(stratum, sums, observer_weights)
+        if w.shape[0] == 1:   # the estimate: float64 throughout
+            return self.reduce(stratum, w.astype(np.float64) @ self.cached_statistics(stratum), observer_weights)
+        cp = self.pairs(stratum)
+        ec, ma, cled = self.sums(stratum).resample(w, self.options)
+        return self._combine(cp, ec, ma, cled, observer_weights)
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
         """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size).
@@ -369,8 +367,12 @@ class AlignmentKernel(SufficientStatisticKernel):
         numpy.ndarray
             (R x :meth:`width`), laid out as in :meth:`evaluate`.
         """
-        cp = self.pairs(stratum)
         ec, ma, cled = self.sums(stratum).reduce(sums, self.options)
+        return self._combine(self.pairs(stratum), ec, ma, cled, observer_weights)
+
+    @staticmethod
+    def _combine(cp: ConditionPairs, ec, ma, cled, observer_weights):
+        """[pairs' EC, MA, CLED | group means of each | ratios] from the pair values (R x pairs each)."""
         weights = None
         if observer_weights is not None and cp.n_humans:
             u = np.asarray(observer_weights, dtype=float)[:, cp.members]
@@ -498,23 +500,30 @@ class AlignmentLayout:
             (R x len(labels)): the conditions' columns side by side, then the regime ratios.
         """
         r = max(np.shape(v)[0] for v in values.values())
-        conditions = np.concatenate([np.broadcast_to(values[k], (r, np.shape(values[k])[1])) for k in self.keys],
-                                    axis=1)
-        parts = [conditions]
-        padded = np.concatenate([conditions, np.full((r, 1), np.nan)], axis=1)   # column -1 = absent model
+        out = np.empty((r, len(self.labels)))
+        for key in self.keys:   # written in place: no full-width temporaries per chunk
+            block = values[key]
+            out[:, self.offsets[key]:self.offsets[key] + np.shape(block)[1]] = block
+        position = self.n_conditions
         for _, _, take in self.regimes:
-            parts.append(nanmean_quiet(padded[:, take], axis=1))
-        return np.concatenate(parts, axis=1)
+            absent = take < 0                                  # a model without this condition
+            ratios = out[:, np.where(absent, 0, take)]
+            ratios[:, absent] = np.nan
+            out[:, position:position + take.shape[1]] = nanmean_quiet(ratios, axis=1)
+            position += take.shape[1]
+        return out
 
     def output(self) -> Output:
-        """Labels of the aggregated outputs.
+        """Labels of the aggregated outputs; replicates kept in float32.
 
         Returns
         -------
         Output
-            The labels with :data:`LABEL_NAMES`.
+            The labels with :data:`LABEL_NAMES`, and ``replicate_dtype=np.float32``: the resamples are float32
+            computations (see :meth:`PairAlignmentSums.resample
+            <humanlike.metrics.alignment_kernels.PairAlignmentSums.resample>`).
         """
-        return Output(self.labels, LABEL_NAMES)
+        return Output(self.labels, LABEL_NAMES, replicate_dtype=np.float32)
 
 
 def representative_conditions(conditions: pd.DataFrame, fit: RegimeFit) -> pd.DataFrame:

@@ -121,12 +121,12 @@ def pair_indices(n_humans: int, n_observers: int) -> tuple[np.ndarray, np.ndarra
     return np.concatenate([hi, mi]).astype(int), np.concatenate([hj, mj]).astype(int), int(hi.size)
 
 
-def _segment_matrix(group_of_row: np.ndarray, n_groups: int):
+def _segment_matrix(group_of_row: np.ndarray, n_groups: int, dtype=np.float64):
     """Sparse (n_groups x L) indicator whose product with an (L x R) array sums the rows of each group."""
     from scipy import sparse
 
     n = group_of_row.size
-    return sparse.csr_matrix((np.ones(n), (group_of_row, np.arange(n))), shape=(n_groups, n))
+    return sparse.csr_matrix((np.ones(n, dtype=dtype), (group_of_row, np.arange(n))), shape=(n_groups, n))
 
 
 def _segment_sums(values: np.ndarray, seg) -> np.ndarray:
@@ -151,6 +151,13 @@ class PairAlignmentSums:
     ----------
     statistics : numpy.ndarray
         (items x S) per-item statistics; weighted column sums go to :meth:`reduce`.
+
+    Notes
+    -----
+    :meth:`resample` gives the same numbers as ``reduce(W @ statistics)`` for integer weights (a bootstrap
+    resample), faster: the weighted sums skip the zeros of the sparse columns and the duplicates of the dense
+    ones, and CLED runs in float32 (resamples only: the estimate and jackknife rows go through :meth:`reduce` in
+    float64).
 
     Examples
     --------
@@ -236,6 +243,67 @@ class PairAlignmentSums:
         self.kept = np.flatnonzero(full.any(axis=0))
         self.statistics = np.concatenate([full[:, self.kept], cled_block], axis=1).astype(np.float32)
         self.n_dense = self.kept.size
+        self._plan_resamples(ec_block, union)
+
+    def _plan_resamples(self, ec_block: np.ndarray, union: np.ndarray) -> None:
+        """Index arrays of :meth:`resample` (computed once): which statistics each weighted sum needs."""
+        from scipy import sparse
+
+        p, k = self.n_pairs, self.k
+        is_ec = self.kept < self.ec_width
+        self._ec_pos, self._ec_cols = self.kept[is_ec], np.flatnonzero(is_ec)
+        # rest = the sparse statistics, cells-major: MA columns kept, then the CLED columns
+        self._rest_cols = np.concatenate([np.flatnonzero(~is_ec), self.n_dense + np.arange(self.n_nz)])
+        ma_row = np.full(self.ma_width, -1)
+        ma_row[self.kept[~is_ec] - self.ec_width] = np.arange(int((~is_ec).sum()))
+        self._ma_n_rows, self._ma_trace_rows = ma_row[:p], ma_row[p:2 * p]
+        r_rows = ma_row[2 * p:2 * p + p * k].reshape(p, k)
+        c_rows = ma_row[2 * p + p * k:].reshape(p, k)
+        both = (r_rows >= 0) & (c_rows >= 0)
+        self._ma_r, self._ma_c = r_rows[both], c_rows[both]
+        self._ma_dot_seg = _segment_matrix(np.nonzero(both)[0], p)
+        self._n_ma_rest = int((~is_ec).sum())
+        # dense EC columns: distinct columns only, expanded after the product (all-zero columns included)
+        packed = np.ascontiguousarray(np.packbits(ec_block.T, axis=1))     # one byte string per column
+        keys = packed.view(np.dtype((np.void, max(packed.shape[1], 1)))).ravel() if packed.size else \
+            np.zeros(ec_block.shape[1], dtype=np.int8)
+        _, first_of, expand = np.unique(keys, return_index=True, return_inverse=True)
+        self._ec_unique = np.ascontiguousarray(ec_block[:, first_of], dtype=np.float32)
+        self._ec_expand = expand.ravel()
+        self._rest_csr = sparse.csr_matrix(self.statistics[:, self._rest_cols].T)
+        # CLED in float32: only (pair, class) cells with an error on the data (others have weight 0 in every
+        # resample); their union cells grouped by count per cell, so a segment sum is a reshape and a sum
+        pc_active, start, length = np.unique(self.u_pc, return_index=True, return_counts=True)
+        by_length = np.argsort(length, kind="stable")     # cells with equal counts of union cells side by side
+        pc_active, start, length = pc_active[by_length], start[by_length], length[by_length]
+        self._apc_first, self._apc_second = self.pc_first[pc_active], self.pc_second[pc_active]
+        self._apc_zero = self.zero_cells_pc[pc_active].astype(np.float32)[:, None]
+        self._apc_seg = _segment_matrix(pc_active // k, p, np.float32)
+        self._buckets = []
+        for n_cells in np.unique(length):
+            segs = np.flatnonzero(length == n_cells)
+            rows = (start[segs][:, None] + np.arange(n_cells)).ravel()
+            self._buckets.append((int(n_cells), slice(int(segs[0]), int(segs[-1]) + 1), self.u_i[rows],
+                                  self.u_j[rows]))
+        self._oc_seg32 = _segment_matrix(self.oc_of_col, self.n_obs * k, np.float32)
+        self._tables: dict[tuple, np.ndarray] = {}
+        self._zero_oc32 = self.zero_cells_oc.astype(np.float32)[:, None]
+
+    def _plogp_table(self, alpha: float) -> np.ndarray:
+        """(c + alpha) log(c + alpha) for every count c a resample can give a cell (0..items), float64."""
+        key = ("plogp", alpha)
+        if key not in self._tables:
+            v = np.arange(self.n_items + 1, dtype=np.float64) + alpha
+            self._tables[key] = v * np.log(v)
+        return self._tables[key]
+
+    def _log_table(self, alpha: float) -> np.ndarray:
+        """log(s + 2 (K-1) alpha) for every sum s of two class rows' counts (0..2 items), float32."""
+        key = ("log", alpha)
+        if key not in self._tables:
+            v = np.arange(2 * self.n_items + 1, dtype=np.float64) + 2 * (self.k - 1) * alpha
+            self._tables[key] = np.log(v).astype(np.float32)
+        return self._tables[key]
 
     @property
     def width(self) -> int:
@@ -243,15 +311,24 @@ class PairAlignmentSums:
         return int(self.statistics.shape[1])
 
     def work_per_resample(self) -> int:
-        """Floats one resample needs inside :meth:`reduce` (the largest temporaries), for memory budgets.
+        """Floats (8 bytes) one resample needs inside :meth:`resample` (its largest temporaries), for memory budgets.
+
+        Counted: the transposed weights, the EC sums and kappa temporaries (float64), the sparse sums (float32),
+        MA's float64 copy, CLED's float32 cell arrays (counts, posteriors, halves, the largest group of union
+        cells twice, five arrays over the (pair, class) cells with errors) and the three outputs.
 
         Returns
         -------
         int
-            Number of float64 values per resample row.
+            Number of float64-sized values per resample row.
         """
-        return int(self.ec_width + self.ma_width + 6 * self.n_union + 4 * (self.n_nz + self.n_obs * self.k)
-                   + 8 * self.n_pairs * self.k)
+        largest_bucket = max((ui.size for _, _, ui, _ in self._buckets), default=0)
+        n_rest = self._rest_cols.size
+        float32 = (self.n_items + self._ec_unique.shape[1] + n_rest + 3 * self.n_nz
+                   + 2 * (self.n_nz + self.n_obs * self.k) + 2 * largest_bucket + 5 * self._apc_first.size
+                   + 4 * self.n_obs * self.k)
+        float64 = 6 * self.ec_width + 2 * self._n_ma_rest + 6 * self.n_pairs + self._ma_r.size
+        return int(float64 + (float32 + 1) // 2)
 
     def reduce(self, sums, options: AlignmentOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """EC, MA and CLED of every pair from weighted sums of :attr:`statistics`.
@@ -268,27 +345,149 @@ class PairAlignmentSums:
             Each (R x pairs); NaN where undefined (see :func:`alignment_reasons`).
         """
         sums = np.asarray(sums)
-        dense = np.zeros((sums.shape[0], self.ec_width + self.ma_width), dtype=np.float64)
-        dense[:, self.kept] = sums[:, :self.n_dense]
-        p, k = self.n_pairs, self.k
-        both, one, two, trials = (dense[:, i * p:(i + 1) * p] for i in range(4))
+        ec_sums = np.zeros((self.ec_width, sums.shape[0]), dtype=np.float64)
+        ec_sums[self._ec_pos] = sums[:, self._ec_cols].T
+        rest = np.ascontiguousarray(sums[:, self._rest_cols].T)
+        return self._reduce_cells(ec_sums, rest, options)
+
+    def resample(self, weights, options: AlignmentOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """EC, MA and CLED of every pair under integer item weights: ``reduce(weights @ statistics)``, faster.
+
+        The weighted sums are exact (integers below 2**24 in float32): the distinct dense columns by one matrix
+        product, the sparse ones (MA, CLED) by a sparse product. EC and MA are then the same numbers as
+        :meth:`reduce` gives; CLED runs in float32 (within float32 rounding of :meth:`reduce`). Weights that are
+        not whole numbers, or too large for float32, go through :meth:`reduce`.
+
+        Parameters
+        ----------
+        weights : array, shape (R, items)
+            Bootstrap weights (multinomial counts), e.g. from :func:`humanlike.stats.engine.item_weights`.
+        options : AlignmentOptions
+
+        Returns
+        -------
+        ec, ma, cled : numpy.ndarray
+            Each (R x pairs); NaN where undefined.
+
+        Examples
+        --------
+        >>> labels = np.array([0, 1, 2, 0, 1])
+        >>> resp = np.array([[0, 0], [2, 2], [1, 0], [1, 2], [1, 0]])
+        >>> sums = PairAlignmentSums(labels, resp, 3, np.array([0]), np.array([1]))
+        >>> w = np.array([[1.0, 1, 1, 1, 1], [2, 0, 1, 1, 1]])
+        >>> fast, plain = sums.resample(w, AlignmentOptions()), sums.reduce(w @ sums.statistics, AlignmentOptions())
+        >>> bool(np.array_equal(fast[0], plain[0])), bool(np.allclose(fast[2], plain[2], atol=1e-6))
+        (True, True)
+        """
+        w = np.asarray(weights)
+        if self.n_items * float(w.max(initial=0)) >= 2**24 or np.any(w != np.floor(w)):
+            return self.reduce(w.astype(np.float64) @ self.statistics.astype(np.float64), options)
+        wt = np.ascontiguousarray(w.T, dtype=np.float32)            # items x R
+        ec_sums = (self._ec_unique.T @ wt)[self._ec_expand].astype(np.float64)
+        rest = np.asarray(self._rest_csr @ wt, dtype=np.float32)
+        # the count tables cover counts up to the number of items (a bootstrap resample's total weight)
+        within_tables = float(w.sum(axis=1).max(initial=0)) <= self.n_items
+        return self._reduce_cells(ec_sums, rest, options, integer_counts=within_tables)
+
+    def _reduce_cells(self, ec_sums, rest, options, integer_counts: bool = False):
+        """EC, MA, CLED from the EC sums (4 pairs x R) and the sparse sums (cells x R, MA then CLED rows)."""
+        p = self.n_pairs
+        both, one, two, trials = (ec_sums[i * p:(i + 1) * p].T for i in range(4))
         with np.errstate(invalid="ignore", divide="ignore"):
             ec = kappa_from_counts_and_margins(both, one, two, trials, options.policy)
         ec = np.where(trials > 0, ec, np.nan)
-        m = dense[:, self.ec_width:]
-        ma = ma_from_sums(m[:, :p], m[:, p:2 * p], m[:, 2 * p:2 * p + p * k].reshape(-1, p, k),
-                          m[:, 2 * p + p * k:].reshape(-1, p, k), options.ma_undefined)
-        cled = self._cled(sums[:, self.n_dense:], options)
+        b = rest.shape[1]
+        ma_rest = rest[:self._n_ma_rest].astype(np.float64)
+        n, trace = np.zeros((p, b)), np.zeros((p, b))
+        for out, rows in ((n, self._ma_n_rows), (trace, self._ma_trace_rows)):
+            present = rows >= 0
+            out[present] = ma_rest[rows[present]]
+        dot = _segment_sums(ma_rest[self._ma_r] * ma_rest[self._ma_c], self._ma_dot_seg)
+        ma = ma_from_agreement(n.T, trace.T, dot.T, options.ma_undefined)
+        counts = rest[self._n_ma_rest:]
+        if counts.dtype == np.float32 and options.cled_mixture == "average":
+            cled = self._cled_float32(counts, options, integer_counts)
+        else:
+            cled = self._cled(counts, options)
         return ec, ma, cled
 
-    def _cled(self, counts, options: AlignmentOptions) -> np.ndarray:
+    def _cled_float32(self, c, options: AlignmentOptions, integer_counts: bool = False) -> np.ndarray:
+        # The 'average' mixture in float32, cells-major (cells x resamples): the same formula as _cled.
+        f = np.float32
+        k, km1, nz = self.k, self.k - 1, self.n_nz
+        alpha = float(options.cled_alpha)
+        b = c.shape[1]
+        n_oc = _segment_sums(c, self._oc_seg32)
+        d_oc = n_oc + f(km1 * alpha)
+        log_d = np.log(d_oc)
+        scale = f(0.5) / d_oc
+        if integer_counts:
+            # Entropy of a class row with counts c and d = n + (K-1) alpha, all K-1 cells:
+            # H = log d - sum_cells (c + alpha) log(c + alpha) / d, with (c + alpha) log(c + alpha) from a table
+            # (float64) for the integer counts of a resample: one log per class row instead of one per cell.
+            table = self._plogp_table(alpha)
+            sums = np.take(table, c.astype(np.intp)) if c.size else np.zeros(c.shape)
+            sums = _segment_sums(sums, self.oc_seg) + self.zero_cells_oc[:, None] * (alpha * np.log(alpha))
+            half_ent = (0.5 * (sums / d_oc - log_d)).astype(f)   # minus half the entropy
+        else:
+            post = (c + f(alpha)) / d_oc[self.oc_of_col]
+            t = np.log(post)
+            t *= post
+            half_ent = _segment_sums(t, self._oc_seg32)
+            p0 = f(alpha) / d_oc
+            t0 = np.log(p0)
+            t0 *= p0
+            t0 *= self._zero_oc32
+            half_ent += t0
+            half_ent *= f(0.5)                       # minus half the entropy of each observer's class row
+        half = np.empty((nz + d_oc.shape[0], b), dtype=f)
+        np.add(c, f(alpha), out=half[:nz])
+        half[:nz] *= scale[self.oc_of_col]            # half the posterior of every cell with errors
+        np.multiply(scale, f(alpha), out=half[nz:])   # half the posterior of a cell without errors
+        neg_cross = np.empty((self._apc_first.size, b), dtype=f)
+        for n_cells, segs, ui, uj in self._buckets:
+            mid = half[ui]
+            mid += half[uj]
+            t = np.log(mid)
+            t *= mid
+            np.sum(t.reshape(-1, n_cells, b), axis=1, out=neg_cross[segs])
+        fi, fj = self._apc_first, self._apc_second
+        m0 = half[nz + fi]
+        m0 += half[nz + fj]
+        weight = n_oc[fi]
+        weight += n_oc[fj]
+        if integer_counts:
+            # log m0 = log(alpha / 2) + log(d_i + d_j) - log d_i - log d_j, and d_i + d_j = n_i + n_j + 2 (K-1) alpha
+            t = np.take(self._log_table(alpha), weight.astype(np.intp))
+            t -= log_d[fi]
+            t -= log_d[fj]
+            t += f(np.log(alpha / 2))
+        else:
+            t = np.log(m0)
+        t *= m0
+        t *= self._apc_zero
+        neg_cross += t                               # minus the cross entropy
+        jsd = half_ent[fi]
+        jsd += half_ent[fj]
+        jsd -= neg_cross                              # cross - (H_i + H_j) / 2
+        np.maximum(jsd, f(0.0), out=jsd)
+        if options.cled_weighting != "errors":
+            weight = (weight > 0).astype(f)
+        total = _segment_sums(weight, self._apc_seg)
+        jsd *= weight
+        contrib = _segment_sums(jsd, self._apc_seg).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = contrib / (total * np.log(options.log_base))
+        return np.where(total > 0, value, np.nan).T
+
+    def _cled(self, c, options: AlignmentOptions) -> np.ndarray:
         # Cells-major layout (cells x resamples): gathers copy contiguous rows, segment sums run over rows.
         k, km1, p, o = self.k, self.k - 1, self.n_pairs, self.n_obs
         alpha = options.cled_alpha
-        dt = np.float64 if counts.shape[0] == 1 or counts.dtype == np.float64 else np.float32
-        b = counts.shape[0]
+        dt = np.float64 if c.shape[1] == 1 or c.dtype == np.float64 else np.float32
+        b = c.shape[1]
         nz = self.n_nz
-        c = np.ascontiguousarray(counts.T, dtype=dt)
+        c = np.ascontiguousarray(c, dtype=dt)
         n_oc = _segment_sums(c, self.oc_seg).astype(dt)
         d_oc = n_oc + dt(km1 * alpha)
         p0 = dt(alpha) / d_oc
@@ -353,9 +552,22 @@ def ma_from_sums(n, trace, rows, cols, undefined: str = "nan") -> np.ndarray:
     >>> float(ma_from_sums(np.array(8.0), np.array(6.0), np.array([4.0, 4.0]), np.array([4.0, 4.0])))
     0.5
     """
+    return ma_from_agreement(n, trace, np.sum(rows * cols, axis=-1), undefined)
+
+
+def ma_from_agreement(n, trace, rows_dot_cols, undefined: str = "nan") -> np.ndarray:
+    """MA from joint-error counts ``n``, the trace and the dot product of the row and column marginals.
+
+    The form of :func:`ma_from_sums` that needs only the classes where both marginals can be non-zero.
+
+    Examples
+    --------
+    >>> float(ma_from_agreement(np.array(4.0), np.array(2.0), np.array(8.0)))
+    0.0
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         p_o = trace / n
-        p_e = np.sum(rows * cols, axis=-1) / (n * n)
+        p_e = rows_dot_cols / (n * n)
         value = (p_o - p_e) / (1.0 - p_e)
     undefined_mask = (n <= 0) | (np.abs(1.0 - p_e) < 1e-12)
     return np.where(undefined_mask, 1.0 if undefined == "one" else np.nan, value)

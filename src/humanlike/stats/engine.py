@@ -385,6 +385,9 @@ class Output:
         Names of the label fields.
     reasons : callable, optional
         ``estimate (K,) -> reasons (K,)``: why each estimate is undefined ("" where defined).
+    replicate_dtype : numpy dtype, default float64
+        The precision in which the replicates are kept; ``np.float32`` halves their memory for a kernel whose
+        resamples are float32 computations anyway (the estimate is always float64).
 
     Examples
     --------
@@ -396,6 +399,7 @@ class Output:
     labels: list[tuple]
     label_names: tuple[str, ...]
     reasons: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
+    replicate_dtype: type = np.float64
 
 
 # --------------------------------------------------------------------------------------------------
@@ -792,13 +796,13 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
     reasons = output.reasons(estimate) if output.reasons is not None else None
 
     per_resample = 8 * n_out + sum(int(kernel.bytes_per_resample(s)) for s in design)
-    kept = 8 * n_out * settings.n_resamples
+    kept = np.dtype(output.replicate_dtype).itemsize * n_out * settings.n_resamples
     if kept + per_resample > settings.memory_budget:
         raise ResourceError(
             f"{settings.n_resamples} resamples of {n_out} outputs need {_gib(kept)} to keep the replicates "
             f"(budget {_gib(settings.memory_budget)}); ask for fewer resamples or raise the memory budget")
     chunks = resample_chunks(settings.n_resamples, per_resample, settings.memory_budget - kept)
-    replicates = np.empty((settings.n_resamples, n_out))
+    replicates = np.empty((settings.n_resamples, n_out), dtype=output.replicate_dtype)
     bar = progress_bar(len(chunks), settings.progress, "bootstrap")
 
     def resampled_stratum(s: Stratum, start: int, stop: int) -> np.ndarray:

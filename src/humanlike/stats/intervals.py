@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 from scipy import stats as sps
 
 
+#: Elements of the replicate matrix handled at once by the column-blocked interval code (bounds its memory).
+BLOCK_ELEMENTS = 2_000_000
+
+
 def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int = 0):
     """Percentile interval of bootstrap replicates along ``axis`` (NaN replicates ignored).
+
+    The same numbers as ``np.nanquantile(replicates, [alpha, 1 - alpha], axis)``, computed a block of columns at
+    a time with single-kth partial sorts (``np.partition``), so memory stays bounded and float32 replicates are
+    not copied to float64.
 
     Parameters
     ----------
@@ -40,26 +47,104 @@ def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int =
     """
     check_level(level)
     alpha = (1.0 - level) / 2.0
-    replicates = np.moveaxis(np.asarray(replicates, dtype=float), axis, 0)
+    replicates = np.moveaxis(np.asarray(replicates), axis, 0)
+    if replicates.dtype not in (np.float32, np.float64):
+        replicates = replicates.astype(np.float64)
     shape = replicates.shape[1:]
     flat = replicates.reshape(replicates.shape[0], -1)
-    with_nan = np.isnan(flat).any(axis=0)
-    bounds = np.empty((2, flat.shape[1]))
-    # np.quantile sorts every column at once; np.nanquantile goes column by column (slow for thousands of
-    # columns), so it only sees the columns with undefined replicates. Both give the same numbers.
-    # Columns are selected in contiguous copies of a few at a time (rows of the transpose): partitioning along
-    # a strided axis is markedly slower, and the selected values, hence the bounds, are the same.
-    complete = np.flatnonzero(~with_nan)
-    step = max(1, (32 * 1024**2) // (8 * max(flat.shape[0], 1)))
-    for lo in range(0, complete.size, step):
-        columns = complete[lo:lo + step]
-        bounds[:, columns] = np.quantile(np.ascontiguousarray(flat[:, columns].T), [alpha, 1.0 - alpha], axis=1)
-    if with_nan.any():
-        with warnings.catch_warnings():
-            # Groups with no defined replicate (e.g. no human pairs) give NaN bounds, as documented.
-            warnings.simplefilter("ignore", category=RuntimeWarning)
-            bounds[:, with_nan] = np.nanquantile(flat[:, with_nan], [alpha, 1.0 - alpha], axis=0)
+    bounds = np.full((2, flat.shape[1]), np.nan)
+    step = max(1, BLOCK_ELEMENTS // max(flat.shape[0], 1))
+    for lo in range(0, flat.shape[1], step):
+        block = np.ascontiguousarray(flat[:, lo:lo + step].T)
+        bounds[:, lo:lo + step] = row_quantiles(block, (alpha, 1.0 - alpha))
     return bounds[0].reshape(shape), bounds[1].reshape(shape)
+
+
+def row_quantiles(rows: np.ndarray, quantiles) -> np.ndarray:
+    """Quantiles of every row, NaN ignored, with numpy's default (linear) interpolation.
+
+    Rows are grouped by their number of defined values; per group and quantile one single-kth
+    ``np.partition`` (NaN sort last) on a shrinking prefix, which is several times faster than numpy's
+    multi-kth partition. The numbers equal ``np.nanquantile(rows, quantiles, axis=1)`` to the last bit.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        (rows x values), float32 or float64; reordered in place within each row when it is used whole.
+    quantiles : sequence of float
+        Quantiles in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        (len(quantiles) x rows), float64; NaN for a row without defined values.
+
+    Examples
+    --------
+    >>> row_quantiles(np.array([[1.0, 2.0, 3.0, 4.0], [np.nan, 5.0, 1.0, np.nan]]), [0.5]).tolist()
+    [[2.5, 3.0]]
+    """
+    rows = np.atleast_2d(rows)
+    q = np.asarray(quantiles, dtype=np.float64)
+    out = np.full((q.size, rows.shape[0]), np.nan)
+    n_defined = rows.shape[1] - np.count_nonzero(np.isnan(rows), axis=1)
+    order = np.argsort(-q, kind="stable")       # largest quantile first: each partition then works on a prefix
+    for count in np.unique(n_defined):
+        if count == 0:
+            continue
+        sel = np.flatnonzero(n_defined == count)
+        group = rows[sel] if sel.size < rows.shape[0] else rows.copy()
+        limit = group.shape[1]    # the first partition sees the whole row (NaN go right of every kth)
+        found: dict[int, np.ndarray] = {}
+        for j in order:
+            virtual = q[j] * (count - 1)
+            previous = np.floor(virtual)
+            if virtual >= count - 1:
+                below = above = int(count - 1)
+            else:
+                below, above = int(previous), int(previous) + 1
+            # one kth per partition (numpy's multi-kth partition is several times slower); the next order
+            # statistic is the smallest defined value right of it (fmin skips NaN; right of the previous kth,
+            # which sits at `limit`, every value is at least that kth value)
+            if below not in found:
+                group[:, :limit].partition(below, axis=1)
+                found[below] = group[:, below].astype(np.float64)
+            if above not in found:
+                found[above] = np.fmin.reduce(group[:, above:limit + 1], axis=1).astype(np.float64)
+            a, b = found[below], found[above]
+            limit = below
+            # numpy's _lerp, so that the bounds equal np.quantile's to the last bit
+            diff = b - a
+            t = virtual - previous
+            out[j, sel] = b - diff * (1 - t) if t >= 0.5 else a + diff * t
+    return out
+
+
+def nan_counts(replicates: np.ndarray) -> np.ndarray:
+    """Number of NaN replicates per column (axis 0), a block of columns at a time (no full-size mask).
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray
+        Replicates, resamples along axis 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 counts in the shape of the other axes.
+
+    Examples
+    --------
+    >>> nan_counts(np.array([[1.0, np.nan], [np.nan, np.nan]])).tolist()
+    [1, 2]
+    """
+    replicates = np.asarray(replicates)
+    flat = replicates.reshape(replicates.shape[0], -1)
+    out = np.zeros(flat.shape[1], dtype=np.int64)
+    step = max(1, BLOCK_ELEMENTS // max(flat.shape[0], 1))
+    for lo in range(0, flat.shape[1], step):
+        out[lo:lo + step] = np.count_nonzero(np.isnan(flat[:, lo:lo + step]), axis=0)
+    return out.reshape(replicates.shape[1:])
 
 
 def bca_interval(replicates: np.ndarray, estimate: np.ndarray, jackknife: np.ndarray | None,

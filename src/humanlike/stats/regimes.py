@@ -536,11 +536,22 @@ def fit_regimes(
 
 
 def _mixture_loglik_parts(x, mask, mu, var, w):
-    """Component log-densities (m, b, I, n), their log-sum (b, I, n) and the total log-lik (b, I)."""
-    logp = np.log(w) + _normal_logpdf(x, mu, var)
+    """Component log-densities (m, b, I, n), their log-sum (b, I, n) and the total log-lik (b, I).
+
+    ``mask`` None: every point takes part (the same numbers as a mask of ones).
+    """
+    logp = np.subtract(x, mu)
+    logp **= 2
+    logp /= var
+    logp += np.log(2.0 * np.pi * var)
+    logp *= -0.5
+    logp += np.log(w)
     mx = logp.max(axis=0)
-    lse = mx + np.log(np.sum(np.exp(logp - mx), axis=0))
-    return logp, lse, np.sum(lse * mask[0], axis=-1)
+    shifted = np.subtract(logp, mx)
+    np.exp(shifted, out=shifted)
+    lse = np.log(np.sum(shifted, axis=0))
+    lse += mx
+    return logp, lse, np.sum(lse if mask is None else lse * mask[0], axis=-1)
 
 
 def _batched_em(x, valid, mu, var, w, reg_covar, max_iter, tol):
@@ -549,6 +560,10 @@ def _batched_em(x, valid, mu, var, w, reg_covar, max_iter, tol):
     ``valid`` (B, n) masks the points of each row that take part. A row stops updating once every start
     changes its log-likelihood per point by less than ``tol``. Returns final (mu, var, w, loglik) with
     shapes (B, I, m) and (B, I).
+
+    The rows still running are kept in compact working arrays, re-packed only when some row stops, and the
+    operations run in place; the arithmetic of a row is that of the plain loop, so results do not depend on
+    which other rows run beside it.
     """
     # internal layout (m, B, I, n): reductions over components become elementwise over contiguous blocks
     mu = np.moveaxis(np.asarray(mu, dtype=float), -1, 0)[..., None].copy()
@@ -557,23 +572,37 @@ def _batched_em(x, valid, mu, var, w, reg_covar, max_iter, tol):
     xx = np.where(valid, x, 0.0)[None, :, None, :]
     mask = valid[None, :, None, :].astype(float)
     n_valid = np.maximum(valid.sum(axis=1), 1).astype(float)
-    prev = np.full(mu.shape[1:3], -np.inf)
-    active = np.arange(x.shape[0])
     tiny = 10 * np.finfo(float).eps
+    active = np.arange(x.shape[0])
+    xa, ma, mu_a, var_a, w_a = xx, mask, mu.copy(), var.copy(), w.copy()
+    prev = np.full(mu.shape[1:3], -np.inf)
+    all_valid = bool(np.all(valid))      # multiplying by a mask of ones changes nothing: skip it then
     for _ in range(max_iter):
         if active.size == 0:
             break
-        xa, ma = xx[:, active], mask[:, active]
-        logp, lse, ll = _mixture_loglik_parts(xa, ma, mu[:, active], var[:, active], w[:, active])
-        resp = np.exp(logp - lse) * ma
+        logp, lse, ll = _mixture_loglik_parts(xa, None if all_valid else ma, mu_a, var_a, w_a)
+        resp = np.subtract(logp, lse, out=logp)
+        np.exp(resp, out=resp)
+        if not all_valid:
+            resp *= ma
         nk = resp.sum(axis=-1, keepdims=True) + tiny
-        mu_a = np.sum(resp * xa, axis=-1, keepdims=True) / nk
-        var[:, active] = np.sum(resp * (xa - mu_a) ** 2, axis=-1, keepdims=True) / nk + reg_covar
-        mu[:, active] = mu_a
-        w[:, active] = nk / nk.sum(axis=0)
-        done = np.all(np.abs(ll - prev[active]) / n_valid[active, None] < tol, axis=1)
-        prev[active] = ll
-        active = active[~done]
+        mu_new = np.sum(resp * xa, axis=-1, keepdims=True) / nk
+        dev = np.subtract(xa, mu_new)
+        dev **= 2
+        dev *= resp
+        var_a = np.sum(dev, axis=-1, keepdims=True) / nk + reg_covar
+        mu_a = mu_new
+        w_a = nk / nk.sum(axis=0)
+        done = np.all(np.abs(ll - prev) / n_valid[active, None] < tol, axis=1)
+        prev = ll
+        if done.any():
+            finished = active[done]
+            mu[:, finished], var[:, finished], w[:, finished] = mu_a[:, done], var_a[:, done], w_a[:, done]
+            keep = ~done
+            active, prev = active[keep], prev[keep]
+            xa, ma = xa[:, keep], ma[:, keep]
+            mu_a, var_a, w_a = mu_a[:, keep], var_a[:, keep], w_a[:, keep]
+    mu[:, active], var[:, active], w[:, active] = mu_a, var_a, w_a
     _, _, ll = _mixture_loglik_parts(xx, mask, mu, var, w)
     back = lambda a: np.moveaxis(a[..., 0], 0, -1)  # noqa: E731
     return back(mu), back(var), back(w), ll

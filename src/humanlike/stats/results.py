@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .intervals import bca_interval, check_level, percentile_interval
+from .intervals import bca_interval, check_level, nan_counts, percentile_interval
 
 INTERVAL_METHODS = ("percentile", "bca")
 
@@ -28,8 +28,8 @@ class Resampled:
     estimate : numpy.ndarray
         Point estimates, shape (K,).
     replicates : numpy.ndarray
-        Bootstrap replicates, shape (R, K) (R = 0 when no resampling was asked for). NaN marks a replicate in
-        which the statistic is undefined.
+        Bootstrap replicates, shape (R, K) (R = 0 when no resampling was asked for), float64 or float32. NaN
+        marks a replicate in which the statistic is undefined.
     labels : list of tuple
         One tuple per column naming it, with fields :attr:`label_names`.
     label_names : tuple of str
@@ -63,7 +63,9 @@ class Resampled:
 
     def __post_init__(self) -> None:
         estimate = np.atleast_1d(np.asarray(self.estimate, dtype=float))
-        replicates = np.asarray(self.replicates, dtype=float)
+        replicates = np.asarray(self.replicates)
+        if replicates.dtype != np.float32:   # float32 replicates (a kernel evaluated in float32) stay float32
+            replicates = replicates.astype(np.float64, copy=False)
         if replicates.ndim == 1:
             replicates = replicates[:, None] if estimate.size == 1 else replicates[None, :]
         if replicates.size == 0:
@@ -110,7 +112,7 @@ class Resampled:
         """
         if self.n_resamples == 0:
             return np.full(self.estimate.size, np.nan)
-        return np.mean(np.isnan(self.replicates), axis=0)
+        return nan_counts(self.replicates) / self.n_resamples
 
     def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Confidence interval of every column.
@@ -141,7 +143,7 @@ class Resampled:
             low, high = bca_interval(self.replicates, self.estimate, self.jackknife, level)
         else:
             raise ValueError(f"interval method must be one of {INTERVAL_METHODS}, not {method!r}")
-        defined = (np.sum(~np.isnan(self.replicates), axis=0) >= 2) & np.isfinite(self.estimate)
+        defined = (self.n_resamples - nan_counts(self.replicates) >= 2) & np.isfinite(self.estimate)
         return np.where(defined, low, np.nan), np.where(defined, high, np.nan)
 
     def standard_error(self) -> np.ndarray:

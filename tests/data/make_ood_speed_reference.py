@@ -1,0 +1,62 @@
+"""Reference numbers of the OOD analysis before its speed-up (branch ood-speed, made from main at 095fce8).
+
+Run from a checkout of the code before the speed-up (the numbers must come from the old code):
+
+    git worktree add /tmp/ood-before 095fce8
+    HUMANLIKE_SHARED_DATA=/work/shared/data PYTHONPATH=/tmp/ood-before/src \
+        python tests/data/make_ood_speed_reference.py tests/data/ood_speed_reference.npz
+
+Stored (float64): on model-vs-human, ``ood_analysis(trials, n_resamples=200, n_observer_resamples=100,
+n_permutations=999, seed=0)`` (the ``mvh_result`` fixture of tests/test_ood_pipeline.py): the estimate,
+percentile interval and undefined share of every alignment output (pairs, groups, ratios, regime ratios), the
+spectrum (OOD scores and their intervals, regime labels, initialisation and bootstrap stability, mixture
+means, SDs, weights, BIC) and the two structure tests; on the demo data (``simulate_benchmark(seed=0)``), the
+intervals of every output at 1,000 resamples. The speed-up must keep the estimates to 1e-12 and the intervals
+to float32 rounding of the replicates.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def main(out: str) -> None:
+    from humanlike.analyses import ood
+    from humanlike.data.loaders import load_trials
+    from humanlike.data.simulate import simulate_benchmark
+    from humanlike.presentation.cli_ood import demo_reference
+    from humanlike.stats.engine import ResamplingSettings
+
+    data = Path(os.environ["HUMANLIKE_SHARED_DATA"]) / "modelvshuman" / "raw-data"
+    trials = load_trials(data)
+    r = ood.ood_analysis(trials, n_resamples=200, n_observer_resamples=100, n_permutations=999, seed=0)
+    res = r.resampled
+    low, high = res.interval()
+    cond = r.spectrum.conditions
+    fit = r.spectrum.regimes
+    demo = simulate_benchmark(seed=0)
+    sp = ood.ood_spectrum(demo, demo_reference(demo), n_observer_resamples=0)
+    dres = ood.ood_alignment(demo, sp, settings=ResamplingSettings(n_resamples=1000, seed=0)).resampled
+    dlow, dhigh = dres.interval()
+    np.savez_compressed(
+        out,
+        labels=np.array(["|".join(map(str, lab)) for lab in res.labels]),
+        estimate=res.estimate, low=low, high=high, undefined_share=res.undefined_share(),
+        ood_score=cond["ood_score"].to_numpy(float), ood_score_low=cond["ood_score_low"].to_numpy(float),
+        ood_score_high=cond["ood_score_high"].to_numpy(float), regime_label=cond["regime_label"].to_numpy(),
+        init_stability=cond["init_stability"].to_numpy(float),
+        bootstrap_stability=cond["bootstrap_stability"].to_numpy(float),
+        regime_means=fit.means, regime_sds=fit.sds, regime_weights=fit.weights, bic=fit.bic,
+        tests=np.array([r.family_test.statistic, r.family_test.p_value, r.regime_test.statistic,
+                        r.regime_test.p_value]),
+        demo_labels=np.array(["|".join(map(str, lab)) for lab in dres.labels]),
+        demo_estimate=dres.estimate, demo_low=dlow, demo_high=dhigh, demo_undefined_share=dres.undefined_share(),
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
