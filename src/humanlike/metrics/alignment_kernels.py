@@ -560,6 +560,22 @@ def ma_from_agreement(n, trace, rows_dot_cols, undefined: str = "nan") -> np.nda
 
     The form of :func:`ma_from_sums` that needs only the classes where both marginals can be non-zero.
 
+    Parameters
+    ----------
+    n : array_like
+        Weighted joint-error counts per pair.
+    trace : array_like
+        Weighted joint errors with the same wrong answer (the trace of the joint-error matrix).
+    rows_dot_cols : array_like
+        Sum over classes of the row marginal times the column marginal of the joint-error matrix.
+    undefined : {"nan", "one"}
+        Value where MA is undefined (no joint errors, or expected agreement 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        MA, (p_o - p_e) / (1 - p_e) with p_o = trace / n and p_e = rows_dot_cols / n².
+
     Examples
     --------
     >>> float(ma_from_agreement(np.array(4.0), np.array(2.0), np.array(8.0)))
