@@ -87,10 +87,10 @@ class Representation:
                 raise RepresentationError(f"{where}: {what} must have one entry per image ({n}), got shape {values.shape}")
         if not np.all(np.isfinite(features)):
             bad = items[~np.isfinite(features).all(axis=1)]
-            raise RepresentationError(f"{where}: features contain NaN or inf for {bad.size} image(s), e.g. {list(bad[:3])}")
+            raise RepresentationError(f"{where}: features contain NaN or inf for {bad.size} image(s), e.g. {[str(x) for x in bad[:3]]}")
         unique, counts = np.unique(items, return_counts=True)
         if (counts > 1).any():
-            raise RepresentationError(f"{where}: item ids must be unique; repeated: {list(unique[counts > 1][:5])}")
+            raise RepresentationError(f"{where}: item ids must be unique; repeated: {[str(x) for x in unique[counts > 1][:5]]}")
         object.__setattr__(self, "features", features)
         object.__setattr__(self, "items", items)
         object.__setattr__(self, "labels", labels)
