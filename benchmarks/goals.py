@@ -13,13 +13,15 @@ would (output written to a temporary folder):
   10 split repeats, 1,000 resamples, kappa included).
 
 For each: wall time, CPU time (user + system) and peak resident memory of that process alone, the goal, and
-whether it is met. Wall time is the goal's measure: on a machine busy with other work it is inflated, so the
+whether it is met. Wall time is the goal's measure (for DVC the analysis' own wall time, which dvc_bench.py
+prints; the process also simulates its input): on a machine busy with other work it is inflated, so the
 load average at start and end is printed too. ``--cores N`` pins each process to N cores (Linux).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -38,15 +40,24 @@ def measure(command: list[str], env: dict, cores: int | None) -> dict:
     if cores and hasattr(os, "sched_setaffinity"):
         allowed = sorted(os.sched_getaffinity(0))[:cores]
         preexec = lambda: os.sched_setaffinity(0, allowed)  # noqa: E731
-    with tempfile.TemporaryFile("w+") as err:
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
-        child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=preexec)
+        child = subprocess.Popen(command, env=env, stdout=out, stderr=err, preexec_fn=preexec)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
         if os.waitstatus_to_exitcode(status) != 0:
             err.seek(0)
             raise SystemExit(f"{' '.join(command)} failed:\n{err.read()[-3000:]}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "memory_mb": usage.ru_maxrss / 1024.0}
+        out.seek(0)
+        lines = out.read().strip().splitlines()
+    measured = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "memory_mb": usage.ru_maxrss / 1024.0}
+    try:
+        # dvc_bench.py prints the analysis' own time: the goal is the analysis of one pair, not the simulation
+        # of its 2 x 3,200 x 4,096 input or the imports.
+        measured["analysis"] = float(json.loads(lines[-1])["seconds"])
+    except (IndexError, ValueError, KeyError, TypeError):
+        pass
+    return measured
 
 
 def main() -> int:
@@ -85,8 +96,10 @@ def main() -> int:
     print(f"| job ({args.resamples:,} resamples; DVC 1,000) | wall | CPU | peak memory | goal | met |")
     print("|---|---:|---:|---:|---|---|")
     for name, m, goal in rows:
-        met = m["wall"] < goal and m["memory_mb"] < 2048
-        print(f"| {name} | {m['wall']:.1f} s | {m['cpu']:.1f} s | {m['memory_mb'] / 1024:.2f} GB | "
+        timed = m.get("analysis", m["wall"])
+        met = timed < goal and m["memory_mb"] < 2048
+        wall = f"{m['wall']:.1f} s" + (f" (analysis {m['analysis']:.1f} s)" if "analysis" in m else "")
+        print(f"| {name} | {wall} | {m['cpu']:.1f} s | {m['memory_mb'] / 1024:.2f} GB | "
               f"< {goal:.0f} s, < 2 GB | {'yes' if met else 'no'} |")
     return 0
 
