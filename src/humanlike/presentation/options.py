@@ -195,38 +195,6 @@ def confidence_level(text: str) -> float:
     return value
 
 
-def positive_count(text: str) -> int:
-    """argparse type: a positive whole number (e.g. ``--workers 2``).
-
-    Parameters
-    ----------
-    text : str
-        The option's value.
-
-    Returns
-    -------
-    int
-        The number, at least 1.
-
-    Raises
-    ------
-    argparse.ArgumentTypeError
-        For text that is not a whole number of at least 1.
-
-    Examples
-    --------
-    >>> positive_count("3")
-    3
-    """
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def gibibytes(text: str) -> int:
     """argparse type: a memory budget in GiB (e.g. ``2`` or ``0.5``), returned in bytes.
 
