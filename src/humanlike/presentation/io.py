@@ -576,11 +576,15 @@ class RunOutputs:
                "stale": self._previous, "settings": self.settings or {}}
         write_json(doc, self.out_dir / MANIFEST_NAME)
 
-    def _written(self, path: Path) -> Path:
-        self.files.append(path)
+    def _write(self, path, what: str, write) -> Path:
+        # Every writer: claim the path (no two outputs share a file), start the manifest, write, record it.
+        target = self.claim(path, what)
+        self._begin()
+        written = write(target)
+        self.files.append(written)
         if self.out_dir is not None:
             self._progress()
-        return path
+        return written
 
     def _stale(self) -> list[str]:
         written = {_entry(self.out_dir, f, digest=False)["path"] for f in self.files}
@@ -675,9 +679,8 @@ class RunOutputs:
         pathlib.Path
             The file written (renamed on a collision with ``on_collision="rename"``).
         """
-        target = self.claim(table_path(path, fmt), f"table {Path(path).name}")
-        self._begin()
-        return self._written(write_table(frame, target, fmt))
+        return self._write(table_path(path, fmt), f"table {Path(path).name}",
+                           lambda target: write_table(frame, target, fmt))
 
     def add_table(self, frame: pd.DataFrame, name: str, fmt: str = "csv") -> Path:
         """A table of the run named ``name`` in ``out_dir``: ``name.csv``, ``name.parquet``, or in JSON
@@ -715,9 +718,7 @@ class RunOutputs:
         pathlib.Path
             The file written.
         """
-        target = self.claim(path, f"document {Path(path).name}")
-        self._begin()
-        return self._written(write_json(obj, target))
+        return self._write(path, f"document {Path(path).name}", lambda target: write_json(obj, target))
 
     def text(self, text: str, path) -> Path:
         """:func:`atomic_write_text` through :meth:`claim`.
@@ -734,9 +735,7 @@ class RunOutputs:
         pathlib.Path
             The file written.
         """
-        target = self.claim(path, f"file {Path(path).name}")
-        self._begin()
-        return self._written(atomic_write_text(target, text))
+        return self._write(path, f"file {Path(path).name}", lambda target: atomic_write_text(target, text))
 
     def figure(self, fig, path) -> Path:
         """:func:`save_figure` through :meth:`claim`.
@@ -753,6 +752,4 @@ class RunOutputs:
         pathlib.Path
             The file written.
         """
-        target = self.claim(path, f"figure {Path(path).name}")
-        self._begin()
-        return self._written(save_figure(fig, target))
+        return self._write(path, f"figure {Path(path).name}", lambda target: save_figure(fig, target))
