@@ -320,3 +320,96 @@ def test_threads_never_change_the_analyses():
                    for w in (1, 2)]
         frames = [r.resampled.replicates if hasattr(r, "resampled") else r.replicates for r in results]
         assert frames[0].tobytes() == frames[1].tobytes(), analysis.__name__
+
+
+# --- items-first weights, aggregation into the kept replicates, pipelined chunks -------------------------
+
+@given(n_items=st.integers(1, 40), start=st.integers(0, 350), length=st.integers(1, 260))
+@settings(max_examples=40, deadline=None)
+def test_items_first_weights_are_the_transposed_counts(n_items, start, length):
+    rows = item_weights(5, ("e", "c"), n_items, start, start + length)
+    columns = item_weights(5, ("e", "c"), n_items, start, start + length, items_first=True)
+    assert columns.shape == (n_items, length) and columns.flags.c_contiguous and columns.dtype == np.float32
+    np.testing.assert_array_equal(columns, rows.T)
+
+
+class RecordingMeanKernel(LoopMeanKernel):
+    """LoopMeanKernel that keeps every weight matrix it is handed (with its memory layout)."""
+
+    def __init__(self):
+        self.seen = {}
+
+    def evaluate(self, stratum, item_weights, observer_weights):
+        if item_weights.shape[0] > 1:
+            self.seen[(stratum.key, float(item_weights[0, 0]), item_weights.shape)] = item_weights
+        return super().evaluate(stratum, item_weights, observer_weights)
+
+
+class ItemsFirstMeanKernel(RecordingMeanKernel):
+    weights_items_first = True
+
+
+def test_kernel_asking_for_items_first_weights_gets_the_same_weights_transposed_in_memory():
+    design = make_design({"a": 30, "b": 50, "c": 20})
+    settings = ResamplingSettings(n_resamples=400, seed=3, workers=1, memory_budget=2**20)
+    items_first, plain = ItemsFirstMeanKernel(), RecordingMeanKernel()
+    first = run(design, settings, items_first)
+    rows = run(design, settings, plain)
+    assert items_first.seen.keys() == plain.seen.keys()
+    for key, weights in items_first.seen.items():
+        assert weights.T.flags.c_contiguous and plain.seen[key].flags.c_contiguous
+        np.testing.assert_array_equal(weights, plain.seen[key])
+    # the kernel's own arithmetic may round differently on the other layout (a matrix-vector product here)
+    np.testing.assert_allclose(first.replicates, rows.replicates, rtol=1e-12, atol=1e-15)
+
+
+def test_aggregation_with_out_fills_the_kept_replicates_with_the_same_numbers():
+    design = make_design({"a": 30, "b": 50, "c": 20, "d": 9})
+    aggregate, output = mean_over_strata(design)
+    calls = []
+
+    def into(values, out=None):
+        calls.append(out is not None)
+        result = aggregate(values)
+        if out is None:
+            return result
+        out[...] = result
+        return out
+
+    float32 = Output(output.labels, output.label_names, replicate_dtype=np.float32)
+    for workers, budget in ((1, 2**30), (2, 2**20)):
+        settings = ResamplingSettings(n_resamples=500, seed=8, workers=workers, memory_budget=budget)
+        calls.clear()
+        filled = bootstrap(design, MeanKernel(), into, float32, settings)
+        returned = bootstrap(design, MeanKernel(), aggregate, float32, settings)
+        assert calls[0] is False and all(calls[1:]) and len(calls) > 1   # the estimate without, chunks with out
+        assert filled.replicates.dtype == np.float32
+        np.testing.assert_array_equal(filled.replicates, returned.replicates)
+        np.testing.assert_array_equal(filled.estimate, returned.estimate)
+
+
+class WideMeanKernel(MeanKernel):
+    """MeanKernel claiming 10 kB per resample, so that a 1 MiB budget makes chunks of a few dozen resamples."""
+
+    def bytes_per_resample(self, stratum):
+        return 10_000
+
+
+def test_pipelined_chunks_give_the_numbers_of_one_serial_chunk():
+    design = make_design({"a": 30, "b": 50, "c": 20, "d": 7})
+    serial = run(design, ResamplingSettings(n_resamples=900, seed=2, workers=1), WideMeanKernel())
+    # about 25 resamples per chunk: 36 chunks, each aggregated while the workers compute the next
+    pipelined = run(design, ResamplingSettings(n_resamples=900, seed=2, workers=2, memory_budget=2**20),
+                    WideMeanKernel())
+    assert serial.replicates.tobytes() == pipelined.replicates.tobytes()
+
+
+def test_an_error_in_a_worker_reaches_the_caller():
+    class Failing(LoopMeanKernel):
+        def evaluate(self, stratum, item_weights, observer_weights):
+            if item_weights.shape[0] > 1 and stratum.key == ("b",):
+                raise RuntimeError("stratum b failed")
+            return super().evaluate(stratum, item_weights, observer_weights)
+
+    with pytest.raises(RuntimeError, match="stratum b failed"):
+        run(make_design({"a": 10, "b": 12}), ResamplingSettings(n_resamples=300, seed=0, workers=2), Failing())

@@ -240,3 +240,45 @@ def test_paper_family_leaves_out_the_papers_untested_experiments():
     assert paper.loc[paper["experiment"] == "edge", "mannwhitney_p"].isna().all()
     default = ood.ood_spectrum(trials, ref, n_observer_resamples=0).conditions
     assert int(default["tested"].sum()) == 6 and int(paper["tested"].sum()) == 4
+
+
+# ------------------------------------------------------------------ steps run side by side (issue 7, speed)
+
+
+def test_analysis_made_of_overlapping_steps_equals_the_steps_run_alone(demo):
+    trials, ref = demo
+    result = ood.ood_analysis(trials, ref, n_resamples=200, n_observer_resamples=40, n_permutations=19, seed=5)
+    alone = ood.ood_spectrum(trials, ref, n_observer_resamples=40, seed=5)
+    pd.testing.assert_frame_equal(result.spectrum.conditions, alone.conditions)
+    pd.testing.assert_frame_equal(result.spectrum.normality, alone.normality)
+    np.testing.assert_array_equal(result.spectrum.stability.labels, alone.stability.labels)
+    aligned = ood.ood_alignment(trials, alone, settings=ResamplingSettings(n_resamples=200, seed=5))
+    np.testing.assert_array_equal(result.alignment.resampled.replicates, aligned.resampled.replicates)
+    pd.testing.assert_frame_equal(result.alignment.groups, aligned.groups)
+
+
+def test_alignment_setup_made_beforehand_gives_the_same_alignment(demo, demo_spectrum):
+    trials, _ = demo
+    settings = ResamplingSettings(n_resamples=150, seed=2)
+    setup = ood.alignment_setup(trials, cled_mixture="pooled", prepare=True)
+    given = ood.ood_alignment(trials, demo_spectrum, settings=settings, cled_mixture="pooled", setup=setup)
+    plain = ood.ood_alignment(trials, demo_spectrum, settings=settings, cled_mixture="pooled")
+    np.testing.assert_array_equal(given.resampled.replicates, plain.resampled.replicates)
+    pd.testing.assert_frame_equal(given.pairs, plain.pairs)
+    with pytest.raises(ValueError, match="other options"):
+        ood.ood_alignment(trials, demo_spectrum, settings=settings, setup=setup)   # 'average' asked, 'pooled' made
+    with pytest.raises(ValueError, match="other options"):
+        ood.ood_alignment(trials, demo_spectrum, settings=settings, cled_mixture="pooled", na_as_class=True,
+                          setup=setup)
+
+
+def test_spectrum_steps_compose_to_the_spectrum(demo):
+    trials, ref = demo
+    fitted = ood.spectrum_regimes(trials, ref, n_observer_resamples=30, seed=1)
+    before = fitted.conditions.copy()
+    uncertainty = ood.spectrum_uncertainty(fitted)
+    pd.testing.assert_frame_equal(fitted.conditions, before)    # the uncertainty step changes nothing it reads
+    whole = ood.complete_spectrum(fitted, uncertainty)
+    alone = ood.ood_spectrum(trials, ref, n_observer_resamples=30, seed=1)
+    pd.testing.assert_frame_equal(whole.conditions, alone.conditions)
+    assert whole.settings == alone.settings and whole.reference == alone.reference

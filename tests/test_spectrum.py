@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as sps
 from statsmodels.stats.diagnostic import lilliefors
 
@@ -264,3 +266,24 @@ def test_batched_em_reaches_sklearn_likelihood():
     w0 = np.full((1, 2, 2), 0.5)
     _, _, _, ll = _batched_em(x[None, :], np.ones((1, x.size), bool), mu0, var0, w0, 1e-6, 2000, 1e-10)
     assert ll.max() >= fit.log_likelihood[1] - 1e-4
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=30), st.lists(st.integers(0, 12), min_size=1, max_size=40),
+       st.sampled_from([1, 3, 7, 12]))
+def test_mannwhitney_equals_scipy_to_the_bit(x, y, scale):
+    """Own asymptotic test (no scipy.stats import) = scipy.stats.mannwhitneyu, ties and all-tied samples included."""
+    x, y = np.asarray(x, float) / scale, np.asarray(y, float) / scale
+    want = sps.mannwhitneyu(x, y, alternative="two-sided", method="asymptotic", use_continuity=True)
+    got = mannwhitney_vs_reference(x, y)
+    assert got.statistic == want.statistic
+    np.testing.assert_array_equal(got.p_value, want.pvalue)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 5000), st.floats(0.0, 1.0), st.sampled_from([1 / 16, 1 / 2, 1 / 10, 0.3]))
+def test_binomial_above_chance_equals_scipy_binom_sf(n, share, chance):
+    k = np.unique(np.round(np.array([0.0, share, 1.0, chance, 0.5 * share]) * n))
+    got = binomial_above_chance(k, np.full(k.size, n), chance)
+    want = sps.binom.sf(k - 1, n, chance)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)

@@ -30,16 +30,20 @@ import pandas as pd
 
 from ..data.schema import TrialTableError, validate_trials
 from ..stats.engine import ResamplingSettings
-from ..stats.permutation import PermutationResult, grouping_contrast_cohens_d, within_vs_between_groups
-from .ood_alignment import OODAlignment, alignment_design, ood_alignment, representative_conditions
+from ..stats.parallel import running_beside
+from ..stats.permutation import PermutationResult, within_vs_between_groups
+from .ood_alignment import (
+    AlignmentSetup, OODAlignment, alignment_design, alignment_setup, ood_alignment, representative_conditions,
+)
 from .ood_common import (
     DEFAULT_FAMILIES, DEFAULT_REFERENCE, HUMANS, METRICS, condition_order, families_for, plain, resolve_settings,
 )
 from .ood_spectrum import (
-    LOGIT_CORRECTIONS, MW_VARIANTS, PAPER_UNTESTED_EXPERIMENTS, OODSpectrum, observer_bootstrap_scores,
-    ood_spectrum, resolve_reference,
+    LOGIT_CORRECTIONS, MW_VARIANTS, PAPER_UNTESTED_EXPERIMENTS, OODSpectrum, SpectrumRegimes, SpectrumUncertainty,
+    complete_spectrum, observer_bootstrap_scores, ood_spectrum, resolve_reference, spectrum_regimes,
+    spectrum_uncertainty,
 )
-from .ood_structure import alignment_profiles, classical_mds, condition_cled_matrix
+from .ood_structure import alignment_profiles, classical_mds, condition_cled_matrix, regime_structure_test
 
 #: The published choices of Xu et al. (``preset='paper'``); every other option keeps its default.
 PAPER_PRESET: dict = {
@@ -282,14 +286,27 @@ def ood_analysis(
     if validate:
         trials = validate_trials(trials)
     _check_observers(trials)
-    spectrum = ood_spectrum(trials, reference, regimes=regimes, max_regimes=max_regimes, n_init=n_init,
-                            alpha=chosen["alpha"], mw_variant=mw_variant, logit_correction=chosen["logit_correction"],
-                            n_observer_resamples=n_observer_resamples, level=settings.level, seed=settings.seed,
-                            family=chosen["family"], regime_naming=chosen["regime_naming"], validate=False)
-    alignment = ood_alignment(trials, spectrum, families=families, settings=settings, policy=policy,
-                              ma_undefined=chosen["ma_undefined"], cled_alpha=cled_alpha,
-                              cled_mixture=chosen["cled_mixture"], cled_log_base=cled_log_base,
-                              na_as_class=chosen["na_as_class"], validate=False)
+    # The alignment's strata and statistics need only the trials: made while the spectrum is fitted. The
+    # alignment then needs only the regimes; the spectrum's uncertainty (regime refits, normality tests) and the
+    # humans' CLED structure test fill the cores the alignment's serial stretches leave idle.
+    with running_beside(alignment_setup, trials, policy=policy, ma_undefined=chosen["ma_undefined"],
+                        cled_alpha=cled_alpha, cled_mixture=chosen["cled_mixture"], cled_log_base=cled_log_base,
+                        na_as_class=chosen["na_as_class"], prepare=True, validate=False) as setting_up:
+        fitted = spectrum_regimes(trials, reference, regimes=regimes, max_regimes=max_regimes, n_init=n_init,
+                                  alpha=chosen["alpha"], mw_variant=mw_variant,
+                                  logit_correction=chosen["logit_correction"],
+                                  n_observer_resamples=n_observer_resamples, level=settings.level, seed=settings.seed,
+                                  family=chosen["family"], regime_naming=chosen["regime_naming"], validate=False)
+    with running_beside(spectrum_uncertainty, fitted) as uncertainty, \
+            running_beside(regime_structure_test, trials, fitted.conditions, n_permutations=n_permutations,
+                           seed=settings.seed, alpha=cled_alpha, mixture=chosen["cled_mixture"],
+                           log_base=cled_log_base, na_as_class=chosen["na_as_class"]) as structure:
+        alignment = ood_alignment(trials, fitted, families=families, settings=settings, policy=policy,
+                                  ma_undefined=chosen["ma_undefined"], cled_alpha=cled_alpha,
+                                  cled_mixture=chosen["cled_mixture"], cled_log_base=cled_log_base,
+                                  na_as_class=chosen["na_as_class"], setup=setting_up.result())
+    spectrum = complete_spectrum(fitted, uncertainty.result())
+    d, regime_test = structure.result()
     profiles = alignment_profiles(alignment)
     fam = alignment.settings["families"]
     if len(profiles) >= 2 and profiles.shape[1] > 0:
@@ -299,14 +316,6 @@ def ood_analysis(
         family_test = PermutationResult(*([np.nan] * 2), n_permutations, "greater", *([np.nan] * 4),
                                         reason="fewer than two models with a complete profile",
                                         name="between minus within mean distance")
-    cond = spectrum.conditions
-    d = condition_cled_matrix(trials, cond, alpha=cled_alpha, mixture=chosen["cled_mixture"],
-                              log_base=cled_log_base, na_as_class=chosen["na_as_class"])
-    ok = np.isfinite(cond["ood_score"].to_numpy()) & np.all(np.isfinite(d) | np.eye(len(d), dtype=bool), axis=1)
-    idx = np.flatnonzero(ok)
-    regime_test = grouping_contrast_cohens_d(
-        d[np.ix_(idx, idx)], cond["regime_label"].to_numpy()[idx], cond["experiment"].to_numpy()[idx],
-        n_permutations=n_permutations, seed=settings.seed)
     record = {**spectrum.settings, **alignment.settings, "n_permutations": int(n_permutations), "preset": preset,
               "resampling": settings.to_dict(), "seed": settings.seed, **chosen}
     return OODResult(spectrum, alignment, family_test, regime_test, d, profiles, record)
@@ -324,9 +333,10 @@ def _check_observers(trials: pd.DataFrame) -> None:
 
 
 __all__ = [
-    "DEFAULT_FAMILIES", "DEFAULT_REFERENCE", "HUMANS", "LOGIT_CORRECTIONS", "METRICS", "MW_VARIANTS", "OODAlignment",
-    "OODResult", "OODSpectrum", "PAPER_PRESET", "PAPER_UNTESTED_EXPERIMENTS", "alignment_design",
-    "alignment_profiles", "classical_mds", "condition_cled_matrix", "condition_order", "families_for",
-    "observer_bootstrap_scores", "ood_alignment", "ood_analysis", "ood_spectrum", "representative_conditions",
-    "resolve_reference",
+    "AlignmentSetup", "DEFAULT_FAMILIES", "DEFAULT_REFERENCE", "HUMANS", "LOGIT_CORRECTIONS", "METRICS",
+    "MW_VARIANTS", "OODAlignment", "OODResult", "OODSpectrum", "PAPER_PRESET", "PAPER_UNTESTED_EXPERIMENTS",
+    "SpectrumRegimes", "SpectrumUncertainty", "alignment_design", "alignment_profiles", "alignment_setup",
+    "classical_mds", "complete_spectrum", "condition_cled_matrix", "condition_order", "families_for",
+    "observer_bootstrap_scores", "ood_alignment", "ood_analysis", "ood_spectrum", "regime_structure_test",
+    "representative_conditions", "resolve_reference", "spectrum_regimes", "spectrum_uncertainty",
 ]

@@ -250,6 +250,9 @@ class AlignmentKernel(SufficientStatisticKernel):
     ([0.667, 0.4, 0.667], np.float64(0.92))
     """
 
+    #: The compiled resample path works on the weights a resample per column (see the engine's Kernel).
+    weights_items_first = True
+
     def __init__(self, n_classes: int, options: AlignmentOptions):
         super().__init__()
         self.n_classes = int(n_classes)
@@ -510,29 +513,35 @@ class AlignmentLayout:
             labels += [("regime", name, "", "", m, "", "ratio") for m in self.models]
         self.labels = labels
 
-    def aggregate(self, values: Mapping[tuple, np.ndarray]) -> np.ndarray:
+    def aggregate(self, values: Mapping[tuple, np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
         """Kernel values of every condition -> the regime-level alignment outputs.
 
         Parameters
         ----------
         values : mapping of tuple to numpy.ndarray
             ``{stratum key: (R|1 x width)}`` kernel outputs.
+        out : numpy.ndarray, optional
+            (R x len(labels)) array to fill (the engine's kept float32 replicates); by default a new float64
+            one. The regime means are taken from the float64 kernel values either way, so a float32 ``out``
+            holds exactly the rounded float64 result.
 
         Returns
         -------
         numpy.ndarray
-            (R x len(labels)): the conditions' columns side by side, then the regime ratios.
+            (R x len(labels)): the conditions' columns side by side, then the regime ratios (``out`` if given).
         """
         r = max(np.shape(v)[0] for v in values.values())
-        out = np.empty((r, len(self.labels)))
+        if out is None:
+            out = np.empty((r, len(self.labels)))
         for key in self.keys:   # written in place: no full-width temporaries per chunk
             block = values[key]
             out[:, self.offsets[key]:self.offsets[key] + np.shape(block)[1]] = block
         position = self.n_conditions
-        for _, _, take in self.regimes:
-            absent = take < 0                                  # a model without this condition
-            ratios = out[:, np.where(absent, 0, take)]
-            ratios[:, absent] = np.nan
+        for _, keys, take in self.regimes:
+            ratios = np.full((r, *take.shape), np.nan)         # a model without a condition stays NaN
+            for j, key in enumerate(keys):
+                present = take[j] >= 0
+                ratios[:, j, present] = values[key][:, take[j][present] - self.offsets[key]]
             out[:, position:position + take.shape[1]] = nanmean_quiet(ratios, axis=1)
             position += take.shape[1]
         return out
@@ -669,6 +678,97 @@ class OODAlignment:
                   "ratio_high"]].rename(columns={"group": "model"}).reset_index(drop=True)
 
 
+@dataclass(frozen=True)
+class AlignmentSetup:
+    """The alignment's strata and kernel, made before the spectrum is known (:func:`alignment_setup`).
+
+    Everything here depends on the trials and the metric options only, so it can be made while the spectrum is
+    fitted; :func:`ood_alignment` then keeps the strata of the spectrum's conditions.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The first presentations of the trial table it was made from.
+    design : Design
+        Every (experiment, condition) stratum of the trials (:func:`alignment_design`).
+    kernel : AlignmentKernel
+        The kernel, its per-stratum statistics computed when ``alignment_setup(..., prepare=True)``.
+    classes : tuple of str
+        The class names, in code order.
+    models : tuple of str
+        Every model, sorted.
+    na_as_class : bool
+        Whether the no-answer response is a class.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> setup = alignment_setup(simulate_benchmark(seed=0))
+    >>> len(setup.design), setup.models[:2]
+    (16, ('model-alien', 'model-humanlike'))
+    """
+
+    trials: pd.DataFrame = field(repr=False)
+    design: Design = field(repr=False)
+    kernel: AlignmentKernel = field(repr=False)
+    classes: tuple
+    models: tuple
+    na_as_class: bool = False
+
+
+def alignment_setup(trials: pd.DataFrame, *, policy="strict", ma_undefined: str = "nan", cled_alpha: float = 0.5,
+                    cled_mixture: str = "average", cled_log_base: float | None = None,
+                    cled_weighting: str = "errors", na_as_class: bool = False, prepare: bool = False,
+                    validate: bool = True) -> AlignmentSetup:
+    """The strata and kernel of the alignment, independent of the spectrum.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    policy, ma_undefined, cled_alpha, cled_mixture, cled_log_base, cled_weighting
+        See :class:`humanlike.metrics.alignment_kernels.AlignmentOptions`.
+    na_as_class : bool
+        Treat the no-answer response as its own class in MA and CLED.
+    prepare : bool, default False
+        Also compute every stratum's sufficient statistics now (the bulk of the estimate's work), e.g. in a
+        thread beside the spectrum's fit.
+    validate : bool, default True
+        Validate the trial table first.
+
+    Returns
+    -------
+    AlignmentSetup
+
+    Raises
+    ------
+    TrialTableError
+        With fewer than two classes, or a label or response outside them.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> setup = alignment_setup(simulate_benchmark(seed=0), prepare=True)
+    >>> setup.kernel.sums(setup.design.strata[0]).n_pairs   # 6 humans and 5 models: 15 + 30 pairs
+    45
+    """
+    options = AlignmentOptions(policy, ma_undefined, cled_alpha, cled_mixture, cled_log_base, cled_weighting)
+    if validate:
+        trials = validate_trials(trials)
+    trials = first_presentations(trials)
+    classes = class_names(trials, na_as_class)
+    if len(classes) < 2:
+        raise TrialTableError("need at least two classes")
+    models = tuple(sorted(trials.loc[trials["observer_kind"] == "model", "observer"].astype(str).unique()))
+    design = alignment_design(trials, classes)
+    kernel = AlignmentKernel(len(classes), options)
+    if prepare:
+        for stratum in design:
+            if kernel.pairs(stratum).n_pairs > 0:
+                kernel.cached_statistics(stratum)
+    return AlignmentSetup(trials, design, kernel, classes, models, bool(na_as_class))
+
+
 def ood_alignment(
     trials: pd.DataFrame,
     spectrum,
@@ -687,6 +787,7 @@ def ood_alignment(
     na_as_class: bool = False,
     chunk_elements: int | None = None,  # noqa: ARG001 - kept for old callers; the memory budget decides now
     validate: bool = True,
+    setup: AlignmentSetup | None = None,
 ) -> OODAlignment:
     """EC, MA and CLED per condition (human-human and model-human), alignment ratios and regime rankings.
 
@@ -706,6 +807,9 @@ def ood_alignment(
     na_as_class : bool
         Treat the no-answer response as its own class in MA and CLED (the published code) instead of leaving
         those trials out.
+    setup : AlignmentSetup, optional
+        :func:`alignment_setup` of the same trials with the same options, made beforehand (e.g. beside the
+        spectrum's fit); ``trials`` and ``validate`` are then not used again.
 
     Returns
     -------
@@ -725,23 +829,22 @@ def ood_alignment(
     """
     options = AlignmentOptions(policy, ma_undefined, cled_alpha, cled_mixture, cled_log_base, cled_weighting)
     settings = resolve_settings(settings, n_resamples=n_resamples, level=level, seed=seed)
-    if validate:
-        trials = validate_trials(trials)
-    trials = first_presentations(trials)
+    if setup is None:
+        setup = alignment_setup(trials, policy=policy, ma_undefined=ma_undefined, cled_alpha=cled_alpha,
+                                cled_mixture=cled_mixture, cled_log_base=cled_log_base,
+                                cled_weighting=cled_weighting, na_as_class=na_as_class, validate=validate)
+    elif setup.kernel.options != options or setup.na_as_class != bool(na_as_class):
+        raise ValueError("the alignment setup was made with other options than this call's")
+    trials, kernel, models = setup.trials, setup.kernel, setup.models
     cond_frame = spectrum.conditions
-    keys = [(str(e), str(c)) for e, c in zip(cond_frame["experiment"], cond_frame["condition"])]
-    classes = class_names(trials, na_as_class)
-    if len(classes) < 2:
-        raise TrialTableError("need at least two classes")
-    models = tuple(sorted(trials.loc[trials["observer_kind"] == "model", "observer"].astype(str).unique()))
+    wanted = {(str(e), str(c)) for e, c in zip(cond_frame["experiment"], cond_frame["condition"])}
     fam = families_for(models, families)
-    design = alignment_design(trials, classes, keys)
-    kernel = AlignmentKernel(len(classes), options)
-    design = design.select(lambda s: kernel.pairs(s).n_pairs > 0)
+    design = setup.design.select(lambda s: s.key in wanted and kernel.pairs(s).n_pairs > 0)
     reps_table = representative_conditions(cond_frame, spectrum.regimes)
     record = dict(settings=settings.to_dict(), policy=options.policy.value, ma_undefined=ma_undefined,
                   cled_alpha=cled_alpha, cled_mixture=cled_mixture, cled_log_base=cled_log_base,
-                  cled_weighting=cled_weighting, na_as_class=na_as_class, families=fam, n_classes=len(classes),
+                  cled_weighting=cled_weighting, na_as_class=na_as_class, families=fam,
+                  n_classes=len(setup.classes),
                   n_resamples=settings.n_resamples, level=settings.level, seed=settings.seed)
     if len(design) == 0:
         raise TrialTableError("no condition has an observer pair: the alignment needs at least two humans, or a "
@@ -754,5 +857,5 @@ def ood_alignment(
     return OODAlignment(pairs, groups, regime_ratios, reps_table, models, ratio_reps, record, res)
 
 
-__all__ = ["AlignmentKernel", "AlignmentLayout", "OODAlignment", "alignment_design", "alignment_ratio",
-           "condition_pairs", "ood_alignment", "representative_conditions"]
+__all__ = ["AlignmentKernel", "AlignmentLayout", "AlignmentSetup", "OODAlignment", "alignment_design",
+           "alignment_ratio", "alignment_setup", "condition_pairs", "ood_alignment", "representative_conditions"]

@@ -192,6 +192,76 @@ class OODSpectrum:
         return comp
 
 
+@dataclass(frozen=True)
+class SpectrumRegimes:
+    """The spectrum up to its regimes (:func:`spectrum_regimes`): what the alignment needs, before the uncertainty.
+
+    Parameters
+    ----------
+    conditions : pandas.DataFrame
+        One row per (experiment, condition): scores, tests, chance flags, regimes (without the bootstrap
+        stability and the score intervals, which :func:`complete_spectrum` adds).
+    observers : pandas.DataFrame
+        One row per human and condition (correct, trials, accuracy, logit).
+    reference : dict
+        ``{experiment: (reference conditions,)}``.
+    reference_logits, reference_accuracies : numpy.ndarray
+        The human values of the reference pool.
+    regimes : RegimeFit
+        The mixture fit of the OOD scores.
+    boot_scores : numpy.ndarray or None
+        (resamples x conditions) OOD scores under observer resampling; None without resamples.
+    settings : dict
+        Every option the spectrum runs with.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> fitted = spectrum_regimes(trials[trials["experiment"] == "sim-noise"], {"sim-noise": "0.00"},
+    ...                           n_observer_resamples=0)
+    >>> fitted.reference, fitted.regimes.n_components >= 1
+    ({'sim-noise': ('0.00',)}, True)
+    """
+
+    conditions: pd.DataFrame
+    observers: pd.DataFrame
+    reference: dict
+    reference_logits: np.ndarray = field(repr=False)
+    reference_accuracies: np.ndarray = field(repr=False)
+    regimes: RegimeFit
+    boot_scores: np.ndarray | None = field(repr=False)
+    settings: dict
+
+
+@dataclass(frozen=True)
+class SpectrumUncertainty:
+    """The spectrum's uncertainty (:func:`spectrum_uncertainty`).
+
+    Parameters
+    ----------
+    stability : RegimeStability or None
+        Regime stability under observer resampling (None without resamples).
+    scores : Resampled
+        The OOD scores with their observer-resampled replicates.
+    normality : pandas.DataFrame
+        Normality tests of the reference accuracies and logits.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> fitted = spectrum_regimes(trials[trials["experiment"] == "sim-noise"], {"sim-noise": "0.00"},
+    ...                           n_observer_resamples=20)
+    >>> spectrum_uncertainty(fitted).scores.replicates.shape
+    (20, 4)
+    """
+
+    stability: RegimeStability | None
+    scores: Resampled = field(repr=False)
+    normality: pd.DataFrame
+
+
 def _per_observer(trials: pd.DataFrame) -> pd.DataFrame:
     g = trials.groupby(["experiment", "condition", "observer"], sort=True)["correct"]
     out = g.agg(correct="sum", trials="size").reset_index()
@@ -218,7 +288,41 @@ def _mannwhitney(c, r, variant: str):
     return float(res.statistic), float(res.pvalue), ""
 
 
-def ood_spectrum(
+def ood_spectrum(trials: pd.DataFrame, reference=None, **options) -> OODSpectrum:
+    """The human-centred OOD spectrum: OOD scores, tests and regimes of every condition.
+
+    :func:`spectrum_regimes`, then :func:`spectrum_uncertainty`, joined by :func:`complete_spectrum`.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table (first presentations are used).
+    reference : mapping or sequence, optional
+        Undistorted conditions as ``{experiment: condition(s)}`` or ``[(experiment, condition)]``; ``None`` =
+        the :data:`~humanlike.analyses.ood_common.DEFAULT_REFERENCE` entries present in the data.
+    **options
+        Every option of :func:`spectrum_regimes` (regimes, max_regimes, n_init, alpha, mw_variant,
+        logit_correction, n_observer_resamples, level, seed, family, regime_naming, min_component_size,
+        min_sd_fraction, validate).
+
+    Returns
+    -------
+    OODSpectrum
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> t = simulate_benchmark(seed=0)
+    >>> sp = ood_spectrum(t, {e: sorted(t.loc[t["experiment"] == e, "condition"].unique())[0]
+    ...                       for e in t["experiment"].unique()}, n_observer_resamples=0)
+    >>> bool(sp.conditions.loc[sp.conditions["is_reference"], "mannwhitney_p"].isna().all())
+    True
+    """
+    fitted = spectrum_regimes(trials, reference, **options)
+    return complete_spectrum(fitted, spectrum_uncertainty(fitted))
+
+
+def spectrum_regimes(
     trials: pd.DataFrame,
     reference: Mapping[str, str | Sequence[str]] | Sequence[tuple[str, str]] | None = None,
     *,
@@ -236,8 +340,11 @@ def ood_spectrum(
     min_component_size: int = 3,
     min_sd_fraction: float = 0.02,
     validate: bool = True,
-) -> OODSpectrum:
-    """The human-centred OOD spectrum: OOD scores, tests and regimes of every condition.
+) -> SpectrumRegimes:
+    """The spectrum up to its regimes: OOD scores, tests, the mixture fit and the observer-resampled scores.
+
+    The first step of :func:`ood_spectrum` (which takes the same options); :func:`spectrum_uncertainty` and
+    :func:`complete_spectrum` finish it. Everything the alignment needs (conditions, scores, regimes, chance flags) is known after this step.
 
     Parameters
     ----------
@@ -278,16 +385,16 @@ def ood_spectrum(
 
     Returns
     -------
-    OODSpectrum
+    SpectrumRegimes
 
     Examples
     --------
     >>> from humanlike.data.simulate import simulate_benchmark
-    >>> t = simulate_benchmark(seed=0)
-    >>> sp = ood_spectrum(t, {e: sorted(t.loc[t["experiment"] == e, "condition"].unique())[0]
-    ...                       for e in t["experiment"].unique()}, n_observer_resamples=0)
-    >>> bool(sp.conditions.loc[sp.conditions["is_reference"], "mannwhitney_p"].isna().all())
-    True
+    >>> trials = simulate_benchmark(seed=0)
+    >>> fitted = spectrum_regimes(trials[trials["experiment"] == "sim-noise"], {"sim-noise": "0.00"},
+    ...                           n_observer_resamples=0)
+    >>> fitted.conditions["ood_score"].round(2).tolist(), fitted.boot_scores is None
+    ([0.0, -4.76, -10.31, -15.61], True)
     """
     check_choice(mw_variant, MW_VARIANTS, "mw_variant")
     check_choice(logit_correction, LOGIT_CORRECTIONS, "logit_correction")
@@ -375,39 +482,93 @@ def ood_spectrum(
     cond["regime"] = fit.regimes
     cond["init_stability"] = fit.stability
 
-    boot, stab, scores_resampled = None, None, None
-    if n_observer_resamples > 0:
-        boot = observer_bootstrap_scores(obs, keys, ref, int(n_observer_resamples), seed)
-        stab = regime_stability_bootstrap(boot, fit, seed=seed)
-        cond["bootstrap_stability"] = stab.stability
-    else:
-        cond["bootstrap_stability"] = np.nan
-    scores_resampled = Resampled(
-        scores, boot if boot is not None else np.zeros((0, len(keys))), [(e, c) for e, c in keys],
-        ("experiment", "condition"), cond["ood_reason"].to_numpy(),
-        settings=dict(n_resamples=int(n_observer_resamples), level=level, interval="percentile",
-                      observer_level="bootstrap", seed=seed), level=level)
-    low, high = scores_resampled.interval()
-    cond["ood_score_low"], cond["ood_score_high"] = low, high
-    cond["ood_score_undefined_share"] = scores_resampled.undefined_share()
-
-    norm = []
-    for scale, values in (("accuracy", ref_acc), ("logit", ref_logit)):
-        f = normality_tests(values).to_frame()
-        f.insert(0, "scale", scale)
-        norm.append(f)
-    normality = pd.concat(norm, ignore_index=True)
-
+    boot = observer_bootstrap_scores(obs, keys, ref, int(n_observer_resamples), seed) \
+        if n_observer_resamples > 0 else None
     settings = dict(regimes=regimes, criterion=fit.criterion, n_components=fit.n_components,
                     max_regimes=max_regimes, n_init=n_init, alpha=alpha, mw_variant=mw_variant,
                     logit_correction=logit_correction, n_observer_resamples=int(n_observer_resamples), level=level,
                     seed=seed, family=family, regime_naming=regime_naming, min_component_size=min_component_size,
                     min_sd_fraction=min_sd_fraction, n_tests=int(mw.n_tests))
+    return SpectrumRegimes(conditions=cond, observers=obs, reference=ref, reference_logits=ref_logit,
+                           reference_accuracies=ref_acc, regimes=fit, boot_scores=boot, settings=settings)
+
+
+def spectrum_uncertainty(fitted: SpectrumRegimes) -> SpectrumUncertainty:
+    """The spectrum's uncertainty: regime stability under observer resampling, score intervals, normality.
+
+    Reads ``fitted`` and changes nothing in it, so it can run beside other work on the same fit (as
+    :func:`humanlike.analyses.ood.ood_analysis` runs it beside the alignment).
+
+    Parameters
+    ----------
+    fitted : SpectrumRegimes
+        From :func:`spectrum_regimes`.
+
+    Returns
+    -------
+    SpectrumUncertainty
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> fitted = spectrum_regimes(trials[trials["experiment"] == "sim-noise"], {"sim-noise": "0.00"},
+    ...                           n_observer_resamples=50)
+    >>> spectrum_uncertainty(fitted).normality["scale"].unique().tolist()
+    ['accuracy', 'logit']
+    """
+    cond, settings, boot = fitted.conditions, fitted.settings, fitted.boot_scores
+    keys = list(zip(cond["experiment"], cond["condition"]))
+    stab = regime_stability_bootstrap(boot, fitted.regimes, seed=settings["seed"]) if boot is not None else None
+    scores = Resampled(
+        cond["ood_score"].to_numpy(), boot if boot is not None else np.zeros((0, len(keys))), keys,
+        ("experiment", "condition"), cond["ood_reason"].to_numpy(),
+        settings=dict(n_resamples=settings["n_observer_resamples"], level=settings["level"],
+                      interval="percentile", observer_level="bootstrap", seed=settings["seed"]),
+        level=settings["level"])
+    norm = []
+    for scale, values in (("accuracy", fitted.reference_accuracies), ("logit", fitted.reference_logits)):
+        f = normality_tests(values).to_frame()
+        f.insert(0, "scale", scale)
+        norm.append(f)
+    return SpectrumUncertainty(stability=stab, scores=scores, normality=pd.concat(norm, ignore_index=True))
+
+
+def complete_spectrum(fitted: SpectrumRegimes, uncertainty: SpectrumUncertainty) -> OODSpectrum:
+    """The :class:`OODSpectrum` of a fit and its uncertainty (their columns joined; nothing recomputed).
+
+    Parameters
+    ----------
+    fitted : SpectrumRegimes
+        From :func:`spectrum_regimes`.
+    uncertainty : SpectrumUncertainty
+        From :func:`spectrum_uncertainty` of the same fit.
+
+    Returns
+    -------
+    OODSpectrum
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> fitted = spectrum_regimes(trials[trials["experiment"] == "sim-noise"], {"sim-noise": "0.00"},
+    ...                           n_observer_resamples=0)
+    >>> list(complete_spectrum(fitted, spectrum_uncertainty(fitted)).conditions.columns[-4:])
+    ['bootstrap_stability', 'ood_score_low', 'ood_score_high', 'ood_score_undefined_share']
+    """
+    cond = fitted.conditions.copy()
+    stab, scores = uncertainty.stability, uncertainty.scores
+    cond["bootstrap_stability"] = stab.stability if stab is not None else np.nan
+    low, high = scores.interval()
+    cond["ood_score_low"], cond["ood_score_high"] = low, high
+    cond["ood_score_undefined_share"] = scores.undefined_share()
+    ref_logit = fitted.reference_logits
     return OODSpectrum(
-        conditions=cond, observers=obs, reference={e: list(cs) for e, cs in ref.items()},
+        conditions=cond, observers=fitted.observers, reference={e: list(cs) for e, cs in fitted.reference.items()},
         reference_mean=float(np.mean(ref_logit)), reference_sd=float(np.std(ref_logit, ddof=1)),
-        normality=normality, regimes=fit, stability=stab, boot_scores=boot, settings=settings,
-        scores=scores_resampled)
+        normality=uncertainty.normality, regimes=fitted.regimes, stability=stab, boot_scores=fitted.boot_scores,
+        settings=fitted.settings, scores=scores)
 
 
 def _ref_text(ref) -> str:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..data.schema import NO_ANSWER, first_presentations
 from ..metrics.alignment import class_level_error_divergence_batch
+from ..stats.permutation import PermutationResult, grouping_contrast_cohens_d
 from .ood_common import HUMANS, class_names
 
 
@@ -105,6 +106,58 @@ def condition_cled_matrix(trials: pd.DataFrame, conditions: pd.DataFrame, *, alp
                                               log_base=log_base, weighting=weighting)
     d[i, j] = d[j, i] = vals
     return d
+
+
+def regime_structure_test(trials: pd.DataFrame, conditions: pd.DataFrame, *, n_permutations: int, seed: int,
+                          alpha: float = 0.5, mixture: str = "average", log_base: float | None = None,
+                          na_as_class: bool = False) -> tuple[np.ndarray, PermutationResult]:
+    """The human CLED matrix between conditions and the test of its structure: regime versus distortion type.
+
+    Cohen's d of the CLED between conditions of different regimes minus that between conditions of different
+    distortion types (:func:`humanlike.stats.permutation.grouping_contrast_cohens_d`), over the conditions
+    with a defined OOD score and CLED to every other condition, against relabelled regimes.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    conditions : pandas.DataFrame
+        The spectrum's conditions (experiment, condition, ood_score, regime_label).
+    n_permutations : int
+        Permutations of the test.
+    seed : int
+        Root seed of the permutations.
+    alpha, mixture, log_base, na_as_class
+        CLED options (see :func:`condition_cled_matrix`).
+
+    Returns
+    -------
+    matrix : numpy.ndarray
+        (conditions x conditions) CLED between the humans' error patterns of every two conditions.
+    test : PermutationResult
+        The structure test.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood_spectrum import spectrum_regimes
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> reference = {e: sorted(trials.loc[trials["experiment"] == e, "condition"].unique())[0]
+    ...              for e in trials["experiment"].unique()}
+    >>> fitted = spectrum_regimes(trials, reference, n_observer_resamples=0)
+    >>> matrix, test = regime_structure_test(trials, fitted.conditions, n_permutations=19, seed=0)
+    >>> matrix.shape, test.n_permutations
+    ((16, 16), 19)
+    """
+    matrix = condition_cled_matrix(trials, conditions, alpha=alpha, mixture=mixture, log_base=log_base,
+                                   na_as_class=na_as_class)
+    defined = np.isfinite(conditions["ood_score"].to_numpy()) & np.all(
+        np.isfinite(matrix) | np.eye(len(matrix), dtype=bool), axis=1)
+    idx = np.flatnonzero(defined)
+    test = grouping_contrast_cohens_d(
+        matrix[np.ix_(idx, idx)], conditions["regime_label"].to_numpy()[idx], conditions["experiment"].to_numpy()[idx],
+        n_permutations=n_permutations, seed=seed)
+    return matrix, test
 
 
 def classical_mds(distances, n_components: int = 2) -> np.ndarray:

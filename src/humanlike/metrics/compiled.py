@@ -451,10 +451,33 @@ def whole_weights_transposed(weights):
     ([[2.0, 1.0], [0.0, 1.0], [1.0, 1.0]], True, 2.0)
     >>> whole_weights_transposed(np.array([[0.5, -1.0]]))[1]
     False
+
+    Weights already laid out items first (a transposed view, as the engine hands them to a kernel with
+    ``weights_items_first``) are returned as they are, only checked:
+
+    >>> items_first = np.array([[2.0, 1.0], [0.0, 1.0], [1.0, 1.0]], dtype=np.float32)
+    >>> t, whole, largest = whole_weights_transposed(items_first.T)
+    >>> t is items_first or bool(np.shares_memory(t, items_first)), whole, largest
+    (True, True, 2.0)
     """
     w = np.asarray(weights)
+    if w.dtype == np.float32 and w.T.flags.c_contiguous:   # already laid out a resample per column: no copy
+        whole, largest = _whole_and_largest(w.T)
+        return w.T, bool(whole), float(largest)
     if w.dtype not in (np.float32, np.float64):
         w = w.astype(np.float64)
     out = np.empty((w.shape[1], w.shape[0]), dtype=np.float32)
     whole, largest = _transpose_weights(w, out)
     return out, bool(whole), float(largest)
+
+
+@njit(cache=True, nogil=True)
+def _whole_and_largest(weights):
+    # whether every weight is a whole number >= 0 (NaN is not) and the largest weight, as _transpose_weights
+    not_whole = 0
+    largest = 0.0
+    for row in weights:
+        for w in row:
+            not_whole += (w < 0) + (w != np.floor(w))
+            largest = max(largest, np.float64(w))
+    return not_whole == 0, largest

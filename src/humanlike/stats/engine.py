@@ -22,6 +22,7 @@ same ``reduce``. Parametric resampling (responses drawn from fitted probabilitie
 from __future__ import annotations
 
 import contextlib
+import inspect
 import math
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -156,6 +157,10 @@ class Kernel(Protocol):
         ``(stratum, start, stop) -> (stop - start x k)``: exact leave-one-item-out values of items start..stop-1
         (e.g. totals minus one item's statistics) for kernels that are not a :class:`SufficientStatisticKernel`
         but can do the same; :func:`item_jackknife` then evaluates them in memory-sized chunks.
+    weights_items_first : bool, optional
+        True for a kernel that works on the weights as (items x R): the engine then draws them in that layout
+        (:func:`item_weights` with ``items_first=True``) and hands over its transpose, an (R x items) view in
+        column-major order: the same weights, without a transposing copy per chunk.
 
     Examples
     --------
@@ -366,6 +371,19 @@ class SufficientStatisticKernel:
 
 
 Aggregate = Callable[[Mapping[tuple, np.ndarray]], np.ndarray]
+"""``{stratum key: (R x k) kernel values} -> (R x K)`` output columns.
+
+An aggregation that also takes a keyword ``out`` is handed, for the bootstrap chunks, the (R x K) rows of the kept
+replicates (in :attr:`Output.replicate_dtype`) to fill and return: no full-width float64 temporary per chunk and
+no copy. The estimate and the jackknife rows are still aggregated without ``out`` (float64).
+"""
+
+
+def _takes_out(aggregate: Aggregate) -> bool:
+    try:
+        return "out" in inspect.signature(aggregate).parameters
+    except (TypeError, ValueError):   # a callable without a signature
+        return False
 
 
 @dataclass(frozen=True)
@@ -406,7 +424,7 @@ def _blocks(start: int, stop: int) -> range:
     return range(start // BLOCK, (stop - 1) // BLOCK + 1) if stop > start else range(0)
 
 
-def item_weights(seed: int, key: tuple, n_items: int, start: int, stop: int) -> np.ndarray:
+def item_weights(seed: int, key: tuple, n_items: int, start: int, stop: int, items_first: bool = False) -> np.ndarray:
     """Multinomial bootstrap weights of resamples ``start..stop-1`` of one stratum, (stop-start) x n_items.
 
     Each row counts how often each item is drawn (rows sum to ``n_items``). Resample r's row depends only on
@@ -422,11 +440,14 @@ def item_weights(seed: int, key: tuple, n_items: int, start: int, stop: int) -> 
         Items in the stratum (>= 1).
     start, stop : int
         The resamples drawn.
+    items_first : bool, default False
+        Return the transpose, n_items x (stop-start), C-contiguous: the same counts laid out a resample per
+        column (for kernels with ``weights_items_first``).
 
     Returns
     -------
     numpy.ndarray of float32
-        Counts, shape ((stop - start) x n_items).
+        Counts, shape ((stop - start) x n_items), or its transpose with ``items_first``.
 
     Raises
     ------
@@ -438,21 +459,32 @@ def item_weights(seed: int, key: tuple, n_items: int, start: int, stop: int) -> 
     >>> w = item_weights(0, ("edge", "0"), 5, 0, 250)
     >>> bool((w.sum(axis=1) == 5).all()), bool((item_weights(0, ("edge", "0"), 5, 120, 130) == w[120:130]).all())
     (True, True)
+    >>> bool((item_weights(0, ("edge", "0"), 5, 0, 250, items_first=True) == w.T).all())
+    True
     """
     if n_items <= 0:
         raise ValueError(f"stratum {key}: cannot resample an empty set of items")
-    out = np.empty((max(stop - start, 0), n_items), dtype=np.float32)
+    n = max(stop - start, 0)
+    out = np.empty((n_items, n) if items_first else (n, n_items), dtype=np.float32)
     # Drawn as int32 where the offsets below fit: numpy draws a bounded int64 below 2**32 from the same 32-bit
-    # stream, so the draws are identical to int64 ones (tested) at half the memory traffic.
+    # stream, so the draws are identical to int64 ones (tested) at half the memory traffic. Each draw is turned
+    # into its cell of the block's count table, laid out as the output: item * BLOCK + r for items first.
     dtype = np.int32 if BLOCK * n_items < 2**31 else np.int64
-    offsets = (np.arange(BLOCK, dtype=dtype) * n_items)[:, None]
+    resample = np.arange(BLOCK, dtype=dtype)[:, None]
+    offsets = resample if items_first else resample * n_items
     for b in _blocks(start, stop):
         rng = stream(seed, "items", *key, b)
         idx = rng.integers(0, n_items, size=(BLOCK, n_items), dtype=dtype)
+        if items_first:
+            idx *= BLOCK
         idx += offsets
-        counts = np.bincount(idx.ravel(), minlength=BLOCK * n_items).reshape(BLOCK, n_items)
+        counts = np.bincount(idx.ravel(), minlength=BLOCK * n_items)
         lo, hi = max(start - b * BLOCK, 0), min(stop - b * BLOCK, BLOCK)
-        out[b * BLOCK + lo - start:b * BLOCK + hi - start] = counts[lo:hi]
+        columns = slice(b * BLOCK + lo - start, b * BLOCK + hi - start)
+        if items_first:
+            out[:, columns] = counts.reshape(n_items, BLOCK)[:, lo:hi]
+        else:
+            out[columns] = counts.reshape(BLOCK, n_items)[lo:hi]
     return out
 
 
@@ -782,46 +814,73 @@ def one_blas_thread() -> Iterator[None]:
 
 def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Output,
                settings: ResamplingSettings) -> Resampled:
-    point = {s.key: kernel.evaluate(s, np.ones((1, s.n_items)), _ones_or_none(design, s, settings))
-             for s in design}
-    estimate = np.asarray(aggregate(point), dtype=float).reshape(-1)
-    n_out = estimate.size
-    if len(output.labels) != n_out:
-        raise ValueError(f"aggregation gives {n_out} columns but {len(output.labels)} labels")
-    reasons = output.reasons(estimate) if output.reasons is not None else None
-
-    per_resample = 8 * n_out + sum(int(kernel.bytes_per_resample(s)) for s in design)
-    kept = np.dtype(output.replicate_dtype).itemsize * n_out * settings.n_resamples
-    if kept + per_resample > settings.memory_budget:
-        raise ResourceError(
-            f"{settings.n_resamples} resamples of {n_out} outputs need {_gib(kept)} to keep the replicates "
-            f"(budget {_gib(settings.memory_budget)}); ask for fewer resamples or raise the memory budget")
-    chunks = resample_chunks(settings.n_resamples, per_resample, settings.memory_budget - kept)
-    replicates = np.empty((settings.n_resamples, n_out), dtype=output.replicate_dtype)
-    bar = progress_bar(len(chunks), settings.progress, "bootstrap")
-
-    def resampled_stratum(s: Stratum, start: int, stop: int) -> np.ndarray:
-        w = item_weights(settings.seed, s.key, s.n_items, start, stop)
-        u = None
-        if settings.observer_level == "bootstrap" and s.group in design.groups:
-            members = len(design.groups[s.group])
-            u = observer_weights(settings.seed, s.group, members, start, stop) if members else None
-        elif s.group in design.groups:
-            u = _ones_or_none(design, s, settings)
-        return evaluate_chunk(kernel, s, w, u, settings.seed, start, stop)
-
     # Strata are independent given their own streams, so threads change when a stratum is computed, never
-    # what: numpy releases the GIL in the array work, and the kernels' caches were filled by the estimate.
+    # what: numpy and the compiled kernels release the GIL in the array work, and a kernel caches per stratum
+    # key. The largest strata are handed out first, so that no thread is left with a big one at the end.
     threads = min(settings.threads, len(design))
     with ThreadPoolExecutor(max_workers=threads) if threads > 1 else contextlib.nullcontext() as pool:
+        def over_strata(function: Callable[[Stratum], np.ndarray], order: list[Stratum]) -> dict:
+            computed = map(function, order) if pool is None else pool.map(function, order)
+            return {s.key: value for s, value in zip(order, computed)}
+
+        point = over_strata(lambda s: kernel.evaluate(s, np.ones((1, s.n_items)),
+                                                      _ones_or_none(design, s, settings)), list(design))
+        estimate = np.asarray(aggregate(point), dtype=float).reshape(-1)
+        n_out = estimate.size
+        if len(output.labels) != n_out:
+            raise ValueError(f"aggregation gives {n_out} columns but {len(output.labels)} labels")
+        reasons = output.reasons(estimate) if output.reasons is not None else None
+
+        sizes = {s.key: int(kernel.bytes_per_resample(s)) for s in design}
+        pipelined = 8 * sum(np.shape(v)[1] for v in point.values()) if pool is not None else 0
+        per_resample = 8 * n_out + sum(sizes.values()) + pipelined
+        kept = np.dtype(output.replicate_dtype).itemsize * n_out * settings.n_resamples
+        if kept + per_resample > settings.memory_budget:
+            raise ResourceError(
+                f"{settings.n_resamples} resamples of {n_out} outputs need {_gib(kept)} to keep the replicates "
+                f"(budget {_gib(settings.memory_budget)}); ask for fewer resamples or raise the memory budget")
+        chunks = resample_chunks(settings.n_resamples, per_resample, settings.memory_budget - kept)
+        replicates = np.empty((settings.n_resamples, n_out), dtype=output.replicate_dtype)
+        into = _takes_out(aggregate)
+        largest_first = sorted(design, key=lambda s: -sizes[s.key])
+        bar = progress_bar(len(chunks), settings.progress, "bootstrap")
+
+        items_first = bool(getattr(kernel, "weights_items_first", False))
+
+        def resampled_stratum(s: Stratum, start: int, stop: int) -> np.ndarray:
+            w = item_weights(settings.seed, s.key, s.n_items, start, stop, items_first)
+            w = w.T if items_first else w
+            u = None
+            if settings.observer_level == "bootstrap" and s.group in design.groups:
+                members = len(design.groups[s.group])
+                u = observer_weights(settings.seed, s.group, members, start, stop) if members else None
+            elif s.group in design.groups:
+                u = _ones_or_none(design, s, settings)
+            return evaluate_chunk(kernel, s, w, u, settings.seed, start, stop)
+
+        def aggregated(start: int, stop: int, computed: Iterator[np.ndarray]) -> None:
+            done = dict(zip((s.key for s in largest_first), computed))
+            values = {s.key: done[s.key] for s in design}   # the aggregation sees the design's order
+            if into:
+                aggregate(values, out=replicates[start:stop])
+            else:
+                replicates[start:stop] = aggregate(values)
+            bar.update(1)
+
+        # With threads, a chunk is aggregated here while the workers already compute the next one: its kernel
+        # values are the one chunk kept beyond the budget's working set (counted in ``per_resample``).
+        pending = None
         for start, stop in chunks:
             if pool is None:
-                computed = [resampled_stratum(s, start, stop) for s in design]
-            else:
-                computed = list(pool.map(lambda s: resampled_stratum(s, start, stop), design))
-            replicates[start:stop] = aggregate({s.key: v for s, v in zip(design, computed)})
-            bar.update(1)
-    bar.close()
+                aggregated(start, stop, (resampled_stratum(s, start, stop) for s in largest_first))
+                continue
+            futures = [pool.submit(resampled_stratum, s, start, stop) for s in largest_first]
+            if pending is not None:
+                aggregated(*pending)
+            pending = (start, stop, (f.result() for f in futures))
+        if pending is not None:
+            aggregated(*pending)
+        bar.close()
 
     if settings.observer_level == "jackknife" and settings.n_resamples > 0:
         observer_jackknife_noise(design, kernel, aggregate, point, estimate, settings, out=replicates)

@@ -6,9 +6,10 @@ ran them.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 Item = TypeVar("Item")
@@ -62,3 +63,35 @@ def map_in_threads(function: Callable[[Item], Value], items: Iterable[Item], wor
         return [function(item) for item in items]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(function, items))
+
+
+@contextlib.contextmanager
+def running_beside(function: Callable[..., Value], *args, **kwargs) -> Iterator[Future]:
+    """Run ``function(*args, **kwargs)`` in a thread of its own while the ``with`` block runs in this one.
+
+    For two independent parts of one analysis, the second of which leaves cores idle (serial stretches,
+    aggregation): the first fills them. Leaving the block waits for the thread; an error in it is raised by
+    ``future.result()``.
+
+    Parameters
+    ----------
+    function : callable
+        The work to run beside the block; it must not change anything the block reads.
+    *args, **kwargs
+        Its arguments.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Yields a :class:`concurrent.futures.Future` of the function's result.
+
+    Examples
+    --------
+    >>> with running_beside(sum, [1, 2, 3]) as later:
+    ...     here = max([1, 2, 3])
+    >>> later.result() + here
+    9
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        yield pool.submit(function, *args, **kwargs)
+

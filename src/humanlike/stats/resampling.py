@@ -172,7 +172,8 @@ def group_mean(values: np.ndarray, groups: np.ndarray, weights: np.ndarray | Non
     """
     valid = ~np.isnan(values)
     w = valid.astype(float) if weights is None else weights * valid
-    num = np.where(valid, values, 0.0) * (1.0 if weights is None else weights) @ groups
+    defined = np.where(valid, values, 0.0)
+    num = (defined if weights is None else defined * weights) @ groups
     den = w @ groups
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / den, np.nan)
