@@ -30,6 +30,7 @@ import numpy as np
 
 from humanlike.analyses.ec_pair import bootstrap_pair
 from humanlike.data.simulate import simulate_copy_counts
+from humanlike.metrics.copy_model import cell_probabilities
 from humanlike.metrics.ec import kappa_max, kappa_min
 from humanlike.stats.ec_interval import PSEUDO_COUNT, copy_model_tables, ec_profile_contains
 
@@ -89,23 +90,6 @@ def feasible_cells(trials=TRIALS, accuracies=ACCURACIES, kappas=KAPPAS):
             lo, hi = float(kappa_min(a1, a2)), float(kappa_max(a1, a2))
             cells += [(n, a1, a2, k) for k in kappas if lo - 1e-12 <= k <= hi + 1e-12]
     return cells
-
-
-def cell_probabilities(kappa: float, a1: float, a2: float) -> np.ndarray:
-    """Copy-model cell probabilities (both right, only 1, only 2, both wrong) for kappa and accuracies.
-
-    Parameters
-    ----------
-    kappa, a1, a2 : float
-        The planted kappa and the two accuracies.
-
-    Returns
-    -------
-    numpy.ndarray
-        The four probabilities (clipped at 0).
-    """
-    p11 = a1 * a2 + kappa * (a1 * (1 - a2) + a2 * (1 - a1)) / 2.0
-    return np.clip([p11, a1 - p11, a2 - p11, 1.0 - a1 - a2 + p11], 0.0, 1.0)
 
 
 def profile_coverage(n: int, a1: float, a2: float, k: float, mc_tables: int, variants=PROFILE_VARIANTS,

@@ -402,16 +402,9 @@ def ec_ma_resamples(ec_sums, ec_rows, rest, trace_rows, n_start, n_rows, dot_sta
 @njit(cache=True, nogil=True)
 def _transpose_weights(weights, out):
     # out = weights.T as float32, in tiles (a plain transposed copy strides through memory); also whether every
-    # weight is a whole number >= 0 (NaN is not) and the largest weight.
+    # weight is a whole number >= 0 and the largest weight (_whole_and_largest).
     n_rows, n_cols = weights.shape
-    not_whole = 0
-    largest = 0.0
-    for r in range(n_rows):
-        row = weights[r]
-        for c in range(n_cols):
-            w = row[c]
-            not_whole += (w < 0) + (w != np.floor(w))      # NaN != NaN counts too
-            largest = max(largest, np.float64(w))
+    whole, largest = _whole_and_largest(weights)
     tile = 16
     for r0 in range(0, n_rows - tile + 1, tile):       # full tiles of rows: fixed trip counts
         for c in range(n_cols):
@@ -421,7 +414,7 @@ def _transpose_weights(weights, out):
     for r in range(n_rows - n_rows % tile, n_rows):
         for c in range(n_cols):
             out[c, r] = weights[r, c]
-    return not_whole == 0, largest
+    return whole, largest
 
 
 def whole_weights_transposed(weights):
@@ -473,11 +466,11 @@ def whole_weights_transposed(weights):
 
 @njit(cache=True, nogil=True)
 def _whole_and_largest(weights):
-    # whether every weight is a whole number >= 0 (NaN is not) and the largest weight, as _transpose_weights
+    # whether every weight is a whole number >= 0 and the largest weight
     not_whole = 0
     largest = 0.0
     for row in weights:
         for w in row:
-            not_whole += (w < 0) + (w != np.floor(w))
+            not_whole += (w < 0) + (w != np.floor(w))      # NaN != NaN counts too
             largest = max(largest, np.float64(w))
     return not_whole == 0, largest

@@ -819,12 +819,10 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
     # key. The largest strata are handed out first, so that no thread is left with a big one at the end.
     threads = min(settings.threads, len(design))
     with ThreadPoolExecutor(max_workers=threads) if threads > 1 else contextlib.nullcontext() as pool:
-        def over_strata(function: Callable[[Stratum], np.ndarray], order: list[Stratum]) -> dict:
-            computed = map(function, order) if pool is None else pool.map(function, order)
-            return {s.key: value for s, value in zip(order, computed)}
+        def estimated(s: Stratum) -> np.ndarray:
+            return kernel.evaluate(s, np.ones((1, s.n_items)), _ones_or_none(design, s, settings))
 
-        point = over_strata(lambda s: kernel.evaluate(s, np.ones((1, s.n_items)),
-                                                      _ones_or_none(design, s, settings)), list(design))
+        point = dict(zip(design.keys, map(estimated, design) if pool is None else pool.map(estimated, design)))
         estimate = np.asarray(aggregate(point), dtype=float).reshape(-1)
         n_out = estimate.size
         if len(output.labels) != n_out:
