@@ -2,8 +2,9 @@
 
 Reference: tests/data/regimes_reference.npz, written by tests/data/make_regimes_reference.py from main at
 8efe56a (before the speed-up): fits with every criterion, bootstrap stabilities whole and chunked, with undefined
-scores, and the raw batched EM. The speed-up changes how the EM is laid out (buffers reused, one component at a
-time, rows in threads), never an operation on a number, so every comparison here is exact.
+scores, and the raw batched EM. The speed-ups change how the EM is laid out (buffers reused, one component at a
+time, rows in threads; then compiled, row by row, with numpy's pairwise sums), never an operation on a number,
+so every comparison here is exact.
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from humanlike.stats import regimes
+from humanlike.stats.mixture_em import em_rows, pairwise_sum
 
 HERE = Path(__file__).parent / "data"
 
@@ -72,3 +76,22 @@ def test_batched_em_equals_a_plain_loop_over_rows_and_starts():
         np.testing.assert_allclose(mu[row], [p[0] for p in params], rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(var[row], [p[1] for p in params], rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(w[row], [p[2] for p in params], rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 700), st.integers(0, 2**32 - 1), st.floats(-6, 6))
+def test_pairwise_sum_is_numpys_sum_to_the_bit(n, seed, log_scale):
+    """Every length (the plain, eight-way and halving regimes of numpy's pairwise summation) and magnitude."""
+    terms = np.random.default_rng(seed).standard_normal(n) * 10.0 ** log_scale
+    assert pairwise_sum(terms) == np.add.reduce(terms)
+
+
+def test_compiled_em_rows_do_not_depend_on_their_neighbours():
+    """A row alone, or among others in one call, gives the same bits (no state carried between rows)."""
+    x, valid, mu0, var0, w0, reg_covar, max_iter, tol = _maker().em_inputs()
+    together = em_rows(x, valid, mu0, var0, w0, reg_covar, max_iter, tol)
+    for row in (0, 7, 51):
+        alone = em_rows(x[row:row + 1], valid[row:row + 1], mu0[row:row + 1], var0[row:row + 1], w0[row:row + 1],
+                        reg_covar, max_iter, tol)
+        for part_alone, part_together in zip(alone, together):
+            np.testing.assert_array_equal(part_alone[0], part_together[row])

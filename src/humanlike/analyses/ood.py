@@ -287,8 +287,9 @@ def ood_analysis(
         trials = validate_trials(trials)
     _check_observers(trials)
     # The alignment's strata and statistics need only the trials: made while the spectrum is fitted. The
-    # alignment then needs only the regimes; the spectrum's uncertainty (regime refits, normality tests) and the
-    # humans' CLED structure test fill the cores the alignment's serial stretches leave idle.
+    # spectrum's uncertainty (regime refits, normality tests) and the humans' CLED structure test need only the
+    # fit: they start as soon as it is there, in the cores that the set-up's serial stretches and then the
+    # alignment's leave idle. The alignment needs the regimes and the set-up.
     with running_beside(alignment_setup, trials, policy=policy, ma_undefined=chosen["ma_undefined"],
                         cled_alpha=cled_alpha, cled_mixture=chosen["cled_mixture"], cled_log_base=cled_log_base,
                         na_as_class=chosen["na_as_class"], prepare=True, validate=False) as setting_up:
@@ -297,14 +298,14 @@ def ood_analysis(
                                   logit_correction=chosen["logit_correction"],
                                   n_observer_resamples=n_observer_resamples, level=settings.level, seed=settings.seed,
                                   family=chosen["family"], regime_naming=chosen["regime_naming"], validate=False)
-    with running_beside(spectrum_uncertainty, fitted) as uncertainty, \
-            running_beside(regime_structure_test, trials, fitted.conditions, n_permutations=n_permutations,
-                           seed=settings.seed, alpha=cled_alpha, mixture=chosen["cled_mixture"],
-                           log_base=cled_log_base, na_as_class=chosen["na_as_class"]) as structure:
-        alignment = ood_alignment(trials, fitted, families=families, settings=settings, policy=policy,
-                                  ma_undefined=chosen["ma_undefined"], cled_alpha=cled_alpha,
-                                  cled_mixture=chosen["cled_mixture"], cled_log_base=cled_log_base,
-                                  na_as_class=chosen["na_as_class"], setup=setting_up.result())
+        with running_beside(spectrum_uncertainty, fitted) as uncertainty, \
+                running_beside(regime_structure_test, trials, fitted.conditions, n_permutations=n_permutations,
+                               seed=settings.seed, alpha=cled_alpha, mixture=chosen["cled_mixture"],
+                               log_base=cled_log_base, na_as_class=chosen["na_as_class"]) as structure:
+            alignment = ood_alignment(trials, fitted, families=families, settings=settings, policy=policy,
+                                      ma_undefined=chosen["ma_undefined"], cled_alpha=cled_alpha,
+                                      cled_mixture=chosen["cled_mixture"], cled_log_base=cled_log_base,
+                                      na_as_class=chosen["na_as_class"], setup=setting_up.result())
     spectrum = complete_spectrum(fitted, uncertainty.result())
     d, regime_test = structure.result()
     profiles = alignment_profiles(alignment)

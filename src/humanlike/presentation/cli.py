@@ -7,6 +7,7 @@ assembles them and holds the options every command shares.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .options import optional_module
@@ -43,6 +44,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Linux prctl option that turns transparent huge pages off for the calling process (and its children).
+PR_SET_THP_DISABLE = 41
+
+
+def _without_huge_pages() -> None:
+    # The bootstraps write gigabytes of fresh arrays once each (kept replicates, per-chunk sums). numpy asks the
+    # kernel for transparent huge pages on large arrays; on virtual machines, first touching a huge page is
+    # slow (the host backs it in small pages): on `humanlike ood` it cost 1.9 s of system time, 4 KiB pages
+    # cost user time nothing measurable (docs/performance.md). NUMPY_MADVISE_HUGEPAGE set by the user wins.
+    if not sys.platform.startswith("linux") or "NUMPY_MADVISE_HUGEPAGE" in os.environ:
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - no prctl: the kernel's default stays
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line (``argv`` defaults to ``sys.argv[1:]``); returns the exit code (2 for a clear error).
 
@@ -67,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded in the run's manifest
+    _without_huge_pages()
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:

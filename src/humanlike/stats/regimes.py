@@ -536,119 +536,33 @@ def fit_regimes(
 # ----------------------------------------------------------------------- batched EM for the bootstrap
 
 
-def _mixture_loglik_parts(x, mask, mu, var, w, logp=None, work=None):
-    """Component log-densities (m, b, I, n), their log-sum (b, I, n) and the total log-lik (b, I).
-
-    ``mask`` None: every point takes part (the same numbers as a mask of ones). ``logp`` and ``work``, arrays of
-    the shape of the log-densities, are written over when given (the EM loop reuses them rather than allocate
-    two such arrays per iteration); ``logp`` is returned filled.
-
-    The maximum and the sum over components are taken one component at a time: the same operations, in the
-    same order, as ``logp.max(axis=0)`` and ``np.sum(shifted, axis=0)``, so the same numbers to the bit.
-    """
-    if logp is None or work is None:
-        shape = np.broadcast_shapes(np.shape(x), np.shape(mu))
-        logp, work = np.empty(shape), np.empty(shape)
-    np.subtract(x, mu, out=logp)
-    np.square(logp, out=logp)
-    logp /= var
-    logp += np.log(2.0 * np.pi * var)
-    logp *= -0.5
-    logp += np.log(w)
-    mx = logp[0].copy()
-    for component in logp[1:]:
-        np.maximum(mx, component, out=mx)
-    shifted = np.subtract(logp, mx, out=work)
-    np.exp(shifted, out=shifted)
-    lse = shifted[0].copy()
-    for component in shifted[1:]:
-        lse += component
-    np.log(lse, out=lse)
-    lse += mx
-    return logp, lse, np.add.reduce(lse if mask is None else lse * mask[0], axis=-1)
-
-
 #: Fewest rows of a batched EM given to a thread of their own: below that, threads cost more than they save.
 MIN_EM_ROWS_PER_THREAD = 32
 
 
 def _batched_em(x, valid, mu, var, w, reg_covar, max_iter, tol):
-    """EM for 1-D Gaussian mixtures, vectorised over rows of x (B, n) and starts (B, I, m).
+    """EM for 1-D Gaussian mixtures on rows of x (B, n) from starts (B, I, m): :func:`~humanlike.stats.mixture_em.em_rows`.
 
     ``valid`` (B, n) masks the points of each row that take part. A row stops updating once every start
     changes its log-likelihood per point by less than ``tol``. Returns final (mu, var, w, loglik) with
     shapes (B, I, m) and (B, I).
 
-    Rows are independent: with several cores, contiguous groups of rows run in threads side by side (numpy
-    releases the GIL in its loops), which changes no number.
+    Rows are independent: with several cores, contiguous groups of rows run in threads side by side (the
+    compiled EM releases the GIL), which changes no number.
     """
+    from .mixture_em import em_rows
+
+    x = np.ascontiguousarray(x, dtype=float)
+    valid = np.ascontiguousarray(valid, dtype=bool)
+    mu, var, w = (np.ascontiguousarray(a, dtype=float) for a in (mu, var, w))
     n_groups = min(available_cores(), x.shape[0] // MIN_EM_ROWS_PER_THREAD)
     if n_groups < 2:
-        return _em_rows(x, valid, mu, var, w, reg_covar, max_iter, tol)
+        return em_rows(x, valid, mu, var, w, float(reg_covar), int(max_iter), float(tol))
     bounds = np.linspace(0, x.shape[0], n_groups + 1).astype(int)
     groups = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
-    parts = map_in_threads(lambda g: _em_rows(x[g], valid[g], mu[g], var[g], w[g], reg_covar, max_iter, tol),
-                           groups, workers=n_groups)
+    parts = map_in_threads(lambda g: em_rows(x[g], valid[g], mu[g], var[g], w[g], float(reg_covar), int(max_iter),
+                                             float(tol)), groups, workers=n_groups)
     return tuple(np.concatenate([part[k] for part in parts]) for k in range(4))
-
-
-def _em_rows(x, valid, mu, var, w, reg_covar, max_iter, tol):
-    """:func:`_batched_em` on one group of rows, in this thread.
-
-    The rows still running are kept in compact working arrays, re-packed only when some row stops, and the
-    operations run in place, in two buffers of the working size made once; the arithmetic of a row is that of
-    the plain loop, so results do not depend on which other rows run beside it.
-    """
-    # internal layout (m, B, I, n): reductions over components become elementwise over contiguous blocks
-    mu = np.moveaxis(np.asarray(mu, dtype=float), -1, 0)[..., None].copy()
-    var = np.moveaxis(np.asarray(var, dtype=float), -1, 0)[..., None].copy()
-    w = np.moveaxis(np.asarray(w, dtype=float), -1, 0)[..., None].copy()
-    xx = np.where(valid, x, 0.0)[None, :, None, :]
-    mask = valid[None, :, None, :].astype(float)
-    n_valid = np.maximum(valid.sum(axis=1), 1).astype(float)
-    tiny = 10 * np.finfo(float).eps
-    active = np.arange(x.shape[0])
-    xa, ma, mu_a, var_a, w_a = xx, mask, mu.copy(), var.copy(), w.copy()
-    prev = np.full(mu.shape[1:3], -np.inf)
-    all_valid = bool(np.all(valid))      # multiplying by a mask of ones changes nothing: skip it then
-    m, _, n_starts, _ = mu.shape
-    per_row = m * n_starts * x.shape[1]
-    first, second = np.empty(per_row * x.shape[0]), np.empty(per_row * x.shape[0])
-    for _ in range(max_iter):
-        if active.size == 0:
-            break
-        # views of the buffers' first elements in the working shape: contiguous, as fresh arrays would be
-        shape = (m, active.size, n_starts, x.shape[1])
-        logp = first[:per_row * active.size].reshape(shape)
-        work = second[:per_row * active.size].reshape(shape)
-        logp, lse, ll = _mixture_loglik_parts(xa, None if all_valid else ma, mu_a, var_a, w_a, logp, work)
-        resp = np.subtract(logp, lse, out=logp)
-        np.exp(resp, out=resp)
-        if not all_valid:
-            resp *= ma
-        # np.add.reduce is what np.sum calls (the same numbers), without its Python wrapper: late in a fit a
-        # few rows run for thousands of iterations, where such overheads are most of the time
-        nk = np.add.reduce(resp, axis=-1, keepdims=True) + tiny
-        mu_new = np.add.reduce(np.multiply(resp, xa, out=work), axis=-1, keepdims=True) / nk
-        dev = np.subtract(xa, mu_new, out=work)
-        np.square(dev, out=dev)
-        dev *= resp
-        var_a = np.add.reduce(dev, axis=-1, keepdims=True) / nk + reg_covar
-        mu_a = mu_new
-        w_a = nk / np.add.reduce(nk, axis=0)
-        done = np.logical_and.reduce(np.abs(ll - prev) / n_valid[active, None] < tol, axis=1)
-        prev = ll
-        if np.logical_or.reduce(done):
-            finished = active[done]
-            mu[:, finished], var[:, finished], w[:, finished] = mu_a[:, done], var_a[:, done], w_a[:, done]
-            keep = ~done
-            active, prev = active[keep], prev[keep]
-            xa, ma = xa[:, keep], ma[:, keep]
-            mu_a, var_a, w_a = mu_a[:, keep], var_a[:, keep], w_a[:, keep]
-    mu[:, active], var[:, active], w[:, active] = mu_a, var_a, w_a
-    _, _, ll = _mixture_loglik_parts(xx, mask, mu, var, w)
-    back = lambda a: np.moveaxis(a[..., 0], 0, -1)  # noqa: E731
-    return back(mu), back(var), back(w), ll
 
 
 @dataclass(frozen=True)
