@@ -346,7 +346,7 @@ class AlignmentKernel(SufficientStatisticKernel):
         """
         w = np.asarray(item_weights)
         if w.shape[0] == 1:   # the estimate: float64 throughout
-            return self.reduce(stratum, w.astype(np.float64) @ self.cached_statistics(stratum), observer_weights)
+            return self.reduce(stratum, self.sums(stratum).weighted_sums(w), observer_weights)
         cp = self.pairs(stratum)
         ec, ma, cled = self.sums(stratum).resample(w, self.options)
         return self._combine(cp, ec, ma, cled, observer_weights)
@@ -765,7 +765,7 @@ def alignment_setup(trials: pd.DataFrame, *, policy="strict", ma_undefined: str 
     if prepare:
         for stratum in design:
             if kernel.pairs(stratum).n_pairs > 0:
-                kernel.cached_statistics(stratum)
+                kernel.sums(stratum)
     return AlignmentSetup(trials, design, kernel, classes, models, bool(na_as_class))
 
 

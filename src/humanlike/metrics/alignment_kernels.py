@@ -242,11 +242,44 @@ class PairAlignmentSums:
         # keep only the columns that are non-zero on the data: a resample cannot make them non-zero
         full = np.concatenate([ec_block, ma_block], axis=1)
         self.kept = np.flatnonzero(full.any(axis=0))
-        self.statistics = np.concatenate([full[:, self.kept], cled_block], axis=1).astype(np.float32)
+        indicators = np.concatenate([full[:, self.kept], cled_block], axis=1)
+        self.statistics = indicators.astype(np.float32)
         self.n_dense = self.kept.size
-        self._plan_resamples(ec_block, union)
+        self._plan_resamples(ec_block, union, indicators)
 
-    def _plan_resamples(self, ec_block: np.ndarray, union: np.ndarray) -> None:
+    def weighted_sums(self, weights) -> np.ndarray:
+        """``weights @ statistics`` in float64 (R x S): exact whole numbers for bootstrap counts.
+
+        The statistics are 0/1 indicators: with whole-number weights whose sums stay below 2**24, the float32
+        product is exact, hence equal to the float64 one to the bit, without a float64 copy of the statistics.
+
+        Parameters
+        ----------
+        weights : numpy.ndarray
+            Item weights (R x items).
+
+        Returns
+        -------
+        numpy.ndarray of float64
+            Shape (R x S).
+
+        Examples
+        --------
+        >>> sums = PairAlignmentSums(np.array([0, 1, 2]), np.array([[0, 1], [1, 1], [2, 0]]), 3, np.array([0]),
+        ...                          np.array([1]))
+        >>> w = np.array([[1.0, 2.0, 0.0], [0.5, 0.25, 1.0]])
+        >>> bool(np.array_equal(sums.weighted_sums(w), w @ sums.statistics.astype(np.float64)))
+        True
+        """
+        from .compiled import whole_weights_transposed
+
+        w = np.asarray(weights)
+        _, whole, largest = whole_weights_transposed(w)
+        if whole and self.n_items * largest < 2**24:
+            return (w.astype(np.float32) @ self.statistics).astype(np.float64)
+        return w.astype(np.float64) @ self.statistics.astype(np.float64)
+
+    def _plan_resamples(self, ec_block: np.ndarray, union: np.ndarray, indicators: np.ndarray) -> None:
         """Index arrays of :meth:`resample` (computed once): which statistics each weighted sum needs."""
         from scipy import sparse
 
@@ -287,7 +320,10 @@ class PairAlignmentSums:
         self._fast_dot_c = position[self._ma_c].astype(np.int64)
         self._fast_n_ma = int(needed.size)
         fast_cols = np.concatenate([np.flatnonzero(~is_ec)[needed], self.n_dense + np.arange(self.n_nz)])
-        self._fast_csr = sparse.csr_matrix(self.statistics[:, fast_cols].T)
+        # (cells x items) CSR of the 0/1 statistics, from the positions of their ones (no dense float pass)
+        item, cell = np.nonzero(indicators[:, fast_cols])
+        self._fast_csr = sparse.csr_matrix((np.ones(item.size, dtype=np.float32), (cell, item)),
+                                           shape=(fast_cols.size, self.n_items))
         # CLED of the resamples (compiled): only (pair, class) cells with an error on the data (the others have
         # weight 0 in every resample), each with its run of union cells (u_pc is sorted)
         pc_active, start = np.unique(self.u_pc, return_index=True)
@@ -388,7 +424,7 @@ class PairAlignmentSums:
         w = np.asarray(weights)
         wt, whole, largest = whole_weights_transposed(w)            # items x R
         if not whole or self.n_items * largest >= 2**24:
-            return self.reduce(w.astype(np.float64) @ self.statistics.astype(np.float64), options)
+            return self.reduce(self.weighted_sums(w), options)
         rest = np.asarray(self._fast_csr @ wt, dtype=np.float32)
         ec, ma = ec_ma_resamples(self._ec_unique.T @ wt, self._ec_rows, rest, self._fast_trace, self._fast_n_start,
                                  self._fast_n_rows, self._ma_dot_start, self._fast_dot_r, self._fast_dot_c,
