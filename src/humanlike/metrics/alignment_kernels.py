@@ -281,8 +281,6 @@ class PairAlignmentSums:
 
     def _plan_resamples(self, ec_block: np.ndarray, union: np.ndarray, indicators: np.ndarray) -> None:
         """Index arrays of :meth:`resample` (computed once): which statistics each weighted sum needs."""
-        from scipy import sparse
-
         p, k = self.n_pairs, self.k
         is_ec = self.kept < self.ec_width
         self._ec_pos, self._ec_cols = self.kept[is_ec], np.flatnonzero(is_ec)
@@ -320,10 +318,12 @@ class PairAlignmentSums:
         self._fast_dot_c = position[self._ma_c].astype(np.int64)
         self._fast_n_ma = int(needed.size)
         fast_cols = np.concatenate([np.flatnonzero(~is_ec)[needed], self.n_dense + np.arange(self.n_nz)])
-        # (cells x items) CSR of the 0/1 statistics, from the positions of their ones (no dense float pass)
+        # the (cells x items) 0/1 statistics summed per resample, as rows of item lists (CSR without values)
         item, cell = np.nonzero(indicators[:, fast_cols])
-        self._fast_csr = sparse.csr_matrix((np.ones(item.size, dtype=np.float32), (cell, item)),
-                                           shape=(fast_cols.size, self.n_items))
+        by_cell = np.argsort(cell, kind="stable")
+        self._fast_items = item[by_cell].astype(np.int64)
+        self._fast_starts = np.concatenate([[0], np.cumsum(np.bincount(cell, minlength=fast_cols.size))]).astype(
+            np.int64)
         # CLED of the resamples (compiled): only (pair, class) cells with an error on the data (the others have
         # weight 0 in every resample), each with its run of union cells (u_pc is sorted)
         pc_active, start = np.unique(self.u_pc, return_index=True)
@@ -363,7 +363,7 @@ class PairAlignmentSums:
         >>> sums.work_per_resample("average") <= sums.work_per_resample("pooled")
         True
         """
-        float32 = self.n_items + self._ec_unique.shape[1] + self._fast_csr.shape[0]
+        float32 = self.n_items + self._ec_unique.shape[1] + self._fast_starts.size - 1
         if cled_mixture != "average":
             float32 += 4 * (self.n_nz + self.n_obs * self.k) + 4 * self.n_union + 4 * self.n_pairs * self.k
         return int(3 * self.n_pairs + (float32 + 1) // 2)
@@ -392,7 +392,8 @@ class PairAlignmentSums:
         """EC, MA and CLED of every pair under integer item weights: ``reduce(weights @ statistics)``, faster.
 
         The weighted sums are exact (integers below 2**24 in float32): the distinct dense columns by one matrix
-        product, the sparse ones (MA, CLED) by a sparse product. EC and MA then come from compiled loops with
+        product, the sparse ones (MA, CLED) as sums over item lists
+        (:func:`humanlike.metrics.compiled.indicator_sums`). EC and MA then come from compiled loops with
         :meth:`reduce`'s float64 formulas (the same numbers to the bit), CLED of the ``'average'`` mixture from a
         compiled float32 loop (:func:`humanlike.metrics.compiled.cled_average_resamples`, within float32
         rounding of :meth:`reduce`; the ``'pooled'`` mixture through the numpy reduction in float32). Weights
@@ -419,13 +420,13 @@ class PairAlignmentSums:
         >>> bool(np.array_equal(fast[0], plain[0])), bool(np.allclose(fast[2], plain[2], atol=1e-6))
         (True, True)
         """
-        from .compiled import cled_average_resamples, ec_ma_resamples, whole_weights_transposed
+        from .compiled import cled_average_resamples, ec_ma_resamples, indicator_sums, whole_weights_transposed
 
         w = np.asarray(weights)
         wt, whole, largest = whole_weights_transposed(w)            # items x R
         if not whole or self.n_items * largest >= 2**24:
             return self.reduce(self.weighted_sums(w), options)
-        rest = np.asarray(self._fast_csr @ wt, dtype=np.float32)
+        rest = indicator_sums(self._fast_starts, self._fast_items, wt)
         ec, ma = ec_ma_resamples(self._ec_unique.T @ wt, self._ec_rows, rest, self._fast_trace, self._fast_n_start,
                                  self._fast_n_rows, self._ma_dot_start, self._fast_dot_r, self._fast_dot_c,
                                  options.policy.value, options.ma_undefined)

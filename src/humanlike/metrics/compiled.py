@@ -9,6 +9,7 @@ The loops work on *cells-major* arrays (cells x resamples: a resample per column
 which other resamples share the call, hence not on the chunking or on the thread that runs it.
 
 - :func:`whole_weights_transposed`: bootstrap weights transposed, and whether they are whole numbers;
+- :func:`indicator_sums`: the weighted sums of the 0/1 statistics (a sparse product written once per row);
 - :func:`ec_ma_resamples`: EC and MA of every pair from the weighted sums, numpy's formulas compiled (the same
   bits);
 - :func:`cled_average_resamples`: CLED (the ``'average'`` mixture) of every pair from the weighted error
@@ -462,6 +463,62 @@ def whole_weights_transposed(weights):
     out = np.empty((w.shape[1], w.shape[0]), dtype=np.float32)
     whole, largest = _transpose_weights(w, out)
     return out, bool(whole), float(largest)
+
+
+@njit(cache=True, nogil=True)
+def _indicator_sums(starts, items, weights, out):
+    n_rows, n_resamples = out.shape
+    for row in range(n_rows):
+        target = out[row]
+        lo, hi = starts[row], starts[row + 1]
+        if lo == hi:
+            for b in range(n_resamples):
+                target[b] = 0.0
+            continue
+        source = weights[items[lo]]
+        for b in range(n_resamples):
+            target[b] = source[b]
+        for k in range(lo + 1, hi):
+            source = weights[items[k]]
+            for b in range(n_resamples):
+                target[b] += source[b]
+    return out
+
+
+def indicator_sums(starts, items, weights):
+    """Per row of a 0/1 indicator matrix in CSR form, the sum of the weights of its items (float32).
+
+    ``out[r] = weights[items[starts[r]:starts[r + 1]]].sum(axis=0)``: the product of the (rows x items)
+    indicator matrix with the (items x R) weights. Each output row is written once, first by a copy, so a fresh
+    output page is touched by one write (a ``csr_matrix @ weights`` product adds into zeroed memory: a read
+    of the kernel's zero page and then a copy-on-write fault per page, each with a TLB shootdown across the
+    threads' cores). For whole-number weights whose sums stay below 2**24 the sums are exact, so the order of
+    the additions changes no bit.
+
+    Parameters
+    ----------
+    starts : numpy.ndarray of int64, shape (rows + 1,)
+        Row ``r`` holds ``items[starts[r]:starts[r + 1]]``.
+    items : numpy.ndarray of int64
+        Item (row of ``weights``) of each one of the matrix.
+    weights : numpy.ndarray of float32, shape (items, R)
+        Weights, a resample per column.
+
+    Returns
+    -------
+    numpy.ndarray of float32, shape (rows, R)
+
+    Examples
+    --------
+    >>> starts, items = np.array([0, 2, 2, 3]), np.array([0, 2, 1])   # rows {0, 2}, {}, {1}
+    >>> weights = np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0]], dtype=np.float32)
+    >>> indicator_sums(starts, items, weights).tolist()
+    [[1.0, 3.0], [0.0, 0.0], [2.0, 1.0]]
+    """
+    weights = np.ascontiguousarray(weights, dtype=np.float32)
+    starts = np.asarray(starts, dtype=np.int64)
+    out = np.empty((starts.size - 1, weights.shape[1]), dtype=np.float32)
+    return _indicator_sums(starts, np.asarray(items, dtype=np.int64), weights, out)
 
 
 @njit(cache=True, nogil=True)
