@@ -85,11 +85,13 @@ def test_percentile_interval_of_a_wide_matrix_equals_nanquantile():
     replicates = rng.normal(size=(700, 301)).astype(np.float32)
     replicates[rng.random(replicates.shape) < 0.05] = np.nan
     replicates[:, 7] = np.nan
-    low, high = percentile_interval(replicates, 0.9)
+    missing = np.full(replicates.shape[1], -1, dtype=np.int64)
+    low, high = percentile_interval(replicates, 0.9, nan_counts_out=missing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)      # the all-NaN column
         want = np.nanquantile(replicates.astype(np.float64), [(1 - 0.9) / 2, 1 - (1 - 0.9) / 2], axis=0)
     np.testing.assert_array_equal(np.stack([low, high]), want)
+    np.testing.assert_array_equal(missing, np.isnan(replicates).sum(axis=0))   # counted in the same pass
 
 
 def test_resampled_intervals_are_computed_once_and_cannot_be_altered_through_a_returned_array():

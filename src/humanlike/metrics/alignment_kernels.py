@@ -25,6 +25,7 @@ closed form.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -221,7 +222,6 @@ class PairAlignmentSums:
         cled_block = np.zeros((n_items, self.n_nz), dtype=bool)
         cled_block[ii, colid[oo, flat[ii, oo]]] = True
         oc = nz_o * k + nz_c // km1
-        self.oc_seg = _segment_matrix(oc, n_obs * k)
         self.oc_of_col = oc
         nnz_oc = np.bincount(oc, minlength=n_obs * k)
         self.zero_cells_oc = (km1 - nnz_oc).astype(float)
@@ -232,7 +232,6 @@ class PairAlignmentSums:
         self.u_j = np.where(cj_col < self.n_nz, cj_col, self.n_nz + second[up] * k + uc // km1)
         pc = up * k + uc // km1
         self.u_pc = pc
-        self.pc_seg = _segment_matrix(pc, p * k)
         nnz_pc = np.bincount(pc, minlength=p * k)
         self.zero_cells_pc = (km1 - nnz_pc).astype(float)
         self.pc_first = np.repeat(first * k, k) + np.tile(np.arange(k), p)
@@ -242,10 +241,30 @@ class PairAlignmentSums:
         # keep only the columns that are non-zero on the data: a resample cannot make them non-zero
         full = np.concatenate([ec_block, ma_block], axis=1)
         self.kept = np.flatnonzero(full.any(axis=0))
-        indicators = np.concatenate([full[:, self.kept], cled_block], axis=1)
-        self.statistics = indicators.astype(np.float32)
+        self._indicators = np.concatenate([full[:, self.kept], cled_block], axis=1)
         self.n_dense = self.kept.size
-        self._plan_resamples(ec_block, union, indicators)
+        self._plan_resamples(ec_block, union, self._indicators)
+
+    # Made on first use: the resamples need none of them (only the estimate and the numpy reduction do), so a
+    # set-up run beside other work (the OOD spectrum's fit) does not spend its time on them.
+    @cached_property
+    def statistics(self) -> np.ndarray:
+        """(items x S) per-item statistics, float32 (0/1); weighted column sums go to :meth:`reduce`."""
+        return self._indicators.astype(np.float32)
+
+    @cached_property
+    def oc_seg(self):
+        """Sparse (class rows x cells) indicator: its product sums the cells of each observer's class row."""
+        return _segment_matrix(self.oc_of_col, self.n_obs * self.k)
+
+    @cached_property
+    def pc_seg(self):
+        """Sparse ((pair, class) x union cells) indicator: its product sums the union cells of each pair and class."""
+        return _segment_matrix(self.u_pc, self.n_pairs * self.k)
+
+    @cached_property
+    def _ma_dot_seg(self):
+        return _segment_matrix(self._ma_dot_pair, self.n_pairs)
 
     def weighted_sums(self, weights) -> np.ndarray:
         """``weights @ statistics`` in float64 (R x S): exact whole numbers for bootstrap counts.
@@ -293,8 +312,8 @@ class PairAlignmentSums:
         c_rows = ma_row[2 * p + p * k:].reshape(p, k)
         both = (r_rows >= 0) & (c_rows >= 0)
         self._ma_r, self._ma_c = r_rows[both], c_rows[both]
-        self._ma_dot_seg = _segment_matrix(np.nonzero(both)[0], p)
-        self._ma_dot_start = np.searchsorted(np.nonzero(both)[0], np.arange(p + 1)).astype(np.int64)
+        self._ma_dot_pair = np.nonzero(both)[0]
+        self._ma_dot_start = np.searchsorted(self._ma_dot_pair, np.arange(p + 1)).astype(np.int64)
         self._n_ma_rest = int((~is_ec).sum())
         # dense EC columns: distinct columns only, expanded after the product (all-zero columns included)
         packed = np.ascontiguousarray(np.packbits(ec_block.T, axis=1))     # one byte string per column
@@ -335,7 +354,7 @@ class PairAlignmentSums:
     @property
     def width(self) -> int:
         """Columns of :attr:`statistics`."""
-        return int(self.statistics.shape[1])
+        return int(self._indicators.shape[1])
 
     def work_per_resample(self, cled_mixture: str = "average") -> int:
         """Floats (8 bytes) one resample needs inside :meth:`resample` (its largest temporaries), for memory budgets.

@@ -14,7 +14,8 @@ BLOCK_ELEMENTS = 2_000_000
 TRANSPOSE_TILE_ROWS = 256
 
 
-def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int = 0):
+def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int = 0,
+                        nan_counts_out: np.ndarray | None = None):
     """Percentile interval of bootstrap replicates along ``axis`` (NaN replicates ignored).
 
     The same numbers as ``np.nanquantile(replicates, [alpha, 1 - alpha], axis)``, computed a block of columns at
@@ -29,6 +30,9 @@ def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int =
         Confidence level, in (0, 1).
     axis : int, default 0
         The resample axis.
+    nan_counts_out : numpy.ndarray of int64, optional
+        Filled with :func:`nan_counts` of the replicates (flattened over the other axes), counted in the same
+        pass over the data.
 
     Returns
     -------
@@ -59,7 +63,11 @@ def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int =
     step = max(1, BLOCK_ELEMENTS // max(flat.shape[0], 1))
 
     def fill(lo: int) -> None:   # blocks write disjoint columns: threads change no number
-        bounds[:, lo:lo + step] = row_quantiles(transposed_copy(flat[:, lo:lo + step]), (alpha, 1.0 - alpha))
+        block = transposed_copy(flat[:, lo:lo + step])
+        missing = np.count_nonzero(np.isnan(block), axis=1)
+        if nan_counts_out is not None:
+            nan_counts_out.reshape(-1)[lo:lo + step] = missing
+        bounds[:, lo:lo + step] = row_quantiles(block, (alpha, 1.0 - alpha), block.shape[1] - missing)
 
     map_in_threads(fill, range(0, flat.shape[1], step))
     return bounds[0].reshape(shape), bounds[1].reshape(shape)
@@ -93,7 +101,7 @@ def transposed_copy(matrix: np.ndarray) -> np.ndarray:
     return out
 
 
-def row_quantiles(rows: np.ndarray, quantiles) -> np.ndarray:
+def row_quantiles(rows: np.ndarray, quantiles, n_defined: np.ndarray | None = None) -> np.ndarray:
     """Quantiles of every row, NaN ignored, with numpy's default (linear) interpolation.
 
     Rows are grouped by their number of defined values; per group and quantile one single-kth
@@ -106,6 +114,8 @@ def row_quantiles(rows: np.ndarray, quantiles) -> np.ndarray:
         (rows x values), float32 or float64; reordered in place within each row when it is used whole.
     quantiles : sequence of float
         Quantiles in [0, 1].
+    n_defined : numpy.ndarray of int, optional
+        The number of non-NaN values of each row, when the caller has counted them already.
 
     Returns
     -------
@@ -120,7 +130,8 @@ def row_quantiles(rows: np.ndarray, quantiles) -> np.ndarray:
     rows = np.atleast_2d(rows)
     q = np.asarray(quantiles, dtype=np.float64)
     out = np.full((q.size, rows.shape[0]), np.nan)
-    n_defined = rows.shape[1] - np.count_nonzero(np.isnan(rows), axis=1)
+    if n_defined is None:
+        n_defined = rows.shape[1] - np.count_nonzero(np.isnan(rows), axis=1)
     order = np.argsort(-q, kind="stable")       # largest quantile first: each partition then works on a prefix
     for count in np.unique(n_defined):
         if count == 0:

@@ -151,7 +151,10 @@ class Resampled:
 
     def _interval(self, level: float, method: str) -> tuple[np.ndarray, np.ndarray]:
         if method == "percentile":
-            low, high = percentile_interval(self.replicates, level)
+            counts = None if "nan_counts" in self._computed else np.empty(self.estimate.size, dtype=np.int64)
+            low, high = percentile_interval(self.replicates, level, nan_counts_out=counts)
+            if counts is not None:
+                self._computed["nan_counts"] = counts
         elif method == "bca":
             if self.jackknife is None:
                 raise ValueError("a BCa interval needs jackknife rows; rerun with interval='bca'")
