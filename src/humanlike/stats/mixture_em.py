@@ -110,6 +110,21 @@ def pairwise_sum(a):
     return 0.0 + _pairwise(a, a.size)
 
 
+#: Below this, exp underflows to exactly 0.0 (the smallest subnormal is exp(-745.13...)).
+EXP_ZERO_BELOW = -746.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _exp(d):
+    # exp(d) to the bit, without the two costly calls: exp(0) is exactly 1 (the most probable component, at every
+    # point), and far below EXP_ZERO_BELOW the C library takes its slow underflow path (setting errno) to return 0
+    if d == 0.0:
+        return 1.0
+    if d < EXP_ZERO_BELOW:
+        return 0.0
+    return math.exp(d)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _log_densities(x, mask, mu, var, w, logp, lse, terms):
     # One start: component log-densities logp (m, n), their log-sum-exp lse (n,), and the log-likelihood
@@ -132,9 +147,9 @@ def _log_densities(x, mask, mu, var, w, logp, lse, terms):
             y = logp[c, i]
             if top == top and (y != y or y > top):    # np.maximum: NaN wins
                 top = y
-        acc = math.exp(logp[0, i] - top)
+        acc = _exp(logp[0, i] - top)
         for c in range(1, m):
-            acc += math.exp(logp[c, i] - top)
+            acc += _exp(logp[c, i] - top)
         lse[i] = math.log(acc) + top
         terms[i] = lse[i] * mask[i]
     return pairwise_sum(terms)
@@ -209,7 +224,7 @@ def em_rows(x, valid, mu0, var0, w0, reg_covar, max_iter, tol):
                 ll = _log_densities(points, mask, mu_r[s], var_r[s], w_r[s], logp, lse, terms)
                 for c in range(m):
                     for i in range(n):
-                        resp[i] = math.exp(logp[c, i] - lse[i]) * mask[i]
+                        resp[i] = _exp(logp[c, i] - lse[i]) * mask[i]
                     nk[c] = pairwise_sum(resp) + _TINY
                     for i in range(n):
                         terms[i] = resp[i] * points[i]
