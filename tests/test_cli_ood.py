@@ -126,7 +126,10 @@ def test_ood_real_data_json(modelvshuman_dir, capsys):
         assert all(m["ratio"] is not None for m in r["models"])
 
 
-@pytest.mark.skipif(not Path("/proc/self/status").exists() or "THP_enabled" not in Path("/proc/self/status").read_text(),
+STATUS = Path("/proc/self/status")
+
+
+@pytest.mark.skipif(not STATUS.exists() or "THP_enabled" not in STATUS.read_text(),
                     reason="the kernel does not show its transparent huge page setting (Linux 5.0+ does)")
 @pytest.mark.parametrize("asked", [None, "1"])
 def test_command_line_turns_huge_pages_off_unless_numpy_is_told(asked):

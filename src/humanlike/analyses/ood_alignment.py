@@ -345,7 +345,7 @@ class AlignmentKernel(SufficientStatisticKernel):
             (R x :meth:`width`): EC, MA, CLED per pair; their group means; the ratio per model.
         """
         w = np.asarray(item_weights)
-        if w.shape[0] == 1:   # the estimate: float64 throughout
+        if w.shape[0] == 1:   # the estimate: exact weighted sums, the float64 reduction
             return self.reduce(stratum, self.sums(stratum).weighted_sums(w), observer_weights)
         cp = self.pairs(stratum)
         ec, ma, cled = self.sums(stratum).resample(w, self.options)

@@ -344,7 +344,8 @@ def spectrum_regimes(
     """The spectrum up to its regimes: OOD scores, tests, the mixture fit and the observer-resampled scores.
 
     The first step of :func:`ood_spectrum` (which takes the same options); :func:`spectrum_uncertainty` and
-    :func:`complete_spectrum` finish it. Everything the alignment needs (conditions, scores, regimes, chance flags) is known after this step.
+    :func:`complete_spectrum` finish it. Everything the alignment needs (conditions, scores, regimes, chance
+    flags) is known after this step.
 
     Parameters
     ----------

@@ -259,7 +259,7 @@ class PairAlignmentSums:
 
     @cached_property
     def pc_seg(self):
-        """Sparse ((pair, class) x union cells) indicator: its product sums the union cells of each pair and class."""
+        """Sparse ((pair, class) x union cells) indicator: its product sums each pair's and class's union cells."""
         return _segment_matrix(self.u_pc, self.n_pairs * self.k)
 
     @cached_property
@@ -290,10 +290,10 @@ class PairAlignmentSums:
         >>> bool(np.array_equal(sums.weighted_sums(w), w @ sums.statistics.astype(np.float64)))
         True
         """
-        from .compiled import whole_weights_transposed
+        from .compiled import whole_and_largest
 
         w = np.asarray(weights)
-        _, whole, largest = whole_weights_transposed(w)
+        whole, largest = whole_and_largest(w)
         if whole and self.n_items * largest < 2**24:
             return (w.astype(np.float32) @ self.statistics).astype(np.float64)
         return w.astype(np.float64) @ self.statistics.astype(np.float64)

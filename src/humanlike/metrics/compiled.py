@@ -8,7 +8,8 @@ The loops work on *cells-major* arrays (cells x resamples: a resample per column
 :data:`RESAMPLE_BLOCK` resamples, and treat each resample on its own: a resample's numbers do not depend on
 which other resamples share the call, hence not on the chunking or on the thread that runs it.
 
-- :func:`whole_weights_transposed`: bootstrap weights transposed, and whether they are whole numbers;
+- :func:`whole_weights_transposed`: bootstrap weights transposed, and whether they are whole numbers
+  (:func:`whole_and_largest`: the check alone);
 - :func:`indicator_sums`: the weighted sums of the 0/1 statistics (a sparse product written once per row);
 - :func:`ec_ma_resamples`: EC and MA of every pair from the weighted sums, numpy's formulas compiled (the same
   bits);
@@ -463,6 +464,33 @@ def whole_weights_transposed(weights):
     out = np.empty((w.shape[1], w.shape[0]), dtype=np.float32)
     whole, largest = _transpose_weights(w, out)
     return out, bool(whole), float(largest)
+
+
+def whole_and_largest(weights) -> tuple[bool, float]:
+    """Whether every weight is a whole number >= 0 (NaN is not), and the largest weight (0 for none).
+
+    The check of :func:`whole_weights_transposed`, without the transposed copy.
+
+    Parameters
+    ----------
+    weights : numpy.ndarray, 2-D
+        Item weights.
+
+    Returns
+    -------
+    whole : bool
+    largest : float
+
+    Examples
+    --------
+    >>> whole_and_largest(np.array([[2.0, 0.0], [1.0, 3.0]])), whole_and_largest(np.array([[0.5, 1.0]]))[0]
+    ((True, 3.0), False)
+    """
+    w = np.asarray(weights)
+    if w.dtype not in (np.float32, np.float64):
+        w = w.astype(np.float64)
+    whole, largest = _whole_and_largest(w)
+    return bool(whole), float(largest)
 
 
 @njit(cache=True, nogil=True)

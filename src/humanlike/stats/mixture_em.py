@@ -52,39 +52,48 @@ def _pairwise_block(a, lo, n):
     return res
 
 
+#: Depth of the halving stack: enough for any array that fits in memory (each level halves the length).
+_STACK_DEPTH = 64
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
-def _pairwise(a, n):
-    # numpy halves a longer range (the first half a multiple of 8 long) and adds the halves' sums. The halving
-    # runs on an explicit stack, depth first: numba's cache cannot reload a recursive function.
+def _new_stack():
+    # the halving stack of _pairwise: per level the node's start, its length, and whether its left half is summed
+    # (then in ``left``); made once per caller, so that a long sum in a loop allocates nothing
+    return np.empty((_STACK_DEPTH, 3), np.int64), np.empty(_STACK_DEPTH)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _pairwise(a, nodes, left):
+    # np.add.reduce of a (numpy's pairwise_sum from 0.0). numpy halves a longer range (the first half a multiple of
+    # 8 long) and adds the halves' sums; the halving runs on the explicit stack ``nodes``/``left``, depth first:
+    # numba's cache cannot reload a recursive function.
+    n = a.size
     if n <= PAIRWISE_BLOCK:
-        return _pairwise_block(a, 0, n)
-    starts = np.empty(64, np.int64)
-    sizes = np.empty(64, np.int64)
-    left = np.empty(64)
-    right_pending = np.zeros(64, np.bool_)     # the node's left half is summed, its right half is next
+        return 0.0 + _pairwise_block(a, 0, n)
     top = 0
-    starts[0], sizes[0] = 0, n
+    nodes[0, 0], nodes[0, 1] = 0, n
     while True:
-        lo, size = starts[top], sizes[top]
+        lo, size = nodes[top, 0], nodes[top, 1]
         if size > PAIRWISE_BLOCK:               # an inner node, first visit: its left half goes first
             half = size // 2
             half -= half % 8
-            right_pending[top] = False
+            nodes[top, 2] = 0
             top += 1
-            starts[top], sizes[top] = lo, half
+            nodes[top, 0], nodes[top, 1] = lo, half
             continue
         value = _pairwise_block(a, lo, size)
         top -= 1
-        while top >= 0 and right_pending[top]:  # nodes whose both halves are done: left + right
+        while top >= 0 and nodes[top, 2]:       # nodes whose both halves are done: left + right
             value = left[top] + value
             top -= 1
         if top < 0:
-            return value
-        left[top], right_pending[top] = value, True    # the left half of node ``top`` is done: its right half
-        half = sizes[top] // 2
+            return 0.0 + value
+        left[top], nodes[top, 2] = value, 1     # the left half of node ``top`` is done: its right half is next
+        half = nodes[top, 1] // 2
         half -= half % 8
         top += 1
-        starts[top], sizes[top] = starts[top - 1] + half, sizes[top - 1] - half
+        nodes[top, 0], nodes[top, 1] = nodes[top - 1, 0] + half, nodes[top - 1, 1] - half
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -107,7 +116,10 @@ def pairwise_sum(a):
     >>> bool(pairwise_sum(a) == np.add.reduce(a)), bool(pairwise_sum(a) == math.fsum(a))
     (True, False)
     """
-    return 0.0 + _pairwise(a, a.size)
+    if a.size <= PAIRWISE_BLOCK:
+        return 0.0 + _pairwise_block(a, 0, a.size)
+    nodes, left = _new_stack()
+    return _pairwise(a, nodes, left)
 
 
 #: Below this, exp underflows to exactly 0.0 (the smallest subnormal is exp(-745.13...)).
@@ -126,7 +138,7 @@ def _exp(d):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _log_densities(x, mask, mu, var, w, logp, lse, terms):
+def _log_densities(x, mask, mu, var, w, logp, lse, terms, nodes, left):
     # One start: component log-densities logp (m, n), their log-sum-exp lse (n,), and the log-likelihood
     # (the masked sum of lse). Each operation as the numpy EM wrote it: ((x - mu)^2 / var + log(2 pi var))
     # * -0.5 + log w; the maximum and the sum over components one component at a time.
@@ -152,7 +164,7 @@ def _log_densities(x, mask, mu, var, w, logp, lse, terms):
             acc += _exp(logp[c, i] - top)
         lse[i] = math.log(acc) + top
         terms[i] = lse[i] * mask[i]
-    return pairwise_sum(terms)
+    return _pairwise(terms, nodes, left)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -208,6 +220,7 @@ def em_rows(x, valid, mu0, var0, w0, reg_covar, max_iter, tol):
     resp = np.empty(n)
     nk = np.empty(m)
     previous = np.empty(n_starts)
+    nodes, left = _new_stack()
     for row in range(n_rows):
         count = 0
         for i in range(n):
@@ -221,20 +234,20 @@ def em_rows(x, valid, mu0, var0, w0, reg_covar, max_iter, tol):
         for _ in range(max_iter):
             converged = True
             for s in range(n_starts):
-                ll = _log_densities(points, mask, mu_r[s], var_r[s], w_r[s], logp, lse, terms)
+                ll = _log_densities(points, mask, mu_r[s], var_r[s], w_r[s], logp, lse, terms, nodes, left)
                 for c in range(m):
                     for i in range(n):
                         resp[i] = _exp(logp[c, i] - lse[i]) * mask[i]
-                    nk[c] = pairwise_sum(resp) + _TINY
+                    nk[c] = _pairwise(resp, nodes, left) + _TINY
                     for i in range(n):
                         terms[i] = resp[i] * points[i]
-                    centre = pairwise_sum(terms) / nk[c]
+                    centre = _pairwise(terms, nodes, left) / nk[c]
                     for i in range(n):
                         d = points[i] - centre
                         d = d * d
                         terms[i] = d * resp[i]
                     mu_r[s, c] = centre
-                    var_r[s, c] = pairwise_sum(terms) / nk[c] + reg_covar
+                    var_r[s, c] = _pairwise(terms, nodes, left) / nk[c] + reg_covar
                 total = 0.0
                 for c in range(m):
                     total += nk[c]
@@ -245,5 +258,5 @@ def em_rows(x, valid, mu0, var0, w0, reg_covar, max_iter, tol):
             if converged:
                 break
         for s in range(n_starts):
-            loglik[row, s] = _log_densities(points, mask, mu_r[s], var_r[s], w_r[s], logp, lse, terms)
+            loglik[row, s] = _log_densities(points, mask, mu_r[s], var_r[s], w_r[s], logp, lse, terms, nodes, left)
     return mu, var, w, loglik

@@ -94,4 +94,3 @@ def running_beside(function: Callable[..., Value], *args, **kwargs) -> Iterator[
     """
     with ThreadPoolExecutor(max_workers=1) as pool:
         yield pool.submit(function, *args, **kwargs)
-

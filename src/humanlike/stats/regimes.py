@@ -541,7 +541,8 @@ MIN_EM_ROWS_PER_THREAD = 32
 
 
 def _batched_em(x, valid, mu, var, w, reg_covar, max_iter, tol):
-    """EM for 1-D Gaussian mixtures on rows of x (B, n) from starts (B, I, m): :func:`~humanlike.stats.mixture_em.em_rows`.
+    """EM for 1-D Gaussian mixtures on rows of x (B, n) from starts (B, I, m), by
+    :func:`~humanlike.stats.mixture_em.em_rows`.
 
     ``valid`` (B, n) masks the points of each row that take part. A row stops updating once every start
     changes its log-likelihood per point by less than ``tol``. Returns final (mu, var, w, loglik) with
