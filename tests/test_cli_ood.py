@@ -141,6 +141,6 @@ def test_command_line_turns_huge_pages_off_unless_numpy_is_told(asked):
     code = ("import ctypes\nfrom humanlike.presentation import cli\n"
             "ctypes.CDLL(None).prctl(cli.PR_SET_THP_DISABLE, 0, 0, 0, 0)\n"
             "state = lambda: open('/proc/self/status').read().split('THP_enabled:')[1].split()[0]\n"
-            "before = state(); cli._without_huge_pages(); print(before, state())")
+            "before = state(); code = cli.main(['mlds', 'no-such-file.csv']); print(before, state(), code)")
     shown = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert shown.stdout.split() == ["1", "0" if asked is None else "1"]
+    assert shown.stdout.split() == ["1", "0" if asked is None else "1", "2"]   # a command that fails on its input
