@@ -88,6 +88,27 @@ def test_item_weights_do_not_depend_on_the_chunk(start, length):
     assert (full.sum(axis=1) == 13).all()
 
 
+def counted_int64_draws(seed, key, n_items, start, stop):
+    """The definition of the item weights, spelled out: block b of BLOCK resamples draws (BLOCK x n_items) int64
+    item indices from stream(seed, "items", *key, b); a resample's weights are its row's counts."""
+    from humanlike.stats.engine import BLOCK
+    rows = []
+    for b in range(start // BLOCK, (stop - 1) // BLOCK + 1):
+        draws = stream(seed, "items", *key, b).integers(0, n_items, size=(BLOCK, n_items), dtype=np.int64)
+        rows += [np.bincount(row, minlength=n_items) for row in draws]
+    return np.array(rows[start % BLOCK:start % BLOCK + stop - start], dtype=np.float32)
+
+
+@given(n_items=st.integers(1, 300), start=st.integers(0, 450), length=st.integers(1, 260), items_first=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_item_weights_are_the_counts_of_int64_draws(n_items, start, length, items_first):
+    # int32 draws (half the memory traffic) and the compiled counting of items-first weights change no number
+    expected = counted_int64_draws(11, ("e", "c"), n_items, start, start + length)
+    got = item_weights(11, ("e", "c"), n_items, start, start + length, items_first)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got.T if items_first else got, expected)
+
+
 def test_item_weights_are_multinomial():
     w = item_weights(0, ("x",), 4, 0, 20_000)
     # Each count is Binomial(4, 1/4): mean 1, variance 0.75.

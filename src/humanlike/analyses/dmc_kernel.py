@@ -17,13 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import warnings
-
 import numpy as np
 
 from ..data.design import Design, Stratum
 from ..metrics.dmc import condition_columns, condition_values, pooled_statistics, uniform_trials, values_from_sums
 from ..stats.engine import BLOCK, SufficientStatisticKernel, random_subsets
+from ..stats.resampling import nanmean_quiet
 from .dmc_data import DMCExperiment
 from .pairwise import HUMANS, MODEL_MODEL, group_kind
 
@@ -33,31 +32,6 @@ ACCURACY = "accuracy"
 MODEL_HUMAN_MEAN = "model-human (mean)"
 LABEL_NAMES = ("level", "scope", "condition", "group", "kind", "metric")
 FIXED_GROUPS = (HUMANS, MODEL_MODEL, MODEL_HUMAN_MEAN)
-
-
-def nanmean_quiet(values: np.ndarray, axis: int) -> np.ndarray:
-    """np.nanmean without the all-NaN warning: undefined values are skipped, all-undefined gives NaN.
-
-    Parameters
-    ----------
-    values : numpy.ndarray
-        Values with NaN for undefined ones.
-    axis : int
-        The axis to average over.
-
-    Returns
-    -------
-    numpy.ndarray
-        The mean over the defined values; NaN where every value is NaN.
-
-    Examples
-    --------
-    >>> nanmean_quiet(np.array([[1.0, np.nan], [3.0, np.nan]]), axis=0).tolist()
-    [2.0, nan]
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", category=RuntimeWarning)
-        return np.nanmean(values, axis=axis)
 
 
 def nanmean_blocks(blocks: list[np.ndarray]) -> np.ndarray:

@@ -243,7 +243,7 @@ class PairAlignmentSums:
         self.kept = np.flatnonzero(full.any(axis=0))
         self._indicators = np.concatenate([full[:, self.kept], cled_block], axis=1)
         self.n_dense = self.kept.size
-        self._plan_resamples(ec_block, union, self._indicators)
+        self._plan_resamples(ec_block, union)
 
     # Made on first use: the resamples need none of them (only the estimate and the numpy reduction do), so a
     # set-up run beside other work (the OOD spectrum's fit) does not spend its time on them.
@@ -298,7 +298,7 @@ class PairAlignmentSums:
             return (w.astype(np.float32) @ self.statistics).astype(np.float64)
         return w.astype(np.float64) @ self.statistics.astype(np.float64)
 
-    def _plan_resamples(self, ec_block: np.ndarray, union: np.ndarray, indicators: np.ndarray) -> None:
+    def _plan_resamples(self, ec_block: np.ndarray, union: np.ndarray) -> None:
         """Index arrays of :meth:`resample` (computed once): which statistics each weighted sum needs."""
         p, k = self.n_pairs, self.k
         is_ec = self.kept < self.ec_width
@@ -338,7 +338,7 @@ class PairAlignmentSums:
         self._fast_n_ma = int(needed.size)
         fast_cols = np.concatenate([np.flatnonzero(~is_ec)[needed], self.n_dense + np.arange(self.n_nz)])
         # the (cells x items) 0/1 statistics summed per resample, as rows of item lists (CSR without values)
-        item, cell = np.nonzero(indicators[:, fast_cols])
+        item, cell = np.nonzero(self._indicators[:, fast_cols])
         by_cell = np.argsort(cell, kind="stable")
         self._fast_items = item[by_cell].astype(np.int64)
         self._fast_starts = np.concatenate([[0], np.cumsum(np.bincount(cell, minlength=fast_cols.size))]).astype(

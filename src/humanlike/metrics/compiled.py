@@ -457,8 +457,7 @@ def whole_weights_transposed(weights):
     """
     w = np.asarray(weights)
     if w.dtype == np.float32 and w.T.flags.c_contiguous:   # already laid out a resample per column: no copy
-        whole, largest = _whole_and_largest(w.T)
-        return w.T, bool(whole), float(largest)
+        return (w.T, *whole_and_largest(w.T))
     if w.dtype not in (np.float32, np.float64):
         w = w.astype(np.float64)
     out = np.empty((w.shape[1], w.shape[0]), dtype=np.float32)

@@ -338,9 +338,36 @@ def distortion_figures(result: OODResult, min_levels: int = 2) -> dict:
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
-    c = result.spectrum.conditions
-    counts = c.groupby("experiment", sort=False).size()
-    return {e: distortion_figure(result, e) for e, n in counts.items() if n >= min_levels}
+    return {e: distortion_figure(result, e) for e in distortion_types(result, min_levels)}
+
+
+def distortion_types(result: OODResult, min_levels: int = 2) -> list[str]:
+    """The distortion types (experiments) with at least ``min_levels`` conditions, in the result's order.
+
+    Parameters
+    ----------
+    result : OODResult
+        From :func:`humanlike.analyses.ood.ood_analysis`.
+    min_levels : int
+        Fewest conditions a type needs.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from humanlike.analyses.ood import ood_analysis
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> reference = trials.groupby("experiment")["condition"].first().to_dict()
+    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    ...                       regimes=2, n_init=2)
+    >>> distortion_types(result, min_levels=4)
+    ['sim-blur', 'sim-contrast', 'sim-noise', 'sim-rotation']
+    """
+    counts = result.spectrum.conditions.groupby("experiment", sort=False).size()
+    return [e for e, n in counts.items() if n >= min_levels]
 
 
 # --- (c) radar profiles per regime ---------------------------------------------------------------

@@ -467,24 +467,24 @@ def item_weights(seed: int, key: tuple, n_items: int, start: int, stop: int, ite
     n = max(stop - start, 0)
     out = np.empty((n_items, n) if items_first else (n, n_items), dtype=np.float32)
     # Drawn as int32 where the offsets below fit: numpy draws a bounded int64 below 2**32 from the same 32-bit
-    # stream, so the draws are identical to int64 ones (tested) at half the memory traffic. Each draw is turned
-    # into its cell of the block's count table, laid out as the output: item * BLOCK + r for items first.
+    # stream, so the draws are identical to int64 ones (tested) at half the memory traffic.
     dtype = np.int32 if BLOCK * n_items < 2**31 else np.int64
-    resample = np.arange(BLOCK, dtype=dtype)[:, None]
-    offsets = resample if items_first else resample * n_items
+    if items_first:
+        # Items-first weights feed compiled kernels (numba is loaded): the draws are counted straight into
+        # their columns, without a count table and a strided cast copy.
+        from .draw_counts import count_draws_into_columns
+    else:
+        offsets = np.arange(BLOCK, dtype=dtype)[:, None] * n_items   # a draw's cell of the block's count table
     for b in _blocks(start, stop):
         rng = stream(seed, "items", *key, b)
-        idx = rng.integers(0, n_items, size=(BLOCK, n_items), dtype=dtype)
-        if items_first:
-            idx *= BLOCK
-        idx += offsets
-        counts = np.bincount(idx.ravel(), minlength=BLOCK * n_items)
+        draws = rng.integers(0, n_items, size=(BLOCK, n_items), dtype=dtype)
         lo, hi = max(start - b * BLOCK, 0), min(stop - b * BLOCK, BLOCK)
-        columns = slice(b * BLOCK + lo - start, b * BLOCK + hi - start)
         if items_first:
-            out[:, columns] = counts.reshape(n_items, BLOCK)[:, lo:hi]
-        else:
-            out[columns] = counts.reshape(BLOCK, n_items)[lo:hi]
+            count_draws_into_columns(draws, out, b * BLOCK + lo - start, lo, hi)
+            continue
+        draws += offsets
+        counts = np.bincount(draws.ravel(), minlength=BLOCK * n_items)
+        out[b * BLOCK + lo - start:b * BLOCK + hi - start] = counts.reshape(BLOCK, n_items)[lo:hi]
     return out
 
 
