@@ -40,7 +40,7 @@ def main() -> int:
 
     from humanlike.analyses.dvc_representations import DVCOptions, dvc_representations, representation_kernel
     from humanlike.data.simulate_dvc import planted_representations
-    from humanlike.stats.engine import ResamplingSettings
+    from humanlike.stats.settings import ResamplingSettings
 
     fa, fb, labels = planted_representations(0.5, n_classes=args.classes, n_per_class=args.images,
                                              n_units=args.units, latent_dim=12, unit_noise=3.0, seed=0)

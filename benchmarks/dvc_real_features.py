@@ -9,7 +9,6 @@ resnet18 (seed 0) with resnet18 (seed 1) and with alexnet (seed 0), at their pen
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -52,7 +51,7 @@ def torchvision_features(arch: str, seed: int, layer: str):
 def main() -> int:
     from humanlike.analyses.dvc_representations import dvc_representations
     from humanlike.data.representations import Representation, save_representation
-    from humanlike.stats.engine import ResamplingSettings
+    from humanlike.stats.settings import ResamplingSettings
 
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("humanlike-out/dvc-real")
     systems = {"resnet18-seed0": ("resnet18", 0, "avgpool"), "resnet18-seed1": ("resnet18", 1, "avgpool"),

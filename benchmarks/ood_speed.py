@@ -46,7 +46,7 @@ def main() -> int:
     if args.workers is None:
         result = ood_analysis(trials, n_resamples=args.resamples, seed=0)
     else:
-        from humanlike.stats.engine import ResamplingSettings
+        from humanlike.stats.settings import ResamplingSettings
 
         result = ood_analysis(trials, settings=ResamplingSettings(n_resamples=args.resamples, seed=0,
                                                                   workers=args.workers))
@@ -68,7 +68,7 @@ def time_alignment(args) -> int:
     import humanlike.analyses.ood_alignment as alignment_module
     from humanlike.analyses.ood_spectrum import ood_spectrum
     from humanlike.data.loaders import load_trials
-    from humanlike.stats.engine import ResamplingSettings
+    from humanlike.stats.settings import ResamplingSettings
 
     trials = load_trials(args.data)
     spectrum = ood_spectrum(trials, n_observer_resamples=100)

@@ -81,7 +81,7 @@ class Data:
 
 def settings(args):
     """Resampling settings for the analyses without defaults of their own (observer level none)."""
-    from humanlike.stats.engine import ResamplingSettings
+    from humanlike.stats.settings import ResamplingSettings
 
     return ResamplingSettings(n_resamples=args.resamples, seed=0)
 

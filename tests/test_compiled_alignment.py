@@ -14,7 +14,7 @@ import pytest
 from humanlike.metrics.alignment_kernels import AlignmentOptions, PairAlignmentSums, pair_indices
 from humanlike.metrics.compiled import (RESAMPLE_BLOCK, cled_average_resamples, ec_ma_resamples, mlogm_float32,
                                         whole_weights_transposed)
-from humanlike.stats.engine import item_weights
+from humanlike.stats.draws import item_weights
 
 
 def random_condition(seed, n_items=60, k=6, n_obs=5, n_humans=3, p_correct=0.5):

@@ -445,7 +445,7 @@ def test_real_dmc_on_edge(combined_trials):
 
 def test_consistency_vs_accuracy_reuses_one_ec_run_and_selection_does_not_matter(demo_trials):
     from humanlike import error_consistency
-    from humanlike.stats.engine import ResamplingSettings
+    from humanlike.stats.settings import ResamplingSettings
 
     both = ["sim-blur", "sim-rotation"]
     dmc = decision_margin_consistency(demo_trials, experiments=both, n_resamples=200, observer_level="none")

@@ -18,7 +18,7 @@ from humanlike.metrics.dvc import (
     bivariate_normal_cdf, category_thresholds, clipped_rate, dprime_criterion, latent_correlation,
     probit_fit, rho_from_probit, tetrachoric,
 )
-from humanlike.stats.engine import ResamplingSettings
+from humanlike.stats.settings import ResamplingSettings
 
 FAST = ResamplingSettings(n_resamples=200, seed=0)
 

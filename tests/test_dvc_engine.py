@@ -12,7 +12,7 @@ from humanlike.analyses.dvc_kernel import DVCAggregation
 from humanlike.analyses.dvc_representations import DVCOptions, dvc_representations, representation_kernel
 from humanlike.analyses.dvc_kernel import class_design
 from humanlike.data.simulate_dvc import planted_representations
-from humanlike.stats.engine import ResamplingSettings
+from humanlike.stats.settings import ResamplingSettings
 
 NO_BOOT = ResamplingSettings(n_resamples=0)
 

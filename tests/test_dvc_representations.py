@@ -16,7 +16,7 @@ from humanlike.metrics.dvc import (
     CORRELATION_PAIRS, known_dv_correlation, lda_axes, split_normalised_dvc, weighted_moments,
 )
 from humanlike.metrics.ec import counts_from_correctness, kappa
-from humanlike.stats.engine import ResamplingSettings
+from humanlike.stats.settings import ResamplingSettings
 
 NO_BOOT = ResamplingSettings(n_resamples=0)
 

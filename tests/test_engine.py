@@ -11,12 +11,12 @@ from humanlike.data.design import Design, Stratum, build_design
 from humanlike.data.representations import (
     Representation, RepresentationError, align_representations, load_representation, save_representation,
 )
-from humanlike.stats.engine import (
-    Output, ResamplingSettings, ResourceError, SufficientStatisticKernel, bernoulli_responses, bootstrap,
-    item_weights, parametric_replicates, resample_chunks,
-)
+from humanlike.stats.draws import BLOCK, bernoulli_responses, item_weights
+from humanlike.stats.engine import ResourceError, bootstrap, parametric_replicates, resample_chunks
+from humanlike.stats.kernels import Output, SufficientStatisticKernel
 from humanlike.stats.results import Resampled
 from humanlike.stats.rng import stream
+from humanlike.stats.settings import ResamplingSettings
 
 
 class MeanKernel(SufficientStatisticKernel):
@@ -91,7 +91,6 @@ def test_item_weights_do_not_depend_on_the_chunk(start, length):
 def counted_int64_draws(seed, key, n_items, start, stop):
     """The definition of the item weights, spelled out: block b of BLOCK resamples draws (BLOCK x n_items) int64
     item indices from stream(seed, "items", *key, b); a resample's weights are its row's counts."""
-    from humanlike.stats.engine import BLOCK
     rows = []
     for b in range(start // BLOCK, (stop - 1) // BLOCK + 1):
         draws = stream(seed, "items", *key, b).integers(0, n_items, size=(BLOCK, n_items), dtype=np.int64)
@@ -410,19 +409,41 @@ def test_aggregation_with_out_fills_the_kept_replicates_with_the_same_numbers():
 
 
 class WideMeanKernel(MeanKernel):
-    """MeanKernel claiming 10 kB per resample, so that a 1 MiB budget makes chunks of a few dozen resamples."""
+    """MeanKernel claiming ``claimed`` bytes per resample (so that a 1 MiB budget makes small chunks); it records
+    the size of every chunk of resamples of stratum "a" that it evaluates."""
+
+    def __init__(self, claimed: int):
+        super().__init__()
+        self.claimed, self.chunk_sizes = claimed, []
 
     def bytes_per_resample(self, stratum):
-        return 10_000
+        return self.claimed
+
+    def evaluate(self, stratum, item_weights, observer_weights):
+        if stratum.key == ("a",) and item_weights.shape[0] > 1:   # not the estimate (one row of ones)
+            self.chunk_sizes.append(item_weights.shape[0])
+        return super().evaluate(stratum, item_weights, observer_weights)
 
 
 def test_pipelined_chunks_give_the_numbers_of_one_serial_chunk():
     design = make_design({"a": 30, "b": 50, "c": 20, "d": 7})
-    serial = run(design, ResamplingSettings(n_resamples=900, seed=2, workers=1), WideMeanKernel())
-    # about 25 resamples per chunk: 36 chunks, each aggregated while the workers compute the next
-    pipelined = run(design, ResamplingSettings(n_resamples=900, seed=2, workers=2, memory_budget=2**20),
-                    WideMeanKernel())
+    serial = run(design, ResamplingSettings(n_resamples=900, seed=2, workers=1), WideMeanKernel(2_000))
+    # chunks of one block: 9 chunks, each aggregated while the workers compute the next
+    kernel = WideMeanKernel(2_000)
+    pipelined = run(design, ResamplingSettings(n_resamples=900, seed=2, workers=2, memory_budget=2**20), kernel)
+    assert kernel.chunk_sizes == [BLOCK] * 9
     assert serial.replicates.tobytes() == pipelined.replicates.tobytes()
+
+
+def test_chunks_smaller_than_a_block_change_a_replicate_at_most_in_its_last_bits():
+    # A budget too small for one block of resamples splits blocks. The weights are still the same, but the BLAS
+    # may round the rows at the edge of a smaller matrix product differently (docs/uncertainty.md).
+    design = make_design({"a": 30, "b": 50, "c": 20, "d": 7})
+    whole = run(design, ResamplingSettings(n_resamples=900, seed=2, workers=1), WideMeanKernel(10_000))
+    kernel = WideMeanKernel(10_000)
+    split = run(design, ResamplingSettings(n_resamples=900, seed=2, workers=2, memory_budget=2**20), kernel)
+    assert len(kernel.chunk_sizes) > 9 and max(kernel.chunk_sizes) < BLOCK
+    np.testing.assert_allclose(split.replicates, whole.replicates, rtol=1e-13, atol=1e-15)
 
 
 def test_an_error_in_a_worker_reaches_the_caller():

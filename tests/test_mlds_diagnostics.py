@@ -10,7 +10,7 @@ import pytest
 
 from humanlike.data.judgements import load_judgements
 from humanlike.data.simulate_mlds import decision_variables, simulate_judgements
-from humanlike.stats.engine import bernoulli_responses
+from humanlike.stats.draws import bernoulli_responses
 from humanlike.stats.mlds import fit_mlds
 from humanlike.stats.mlds_diagnostics import (bootstrap_mlds, count_runs, runs_diagnostics, six_point_loglik,
                                               six_point_rows, six_point_test)

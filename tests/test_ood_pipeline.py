@@ -18,7 +18,7 @@ from humanlike.metrics.alignment import (
 )
 from humanlike.stats.multiple import benjamini_hochberg
 from humanlike.metrics.alignment_kernels import AlignmentOptions, PairAlignmentSums, pair_indices
-from humanlike.stats.engine import item_weights
+from humanlike.stats.draws import item_weights
 
 # ------------------------------------------------------------------------------------------ generators
 

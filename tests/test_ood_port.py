@@ -20,8 +20,8 @@ from humanlike.data.schema import TrialTableError
 from humanlike.data.simulate import simulate_benchmark
 from humanlike.presentation.cli import main
 from humanlike.presentation.cli_ood import demo_reference
-from humanlike.stats.engine import ResamplingSettings
 from humanlike.stats.permutation import grouping_contrast_cohens_d
+from humanlike.stats.settings import ResamplingSettings
 from humanlike.stats.spectrum import fit_regimes, glass_delta
 
 DATA = Path(__file__).parent / "data"

@@ -21,9 +21,10 @@ from humanlike.analyses import ood
 from humanlike.data.simulate import simulate_benchmark
 from humanlike.metrics.alignment_kernels import AlignmentOptions, PairAlignmentSums, pair_indices
 from humanlike.presentation.cli_ood import demo_reference
-from humanlike.stats.engine import ResamplingSettings, item_weights
+from humanlike.stats.draws import item_weights
 from humanlike.stats.intervals import nan_counts, percentile_interval, row_quantiles
 from humanlike.stats.results import Resampled
+from humanlike.stats.settings import ResamplingSettings
 
 REFERENCE = Path(__file__).parent / "data" / "ood_speed_reference.npz"
 ROUNDING = 2e-5   # float32 replicates: a few ulps of values of order 1-10

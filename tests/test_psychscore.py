@@ -14,12 +14,13 @@ from scipy import special
 
 from humanlike.analyses.psychscore import (JudgementError, normalise_judgements, orient_judgements,
                                            pool_class_counts, psychophysical_score)
-from humanlike.data.observers import judgements_from_distances, random_judgements, sequence_distances
+from humanlike.data.blending import blend_alphas, blend_sequence, jaccard_matrix, top_pairs
+from humanlike.data.observers import (judgements_from_distances, pair_differences, pairwise_distances,
+                                      random_judgements, sequence_distances, triad_design)
 from humanlike.data.psych_simulate import simulate_population
 from humanlike.data.sequences import (ManifestSequences, build_sequences, load_object_images, object_mask,
                                       read_sequence_manifest, to_grey, write_sequences)
-from humanlike.metrics.psychophysics import (blend_alphas, blend_sequence, jaccard_matrix, pair_differences,
-                                             pairwise_distances, scale_skewness, top_pairs, triad_design)
+from humanlike.metrics.psychophysics import scale_skewness
 from humanlike.stats.scales import design_matrix, fit_count_scales, flat_scale_test
 
 
@@ -241,6 +242,14 @@ def test_flat_scale_test_holds_its_level():
 @pytest.fixture(scope="module")
 def population():
     return simulate_population(_pairs(7, 3), n_observers=6, instance_sd=0.0, seed=4)
+
+
+def test_planted_skewness_is_the_skewness_of_the_planted_scale(population):
+    # the simulator (data layer) writes the formula out; it must stay the metric's
+    alphas = blend_alphas(7)
+    expected = scale_skewness(alphas[None, :] ** population.planted["gamma"].to_numpy()[:, None])
+    np.testing.assert_allclose(population.planted["skewness"], expected, rtol=0, atol=1e-15)
+    assert population.planted["skewness"].std() > 0.1   # the planted exponents differ, so the check has teeth
 
 
 def test_planted_skewness_recovered(population):

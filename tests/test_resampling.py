@@ -8,8 +8,8 @@ from humanlike.metrics import ec
 from humanlike.metrics.copy_model import cell_probabilities
 from humanlike.analyses.ec_pair import bootstrap_pair, pair_error_consistency
 from humanlike.data.design import Stratum
-from humanlike.stats.engine import ResamplingSettings
 from humanlike.stats.resampling import bca_interval, chunk_sizes, multinomial_weights, percentile_interval
+from humanlike.stats.settings import ResamplingSettings
 
 
 def test_multinomial_weights_shape_and_distribution():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from humanlike.analyses.dmc_kernel import nanmean_blocks
-from humanlike.stats.engine import BLOCK, item_weights
+from humanlike.stats.draws import BLOCK, item_weights
 from humanlike.stats.intervals import percentile_interval
 from humanlike.stats.rng import stream
 

@@ -26,8 +26,10 @@ from .data.representations import Representation, load_representation, save_repr
 from .data.schema import COLUMNS, TrialTableError, validate_trials
 from .data.simulate import simulate_benchmark, simulate_copy_pair
 from .metrics.ec import UndefinedPolicy, error_overlap, kappa
-from .stats.engine import Output, ResamplingSettings, ResourceError, SufficientStatisticKernel, bootstrap
+from .stats.engine import ResourceError, bootstrap
+from .stats.kernels import Output, SufficientStatisticKernel
 from .stats.results import Resampled
+from .stats.settings import ResamplingSettings
 
 __version__ = "0.1.0"
 

@@ -20,7 +20,7 @@ import warnings
 
 from humanlike.analyses.dvc_representations import dvc_representations
 from humanlike.data.simulate_dvc import planted_representations
-from humanlike.stats.engine import ResamplingSettings
+from humanlike.stats.settings import ResamplingSettings
 
 CASES = {"default": {}, "cv3": {"cv": 3}, "spearman": {"correlation": "spearman"},
          "standardize": {"standardize": True}, "all": {"split_bootstrap": "all"}, "ridge": {"ridge": 0.1}}

@@ -29,7 +29,7 @@ def main(out: str) -> None:
     from humanlike.data.loaders import load_trials
     from humanlike.data.simulate import simulate_benchmark
     from humanlike.presentation.cli_ood import demo_reference
-    from humanlike.stats.engine import ResamplingSettings
+    from humanlike.stats.settings import ResamplingSettings
 
     data = Path(os.environ["HUMANLIKE_SHARED_DATA"]) / "modelvshuman" / "raw-data"
     trials = load_trials(data)

@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.ec import UndefinedPolicy
-from ..stats.engine import ResamplingSettings
 from ..stats.ranking import RankingStability
 from ..stats.results import Resampled
 from ..stats.rng import SeedLike
+from ..stats.settings import ResamplingSettings
 from .errorconsistency import (
     HUMANS, MODEL_MODEL, MODELVSHUMAN_EXCLUSIONS, ErrorConsistencyResult, error_consistency,
 )

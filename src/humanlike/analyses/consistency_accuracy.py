@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.ec import UndefinedPolicy
-from ..stats.engine import DEFAULT_RESAMPLES, ResamplingSettings
 from ..stats.intervals import percentile_interval
 from ..stats.resampling import nanmean_quiet
+from ..stats.settings import DEFAULT_RESAMPLES, ResamplingSettings
 from .dmc import decision_margin_consistency
 from .dmc_kernel import ACCURACY, DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL
 from .dmc_results import DMCResult

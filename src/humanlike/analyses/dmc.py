@@ -17,7 +17,7 @@ The pipeline (METHODS.md §3), per experiment and condition:
 * **aggregation** — mean over conditions per experiment, then the mean over experiments (equal weights).
 
 Intervals come from the one resampling engine (:func:`humanlike.stats.engine.bootstrap`, one
-:class:`~humanlike.stats.engine.ResamplingSettings`). It resamples items within each condition with multinomial
+:class:`~humanlike.stats.settings.ResamplingSettings`). It resamples items within each condition with multinomial
 weights shared by every vector of the condition (paired across systems: a model's margins, the human index and
 the split halves see the same resampled items), drawn from the condition's own random stream, and pushes every
 resample through the one aggregation (conditions -> experiment -> overall; :mod:`.dmc_kernel`); percentile or
@@ -73,8 +73,10 @@ import numpy as np
 import pandas as pd
 
 from ..data.schema import TrialTableError, validate_trials
-from ..stats.engine import DEFAULT_RESAMPLES, Output, ResamplingSettings, bootstrap
+from ..stats.engine import bootstrap
+from ..stats.kernels import Output
 from ..stats.results import Resampled
+from ..stats.settings import DEFAULT_RESAMPLES, ResamplingSettings
 from .dmc_data import assemble
 from .dmc_kernel import (
     ACCURACY, DMC, HUMANS, LABEL_NAMES, MODEL_HUMAN_MEAN, MODEL_MODEL, SPLIT_HALF_R, DMCAggregation, DMCKernel,

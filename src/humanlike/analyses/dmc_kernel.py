@@ -21,7 +21,8 @@ import numpy as np
 
 from ..data.design import Design, Stratum
 from ..metrics.dmc import condition_columns, condition_values, pooled_statistics, uniform_trials, values_from_sums
-from ..stats.engine import BLOCK, SufficientStatisticKernel, random_subsets
+from ..stats.draws import BLOCK, random_subsets
+from ..stats.kernels import SufficientStatisticKernel
 from ..stats.resampling import nanmean_quiet
 from .dmc_data import DMCExperiment
 from .pairwise import HUMANS, MODEL_MODEL, group_kind

@@ -363,7 +363,7 @@ class DMCResult:
     self_consistency : SelfConsistencyResult or None
         See :func:`humanlike.analyses.self_consistency.self_consistency`.
     settings : dict
-        The resampling settings (:class:`~humanlike.stats.engine.ResamplingSettings`) and the DMC options.
+        The resampling settings (:class:`~humanlike.stats.settings.ResamplingSettings`) and the DMC options.
 
     Examples
     --------

@@ -36,9 +36,11 @@ from ..data.schema import TrialTableError, first_presentations, validate_trials
 from ..metrics.dvc import (
     category_thresholds, dprime_criterion, latent_correlation, probit_fit, probit_score, rho_from_probit,
 )
-from ..stats.engine import Output, ResamplingSettings, SufficientStatisticKernel, bootstrap
+from ..stats.engine import bootstrap
+from ..stats.kernels import Output, SufficientStatisticKernel
 from ..stats.resampling import group_mean, nanmean_quiet
 from ..stats.results import Resampled
+from ..stats.settings import ResamplingSettings
 from .errorconsistency import select_trials
 
 HUMANS = "humans"

@@ -697,7 +697,6 @@ class DVCAggregation:
         return out
 
     def _view_correlations(self, arrays, s, v, view: View, rotated: bool, out: np.ndarray) -> None:
-        kern = self.kernel
         moments = {}
         for c, scores in view.scores.items():
             folds = scores.fold_bounds.size - 1

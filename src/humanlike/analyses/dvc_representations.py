@@ -41,10 +41,12 @@ import pandas as pd
 
 from ..data.representations import Representation, align_representations
 from ..metrics.ec import consistency_from_sums, correctness_statistics, kappa_bound_from_accuracy_difference
-from ..stats.engine import Output, ResamplingSettings, SufficientStatisticKernel, bootstrap
+from ..stats.engine import bootstrap
+from ..stats.kernels import Output, SufficientStatisticKernel
 from ..stats.resampling import nanmean_quiet
 from ..stats.results import Resampled
 from ..stats.rng import stream
+from ..stats.settings import ResamplingSettings
 from .dvc_kernel import HALVES, DVCAggregation, DVCKernel, View, class_design, class_scores
 from .dvc_split import half_scores, run_pca_jobs, split_jobs
 

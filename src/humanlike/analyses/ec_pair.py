@@ -6,10 +6,12 @@ import numpy as np
 
 from ..data.design import Design, Stratum
 from ..metrics.ec import UndefinedPolicy, kappa_from_counts_and_margins
-from ..stats.engine import Output, ResamplingSettings, bootstrap
+from ..stats.engine import bootstrap
 from ..stats.intervals import bca_interval, percentile_interval
+from ..stats.kernels import Output
 from ..stats.results import Resampled
 from ..stats.rng import SeedLike, make_rng
+from ..stats.settings import ResamplingSettings
 from .pairwise import ErrorConsistencyKernel
 
 PAIR_KEY = ("pair",)

@@ -15,7 +15,7 @@ spread is added (``"jackknife"``).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -23,10 +23,11 @@ import pandas as pd
 from ..data.design import Design, build_design
 from ..data.schema import TrialTableError, first_presentations, validate_trials
 from ..metrics.ec import UndefinedPolicy, correctness_counts, kappa_reason
-from ..stats.engine import ResamplingSettings, bootstrap, progress_bar
-from ..stats.ranking import RankingStability, ranking_stability
+from ..stats.engine import bootstrap, progress_bar
+from ..stats.ranking import ranking_stability
 from ..stats.results import Resampled
 from ..stats.rng import SeedLike
+from ..stats.settings import ResamplingSettings
 from ..stats.significance import ec_test_beta_posterior, ec_test_exact
 from .ec_result import PAIR_INTERVALS, ErrorConsistencyResult
 from .pairwise import (
@@ -124,7 +125,7 @@ def resampling_settings_from(settings: ResamplingSettings | None = None, *, n_re
                              resample_observers: bool | None = None, observer_level: str | None = None,
                              memory_budget: int | None = None, progress: bool | None = None,
                              chunk: int | None = None) -> ResamplingSettings:
-    """One :class:`~humanlike.stats.engine.ResamplingSettings` from ``settings`` and the older keywords.
+    """One :class:`~humanlike.stats.settings.ResamplingSettings` from ``settings`` and the older keywords.
 
     Keywords that are given override ``settings``; ``resample_observers=True`` means
     ``observer_level="bootstrap"``. A ``numpy.random.Generator`` or ``SeedSequence`` seed is turned into the

@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 
 from ..data.schema import TrialTableError, validate_trials
-from ..stats.engine import ResamplingSettings
 from ..stats.parallel import running_beside
 from ..stats.permutation import PermutationResult, within_vs_between_groups
+from ..stats.settings import ResamplingSettings
 from .ood_alignment import (
     AlignmentSetup, OODAlignment, alignment_design, alignment_setup, ood_alignment, representative_conditions,
 )

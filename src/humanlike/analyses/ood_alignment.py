@@ -21,10 +21,12 @@ import pandas as pd
 from ..data.design import Design, Stratum, build_design
 from ..data.schema import NO_ANSWER, TrialTableError, first_presentations, validate_trials
 from ..metrics.alignment_kernels import AlignmentOptions, PairAlignmentSums, pair_indices
-from ..stats.engine import Output, ResamplingSettings, SufficientStatisticKernel, bootstrap
+from ..stats.engine import bootstrap
+from ..stats.kernels import Output, SufficientStatisticKernel
+from ..stats.regimes import RegimeFit
 from ..stats.resampling import group_mean, nanmean_quiet
 from ..stats.results import Resampled
-from ..stats.regimes import RegimeFit
+from ..stats.settings import ResamplingSettings
 from .ood_common import HUMANS, METRICS, class_names, families_for, resolve_settings
 
 LABEL_NAMES = ("table", "regime", "experiment", "condition", "observer_1", "observer_2", "metric")

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.schema import NO_ANSWER
-from ..stats.engine import ResamplingSettings
+from ..stats.settings import ResamplingSettings
 
 HUMANS = "humans"
 METRICS = ("ec", "ma", "cled")

@@ -30,11 +30,11 @@ import numpy as np
 import pandas as pd
 
 from ..data.schema import TrialTableError, first_presentations, validate_trials
-from ..stats.engine import observer_weights
+from ..stats.draws import observer_weights
 from ..stats.multiple import benjamini_hochberg
+from ..stats.regimes import RegimeFit, RegimeStability, fit_regimes, regime_names, regime_stability_bootstrap
 from ..stats.results import Resampled
 from ..stats.rng import stream
-from ..stats.regimes import RegimeFit, RegimeStability, fit_regimes, regime_names, regime_stability_bootstrap
 from ..stats.spectrum import (
     binomial_above_chance, chance_flags, glass_delta, logit_accuracy, mannwhitney_vs_reference, normality_tests,
 )
@@ -617,7 +617,7 @@ def observer_bootstrap_scores(obs, keys, ref, n_boot: int, seed: int) -> np.ndar
 
     One multinomial draw over the humans of an experiment weights all its conditions (the same people saw
     them); the reference mean and SD are recomputed from the weighted pool (frequency weights, ddof 1).
-    Weights come from :func:`humanlike.stats.engine.observer_weights` with the key ``("spectrum", experiment)``.
+    Weights come from :func:`humanlike.stats.draws.observer_weights` with the key ``("spectrum", experiment)``.
     Sums are taken around the data's reference mean, so a reference pool of (nearly) equal values gives an SD
     of 0 (an undefined score), not a rounding residue.
 

@@ -26,7 +26,7 @@ from ..metrics.ec import (
     PAIR_MEASURES, UndefinedPolicy, consistency_from_sums, correctness_statistics, error_overlap_from_sums,
     pair_indices,
 )
-from ..stats.engine import Output, SufficientStatisticKernel
+from ..stats.kernels import Output, SufficientStatisticKernel
 from ..stats.resampling import nanmean_quiet
 
 HUMANS = "humans"

@@ -24,11 +24,11 @@ import pandas as pd
 from ..data.judgements import JudgementTableError, to_physical_order, validate_judgements
 from ..metrics.correlation import spearman_rows
 from ..metrics.psychophysics import scale_skewness
-from ..stats.engine import BLOCK, item_weights
+from ..stats.draws import BLOCK, item_weights
+from ..stats.mlds_glm import is_separable
 from ..stats.multiple import benjamini_hochberg
 from ..stats.results import Resampled
 from ..stats.rng import stream
-from ..stats.mlds_glm import is_separable
 from ..stats.scales import ScaleFits, design_matrix, fit_count_scales, flat_scale_test
 
 REQUIRED = ("observer", "class_a", "class_b", "s1", "s2", "s3", "response")

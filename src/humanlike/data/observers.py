@@ -19,14 +19,160 @@ energy (a modulus) is taken per level. This is exact and 100x cheaper than filte
 from __future__ import annotations
 
 import hashlib
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..metrics.psychophysics import pair_differences, pairwise_distances, quad_design, tie_mask, triad_design
-
 DESIGNS = ("triads", "quads")
+
+
+def triad_design(n_levels: int) -> np.ndarray:
+    """All C(n, 3) triads (a < b < c) of 1-based levels, in lexicographic order, as an (m, 3) array.
+
+    Parameters
+    ----------
+    n_levels : int
+        Number of levels of the sequence.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (C(n_levels, 3), 3)
+        One triad per row.
+
+    Examples
+    --------
+    >>> triad_design(4).tolist()
+    [[1, 2, 3], [1, 2, 4], [1, 3, 4], [2, 3, 4]]
+    >>> triad_design(7).shape
+    (35, 3)
+    """
+    return np.array(list(itertools.combinations(range(1, int(n_levels) + 1), 3)), dtype=np.int64)
+
+
+def quad_design(n_levels: int) -> np.ndarray:
+    """All C(n, 4) quadruples (a < b < c < d) of 1-based levels, as an (m, 4) array.
+
+    Parameters
+    ----------
+    n_levels : int
+        Number of levels of the sequence.
+
+    Returns
+    -------
+    numpy.ndarray of int64, (C(n_levels, 4), 4)
+        One quadruple per row, in lexicographic order.
+
+    Examples
+    --------
+    >>> quad_design(5).tolist()[:2], quad_design(7).shape
+    ([[1, 2, 3, 4], [1, 2, 3, 5]], (35, 4))
+    """
+    return np.array(list(itertools.combinations(range(1, int(n_levels) + 1), 4)), dtype=np.int64)
+
+
+def pairwise_distances(features) -> np.ndarray:
+    """ℓ2 distances between the levels of each sequence: (..., levels, dims) -> (..., levels, levels).
+
+    Parameters
+    ----------
+    features : array_like, (..., levels, dims)
+        One feature vector per level of each sequence.
+
+    Returns
+    -------
+    numpy.ndarray, (..., levels, levels)
+        Symmetric distance matrices with a zero diagonal.
+
+    Examples
+    --------
+    >>> pairwise_distances([[0, 0], [3, 4], [6, 8]]).tolist()
+    [[0.0, 5.0, 10.0], [5.0, 0.0, 5.0], [10.0, 5.0, 0.0]]
+    """
+    f = np.asarray(features, dtype=np.float64)
+    n = f.shape[-2]
+    out = np.zeros(f.shape[:-2] + (n, n))
+    # Direct differences, not the Gram-matrix identity: its cancellation leaves residues of ~1e-4 on
+    # large vectors, enough to break the exact ties that equal blend steps produce.
+    for i in range(n):
+        out[..., i, :] = np.sqrt(np.sum((f - f[..., i:i + 1, :]) ** 2, axis=-1))
+    return out
+
+
+def pair_differences(distances, design) -> np.ndarray:
+    """d(second pair) − d(first pair) for every trial of ``design`` (1-based levels).
+
+    Triads (a, b, c) compare (a, b) with (b, c); quadruples (a, b, c, d) compare (a, b) with (c, d).
+    A positive value means the second pair differs more (response R = 1).
+
+    Parameters
+    ----------
+    distances : array_like, (..., levels, levels)
+        Distance matrices, e.g. from :func:`pairwise_distances`.
+    design : array_like of int, (m, 3) or (m, 4)
+        Triads or quadruples of 1-based levels.
+
+    Returns
+    -------
+    numpy.ndarray, (..., m)
+        The distance difference of each trial.
+
+    Raises
+    ------
+    ValueError
+        If ``design`` is not (m, 3) or (m, 4) or names a level outside 1..levels.
+
+    Examples
+    --------
+    >>> d = pairwise_distances([[0, 0], [3, 4], [6, 8], [6, 9]])
+    >>> pair_differences(d, [[1, 2, 3], [2, 3, 4]]).tolist()
+    [0.0, -4.0]
+    """
+    d = np.asarray(distances, dtype=np.float64)
+    design = np.asarray(design, dtype=np.int64) - 1
+    if design.ndim != 2 or design.shape[1] not in (3, 4):
+        raise ValueError("design must be an (m, 3) triad or (m, 4) quadruple array")
+    if design.min() < 0 or design.max() >= d.shape[-1]:
+        raise ValueError(f"design levels must lie in 1..{d.shape[-1]}")
+    if design.shape[1] == 3:
+        first = d[..., design[:, 0], design[:, 1]]
+        second = d[..., design[:, 1], design[:, 2]]
+    else:
+        first = d[..., design[:, 0], design[:, 1]]
+        second = d[..., design[:, 2], design[:, 3]]
+    return second - first
+
+
+def tie_mask(differences, distances, rtol: float = 1e-9) -> np.ndarray:
+    """Trials whose two distances are equal up to ``rtol`` of the sequence's largest distance.
+
+    Exact ties are common (a pixel observer on a blend sequence sees equal steps as equal) and a tiny
+    floating-point residue must not decide them.
+
+    Parameters
+    ----------
+    differences : array_like, (..., m)
+        Distance differences from :func:`pair_differences`.
+    distances : array_like, (..., levels, levels)
+        The distance matrices they came from (sets the scale of the tolerance).
+    rtol : float, default 1e-9
+        Tolerance relative to the largest distance of each sequence.
+
+    Returns
+    -------
+    numpy.ndarray of bool, (..., m)
+        True where the trial is a tie.
+
+    Examples
+    --------
+    >>> d = pairwise_distances([[0, 0], [3, 4], [6, 8]])
+    >>> tie_mask(np.array([1e-12, 5.0]), d).tolist()
+    [True, False]
+    """
+    diff = np.asarray(differences, dtype=np.float64)
+    dmax = np.max(np.asarray(distances, dtype=np.float64), axis=(-1, -2))
+    return np.abs(diff) <= rtol * np.maximum(dmax, np.finfo(float).tiny)[..., None]
 
 
 def seeded_stream(seed: int, *key) -> np.random.Generator:
@@ -75,7 +221,7 @@ def design_for(kind: str, n_levels: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of int64, (m, 3) or (m, 4)
-        One trial per row (see :func:`humanlike.metrics.psychophysics.triad_design`).
+        One trial per row (see :func:`triad_design`).
 
     Raises
     ------

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..metrics.psychophysics import blend_alphas, scale_skewness
+from .blending import blend_alphas
 from .observers import design_for, seeded_stream
 
 
@@ -127,9 +127,13 @@ def simulate_population(pairs: pd.DataFrame, n_levels: int = 7, n_observers: int
         frame["class_b"] = np.repeat(pairs["class_b"].to_numpy(), n_trials)
         frames.append(frame)
     gamma = np.exp([log_gamma[cp] for cp in class_pairs])
+    # The planted standard scale alphas ** gamma runs from 0 to 1 already, so its skewness is 1 - 2 mean(interior):
+    # humanlike.metrics.psychophysics.scale_skewness, written out because the data layer does not import metrics
+    # (a test holds the two equal).
+    planted_skewness = 1.0 - 2.0 * np.mean(alphas[None, 1:-1] ** gamma[:, None], axis=1)
     planted = pd.DataFrame({
         "class_a": [cp[0] for cp in class_pairs], "class_b": [cp[1] for cp in class_pairs],
-        "gamma": gamma, "skewness": scale_skewness(alphas[None, :] ** gamma[:, None])})
+        "gamma": gamma, "skewness": planted_skewness})
     return SimulatedPopulation(pd.concat(frames, ignore_index=True), planted,
                                pd.Series(sigma, index=names, name="sigma"))
 

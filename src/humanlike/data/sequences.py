@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..metrics.psychophysics import blend_alphas, blend_sequence, jaccard_matrix, top_pairs
+from .blending import blend_alphas, blend_sequence, jaccard_matrix, top_pairs
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 MANIFEST_NAME = "manifest.csv"

@@ -421,7 +421,7 @@ class PairAlignmentSums:
         Parameters
         ----------
         weights : array, shape (R, items)
-            Bootstrap weights (multinomial counts), e.g. from :func:`humanlike.stats.engine.item_weights`.
+            Bootstrap weights (multinomial counts), e.g. from :func:`humanlike.stats.draws.item_weights`.
         options : AlignmentOptions
 
         Returns

@@ -16,9 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data.observers import judgements_from_distances
+from ..data.observers import judgements_from_distances, pairwise_distances
 from ..data.sequences import read_sequence_manifest
-from ..metrics.psychophysics import pairwise_distances
 
 
 class _Stop(Exception):

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..analyses.ec_result import PAIR_INTERVALS
 from ..analyses.errorconsistency import P_VALUE_METHODS
-from ..stats.engine import ResamplingSettings
+from ..stats.settings import ResamplingSettings
 from .options import (
     add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
     resampling_settings, run_outputs, seed_value, show_progress,
@@ -228,7 +228,7 @@ def run_demo(args) -> int:
 def _demo_report(trials, args) -> Path:
     """The demo's analyses on one page (``report.html``), from the results computed above."""
     from ..analyses.dvc_choices import latent_correctness_correlation
-    from .report import render_report, write_report
+    from .report import render_report
     from .report_sections import build_sections
 
     results = dict(args.demo_results)

@@ -2,7 +2,7 @@
 
 Every command that resamples takes the same ``--seed/--resamples/--level/--interval/--observer-level/
 --memory-budget`` options with the same defaults, and :func:`resampling_settings` turns them into the one
-:class:`~humanlike.stats.engine.ResamplingSettings` that travels to the engine and into every output.
+:class:`~humanlike.stats.settings.ResamplingSettings` that travels to the engine and into every output.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import math
 import sys
 from pathlib import Path
 
-from ..stats.engine import DEFAULT_MEMORY_BUDGET, DEFAULT_RESAMPLES, OBSERVER_LEVELS, ResamplingSettings
 from ..stats.results import INTERVAL_METHODS
+from ..stats.settings import DEFAULT_MEMORY_BUDGET, DEFAULT_RESAMPLES, OBSERVER_LEVELS, ResamplingSettings
 from .io import RunOutputs, check_output_folder, to_json_text
 
 DEFAULT_OUT = Path("humanlike-out")

@@ -4,9 +4,9 @@
 the float32 (items x resamples) weights that the compiled kernels read. Counts are whole numbers, so the result
 is that of ``np.bincount`` and a cast; the fused loop saves the int64 count table, the index arithmetic that
 lays it out and the strided cast copy into the columns (about a quarter of the item weights' time on the OOD
-alignment). The engine uses it only for items-first weights: a kernel that asks for them runs compiled code,
-so numba is loaded already (``import humanlike`` and the numpy-only analyses do not load it). Compiled on first
-use (cached), releasing the GIL so that the engine's threads draw side by side.
+alignment). :func:`humanlike.stats.draws.item_weights` uses it only for items-first weights: a kernel that asks
+for them runs compiled code, so numba is loaded already (``import humanlike`` and the numpy-only analyses do
+not load it). Compiled on first use (cached), releasing the GIL so that the engine's threads draw side by side.
 """
 
 from __future__ import annotations

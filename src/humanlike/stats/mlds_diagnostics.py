@@ -7,7 +7,7 @@
   of simulated refits) and the runs test on the signs of the residuals ordered by fitted value.
 * :func:`six_point_test` — additivity (R ``Get6pts`` / ``lik6pt`` / ``simu.6pt``).
 
-Responses come from :func:`humanlike.stats.engine.bernoulli_responses` (row r depends only on the seed,
+Responses come from :func:`humanlike.stats.draws.bernoulli_responses` (row r depends only on the seed,
 the diagnostic's key and r), refits from :func:`humanlike.stats.mlds_refit.refit_many`, chunked by
 :func:`humanlike.stats.engine.resample_chunks`: no Python loop over replicates.
 """
@@ -19,11 +19,13 @@ from itertools import combinations
 
 import numpy as np
 
-from .engine import DEFAULT_MEMORY_BUDGET, bernoulli_responses, resample_chunks
+from .draws import bernoulli_responses
+from .engine import resample_chunks
 from .mlds import MldsFit
 from .mlds_glm import R_EPSILON, deviance_residuals
 from .mlds_refit import bytes_per_refit, refit_many
 from .results import Resampled
+from .settings import DEFAULT_MEMORY_BUDGET
 
 
 def _check_fit(fit: MldsFit, what: str) -> None:

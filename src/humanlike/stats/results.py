@@ -39,7 +39,7 @@ class Resampled:
     jackknife : numpy.ndarray or None
         Leave-one-out rows (n, K) for the BCa acceleration.
     settings : dict
-        The settings that produced the result (a :class:`~humanlike.stats.engine.ResamplingSettings` as dict).
+        The settings that produced the result (a :class:`~humanlike.stats.settings.ResamplingSettings` as dict).
     level, method : float, str
         Defaults for :meth:`interval` and :meth:`to_frame`.
 

@@ -210,7 +210,7 @@ def fit_count_scales(trials, n_levels: int, successes, totals, start=None,
 
     Examples
     --------
-    >>> from humanlike.metrics.psychophysics import triad_design
+    >>> from humanlike.data.observers import triad_design
     >>> t = triad_design(5)
     >>> psi = np.linspace(0, 3, 5)                           # a linear scale, σ = 1
     >>> x = design_matrix(t, 5)

@@ -2,7 +2,6 @@
 PYTHONPATH=/tmp/old/src python make_reference.py OUT); the tests read the gzip CSVs made from its output
 (columns level, scope, condition, group, metric, estimate, ci_low, ci_high, n)."""
 import sys, time, resource
-import numpy as np, pandas as pd
 from humanlike.data.loaders import load_trials
 from humanlike.data.simulate import simulate_benchmark
 from humanlike.analyses.dmc import decision_margin_consistency

@@ -1,0 +1,94 @@
+"""The one settings object of a resampled analysis: it travels from the command line to the engine and is
+recorded in every output, so that any run can be reproduced from its output alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .parallel import available_cores
+from .results import INTERVAL_METHODS
+
+DEFAULT_RESAMPLES = 10_000
+DEFAULT_MEMORY_BUDGET = 2 * 1024**3
+OBSERVER_LEVELS = ("none", "bootstrap", "jackknife")
+
+
+@dataclass(frozen=True)
+class ResamplingSettings:
+    """Everything that decides the numbers of a resampled analysis; recorded in every output.
+
+    Parameters
+    ----------
+    n_resamples : int
+        Bootstrap resamples (0: estimates only, intervals NaN). One default for every analysis.
+    level : float
+        Confidence level of the reported intervals.
+    interval : {"percentile", "bca"}
+        Interval method; ``"bca"`` also computes the item jackknife.
+    observer_level : {"none", "bootstrap", "jackknife"}
+        Second level for the observers of each observer group (e.g. the humans of an experiment).
+    seed : int
+        Root seed; every stratum draws from ``stream(seed, kind, *stratum_key, block)``.
+    memory_budget : int
+        Bytes the engine may use for one chunk of resamples and the kept replicates.
+    progress : bool
+        Show a progress bar (tqdm) over chunks.
+    workers : int or None
+        Threads that evaluate the strata of a chunk side by side (None: one per available core). Every
+        stratum is computed alone on one BLAS thread, so the numbers are identical for any value; it is
+        therefore not recorded by :meth:`to_dict`.
+
+    Examples
+    --------
+    >>> ResamplingSettings(n_resamples=2000, seed=1).to_dict()["n_resamples"]
+    2000
+    """
+
+    n_resamples: int = DEFAULT_RESAMPLES
+    level: float = 0.95
+    interval: str = "percentile"
+    observer_level: str = "none"
+    seed: int = 0
+    memory_budget: int = DEFAULT_MEMORY_BUDGET
+    progress: bool = False
+    workers: int | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, (int, np.integer)):
+            raise ValueError(f"n_resamples must be an integer, not {self.n_resamples!r}")
+        if self.n_resamples < 0:
+            raise ValueError(f"n_resamples must be 0 (no intervals) or at least 2, got {self.n_resamples}")
+        if self.n_resamples == 1:
+            raise ValueError("n_resamples=1 cannot give an interval: use 0 (no intervals) or at least 2")
+        if not 0.0 < float(self.level) < 1.0:
+            raise ValueError(f"level must lie in (0, 1), got {self.level}")
+        if self.interval not in INTERVAL_METHODS:
+            raise ValueError(f"interval must be one of {INTERVAL_METHODS}, not {self.interval!r}")
+        if self.observer_level not in OBSERVER_LEVELS:
+            raise ValueError(f"observer_level must be one of {OBSERVER_LEVELS}, not {self.observer_level!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if self.memory_budget < 1024**2:
+            raise ValueError(f"memory_budget must be at least 1 MiB, got {self.memory_budget} bytes")
+        if self.workers is not None and (isinstance(self.workers, bool) or not isinstance(self.workers, (int, np.integer))
+                                         or self.workers < 1):
+            raise ValueError(f"workers must be a positive integer or None, got {self.workers!r}")
+
+    @property
+    def threads(self) -> int:
+        """The number of threads that evaluate strata: :attr:`workers`, or the cores this process may use."""
+        return int(self.workers) if self.workers is not None else available_cores()
+
+    def to_dict(self) -> dict:
+        """The settings as a plain dict (for JSON outputs); ``workers`` is left out (it never changes a number).
+
+        Returns
+        -------
+        dict
+            Field name to value (numpy integers as int).
+        """
+        return {k: (int(v) if isinstance(v, np.integer) else v) for k, v in asdict(self).items() if k != "workers"}
+

@@ -1,0 +1,162 @@
+"""The layering rules of docs/architecture.md, checked on the source itself (read as text, nothing imported).
+
+data -> metrics -> stats -> analyses -> presentation: a module imports only from its own layer or lower ones;
+torch and Dask only inside ``humanlike.models`` (and, lazily, inside command handlers); no private name crosses
+a module; no import circle among module-level imports.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parents[1] / "src" / "humanlike"
+LAYERS = ("data", "metrics", "stats", "analyses", "presentation")
+HEAVY = ("torch", "torchvision", "timm", "dask", "distributed")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SOURCE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def resolved(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute module an ImportFrom names (relative imports resolved against ``module``)."""
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".")
+    base = base if is_package else base[:-1]
+    base = base[:len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def imports_of(path: Path) -> list[tuple[str, list[str], bool]]:
+    """(imported module, imported names, at module level) for every import statement of a file."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    module, is_package = module_name(path), path.name == "__init__.py"
+    top_level = {id(node) for node in tree.body}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, [], id(node) in top_level) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append((resolved(module, is_package, node), [a.name for a in node.names], id(node) in top_level))
+    return found
+
+
+def source_files() -> list[Path]:
+    return sorted(SOURCE.rglob("*.py"))
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "humanlike" else None
+
+
+def test_the_source_is_found():
+    modules = {module_name(p) for p in source_files()}
+    assert {"humanlike.stats.engine", "humanlike.stats.kernels", "humanlike.presentation.cli"} <= modules
+    assert len(modules) > 80
+
+
+def test_lower_layers_never_import_higher_ones():
+    wrong = []
+    for path in source_files():
+        own = layer_of(module_name(path))
+        if own not in LAYERS:   # the package's facade (humanlike/__init__) and the optional models subpackage
+            continue
+        for target, _, _ in imports_of(path):
+            other = layer_of(target)
+            if other in LAYERS and LAYERS.index(other) > LAYERS.index(own):
+                wrong.append(f"{module_name(path)} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_core_never_imports_the_heavy_extras_at_module_level():
+    wrong = []
+    for path in source_files():
+        module = module_name(path)
+        if module.startswith("humanlike.models"):
+            continue
+        for target, _, top in imports_of(path):
+            heavy = target.split(".")[0] in HEAVY or target.startswith("humanlike.models")
+            if heavy and top:
+                wrong.append(f"{module} imports {target} when it is imported")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_private_name_is_imported_across_modules():
+    wrong = [f"{module_name(path)} imports {name} from {target}"
+             for path in source_files() for target, names, _ in imports_of(path)
+             for name in names if name.startswith("_") and not name.startswith("__")]
+    assert not wrong, "\n".join(wrong)
+
+
+def module_level_graph() -> dict[str, set[str]]:
+    modules = {module_name(p): p for p in source_files()}
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        edges = set()
+        for target, names, top in imports_of(path):
+            if not top or not target.startswith("humanlike"):
+                continue
+            # "from package import module" names a module, not a package attribute
+            edges |= {f"{target}.{n}" for n in names if f"{target}.{n}" in modules} or {target}
+        graph[module] = {t for t in edges if t in modules and t != module}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected component with more than one module (Tarjan's algorithm)."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_cycle_finder_finds_a_planted_circle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_among_module_level_imports():
+    graph = module_level_graph()
+    # packages import their own modules (the facade); a circle through a package's __init__ is not one
+    packages = {module_name(p) for p in source_files() if p.name == "__init__.py"}
+    graph = {m: {t for t in ts if t not in packages} for m, ts in graph.items() if m not in packages}
+    assert not cycles(graph), cycles(graph)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from .engine import bootstrap", "humanlike.stats.engine"),
+    ("from ..data.design import Design", "humanlike.data.design"),
+    ("from . import engine", "humanlike.stats"),
+])
+def test_relative_imports_are_resolved(source, expected):
+    node = ast.parse(source).body[0]
+    assert resolved("humanlike.stats.draws", False, node) == expected
