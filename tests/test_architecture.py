@@ -8,6 +8,7 @@ a module; no import circle among module-level imports.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,47 @@ def test_no_import_circle_among_module_level_imports():
     packages = {module_name(p) for p in source_files() if p.name == "__init__.py"}
     graph = {m: {t for t in ts if t not in packages} for m, ts in graph.items() if m not in packages}
     assert not cycles(graph), cycles(graph)
+
+
+def defined_names(path: Path) -> set[str]:
+    """The names a module defines at its top level (functions, classes, assignments), not the ones it imports."""
+    names: set[str] = set()
+
+    def visit(statements) -> None:
+        for node in statements:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    visit(getattr(node, field, []))
+            elif isinstance(node, ast.ExceptHandler):
+                visit(node.body)
+
+    visit(ast.parse(path.read_text(), filename=str(path)).body)
+    return names
+
+
+DOCTEST_IMPORT = re.compile(r"^\s*>>> from (humanlike(?:\.\w+)+) import \(?([\w, ]+)\)?\s*$", re.M)
+
+
+def test_names_are_imported_from_the_module_that_defines_them():
+    # one concept, one place: a name reached through a module that only imports it is a hidden second home
+    modules = {module_name(p): p for p in source_files()}
+    defined = {m: defined_names(p) for m, p in modules.items() if p.name != "__init__.py"}
+    wrong = []
+    for path in source_files():
+        found = [(target, names) for target, names, _ in imports_of(path)]
+        found += [(m[1], [n.strip() for n in m[2].split(",") if n.strip()])
+                  for m in DOCTEST_IMPORT.finditer(path.read_text())]
+        for target, names in found:
+            if target not in defined:   # a package (its facade), or not ours
+                continue
+            wrong += [f"{module_name(path)} imports {name} from {target}, which does not define it"
+                      for name in names if name not in defined[target] and f"{target}.{name}" not in modules]
+    assert not wrong, "\n".join(wrong)
 
 
 @pytest.mark.parametrize("source, expected", [

@@ -6,14 +6,14 @@ it. Layers: data -> metrics -> stats -> analyses -> presentation.
 
 from .analyses.benchmark import BenchmarkResult, run_benchmark
 from .analyses.consistency_accuracy import consistency_vs_accuracy
-from .analyses.dmc import DMCResult, decision_margin_consistency
+from .analyses.dmc import decision_margin_consistency
+from .analyses.dmc_results import DMCResult
 from .analyses.dvc_choices import (
     ChoiceDVCResult, LatentBenchmarkResult, choice_dvc, latent_correctness_correlation, margin_probit_correlation,
 )
 from .analyses.dvc_representations import DVCResult, dvc_representations
-from .analyses.errorconsistency import (
-    MODELVSHUMAN_EXCLUSIONS, ErrorConsistencyResult, error_consistency,
-)
+from .analyses.ec_result import ErrorConsistencyResult
+from .analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS, error_consistency
 from .analyses.mlds import MldsResult, MldsResults, analyse_mlds
 from .analyses.ood import OODResult, ood_analysis
 from .analyses.pairwise import ErrorConsistencyKernel, ErrorOverlapKernel, PairAggregation

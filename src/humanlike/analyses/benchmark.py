@@ -18,9 +18,9 @@ from ..stats.ranking import RankingStability
 from ..stats.results import Resampled
 from ..stats.rng import SeedLike
 from ..stats.settings import ResamplingSettings
-from .errorconsistency import (
-    HUMANS, MODEL_MODEL, MODELVSHUMAN_EXCLUSIONS, ErrorConsistencyResult, error_consistency,
-)
+from .ec_result import ErrorConsistencyResult
+from .errorconsistency import MODELVSHUMAN_EXCLUSIONS, error_consistency
+from .pairwise import HUMANS, MODEL_MODEL
 
 BENCHMARK_METRICS = ("error_consistency", "observed_consistency", "accuracy_difference", "ood_accuracy")
 

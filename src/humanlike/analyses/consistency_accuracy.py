@@ -13,9 +13,10 @@ from ..stats.intervals import percentile_interval
 from ..stats.resampling import nanmean_quiet
 from ..stats.settings import DEFAULT_RESAMPLES, ResamplingSettings
 from .dmc import decision_margin_consistency
-from .dmc_kernel import ACCURACY, DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL
+from .dmc_kernel import ACCURACY, DMC, MODEL_HUMAN_MEAN
 from .dmc_results import DMCResult
 from .errorconsistency import apply_exclusions
+from .pairwise import HUMANS, MODEL_MODEL
 
 
 @dataclass(frozen=True)
@@ -129,9 +130,9 @@ def consistency_vs_accuracy(
     >>> round(float(ec.loc["model-humanlike", "estimate"]), 3), round(float(ec.loc["model-humanlike", "accuracy"]), 3)
     (0.258, 0.622)
     """
-    from .errorconsistency import HUMANS as EC_HUMANS
-    from .errorconsistency import MODEL_MODEL as EC_MODEL_MODEL
     from .errorconsistency import error_consistency
+    from .pairwise import HUMANS as EC_HUMANS
+    from .pairwise import MODEL_MODEL as EC_MODEL_MODEL
 
     settings = ResamplingSettings(n_resamples=n_resamples, level=level, seed=seed, observer_level=observer_level)
     if dmc_result is None:

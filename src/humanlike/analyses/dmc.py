@@ -78,11 +78,10 @@ from ..stats.kernels import Output
 from ..stats.results import Resampled
 from ..stats.settings import DEFAULT_RESAMPLES, ResamplingSettings
 from .dmc_data import assemble
-from .dmc_kernel import (
-    ACCURACY, DMC, HUMANS, LABEL_NAMES, MODEL_HUMAN_MEAN, MODEL_MODEL, SPLIT_HALF_R, DMCAggregation, DMCKernel,
-)
+from .dmc_kernel import ACCURACY, DMC, LABEL_NAMES, MODEL_HUMAN_MEAN, SPLIT_HALF_R, DMCAggregation, DMCKernel
 from .dmc_results import FRAME_COLUMNS, DMCResult, items_frame, point_reasons, splits_frame, summary_frame
 from .errorconsistency import apply_exclusions
+from .pairwise import HUMANS, MODEL_MODEL
 from .self_consistency import SelfConsistencyResult, self_consistency
 
 __all__ = ["ACCURACY", "DMC", "DMCResult", "FRAME_COLUMNS", "HUMANS", "LABEL_NAMES", "MODEL_HUMAN_MEAN",

@@ -12,12 +12,11 @@ import pandas as pd
 from ..metrics.correlation import constant_reason
 from ..metrics.dmc import human_index
 from ..stats.reliability import n_unique_splits, t_interval
+from ..stats.resampling import nanmean_quiet
 from ..stats.results import Resampled
 from .dmc_data import DMCData, DMCExperiment
-from .dmc_kernel import (
-    ACCURACY, DMC, FIXED_GROUPS, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, SPLIT_HALF_R, DMCAggregation,
-    nanmean_quiet,
-)
+from .dmc_kernel import ACCURACY, DMC, FIXED_GROUPS, MODEL_HUMAN_MEAN, SPLIT_HALF_R, DMCAggregation
+from .pairwise import HUMANS, MODEL_MODEL
 from .self_consistency import SelfConsistencyResult
 
 FRAME_COLUMNS = ("level", "scope", "condition", "group", "kind", "metric", "estimate", "ci_low", "ci_high",
@@ -177,7 +176,9 @@ def summary_frame(resampled: Resampled, data: DMCData, aggregation: DMCAggregati
     >>> kernel = DMCKernel({e.group: e for e in data.experiments.values()})
     >>> points = {s.key: kernel.values(s, np.ones((1, s.n_items)), None) for s in data.design}
     >>> from humanlike.analyses.dmc_kernel import LABEL_NAMES, DMCAggregation
-    >>> from humanlike.stats.engine import Output, ResamplingSettings, bootstrap
+    >>> from humanlike.stats.engine import bootstrap
+    >>> from humanlike.stats.kernels import Output
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> aggregation = DMCAggregation(data.design, data.experiments)
     >>> reasons = {s.key: point_reasons(kernel.experiment(s), s, points[s.key]) for s in data.design}
     >>> resampled = bootstrap(data.design, kernel, aggregation, Output(aggregation.labels, LABEL_NAMES),

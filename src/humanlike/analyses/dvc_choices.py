@@ -42,9 +42,8 @@ from ..stats.resampling import group_mean, nanmean_quiet
 from ..stats.results import Resampled
 from ..stats.settings import ResamplingSettings
 from .errorconsistency import select_trials
+from .pairwise import HUMANS, MODEL_MODEL
 
-HUMANS = "humans"
-MODEL_MODEL = "model-model"
 DEFAULT_CORRECTION = 0.5
 
 
@@ -115,7 +114,7 @@ class ChoiceDVCResult:
     Examples
     --------
     >>> from humanlike.data.simulate_dvc import simulate_choice_pair
-    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> trials = simulate_choice_pair(0.6, n_per_category=2000, seed=0)   # planted rho = 0.6 per category
     >>> result = choice_dvc(trials, settings=ResamplingSettings(n_resamples=20, seed=0))
     >>> result.categories
@@ -232,7 +231,7 @@ def choice_dvc(trials: pd.DataFrame, *, experiments: list[str] | None = None, pa
     Examples
     --------
     >>> from humanlike.data.simulate_dvc import simulate_choice_pair
-    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> trials = simulate_choice_pair(0.6, n_per_category=2000, seed=0)   # planted rho = 0.6 per category
     >>> result = choice_dvc(trials, settings=ResamplingSettings(n_resamples=20, seed=0))
     >>> result.rho()["estimate"].round(2).tolist()   # categories a and b
@@ -309,7 +308,7 @@ class LatentBenchmarkResult:
     Examples
     --------
     >>> from humanlike.data.simulate import simulate_benchmark
-    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> trials = simulate_benchmark(seed=0)
     >>> result = latent_correctness_correlation(trials, experiments=["sim-noise"],
     ...                                         settings=ResamplingSettings(n_resamples=20, seed=0))
@@ -442,7 +441,7 @@ def latent_correctness_correlation(trials: pd.DataFrame, *, experiments: list[st
     Examples
     --------
     >>> from humanlike.data.simulate import simulate_benchmark
-    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> trials = simulate_benchmark(seed=0)
     >>> result = latent_correctness_correlation(trials, experiments=["sim-noise"],
     ...                                         settings=ResamplingSettings(n_resamples=20, seed=0))
@@ -667,7 +666,7 @@ def margin_probit_correlation(trials: pd.DataFrame, *, experiments: list[str] | 
     Examples
     --------
     >>> from humanlike.data.simulate import simulate_benchmark
-    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> trials = simulate_benchmark(seed=0)
     >>> result = margin_probit_correlation(trials, experiments=["sim-noise"],
     ...                                    settings=ResamplingSettings(n_resamples=20, seed=0))

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ..data.judgements import validate_judgements
-from ..stats.mlds import LINKS, METHODS, MldsFit, fit_mlds
+from ..stats.mlds import METHODS, MldsFit, fit_mlds
+from ..stats.mlds_glm import LINKS
 from ..stats.mlds_diagnostics import (MldsBootstrap, RunsDiagnostics, SixPointTest, bootstrap_mlds,
                                       runs_diagnostics, six_point_test)
 

@@ -36,7 +36,7 @@ from .ood_alignment import (
     AlignmentSetup, OODAlignment, alignment_design, alignment_setup, ood_alignment, representative_conditions,
 )
 from .ood_common import (
-    DEFAULT_FAMILIES, DEFAULT_REFERENCE, HUMANS, METRICS, condition_order, families_for, plain, resolve_settings,
+    DEFAULT_FAMILIES, DEFAULT_REFERENCE, METRICS, condition_order, families_for, plain, resolve_settings,
 )
 from .ood_spectrum import (
     LOGIT_CORRECTIONS, MW_VARIANTS, PAPER_UNTESTED_EXPERIMENTS, OODSpectrum, SpectrumRegimes, SpectrumUncertainty,
@@ -44,6 +44,7 @@ from .ood_spectrum import (
     spectrum_uncertainty,
 )
 from .ood_structure import alignment_profiles, classical_mds, condition_cled_matrix, regime_structure_test
+from .pairwise import HUMANS
 
 #: The published choices of Xu et al. (``preset='paper'``); every other option keeps its default.
 PAPER_PRESET: dict = {

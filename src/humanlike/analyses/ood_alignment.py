@@ -27,7 +27,8 @@ from ..stats.regimes import RegimeFit
 from ..stats.resampling import group_mean, nanmean_quiet
 from ..stats.results import Resampled
 from ..stats.settings import ResamplingSettings
-from .ood_common import HUMANS, METRICS, class_names, families_for, resolve_settings
+from .ood_common import METRICS, class_names, families_for, resolve_settings
+from .pairwise import HUMANS
 
 LABEL_NAMES = ("table", "regime", "experiment", "condition", "observer_1", "observer_2", "metric")
 

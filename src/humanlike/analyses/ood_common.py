@@ -11,7 +11,6 @@ import pandas as pd
 from ..data.schema import NO_ANSWER
 from ..stats.settings import ResamplingSettings
 
-HUMANS = "humans"
 METRICS = ("ec", "ma", "cled")
 
 #: The undistorted conditions of model-vs-human used as the reference (4 observers each).

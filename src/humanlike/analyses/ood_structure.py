@@ -10,7 +10,8 @@ import pandas as pd
 from ..data.schema import NO_ANSWER, first_presentations
 from ..metrics.alignment import class_level_error_divergence_batch
 from ..stats.permutation import PermutationResult, grouping_contrast_cohens_d
-from .ood_common import HUMANS, class_names
+from .ood_common import class_names
+from .pairwise import HUMANS
 
 
 def alignment_profiles(alignment, metrics: Sequence[str] = ("ec", "ma")) -> pd.DataFrame:

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ..stats.ranking import ranking_stability
-from .ood_common import HUMANS, METRICS
+from .ood_common import METRICS
+from .pairwise import HUMANS
 
 REGIME_COLUMNS = ["regime", "model", "family", "ratio", "ratio_low", "ratio_high", "ratio_undefined_share", "rank",
                   "rank_low", "rank_high", "probability_best", "n_conditions", "n_at_chance", "human_baseline"]
@@ -45,7 +46,8 @@ def alignment_tables(res, layout, design, cond_frame: pd.DataFrame, fam: dict, s
     >>> from humanlike.analyses.ood_spectrum import ood_spectrum
     >>> from humanlike.data.simulate import simulate_benchmark
     >>> from humanlike.metrics.alignment_kernels import AlignmentOptions
-    >>> from humanlike.stats.engine import ResamplingSettings, bootstrap
+    >>> from humanlike.stats.engine import bootstrap
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> trials = simulate_benchmark(seed=0)
     >>> trials = trials[trials["experiment"] == "sim-noise"]
     >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)

@@ -290,7 +290,9 @@ def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | No
     >>> sorted(rows.loc[rows["scope"] == "overall", "observer"])[:2]
     ['humans', 'model-alien']
     """
-    from ..analyses.dmc import ACCURACY, DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, decision_margin_consistency
+    from ..analyses.dmc import decision_margin_consistency
+    from ..analyses.dmc_kernel import ACCURACY, DMC, MODEL_HUMAN_MEAN
+    from ..analyses.pairwise import HUMANS, MODEL_MODEL
     from ..data.schema import TrialTableError
 
     if result is None:

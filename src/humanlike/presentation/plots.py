@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from ..analyses.benchmark import BenchmarkResult  # noqa: E402
-from ..analyses.errorconsistency import HUMANS  # noqa: E402
+from ..analyses.pairwise import HUMANS  # noqa: E402
 from ..metrics.ec import kappa_max  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"

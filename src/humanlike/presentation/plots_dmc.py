@@ -14,7 +14,9 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 from ..analyses.consistency_accuracy import ConsistencyComparison  # noqa: E402
-from ..analyses.dmc import DMC, HUMANS, MODEL_HUMAN_MEAN, MODEL_MODEL, DMCResult  # noqa: E402
+from ..analyses.dmc_kernel import DMC, MODEL_HUMAN_MEAN  # noqa: E402
+from ..analyses.dmc_results import DMCResult  # noqa: E402
+from ..analyses.pairwise import HUMANS, MODEL_MODEL  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"
 MODEL_COLOUR = "#1f77b4"

@@ -39,7 +39,7 @@ def representation_figure(result):
     --------
     >>> from humanlike.analyses.dvc_representations import dvc_representations
     >>> from humanlike.data.simulate_dvc import planted_representations
-    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
     >>> result = dvc_representations(fa, fb, labels, n_components=5, n_splits=2,
     ...                              settings=ResamplingSettings(n_resamples=0))
@@ -96,7 +96,7 @@ def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall"):
     --------
     >>> from humanlike.data.simulate import simulate_benchmark
     >>> from humanlike.analyses.dvc_choices import latent_correctness_correlation
-    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> latent = latent_correctness_correlation(trials, experiments=["sim-blur"],
     ...                                         settings=ResamplingSettings(n_resamples=20))

@@ -11,7 +11,9 @@ import numpy as np  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from ..analyses.ood import HUMANS, OODResult, classical_mds  # noqa: E402
+from ..analyses.ood import OODResult  # noqa: E402
+from ..analyses.ood_structure import classical_mds  # noqa: E402
+from ..analyses.pairwise import HUMANS  # noqa: E402
 
 HUMAN_COLOUR = "#222222"
 REGIME_COLOURS = ("#2ca02c", "#ff7f0e", "#d62728", "#7b2d8e", "#8c564b", "#e377c2")

@@ -226,7 +226,7 @@ def latent_section(result) -> SectionResult:
     Examples
     --------
     >>> from humanlike.analyses.dvc_choices import latent_correctness_correlation
-    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> from humanlike.data.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> result = latent_correctness_correlation(trials, experiments=["sim-blur"],
@@ -453,7 +453,7 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     Examples
     --------
     >>> import numpy as np
-    >>> from humanlike.stats.engine import ResamplingSettings
+    >>> from humanlike.stats.settings import ResamplingSettings
     >>> from humanlike.data.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> results, notes = run_report_analyses(trials.assign(decision_margin=np.nan), ["ec", "dmc"],
