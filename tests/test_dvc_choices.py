@@ -14,7 +14,7 @@ from humanlike.analyses.dvc_choices import (
     choice_dvc, latent_correctness_correlation, margin_probit_correlation,
 )
 from humanlike.data.simulate_dvc import simulate_choice_pair
-from humanlike.metrics.dvc import (
+from humanlike.metrics.dvc_choices import (
     bivariate_normal_cdf, category_thresholds, clipped_rate, dprime_criterion, latent_correlation,
     probit_fit, rho_from_probit, tetrachoric,
 )

@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..data.design import Design, Stratum, build_design, observer_kinds
 from ..data.schema import TrialTableError, first_presentations, validate_trials
-from ..metrics.dvc import (
+from ..metrics.dvc_choices import (
     category_thresholds, dprime_criterion, latent_correlation, probit_fit, probit_score, rho_from_probit,
 )
 from ..stats.engine import bootstrap

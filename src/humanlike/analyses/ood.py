@@ -32,9 +32,8 @@ from ..data.schema import TrialTableError, validate_trials
 from ..stats.parallel import running_beside
 from ..stats.permutation import PermutationResult, within_vs_between_groups
 from ..stats.settings import ResamplingSettings
-from .ood_alignment import (
-    AlignmentSetup, OODAlignment, alignment_design, alignment_setup, ood_alignment, representative_conditions,
-)
+from .ood_alignment import AlignmentSetup, OODAlignment, alignment_setup, ood_alignment, representative_conditions
+from .ood_alignment_kernel import alignment_design
 from .ood_common import (
     DEFAULT_FAMILIES, DEFAULT_REFERENCE, METRICS, condition_order, families_for, plain, resolve_settings,
 )

@@ -40,8 +40,8 @@ def alignment_tables(res, layout, design, cond_frame: pd.DataFrame, fam: dict, s
 
     Examples
     --------
-    >>> from humanlike.analyses.ood_alignment import (AlignmentKernel, AlignmentLayout, alignment_design,
-    ...                                               representative_conditions)
+    >>> from humanlike.analyses.ood_alignment import AlignmentLayout, representative_conditions
+    >>> from humanlike.analyses.ood_alignment_kernel import AlignmentKernel, alignment_design
     >>> from humanlike.analyses.ood_common import class_names
     >>> from humanlike.analyses.ood_spectrum import ood_spectrum
     >>> from humanlike.data.simulate import simulate_benchmark
