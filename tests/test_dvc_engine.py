@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 
-from humanlike.analyses.dvc_kernel import DVCAggregation
-from humanlike.analyses.dvc_representations import DVCOptions, dvc_representations, representation_kernel
+from humanlike.analyses.dvc_aggregation import DVCAggregation
 from humanlike.analyses.dvc_kernel import class_design
+from humanlike.analyses.dvc_representations import DVCOptions, dvc_representations, representation_kernel
 from humanlike.data.simulate_dvc import planted_representations
 from humanlike.stats.settings import ResamplingSettings
 

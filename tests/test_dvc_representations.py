@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from humanlike.analyses.dvc_representations import DVCInputError, dvc_representations
-from humanlike.analyses.dvc_kernel import half_correlations
+from humanlike.analyses.dvc_aggregation import half_correlations
 from humanlike.analyses.dvc_split import weighted_midranks
 from humanlike.data.representations import Representation
 from humanlike.data.simulate_dvc import appendix_a3_decisions, planted_representations

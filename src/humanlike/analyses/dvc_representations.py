@@ -47,7 +47,8 @@ from ..stats.resampling import nanmean_quiet
 from ..stats.results import Resampled
 from ..stats.rng import stream
 from ..stats.settings import ResamplingSettings
-from .dvc_kernel import HALVES, DVCAggregation, DVCKernel, View, class_design, class_scores
+from .dvc_aggregation import DVCAggregation
+from .dvc_kernel import HALVES, DVCKernel, View, class_design, class_scores
 from .dvc_split import half_scores, run_pca_jobs, split_jobs
 
 HALF_NAMES = ("A1", "A2", "B1", "B2")
