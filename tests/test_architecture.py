@@ -2,12 +2,13 @@
 
 data -> metrics -> stats -> analyses -> presentation: a module imports only from its own layer or lower ones;
 torch and Dask only inside ``humanlike.models`` (and, lazily, inside command handlers); no private name crosses
-a module; no import circle among module-level imports.
+a module; no import circle among module-level imports; a name is imported from the module that defines it.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -33,9 +34,15 @@ def resolved(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of a source file, parsed once for all the checks."""
+    return ast.parse(path.read_text(), filename=str(path))
+
+
 def imports_of(path: Path) -> list[tuple[str, list[str], bool]]:
     """(imported module, imported names, at module level) for every import statement of a file."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = parsed(path)
     module, is_package = module_name(path), path.name == "__init__.py"
     top_level = {id(node) for node in tree.body}
     found = []
@@ -170,7 +177,7 @@ def defined_names(path: Path) -> set[str]:
             elif isinstance(node, ast.ExceptHandler):
                 visit(node.body)
 
-    visit(ast.parse(path.read_text(), filename=str(path)).body)
+    visit(parsed(path).body)
     return names
 
 

@@ -10,12 +10,11 @@ like a real data set after loading.
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import pandas as pd
 
 from .judgements import validate_judgements
+from .observers import quad_design, triad_design
 
 DESIGNS = ("quad", "triad")
 
@@ -55,7 +54,7 @@ def all_quadruples(n_levels: int) -> np.ndarray:
     """
     if n_levels < 4:
         raise ValueError(f"quadruples need at least 4 levels, got {n_levels}")
-    return np.array(list(combinations(range(1, n_levels + 1), 4)), dtype=np.int64)
+    return quad_design(n_levels)
 
 
 def all_triads(n_levels: int) -> np.ndarray:
@@ -83,7 +82,7 @@ def all_triads(n_levels: int) -> np.ndarray:
     """
     if n_levels < 3:
         raise ValueError(f"triads need at least 3 levels, got {n_levels}")
-    return np.array(list(combinations(range(1, n_levels + 1), 3)), dtype=np.int64)
+    return triad_design(n_levels)
 
 
 def design_table(n_levels: int, *, design: str = "quad", repeats: int = 1, seed: int = 0) -> pd.DataFrame:
