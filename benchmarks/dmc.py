@@ -69,7 +69,7 @@ def main() -> int:
     argv = ["dmc", *folders, "--resamples", str(args.resamples), "--json", "--quiet"]
     for name in EXPERIMENTS:
         argv += ["--experiment", name]
-    cli = ("import sys; from humanlike.presentation.cli import main; "
+    cli = ("import sys; from humanlike.app.cli import main; "
            f"sys.exit(main({argv!r}))")
     report = {"src": str(args.src), "resamples": args.resamples, "experiments": len(EXPERIMENTS),
               "blas_threads": args.threads, "cpus": os.cpu_count(), "load_average": os.getloadavg()[0],
@@ -79,7 +79,7 @@ def main() -> int:
     report["dmc_command"] = whole
     report["ceiling_overall"] = doc["human_human"]["mean"]
     if not args.skip_load:
-        load = ("from humanlike.data.loaders import load_trials; "
+        load = ("from humanlike.trials.loaders import load_trials; "
                 f"load_trials({folders!r})")
         loaded = run(load, args.src, args.threads, args.cold)
         loaded.pop("stdout")

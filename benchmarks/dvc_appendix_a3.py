@@ -16,11 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 def main() -> int:
     import numpy as np
 
-    from humanlike.data.simulate_dvc import appendix_a3_decisions
-    from humanlike.metrics.dvc import known_dv_correlation
-    from humanlike.metrics.ec import counts_from_correctness, kappa
-    from humanlike.presentation.io import save_figure
-    from humanlike.presentation.plots_dvc import appendix_a3_figure
+    from humanlike.measures.dvc.simulate import appendix_a3_decisions
+    from humanlike.measures.dvc.metric import known_dv_correlation
+    from humanlike.measures.ec.metric import counts_from_correctness, kappa
+    from humanlike.files import save_figure
+    from humanlike.measures.dvc.plot import appendix_a3_figure
 
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/figures/dvc_appendix_a3.png")
     levels = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0]

@@ -38,9 +38,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=None)
     args = parser.parse_args()
 
-    from humanlike.analyses.dvc_representations import DVCOptions, dvc_representations, representation_kernel
-    from humanlike.data.simulate_dvc import planted_representations
-    from humanlike.stats.settings import ResamplingSettings
+    from humanlike.measures.dvc.representations import DVCOptions, dvc_representations, representation_kernel
+    from humanlike.measures.dvc.simulate import planted_representations
+    from humanlike.resampling.settings import ResamplingSettings
 
     fa, fb, labels = planted_representations(0.5, n_classes=args.classes, n_per_class=args.images,
                                              n_units=args.units, latent_dim=12, unit_noise=3.0, seed=0)

@@ -49,9 +49,9 @@ def torchvision_features(arch: str, seed: int, layer: str):
 
 
 def main() -> int:
-    from humanlike.analyses.dvc_representations import dvc_representations
-    from humanlike.data.representations import Representation, save_representation
-    from humanlike.stats.settings import ResamplingSettings
+    from humanlike.measures.dvc.representations import dvc_representations
+    from humanlike.trials.representations import Representation, save_representation
+    from humanlike.resampling.settings import ResamplingSettings
 
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("humanlike-out/dvc-real")
     systems = {"resnet18-seed0": ("resnet18", 0, "avgpool"), "resnet18-seed1": ("resnet18", 1, "avgpool"),
@@ -74,7 +74,7 @@ def main() -> int:
                                   "accuracies": [doc["kappa"]["accuracy_a"]["estimate"],
                                                  doc["kappa"]["accuracy_b"]["estimate"]],
                                   "seconds": round(time.perf_counter() - start, 2)}
-    from humanlike.presentation.io import to_json_text
+    from humanlike.files import to_json_text
 
     print(to_json_text(results))
     return 0

@@ -7,12 +7,12 @@ One command::
 
 Profile-likelihood intervals (the default and its variants) get EXACT coverage: the interval contains the
 true kappa k0 exactly when the likelihood-ratio test of kappa = k0 accepts (or k0 lies between the estimate
-and the centre of the acceptance set, :func:`humanlike.stats.ec_interval.ec_profile_contains`), so the
+and the centre of the acceptance set, :func:`humanlike.measures.ec.interval.ec_profile_contains`), so the
 coverage is the sum of the multinomial probabilities of the accepting tables. Every 2x2 table with
 probability above ``THRESHOLD`` is enumerated (the neglected mass is reported per cell); where that would
 be more than ``ENUMERATION_LIMIT`` tables (many trials at accuracies far from 1), ``--mc-tables`` tables are
 drawn instead (Monte-Carlo SE <= 0.0011). The bootstrap intervals (percentile, BCa; the library's
-:func:`humanlike.analyses.ec_pair.bootstrap_pair`) are estimated by Monte Carlo (``--boot-tables`` tables
+:func:`humanlike.measures.ec.pair.bootstrap_pair`) are estimated by Monte Carlo (``--boot-tables`` tables
 per cell, ``--resamples`` resamples each). Each cell's seed comes from a hash of the cell, so the results do
 not depend on the order or on ``--jobs`` (parallel-safe, deterministic).
 """
@@ -28,11 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-from humanlike.analyses.ec_pair import bootstrap_pair
-from humanlike.data.simulate import simulate_copy_counts
-from humanlike.metrics.copy_model import cell_probabilities
-from humanlike.metrics.ec import kappa_max, kappa_min
-from humanlike.stats.ec_interval import PSEUDO_COUNT, copy_model_tables, ec_profile_contains
+from humanlike.measures.ec.pair import bootstrap_pair
+from humanlike.trials.simulate import simulate_copy_counts
+from humanlike.measures.ec.copy_model import cell_probabilities
+from humanlike.measures.ec.metric import kappa_max, kappa_min
+from humanlike.measures.ec.interval import PSEUDO_COUNT, copy_model_tables, ec_profile_contains
 
 TRIALS = (50, 100, 200, 400, 800, 1600)
 ACCURACIES = ((0.55, 0.55), (0.7, 0.8), (0.55, 0.9), (0.9, 0.95), (0.95, 0.98), (0.98, 0.98))
@@ -56,7 +56,7 @@ LOW, HIGH = 0.93, 0.97
 
 
 def cell_seed(*key) -> np.random.SeedSequence:
-    """A seed per cell from a stable hash of its key (the stand-in for humanlike.stats.rng.stream).
+    """A seed per cell from a stable hash of its key (the stand-in for humanlike.resampling.rng.stream).
 
     Parameters
     ----------
@@ -254,7 +254,7 @@ def markdown(rows, args, seconds: float) -> str:
         "kappa k0 exactly when the likelihood-ratio test of kappa = k0 accepts the table (or k0 lies between "
         "the estimate and the centre of the acceptance set, where the interval is widened to reach the "
         "estimate), so the coverage is the sum of the copy-model probabilities of the accepting tables "
-        f"(`humanlike.stats.ec_interval.ec_profile_contains`). {exact} cells enumerate every table with "
+        f"(`humanlike.measures.ec.interval.ec_profile_contains`). {exact} cells enumerate every table with "
         f"probability above {THRESHOLD:g} (largest neglected mass {neglected:.1e}: the coverage is exact to that); "
         f"the other {len(rows) - exact} cells (more than {ENUMERATION_LIMIT:,} such tables: many trials at "
         f"accuracies far from 1) draw {args.mc_tables:,} tables (Monte-Carlo SE "
@@ -265,7 +265,7 @@ def markdown(rows, args, seconds: float) -> str:
         f"**Methods.** `profile` is the default (`ec_profile_interval`: likelihood-ratio test inverted, both "
         f"accuracies profiled out, pseudo-count {PSEUDO_COUNT} per cell); `lr-c` the same with "
         "pseudo-count c; `score` Pearson's X2 against the restricted fit (pseudo-count "
-        f"{PSEUDO_COUNT}); `percentile` and `bca` the bootstrap (`humanlike.analyses.ec_pair.bootstrap_pair`; "
+        f"{PSEUDO_COUNT}); `percentile` and `bca` the bootstrap (`humanlike.measures.ec.pair.bootstrap_pair`; "
         "an undefined bootstrap interval counts as not covering). Values outside 0.93-0.97 are marked `*`. "
         "`nbhd` is the default's coverage averaged over kappa within +-0.05 of the cell's (21 points, "
         "given only where the cell itself is outside 0.93-0.97): see *Discreteness* below.",
@@ -349,7 +349,7 @@ def discreteness_note() -> str:
     str
         A paragraph of the page, with the probabilities of the error-free table computed here.
     """
-    from humanlike.stats.ec_interval import ec_profile_interval
+    from humanlike.measures.ec.interval import ec_profile_interval
 
     p0 = cell_probabilities(0.0, 0.98, 0.98)[0] ** 50
     p8 = cell_probabilities(0.8, 0.98, 0.98)[0] ** 50

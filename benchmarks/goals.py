@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("HUMANLIKE_SHARED_DATA", ROOT.parent / "shared" / "data"))
-CLI = [sys.executable, "-c", "import sys; from humanlike.presentation.cli import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from humanlike.app.cli import main; sys.exit(main())"]
 
 
 def measure(command: list[str], env: dict, cores: int | None) -> dict:
@@ -87,7 +87,7 @@ def main() -> int:
             if name.startswith("humanlike dmc"):
                 # The fork's folder is parsed once here (not timed): every job after the first measures a user's
                 # second run, with the parsed-data cache filled, as the benchmark's second row does.
-                measure([sys.executable, "-c", "import sys; from humanlike.data.loaders import load_trials; "
+                measure([sys.executable, "-c", "import sys; from humanlike.trials.loaders import load_trials; "
                          "load_trials(sys.argv[1:])", str(mvh), str(fork)], cached, args.cores)
             m = measure(command, cached, args.cores)
             rows.append((name, m, goal))

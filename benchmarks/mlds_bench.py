@@ -26,11 +26,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from humanlike.data.simulate_mlds import simulate_judgements  # noqa: E402
-from humanlike.stats.draws import bernoulli_responses  # noqa: E402
-from humanlike.stats.mlds import fit_mlds  # noqa: E402
-from humanlike.stats.mlds_diagnostics import bootstrap_mlds, runs_diagnostics, six_point_test  # noqa: E402
-from humanlike.stats.mlds_glm import irls  # noqa: E402
+from humanlike.measures.mlds.simulate import simulate_judgements  # noqa: E402
+from humanlike.resampling.draws import bernoulli_responses  # noqa: E402
+from humanlike.measures.mlds.fit import fit_mlds  # noqa: E402
+from humanlike.measures.mlds.diagnostics import bootstrap_mlds, runs_diagnostics, six_point_test  # noqa: E402
+from humanlike.measures.mlds.glm import irls  # noqa: E402
 
 
 def main() -> int:

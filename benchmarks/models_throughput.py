@@ -27,7 +27,7 @@ def repeated_manifest(stimuli, repeat: int):
     """The stimulus manifest ``repeat`` times over (distinct item ids, same files) for longer timings."""
     import pandas as pd
 
-    from humanlike.data.stimuli import discover_stimuli
+    from humanlike.trials.stimuli import discover_stimuli
 
     base = discover_stimuli(stimuli, experiment="edge")
     parts = [base.assign(item=base["item"] + (f"#{r}" if r else "")) for r in range(repeat)]

@@ -37,8 +37,8 @@ def main() -> int:
         return time_alignment(args)
 
     import humanlike
-    from humanlike.analyses.ood import ood_analysis
-    from humanlike.data.loaders import load_trials
+    from humanlike.measures.ood.analysis import ood_analysis
+    from humanlike.trials.loaders import load_trials
 
     wall0, cpu0 = time.perf_counter(), time.process_time()
     trials = load_trials(args.data)
@@ -46,7 +46,7 @@ def main() -> int:
     if args.workers is None:
         result = ood_analysis(trials, n_resamples=args.resamples, seed=0)
     else:
-        from humanlike.stats.settings import ResamplingSettings
+        from humanlike.resampling.settings import ResamplingSettings
 
         result = ood_analysis(trials, settings=ResamplingSettings(n_resamples=args.resamples, seed=0,
                                                                   workers=args.workers))
@@ -65,10 +65,10 @@ def main() -> int:
 def time_alignment(args) -> int:
     """The alignment bootstrap alone: wall and CPU time of ``ood_alignment`` and of its engine call."""
     import humanlike
-    import humanlike.analyses.ood_alignment as alignment_module
-    from humanlike.analyses.ood_spectrum import ood_spectrum
-    from humanlike.data.loaders import load_trials
-    from humanlike.stats.settings import ResamplingSettings
+    import humanlike.measures.ood.alignment as alignment_module
+    from humanlike.measures.ood.spectrum import ood_spectrum
+    from humanlike.trials.loaders import load_trials
+    from humanlike.resampling.settings import ResamplingSettings
 
     trials = load_trials(args.data)
     spectrum = ood_spectrum(trials, n_observer_resamples=100)

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from humanlike.analyses.psychscore import psychophysical_score
-from humanlike.data.observers import judgements_from_distances, random_judgements, sequence_distances
-from humanlike.data.psych_simulate import simulate_population
-from humanlike.data.sequences import build_sequences, load_object_images, write_sequences
+from humanlike.measures.psychscore.analysis import psychophysical_score
+from humanlike.measures.mlds.observers import judgements_from_distances, random_judgements, sequence_distances
+from humanlike.measures.psychscore.simulate import simulate_population
+from humanlike.measures.psychscore.sequences import build_sequences, load_object_images, write_sequences
 
 NETWORKS = {"torchvision:alexnet": ["features.2", "features.7"], "torchvision:resnet18": ["layer1", "layer2"]}
 

@@ -32,8 +32,8 @@ GOAL_MEMORY_MB = 2048.0
 SYNTHETIC = """
 import sys, time
 import numpy as np
-from humanlike.analyses.benchmark import run_benchmark
-from humanlike.data.simulate import SDTObserver, simulate_benchmark
+from humanlike.measures.ec.benchmark import run_benchmark
+from humanlike.trials.simulate import SDTObserver, simulate_benchmark
 n_models, n_resamples = int(sys.argv[1]), int(sys.argv[2])
 rng = np.random.default_rng(0)
 models = [SDTObserver(f"net-{k:03d}", kind="model", noise_sd=0.0, sensitivity=float(rng.uniform(0.6, 1.6)),
@@ -46,9 +46,9 @@ print(f"SECONDS {time.perf_counter() - t0:.2f} COLUMNS {len(result.details.resam
 
 P_VALUES = """
 import sys, time
-from humanlike.analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS, error_consistency
-from humanlike.data.loaders import load_trials
-from humanlike.stats.significance import ec_test_exact
+from humanlike.measures.ec.analysis import MODELVSHUMAN_EXCLUSIONS, error_consistency
+from humanlike.trials.loaders import load_trials
+from humanlike.measures.ec.significance import ec_test_exact
 pairs = error_consistency(load_trials(sys.argv[1]), exclusions=MODELVSHUMAN_EXCLUSIONS, n_resamples=0).pairs
 mh = pairs[pairs["pair_kind"] == "model-human"]
 counts = mh[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].to_numpy().T
@@ -90,7 +90,7 @@ def main() -> int:
 
     raw = args.data / "raw-data" if (args.data / "raw-data").is_dir() else args.data
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cli = [sys.executable, "-m", "humanlike.presentation.cli", "benchmark", str(raw), "--quiet",
+    cli = [sys.executable, "-m", "humanlike.app.cli", "benchmark", str(raw), "--quiet",
            "--resamples", str(args.resamples)]
     report: dict = {"data": str(raw), "resamples": args.resamples, "cores": args.cores or os.cpu_count(),
                     "load_average_at_start": [round(v, 2) for v in os.getloadavg()]}

@@ -65,7 +65,7 @@ class Data:
     def mvh(self):
         """Humans and the benchmark's nine models."""
         if self._mvh is None:
-            from humanlike.data.loaders import load_trials
+            from humanlike.trials.loaders import load_trials
 
             self._mvh = load_trials(MVH)
         return self._mvh
@@ -73,7 +73,7 @@ class Data:
     def both(self):
         """Humans, the nine models and the decision-margin fork's 15 models (with margins)."""
         if self._both is None:
-            from humanlike.data.loaders import load_trials
+            from humanlike.trials.loaders import load_trials
 
             self._both = load_trials([MVH, MVH_DMC])
         return self._both
@@ -81,15 +81,15 @@ class Data:
 
 def settings(args):
     """Resampling settings for the analyses without defaults of their own (observer level none)."""
-    from humanlike.stats.settings import ResamplingSettings
+    from humanlike.resampling.settings import ResamplingSettings
 
     return ResamplingSettings(n_resamples=args.resamples, seed=0)
 
 
 def figure_ec(data, args):
     """The benchmark: EC per model with intervals and the human band; EC against OOD accuracy."""
-    from humanlike.analyses.benchmark import run_benchmark
-    from humanlike.presentation.plots import benchmark_figure, ranking_figure
+    from humanlike.measures.ec.benchmark import run_benchmark
+    from humanlike.measures.ec.plot import benchmark_figure, ranking_figure
 
     result = run_benchmark(data.mvh(), n_resamples=args.resamples, seed=0, validate=False)
     return [_save(benchmark_figure(result, "model-vs-human: error consistency with humans"), args.out,
@@ -100,9 +100,9 @@ def figure_ec(data, args):
 
 def figure_dmc(data, args):
     """Model DMC against the human split-half ceiling; EC and DMC against accuracy per experiment."""
-    from humanlike.analyses.consistency_accuracy import consistency_vs_accuracy
-    from humanlike.analyses.dmc import decision_margin_consistency
-    from humanlike.presentation.plots_dmc import consistency_figure, dmc_ranking_figure
+    from humanlike.measures.dmc.consistency_accuracy import consistency_vs_accuracy
+    from humanlike.measures.dmc.analysis import decision_margin_consistency
+    from humanlike.measures.dmc.plot import consistency_figure, dmc_ranking_figure
 
     trials = data.both()
     result = decision_margin_consistency(trials, n_resamples=args.resamples, seed=0, validate=False)
@@ -118,8 +118,8 @@ def figure_dmc(data, args):
 
 def figure_ood(data, args):
     """The OOD spectrum with its regimes, and the alignment along the contrast levels with the regimes."""
-    from humanlike.analyses.ood import ood_analysis
-    from humanlike.presentation.plots_ood import distortion_figure, spectrum_figure
+    from humanlike.measures.ood.analysis import ood_analysis
+    from humanlike.measures.ood.plot import distortion_figure, spectrum_figure
 
     result = ood_analysis(data.mvh(), n_resamples=args.resamples, seed=0)
     return [_save(spectrum_figure(result, "model-vs-human: human-centred OOD spectrum"), args.out,
@@ -129,9 +129,9 @@ def figure_ood(data, args):
 
 def figure_dvc(data, args):
     """Latent (tetrachoric) correlation of correctness per model, and the probit view on the margins."""
-    from humanlike.analyses.dvc_choices import latent_correctness_correlation, margin_probit_correlation
-    from humanlike.analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
-    from humanlike.presentation.plots_dvc import benchmark_latent_figure
+    from humanlike.measures.dvc.choices import latent_correctness_correlation, margin_probit_correlation
+    from humanlike.measures.ec.analysis import MODELVSHUMAN_EXCLUSIONS
+    from humanlike.measures.dvc.plot import benchmark_latent_figure
 
     trials = data.both()
     tetra = latent_correctness_correlation(trials, exclusions=MODELVSHUMAN_EXCLUSIONS, settings=settings(args),
@@ -143,9 +143,9 @@ def figure_dvc(data, args):
 
 def figure_mlds(data, args):
     """The kk1-kk3 scale of the MLDS vignette (three sessions pooled) with parametric-bootstrap intervals."""
-    from humanlike.analyses.mlds import analyse_mlds
-    from humanlike.data.judgements import load_judgements
-    from humanlike.presentation.plots_mlds import mlds_scale_figure
+    from humanlike.measures.mlds.analysis import analyse_mlds
+    from humanlike.trials.judgements import load_judgements
+    from humanlike.measures.mlds.plot import mlds_scale_figure
 
     table = load_judgements([SHARED / "mlds" / f"kk{k}.csv" for k in (1, 2, 3)])
     results = analyse_mlds(table, bootstrap=args.resamples, seed=0)
@@ -157,11 +157,11 @@ def figure_psych(data, args):
     """Psychophysical-Score on the real silhouettes: simulated people against pixel, Gabor and random."""
     import pandas as pd
 
-    from humanlike.analyses.psychscore import psychophysical_score
-    from humanlike.data.observers import judgements_from_distances, sequence_distances
-    from humanlike.data.psych_simulate import simulate_population
-    from humanlike.data.sequences import build_sequences, load_object_images
-    from humanlike.presentation.plots_psych import psychscore_figure
+    from humanlike.measures.psychscore.analysis import psychophysical_score
+    from humanlike.measures.mlds.observers import judgements_from_distances, sequence_distances
+    from humanlike.measures.psychscore.simulate import simulate_population
+    from humanlike.measures.psychscore.sequences import build_sequences, load_object_images
+    from humanlike.measures.psychscore.plot import psychscore_figure
 
     seqs = build_sequences(load_object_images(SHARED / "stimuli" / "filled-silhouettes"))
     judgements = pd.concat([

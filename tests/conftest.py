@@ -42,7 +42,7 @@ def dmc_dir(shared_data) -> Path:
 
 @pytest.fixture(scope="session")
 def mvh_trials(modelvshuman_dir):
-    from humanlike.data.loaders import load_trials
+    from humanlike.trials.loaders import load_trials
 
     return load_trials(modelvshuman_dir)
 
@@ -50,13 +50,13 @@ def mvh_trials(modelvshuman_dir):
 @pytest.fixture(scope="session")
 def combined_trials(modelvshuman_dir, dmc_dir):
     """Humans of model-vs-human with the decision-margin fork's models, aligned on the same items."""
-    from humanlike.data.loaders import load_trials
+    from humanlike.trials.loaders import load_trials
 
     return load_trials([modelvshuman_dir, dmc_dir])
 
 
 @pytest.fixture(scope="session")
 def demo_trials():
-    from humanlike.data.simulate import simulate_benchmark
+    from humanlike.trials.simulate import simulate_benchmark
 
     return simulate_benchmark(seed=0)

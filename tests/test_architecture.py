@@ -1,8 +1,10 @@
 """The layering rules of docs/architecture.md, checked on the source itself (read as text, nothing imported).
 
-data -> metrics -> stats -> analyses -> presentation: a module imports only from its own layer or lower ones;
-torch and Dask only inside ``humanlike.models`` (and, lazily, inside command handlers); no private name crosses
-a module; no import circle among module-level imports; a name is imported from the module that defines it.
+trials -> resampling -> stats -> files -> measures -> app: a module imports only from its own layer or lower
+ones; a measure's folder imports the shared core, its own folder, the shared measure modules and only the other
+measures' modules declared in ``CROSS_MEASURE``; torch and Dask only inside ``humanlike.models`` (and, lazily,
+inside command handlers); no private name crosses a module; no import circle among module-level imports; a name
+is imported from the module that defines it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,30 @@ from pathlib import Path
 import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "humanlike"
-LAYERS = ("data", "metrics", "stats", "analyses", "presentation")
+LAYERS = ("trials", "resampling", "stats", "files", "measures", "app")
 HEAVY = ("torch", "torchvision", "timm", "dask", "distributed")
+MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore")
+#: Modules of ``humanlike.measures`` that every measure may use (not a measure themselves).
+SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options")
+#: What a measure (or the shared measure modules, "shared") may import from another measure, and why.
+CROSS_MEASURE: dict[str, set[str]] = {
+    # the pair kernels compute kappa and the error overlap
+    "shared": {"humanlike.measures.ec.metric"},
+    # DMC reports EC beside DMC (consistency against accuracy, self-consistency); exclusions and selection
+    # live in EC's analysis until they move to trials/ (issue 21, phase 2)
+    "dmc": {"humanlike.measures.ec.metric", "humanlike.measures.ec.analysis"},
+    # DVC of representations reports kappa of the cross-validated choices; exclusions as for DMC
+    "dvc": {"humanlike.measures.ec.metric", "humanlike.measures.ec.analysis"},
+    # EC, MA and CLED side by side: the alignment sums use kappa
+    "ood": {"humanlike.measures.ec.metric"},
+    # the Psychophysical-Score fits MLDS scales and uses the MLDS machine observers
+    "psychscore": {"humanlike.measures.mlds.glm", "humanlike.measures.mlds.observers"},
+    # the benchmark rows gain DMC and latent DVC beside EC; the demo runs every measure (the demo moves to app/
+    # in issue 21, phase 2)
+    "ec": {"humanlike.measures.dmc.analysis", "humanlike.measures.dvc.choices"},
+}
+#: Upward imports still allowed (lazy, inside the demo's handler): the demo moves to app/ in issue 21, phase 2.
+UPWARD_EXCEPTIONS = {"humanlike.measures.ec.cli": {"humanlike.app.report", "humanlike.app.report_sections"}}
 
 
 def module_name(path: Path) -> str:
@@ -63,9 +87,19 @@ def layer_of(module: str) -> str | None:
     return parts[1] if len(parts) > 1 and parts[0] == "humanlike" else None
 
 
+def measure_of(module: str) -> str | None:
+    """The measure whose folder holds ``module`` ("shared" for the shared measure modules), else None."""
+    parts = module.split(".")
+    if parts[:2] != ["humanlike", "measures"] or len(parts) < 3:
+        return None
+    return parts[2] if len(parts) > 3 or parts[2] in MEASURES else "shared"
+
+
 def test_the_source_is_found():
     modules = {module_name(p) for p in source_files()}
-    assert {"humanlike.stats.engine", "humanlike.stats.kernels", "humanlike.presentation.cli"} <= modules
+    assert {"humanlike.resampling.engine", "humanlike.resampling.kernels", "humanlike.app.cli"} <= modules
+    assert {f"humanlike.measures.{m}.cli" for m in MEASURES} <= modules
+    assert set(SHARED_MEASURE_MODULES) <= modules
     assert len(modules) > 80
 
 
@@ -77,9 +111,54 @@ def test_lower_layers_never_import_higher_ones():
             continue
         for target, _, _ in imports_of(path):
             other = layer_of(target)
+            if target in UPWARD_EXCEPTIONS.get(module_name(path), ()):
+                continue
             if other in LAYERS and LAYERS.index(other) > LAYERS.index(own):
                 wrong.append(f"{module_name(path)} imports {target}")
     assert not wrong, "\n".join(wrong)
+
+
+def cross_measure_imports() -> list[str]:
+    """Imports from one measure's folder into another's that ``CROSS_MEASURE`` does not declare."""
+    modules = {module_name(p) for p in source_files()}
+    wrong = []
+    for path in source_files():
+        module = module_name(path)
+        own = measure_of(module)
+        if own is None:
+            continue
+        for target, names, _ in imports_of(path):
+            # "from ..measures.ec import metric" names the module metric
+            for imported in {f"{target}.{n}" for n in names if f"{target}.{n}" in modules} or {target}:
+                other = measure_of(imported)
+                if other in (None, own, "shared") or imported in CROSS_MEASURE.get(own, set()):
+                    continue
+                wrong.append(f"{module} imports {imported}")
+    return wrong
+
+
+def test_a_measure_imports_only_the_core_its_folder_and_declared_measures():
+    wrong = cross_measure_imports()
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_declared_cross_measure_import_is_used():
+    # a declaration that nothing needs any more is a stale permission: drop it
+    used = set()
+    for path in source_files():
+        own = measure_of(module_name(path))
+        for target, names, _ in imports_of(path):
+            used |= {(own, t) for t in {target} | {f"{target}.{n}" for n in names}}
+    stale = [f"{own}: {target}" for own, targets in CROSS_MEASURE.items() for target in targets
+             if (own, target) not in used]
+    assert not stale, stale
+
+
+def test_measure_of_finds_the_folder():
+    assert measure_of("humanlike.measures.ec.metric") == "ec"
+    assert measure_of("humanlike.measures.pairwise") == "shared"
+    assert measure_of("humanlike.measures.ood") == "ood"
+    assert measure_of("humanlike.resampling.engine") is None
 
 
 def test_the_core_never_imports_the_heavy_extras_at_module_level():
@@ -202,10 +281,15 @@ def test_names_are_imported_from_the_module_that_defines_them():
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("from .engine import bootstrap", "humanlike.stats.engine"),
-    ("from ..data.design import Design", "humanlike.data.design"),
-    ("from . import engine", "humanlike.stats"),
+    ("from .engine import bootstrap", "humanlike.resampling.engine"),
+    ("from ..trials.design import Design", "humanlike.trials.design"),
+    ("from . import engine", "humanlike.resampling"),
 ])
 def test_relative_imports_are_resolved(source, expected):
     node = ast.parse(source).body[0]
-    assert resolved("humanlike.stats.draws", False, node) == expected
+    assert resolved("humanlike.resampling.draws", False, node) == expected
+
+
+def test_an_undeclared_cross_measure_import_is_found(monkeypatch):
+    monkeypatch.setitem(CROSS_MEASURE, "ood", set())
+    assert "humanlike.measures.ood.alignment_sums imports humanlike.measures.ec.metric" in cross_measure_imports()

@@ -9,18 +9,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanlike.metrics.ec import REASON_BOTH_CONSTANT, kappa, kappa_reason
-from humanlike.presentation import io
-from humanlike.stats.interval_diagnostics import (
+from humanlike.measures.ec.metric import REASON_BOTH_CONSTANT, kappa, kappa_reason
+from humanlike import files as io
+from humanlike.resampling.interval_diagnostics import (
     ResamplingWarning,
     check_resample_count,
     degenerate_interval,
     interval_diagnostics,
     undefined_share,
 )
-from humanlike.stats.planning import trials_for_ci_width
-from humanlike.analyses.ec_pair import bootstrap_pair
-from humanlike.stats.significance import ec_test_beta_posterior, ec_test_exact
+from humanlike.measures.ec.planning import trials_for_ci_width
+from humanlike.measures.ec.pair import bootstrap_pair
+from humanlike.measures.ec.significance import ec_test_beta_posterior, ec_test_exact
 
 
 # --- one observer all right, the other all wrong ---------------------------------------------------
@@ -82,7 +82,7 @@ def test_trials_for_width_by_simulation_differs_from_analytic_where_errors_are_f
 
 
 def test_cli_plan_width_by_simulation_prints_the_simulated_count(capsys):
-    from humanlike.presentation.cli import main
+    from humanlike.app.cli import main
     simulated = trials_for_ci_width(0.3, 0.9, 0.95, 0.2, method="simulation", seed=0)
     main(["plan", "ec", "--method", "simulation", "--width", "0.3", "--accuracy", "0.9", "0.95",
           "--kappa", "0.2", "--seed", "0", "--json"])
@@ -90,7 +90,7 @@ def test_cli_plan_width_by_simulation_prints_the_simulated_count(capsys):
 
 
 def test_p_value_min_is_corrected_or_renamed(demo_trials):
-    from humanlike.analyses.errorconsistency import error_consistency
+    from humanlike.measures.ec.analysis import error_consistency
     name = sorted(demo_trials["experiment"].unique())[0]
     result = error_consistency(demo_trials, experiments=[name], n_resamples=0, pair_intervals=True)
     pairs = pd.DataFrame(result.experiment_json_dict(name)["pairs"])

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanlike.data.loaders import load_trials
-from humanlike.data.schema import TrialTableError, first_presentations, number_repeats, validate_trials
+from humanlike.trials.loaders import load_trials
+from humanlike.trials.schema import TrialTableError, first_presentations, number_repeats, validate_trials
 
 
 def _good(n_items=4, conditions=("0.90",)):
@@ -143,13 +143,13 @@ def test_repeats_are_numbered_per_experiment_and_no_experiment_vanishes():
 
 
 def test_one_item_condition_gives_undefined_ec_with_its_reason():
-    from humanlike.metrics.ec import counts_from_correctness, kappa_reason
+    from humanlike.measures.ec.metric import counts_from_correctness, kappa_reason
     counts = counts_from_correctness([True], [False])
     assert kappa_reason(*counts).item() == "fewer than two trials"
 
 
 def test_one_item_condition_is_not_averaged_in_as_zero():
-    from humanlike.analyses.errorconsistency import error_consistency
+    from humanlike.measures.ec.analysis import error_consistency
     frame = _good(n_items=1)
     frame.loc[frame["observer"] == "resnet50", ["response", "correct"]] = ["dog", False]  # 1 right, 1 wrong
     pairs = error_consistency(frame, n_resamples=10, seed=0).pairs
@@ -167,7 +167,7 @@ def _two_humans_one_model(tmp_path):
 
 @pytest.mark.parametrize("command", ["ec", "dmc"])
 def test_cli_out_pointing_at_a_file_is_a_clear_error(command, tmp_path, capsys):
-    from humanlike.presentation.cli import main
+    from humanlike.app.cli import main
     data = _two_humans_one_model(tmp_path)
     blocker = tmp_path / "afile"
     blocker.write_text("x")
@@ -177,8 +177,8 @@ def test_cli_out_pointing_at_a_file_is_a_clear_error(command, tmp_path, capsys):
 
 
 def test_cli_interrupt_is_reported_not_a_traceback(monkeypatch, tmp_path, capsys):
-    from humanlike.analyses import errorconsistency
-    from humanlike.presentation.cli import main
+    from humanlike.measures.ec import analysis as errorconsistency
+    from humanlike.app.cli import main
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -191,7 +191,7 @@ def test_cli_interrupt_is_reported_not_a_traceback(monkeypatch, tmp_path, capsys
 
 @pytest.mark.parametrize("resamples", ["1", "-5"])
 def test_cli_ec_rejects_absurd_resample_counts(resamples, tmp_path):
-    from humanlike.presentation.cli import main
+    from humanlike.app.cli import main
     data = _two_humans_one_model(tmp_path)
     code = _run_cli(main, ["ec", str(data), "--experiment", "noise", "--resamples", resamples,
                            "--out", str(tmp_path / "o")])

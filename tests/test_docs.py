@@ -69,9 +69,11 @@ def undocumented(module) -> list[str]:
 
 def test_walk_finds_every_layer():
     modules = public_modules()
-    for layer in ("data", "metrics", "stats", "analyses", "presentation"):
+    for layer in ("trials", "resampling", "stats", "measures", "app"):
         assert any(m.startswith(f"humanlike.{layer}.") for m in modules), layer
-    assert "humanlike.stats.engine" in modules and "humanlike.presentation.cli" in modules
+    for measure in ("ec", "dmc", "ood", "dvc", "mlds", "psychscore"):
+        assert any(m.startswith(f"humanlike.measures.{measure}.") for m in modules), measure
+    assert "humanlike.resampling.engine" in modules and "humanlike.app.cli" in modules
     if HAS_TORCH or IN_CI:
         assert "humanlike.models.runner" in modules
 

@@ -16,37 +16,57 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 
-# One API page per layer, in layer order. The modules are found in the source tree (not imported: griffe
-# reads the files statically, so the torch-backed ``humanlike.models`` renders without torch), so a new
-# module can never be left out of the reference.
-API_GROUPS = ("data", "metrics", "stats", "analyses", "models", "presentation")
+# One API page per layer of the shared core, one per measure, then the shared measure modules, models and the
+# app. The modules are found in the source tree (not imported: griffe reads the files statically, so the
+# torch-backed ``humanlike.models`` renders without torch), so a new module can never be left out of the reference.
+MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore")
+API_GROUPS = ("trials", "resampling", "stats", "files", *(f"measures/{m}" for m in MEASURES), "measures", "models",
+              "app")
 
 
 def public_modules(group: str) -> list[str]:
-    """Every public module of ``humanlike.<group>``: file names without a leading underscore, sorted."""
+    """Every public module of ``humanlike.<group>`` (a folder's own files, or one module): sorted, no leading _."""
+    package = "humanlike." + group.replace("/", ".")
+    single = ROOT / "src" / "humanlike" / f"{group}.py"
+    if single.exists():
+        return [package]
     folder = ROOT / "src" / "humanlike" / group
-    return [f"humanlike.{group}.{path.stem}" for path in sorted(folder.glob("*.py"))
-            if not path.stem.startswith("_")]
+    return [f"{package}.{path.stem}" for path in sorted(folder.glob("*.py")) if not path.stem.startswith("_")]
 
 
-API_PAGES: dict[str, list[str]] = {group: public_modules(group) for group in API_GROUPS}
+def page_name(group: str) -> str:
+    """The API page of a group: ``measures/ec`` -> ``measures-ec``."""
+    return group.replace("/", "-")
+
+
+API_PAGES: dict[str, list[str]] = {page_name(group): public_modules(group) for group in API_GROUPS}
 
 API_INTROS = {
-    "data": "The trial table, the difference-judgement table, representations, stimuli, loaders, designs and "
-            "simulators. Nothing here imports a higher layer.",
-    "metrics": "Pure array functions and their kernels: numpy in, numpy out; no pandas, no I/O, no randomness.",
-    "stats": "The resampling engine, results and intervals, significance tests, planning, reliability, "
-             "difference-scaling fits and the OOD-spectrum statistics.",
-    "analyses": "Pipelines over trial tables: a kernel, an aggregation, a result with intervals.",
+    "trials": "The trial table, the difference-judgement table, representations, stimuli, loaders, designs and "
+              "the generic simulators. Nothing here imports a higher layer.",
+    "resampling": "The resampling engine: kernels, draws, random streams, settings, results, intervals, "
+                  "parallel evaluation.",
+    "stats": "Measure-agnostic statistics: correlations, reliability, multiple testing, permutation tests, ranking.",
+    "files": "Atomic file output: tables, JSON, figures and the run manifest.",
+    "measures-ec": "Error consistency: kappa, its intervals and tests, the pipeline, the benchmark, planning, "
+                   "command and figures.",
+    "measures-dmc": "Decision-margin consistency: margins, the kernel and pipeline, planning, command and figures.",
+    "measures-ood": "The human-centred OOD spectrum: OOD scores, regimes, error alignment (EC, MA, CLED), "
+                    "command and figures.",
+    "measures-dvc": "Decision-variable correlation of representations and of choices, command and figures.",
+    "measures-mlds": "Maximum-likelihood difference scaling: fits, diagnostics, machine observers, command and "
+                     "figures.",
+    "measures-psychscore": "The Psychophysical-Score: blend sequences, class-level scales, the score, command and "
+                           "figures.",
+    "measures": "Modules several measures share: the pairwise kernels and aggregation, the command-line options.",
     "models": "Running torch models on stimuli (the optional `models` extra: `pip install \"humanlike[models]\"`). "
               "Nothing outside this subpackage imports torch.",
-    "presentation": "The command line (one module per command family), figures, the HTML report and atomic "
-                    "file output. The CLI only parses, calls an analysis, prints and writes.",
+    "app": "The command line's entry point, the models command, the HTML report and its sections.",
 }
 
 
 def cli_reference() -> str:
-    from humanlike.presentation.cli import build_parser
+    from humanlike.app.cli import build_parser
 
     parser = build_parser()
     lines = ["# Command-line reference", "",
@@ -73,8 +93,8 @@ def api_page(group: str, modules: list[str]) -> str:
 
 def on_files(files, config):
     generated = {"cli.md": cli_reference()}
-    for group, modules in API_PAGES.items():
-        generated[f"api/{group}.md"] = api_page(group, modules)
+    for page, modules in API_PAGES.items():
+        generated[f"api/{page}.md"] = api_page(page, modules)
     for path, content in generated.items():
         files.append(File.generated(config, path, content=content))
     return files

@@ -1,35 +1,35 @@
 """humanlike: how alike are humans, brains and machines in their decisions, with honest uncertainty.
 
-The trial table (:mod:`humanlike.data.schema`) is the one data model; loaders produce it, analyses consume
-it. Layers: data -> metrics -> stats -> analyses -> presentation.
+The trial table (:mod:`humanlike.trials.schema`) is the one data model; loaders produce it, analyses consume
+it. Layers: trials -> resampling -> stats -> files -> measures (one folder per measure) -> app.
 """
 
-from .analyses.benchmark import BenchmarkResult, run_benchmark
-from .analyses.consistency_accuracy import consistency_vs_accuracy
-from .analyses.dmc import decision_margin_consistency
-from .analyses.dmc_results import DMCResult
-from .analyses.dvc_choices import (
+from .measures.ec.benchmark import BenchmarkResult, run_benchmark
+from .measures.dmc.consistency_accuracy import consistency_vs_accuracy
+from .measures.dmc.analysis import decision_margin_consistency
+from .measures.dmc.result import DMCResult
+from .measures.dvc.choices import (
     ChoiceDVCResult, LatentBenchmarkResult, choice_dvc, latent_correctness_correlation, margin_probit_correlation,
 )
-from .analyses.dvc_representations import DVCResult, dvc_representations
-from .analyses.ec_result import ErrorConsistencyResult
-from .analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS, error_consistency
-from .analyses.mlds import MldsResult, MldsResults, analyse_mlds
-from .analyses.ood import OODResult, ood_analysis
-from .analyses.pairwise import ErrorConsistencyKernel, ErrorOverlapKernel, PairAggregation
-from .analyses.psychscore import PsychScoreResult, psychophysical_score
-from .analyses.self_consistency import SelfConsistencyResult, self_consistency
-from .data.design import Design, Stratum, build_design
-from .data.judgements import load_judgements, validate_judgements
-from .data.loaders import load_modelvshuman, load_trials
-from .data.representations import Representation, load_representation, save_representation
-from .data.schema import COLUMNS, TrialTableError, validate_trials
-from .data.simulate import simulate_benchmark, simulate_copy_pair
-from .metrics.ec import UndefinedPolicy, error_overlap, kappa
-from .stats.engine import ResourceError, bootstrap
-from .stats.kernels import Output, SufficientStatisticKernel
-from .stats.results import Resampled
-from .stats.settings import ResamplingSettings
+from .measures.dvc.representations import DVCResult, dvc_representations
+from .measures.ec.result import ErrorConsistencyResult
+from .measures.ec.analysis import MODELVSHUMAN_EXCLUSIONS, error_consistency
+from .measures.mlds.analysis import MldsResult, MldsResults, analyse_mlds
+from .measures.ood.analysis import OODResult, ood_analysis
+from .measures.pairwise import ErrorConsistencyKernel, ErrorOverlapKernel, PairAggregation
+from .measures.psychscore.analysis import PsychScoreResult, psychophysical_score
+from .measures.dmc.self_consistency import SelfConsistencyResult, self_consistency
+from .trials.design import Design, Stratum, build_design
+from .trials.judgements import load_judgements, validate_judgements
+from .trials.loaders import load_modelvshuman, load_trials
+from .trials.representations import Representation, load_representation, save_representation
+from .trials.schema import COLUMNS, TrialTableError, validate_trials
+from .trials.simulate import simulate_benchmark, simulate_copy_pair
+from .measures.ec.metric import UndefinedPolicy, error_overlap, kappa
+from .resampling.engine import ResourceError, bootstrap
+from .resampling.kernels import Output, SufficientStatisticKernel
+from .resampling.results import Resampled
+from .resampling.settings import ResamplingSettings
 
 __version__ = "0.1.0"
 

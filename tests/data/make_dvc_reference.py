@@ -1,5 +1,5 @@
 """Reference numbers of the DVC-of-representations code before the engine port (main at 095fce8), for
-tests/test_dvc_port.py.
+tests/measures/dvc/test_dvc_port.py.
 
 Run from a checkout of 095fce8 (the numbers must come from the old code, not the code under test):
 
@@ -18,9 +18,9 @@ import json
 import sys
 import warnings
 
-from humanlike.analyses.dvc_representations import dvc_representations
-from humanlike.data.simulate_dvc import planted_representations
-from humanlike.stats.settings import ResamplingSettings
+from humanlike.measures.dvc.representations import dvc_representations
+from humanlike.measures.dvc.simulate import planted_representations
+from humanlike.resampling.settings import ResamplingSettings
 
 CASES = {"default": {}, "cv3": {"cv": 3}, "spearman": {"correlation": "spearman"},
          "standardize": {"standardize": True}, "all": {"split_bootstrap": "all"}, "ridge": {"ridge": 0.1}}

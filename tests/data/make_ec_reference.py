@@ -1,4 +1,4 @@
-"""Reference numbers of the pre-engine error-consistency code (commit bd872ce), for tests/test_ec_port.py.
+"""Reference numbers of the pre-engine error-consistency code (commit bd872ce), for tests/measures/ec/test_ec_port.py.
 
 Run from a checkout of bd872ce (the numbers must come from the old code, not the code under test):
 
@@ -34,9 +34,9 @@ def rows(summary, with_interval=False):
 
 
 def main() -> int:
-    from humanlike.analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS, error_consistency
-    from humanlike.data.loaders import load_trials
-    from humanlike.data.simulate import simulate_benchmark
+    from humanlike.measures.ec.analysis import MODELVSHUMAN_EXCLUSIONS, error_consistency
+    from humanlike.trials.loaders import load_trials
+    from humanlike.trials.simulate import simulate_benchmark
 
     target = Path(sys.argv[1])
     demo = simulate_benchmark(seed=0)

@@ -7,7 +7,7 @@ Run from a checkout of the code before the speed-up (the numbers must come from 
         python tests/data/make_ood_speed_reference.py tests/data/ood_speed_reference.npz
 
 Stored (float64): on model-vs-human, ``ood_analysis(trials, n_resamples=200, n_observer_resamples=100,
-n_permutations=999, seed=0)`` (the ``mvh_result`` fixture of tests/test_ood_pipeline.py): the estimate,
+n_permutations=999, seed=0)`` (the ``mvh_result`` fixture of tests/measures/ood/test_ood_pipeline.py): the estimate,
 percentile interval and undefined share of every alignment output (pairs, groups, ratios, regime ratios), the
 spectrum (OOD scores and their intervals, regime labels, initialisation and bootstrap stability, mixture
 means, SDs, weights, BIC) and the two structure tests; on the demo data (``simulate_benchmark(seed=0)``), the
@@ -25,11 +25,11 @@ import numpy as np
 
 
 def main(out: str) -> None:
-    from humanlike.analyses import ood
-    from humanlike.data.loaders import load_trials
-    from humanlike.data.simulate import simulate_benchmark
-    from humanlike.presentation.cli_ood import demo_reference
-    from humanlike.stats.settings import ResamplingSettings
+    from humanlike.measures.ood import analysis as ood
+    from humanlike.trials.loaders import load_trials
+    from humanlike.trials.simulate import simulate_benchmark
+    from humanlike.measures.ood.cli import demo_reference
+    from humanlike.resampling.settings import ResamplingSettings
 
     data = Path(os.environ["HUMANLIKE_SHARED_DATA"]) / "modelvshuman" / "raw-data"
     trials = load_trials(data)

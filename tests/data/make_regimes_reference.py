@@ -1,5 +1,5 @@
 """Writes tests/data/regimes_reference.npz: regime fits and bootstrap stabilities from the EM before its
-speed-up (main at 8efe56a), pinned bit for bit by tests/test_regimes_exact.py.
+speed-up (main at 8efe56a), pinned bit for bit by tests/measures/ood/test_regimes_exact.py.
 
     PYTHONPATH=<checkout of 8efe56a>/src python tests/data/make_regimes_reference.py
 """
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from humanlike.stats import regimes
-from humanlike.stats.regimes import fit_regimes, regime_stability_bootstrap
+from humanlike.measures.ood import regimes
+from humanlike.measures.ood.regimes import fit_regimes, regime_stability_bootstrap
 
 
 def scores(seed: int) -> np.ndarray:

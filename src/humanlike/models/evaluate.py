@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data.representations import Representation
-from ..data.schema import validate_trials
-from ..data.stimuli import discover_stimuli
-from ..metrics.margins import AggregationRule, load_imagenet16_mapping, margins_from_outputs
+from ..trials.representations import Representation
+from ..trials.schema import validate_trials
+from ..trials.stimuli import discover_stimuli
+from ..measures.dmc.margins import AggregationRule, load_imagenet16_mapping, margins_from_outputs
 from .executors import open_executor
 from .runner import (WorkUnit, check_pool, check_precision, read_unit_layer, read_unit_outputs,
                      resolve_device, run_unit)
@@ -41,7 +41,7 @@ class EvaluationResult:
         Trial table (observer = model name, observer_kind ``"model"``, experiment, condition, item, label,
         response, correct, decision_margin, trial), validated; ``None`` when run with ``decide=False``.
     features : dict of str to Representation
-        Layer name -> :class:`~humanlike.data.representations.Representation` (images x units).
+        Layer name -> :class:`~humanlike.trials.representations.Representation` (images x units).
     outputs : numpy.ndarray of float32, (images, outputs)
         Raw model outputs (logits), rows in ``manifest`` order.
     manifest : pandas.DataFrame
@@ -246,7 +246,7 @@ def decisions(outputs: np.ndarray, manifest: pd.DataFrame, observer: str, *, map
 
 
 def _scores(outputs, resolved, rule):
-    from ..metrics.margins import aggregate_outputs
+    from ..measures.dmc.margins import aggregate_outputs
 
     return aggregate_outputs(np.asarray(outputs, dtype=np.float64), resolved, resolve_rule(rule))
 
@@ -265,7 +265,7 @@ def _content_hashes(paths: Sequence[str]) -> list[str]:
                 for block in iter(lambda: handle.read(1 << 20), b""):
                     h.update(block)
         except OSError as err:
-            from ..data.stimuli import StimulusError
+            from ..trials.stimuli import StimulusError
 
             raise StimulusError(f"{path}: cannot read image ({err.strerror or err})") from None
         hashes.append(h.hexdigest())
@@ -347,7 +347,7 @@ def plan_units(spec: ModelSpec, manifest: pd.DataFrame, cache_root: Path, *, lay
     >>> import torch
     >>> from torchvision.transforms import v2
     >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
-    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.trials.stimuli import discover_stimuli
     >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none", transform=as_tensor)
     >>> units = plan_units(spec, discover_stimuli(root), root / "cache", shard_size=1)
     >>> [u.items for u in units], Path(units[0].target).parent.name.startswith("squeezenet1_1-")
@@ -398,7 +398,7 @@ def run_units(units: list[WorkUnit], *, executor=None, workers=None, progress=Fa
     >>> import torch
     >>> from torchvision.transforms import v2
     >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
-    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.trials.stimuli import discover_stimuli
     >>> spec = resolve_model("torchvision:squeezenet1_1", weights="none", transform=as_tensor)
     >>> units = plan_units(spec, discover_stimuli(root), root / "cache", shard_size=1)
     >>> run_units(units)
@@ -460,7 +460,7 @@ def evaluate_many(models: Sequence, stimuli, *, experiment=None, weights="defaul
     models : sequence of str, nn.Module, callable or ModelSpec
         The models (their observer names must differ).
     stimuli : folder, manifest CSV path or manifest DataFrame
-        See :mod:`humanlike.data.stimuli`.
+        See :mod:`humanlike.trials.stimuli`.
     decide : bool, default True
         ``False`` skips the trial table (features only; ``trials`` is then ``None``).
     experiment, weights, transform, layers, pool, batch_size, num_workers, device, precision : optional
@@ -554,7 +554,7 @@ def evaluate(model, stimuli, *, experiment=None, name=None, weights="default", t
     model : str, nn.Module, callable or ModelSpec
         ``"torchvision:resnet50"``, ``"timm:vit_base_patch16_224"``, a module, or a zero-argument factory
         (see :func:`~humanlike.models.spec.resolve_model`).
-    stimuli : folder, manifest CSV path or manifest DataFrame (see :mod:`humanlike.data.stimuli`).
+    stimuli : folder, manifest CSV path or manifest DataFrame (see :mod:`humanlike.trials.stimuli`).
     experiment : experiment name (default: the stimulus folder's name) or the one to select.
     name : observer name (default: the architecture's or the module's class name).
     weights : ``"default"`` (the library's pretrained weights from the local cache), ``None``/``"none"``

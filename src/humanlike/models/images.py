@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from PIL import Image, UnidentifiedImageError
 
-from ..data.stimuli import StimulusError
+from ..trials.stimuli import StimulusError
 
 BACKGROUND = (255, 255, 255)
 

@@ -1,7 +1,7 @@
 """Networks as difference-scaling observers: a network cut at a named layer judges every triad or
 quadruple of a blend sequence by the ℓ2 distance between its feature vectors at that layer
 (RichardWebster et al. 2023). Features come from :func:`humanlike.models.extract_features`, the
-judgements from :func:`humanlike.data.observers.judgements_from_distances`.
+judgements from :func:`humanlike.measures.mlds.observers.judgements_from_distances`.
 
 Flattened early-layer features are large (resnet18 ``layer1``: 200,704 values per image), so the
 sequences are processed in batches and only the levels × levels distance matrix of each sequence is
@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data.observers import judgements_from_distances, pairwise_distances
-from ..data.sequences import read_sequence_manifest
+from ..measures.mlds.observers import judgements_from_distances, pairwise_distances
+from ..measures.psychscore.sequences import read_sequence_manifest
 
 
 class _Stop(Exception):
@@ -131,7 +131,7 @@ def network_distances(model, stimuli, layers, *, weights=None, pool: str = "flat
     model : str or torch.nn.Module
         A model spec (``"torchvision:resnet18"``) or a module.
     stimuli : path or DataFrame
-        A sequence manifest (:func:`humanlike.data.sequences.write_sequences`).
+        A sequence manifest (:func:`humanlike.measures.psychscore.sequences.write_sequences`).
     layers : str or list of str
         Layer names to cut the network at.
     weights : None, "default", or a weights file
@@ -157,7 +157,7 @@ def network_distances(model, stimuli, layers, *, weights=None, pool: str = "flat
     Examples
     --------
     >>> import tempfile
-    >>> from humanlike.data.sequences import ObjectImages, build_sequences, write_sequences
+    >>> from humanlike.measures.psychscore.sequences import ObjectImages, build_sequences, write_sequences
     >>> square = np.full((32, 32), 255.0); square[8:24, 8:24] = 0
     >>> bar = np.full((32, 32), 255.0); bar[4:28, 12:20] = 0
     >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},
@@ -224,12 +224,12 @@ def network_judgements(model, stimuli, layers, *, name: str | None = None, weigh
     -------
     pandas.DataFrame
         Judgement rows of every layer's observer (see
-        :func:`humanlike.data.observers.judgements_from_distances`).
+        :func:`humanlike.measures.mlds.observers.judgements_from_distances`).
 
     Examples
     --------
     >>> import tempfile
-    >>> from humanlike.data.sequences import ObjectImages, build_sequences, write_sequences
+    >>> from humanlike.measures.psychscore.sequences import ObjectImages, build_sequences, write_sequences
     >>> square = np.full((32, 32), 255.0); square[8:24, 8:24] = 0
     >>> bar = np.full((32, 32), 255.0); bar[4:28, 12:20] = 0
     >>> objects = ObjectImages({"bar": bar[None], "square": square[None]},

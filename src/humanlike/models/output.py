@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data.loaders import EVALUATION_FORMAT, EVALUATION_MANIFEST, read_evaluation_trials
-from ..data.representations import save_representation
-from ..data.stimuli import MANIFEST_COLUMNS, write_manifest
+from ..trials.loaders import EVALUATION_FORMAT, EVALUATION_MANIFEST, read_evaluation_trials
+from ..trials.representations import save_representation
+from ..trials.stimuli import MANIFEST_COLUMNS, write_manifest
 from .runner import layer_file
 
 TRIALS_FILE = "trials.csv"

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..data.representations import Representation, load_representation, save_representation
+from ..trials.representations import Representation, load_representation, save_representation
 from .images import batches
 from .spec import ModelSpec, ModelSpecError
 
@@ -352,7 +352,7 @@ class WorkUnit:
     >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
     ...     (root / label).mkdir()
     ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
-    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.trials.stimuli import discover_stimuli
     >>> from humanlike.models.spec import resolve_model
     >>> from torchvision.transforms import v2
     >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
@@ -455,7 +455,7 @@ def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) 
     >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
     ...     (root / label).mkdir()
     ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
-    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.trials.stimuli import discover_stimuli
     >>> from humanlike.models.spec import resolve_model
     >>> from torchvision.transforms import v2
     >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
@@ -575,7 +575,7 @@ def run_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) -> s
     >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
     ...     (root / label).mkdir()
     ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
-    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.trials.stimuli import discover_stimuli
     >>> from humanlike.models.spec import resolve_model
     >>> from torchvision.transforms import v2
     >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
@@ -639,7 +639,7 @@ def read_unit_outputs(folder) -> tuple[np.ndarray, np.ndarray]:
     >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
     ...     (root / label).mkdir()
     ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
-    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.trials.stimuli import discover_stimuli
     >>> from humanlike.models.spec import resolve_model
     >>> from torchvision.transforms import v2
     >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast
@@ -678,7 +678,7 @@ def read_unit_layer(folder, layer: str) -> Representation:
     >>> for label, grey in (("cat", 40), ("dog", 200)):  # two 32 x 32 stimuli in the category layout
     ...     (root / label).mkdir()
     ...     Image.new("RGB", (32, 32), (grey, grey, grey)).save(root / label / f"{label}1.png")
-    >>> from humanlike.data.stimuli import discover_stimuli
+    >>> from humanlike.trials.stimuli import discover_stimuli
     >>> from humanlike.models.spec import resolve_model
     >>> from torchvision.transforms import v2
     >>> as_tensor = v2.Compose([v2.PILToTensor(), v2.ToDtype(torch.float32, scale=True)])  # no resize: fast

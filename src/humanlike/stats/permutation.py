@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humanlike.stats.rng import SeedLike, make_rng, stream
+from humanlike.resampling.rng import SeedLike, make_rng, stream
 
 _ALTERNATIVES = ("greater", "less", "two-sided")
 _REL_TOL = 1e-12

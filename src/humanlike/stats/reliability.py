@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humanlike.metrics.correlation import constant_reason, pearson_rows, spearman_brown, spearman_rows
-from humanlike.stats.rng import SeedLike, make_rng
+from humanlike.stats.correlation import constant_reason, pearson_rows, spearman_brown, spearman_rows
+from humanlike.resampling.rng import SeedLike, make_rng
 
 REASON_NO_TRIALS = "an item has no trials in one half"
 REASON_R_MINUS_ONE = "r = -1 (Spearman-Brown undefined)"

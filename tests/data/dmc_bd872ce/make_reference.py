@@ -2,9 +2,9 @@
 PYTHONPATH=/tmp/old/src python make_reference.py OUT); the tests read the gzip CSVs made from its output
 (columns level, scope, condition, group, metric, estimate, ci_low, ci_high, n)."""
 import sys, time, resource
-from humanlike.data.loaders import load_trials
-from humanlike.data.simulate import simulate_benchmark
-from humanlike.analyses.dmc import decision_margin_consistency
+from humanlike.trials.loaders import load_trials
+from humanlike.trials.simulate import simulate_benchmark
+from humanlike.measures.dmc.analysis import decision_margin_consistency
 out = sys.argv[1]
 demo = simulate_benchmark(seed=0)
 for lvl in ("jackknife", "none", "bootstrap"):

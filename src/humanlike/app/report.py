@@ -1,0 +1,317 @@
+"""One self-contained HTML report: every analysis of a data set on one page a person can open, forward and print.
+
+The page is rendered from a Jinja2 template shipped with the package (``templates/report.html.j2``). It has no
+external reference of any kind: styles and the small table-sorting script are inline, figures are embedded as
+SVG data, so it opens offline from a file or an e-mail attachment. Sections are built by the analyses'
+adapters in :mod:`humanlike.app.report_sections`; this module only knows tables, figures and text.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import math
+import platform
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..files import atomic_write_text
+
+TEMPLATE = "report.html.j2"
+
+
+@dataclass
+class ReportTable:
+    """A table of the report: a tidy frame shown as a sortable HTML table.
+
+    Parameters
+    ----------
+    key : str
+        Names the table in the page (``data-table`` attribute) so tests and readers can find it.
+    title : str
+        Heading shown above the table.
+    frame : pandas.DataFrame
+        The rows, shown as they are (column names as headers).
+    caption : str
+        Text below the table.
+    digits : int
+        Decimals shown for floats (the exact values stay in ``data-value``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = ReportTable("ec", "Error consistency", pd.DataFrame({"observer": ["a"], "estimate": [0.25]}))
+    >>> table.key, table.digits, len(table.frame)
+    ('ec', 3, 1)
+    """
+
+    key: str
+    title: str
+    frame: pd.DataFrame
+    caption: str = ""
+    digits: int = 3
+
+
+@dataclass
+class ReportFigure:
+    """A figure of the report: a matplotlib figure embedded as SVG, with its alt text and caption.
+
+    Parameters
+    ----------
+    key : str
+        Names the figure in the page.
+    title : str
+        Heading shown above the figure.
+    figure : matplotlib.figure.Figure
+        Rendered to an inline SVG (and closed) when the page is rendered.
+    alt : str
+        Alternative text of the image.
+    caption : str
+        Text below the figure.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> item = ReportFigure("ranking", "Ranking", fig, alt="models ranked by EC")
+    >>> item.alt, item.caption
+    ('models ranked by EC', '')
+    >>> plt.close(fig)
+    """
+
+    key: str
+    title: str
+    figure: object
+    alt: str
+    caption: str = ""
+
+
+@dataclass
+class ReportSection:
+    """One analysis: what it measures, its headline numbers, tables, figures and the choices in force.
+
+    Parameters
+    ----------
+    key : str
+        Anchor id of the section.
+    title : str
+        Section heading.
+    summary : str
+        One paragraph: what the analysis measures and its headline result.
+    tables : list of ReportTable
+        Tables in page order.
+    figures : list of ReportFigure
+        Figures in page order.
+    methods : dict
+        The choices in force (name -> value), shown as a definition list.
+    notes : list of str
+        Caveats shown below the section.
+
+    Examples
+    --------
+    >>> section = ReportSection("mlds", "Difference scaling", "One scale per observer.")
+    >>> section.tables, section.methods
+    ([], {})
+    """
+
+    key: str
+    title: str
+    summary: str
+    tables: list[ReportTable] = field(default_factory=list)
+    figures: list[ReportFigure] = field(default_factory=list)
+    methods: dict[str, object] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _figure_svg(figure) -> str:
+    """A matplotlib figure as a base64 SVG data URI (fonts as paths: no external font is needed); closes it."""
+    import matplotlib
+
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "path"}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(figure)
+    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def format_cell(value, digits: int) -> tuple[str, str]:
+    """(shown text, sort/exact value) of one table cell.
+
+    Parameters
+    ----------
+    value : object
+        The cell's value; None, NaN, pandas.NA and infinities show as a dash with an empty exact value.
+    digits : int
+        Decimals shown for floats.
+
+    Returns
+    -------
+    tuple of str
+        ``(shown, exact)``: the text shown and the value used for sorting (the full ``repr`` of a float).
+
+    Examples
+    --------
+    >>> format_cell(0.123456, 2), format_cell(12345, 2), format_cell(True, 2), format_cell(float("nan"), 2)
+    (('0.12', '0.123456'), ('12,345', '12345'), ('yes', '1'), ('–', ''))
+    """
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "–", ""
+    if isinstance(value, (bool, np.bool_)):
+        return ("yes" if value else "no"), str(int(bool(value)))
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}", str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(float(value)):
+            return "–", ""
+        return f"{float(value):.{digits}f}", repr(float(value))
+    return str(value), str(value)
+
+
+def _table_rows(table: ReportTable) -> list[list[tuple[str, str, bool]]]:
+    """Rows of (shown, exact, numeric) cells."""
+    rows = []
+    for record in table.frame.itertuples(index=False, name=None):
+        cells = []
+        for value in record:
+            shown, exact = format_cell(value, table.digits)
+            numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+            cells.append((shown, exact, numeric))
+        rows.append(cells)
+    return rows
+
+
+def content_hash(paths: Sequence[Path | str]) -> dict:
+    """Provenance of input files or folders: their paths, file count, bytes and a SHA-256 over all contents.
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+        Files, or folders (every file below them, sorted, is read).
+
+    Returns
+    -------
+    dict
+        ``paths`` (as given), ``n_files``, ``bytes`` and ``sha256`` (over each file's name and content
+        hash, so renaming or editing any file changes it).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.csv").write_text("x\\n1\\n")
+    >>> info = content_hash([folder])
+    >>> info["n_files"], info["bytes"], len(info["sha256"])
+    (1, 4, 64)
+    """
+    files: list[Path] = []
+    for p in map(Path, paths):
+        files.extend(sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p])
+    digest = hashlib.sha256()
+    total = 0
+    for f in files:
+        data = f.read_bytes()
+        total += len(data)
+        digest.update(str(f.name).encode() + b"\0" + hashlib.sha256(data).digest())
+    return {"paths": [str(p) for p in paths], "n_files": len(files), "bytes": total, "sha256": digest.hexdigest()}
+
+
+def _slug(text: str) -> str:
+    """A lower-case, hyphenated id for ``text`` (used for anchors); ``"section"`` when nothing is left."""
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "section"
+
+
+def render_report(sections: Sequence[ReportSection], *, title: str, headline: ReportTable | None,
+                  provenance: dict, settings: dict, command: str = "", version: str | None = None) -> str:
+    """The report's HTML text.
+
+    Parameters
+    ----------
+    sections : sequence of ReportSection
+        One per analysis, in page order.
+    title : str
+        The page title.
+    headline : ReportTable or None
+        The headline table (models ranked by each measure, with intervals and the human ceiling).
+    provenance : dict
+        Inputs (files, trial counts, content hash).
+    settings : dict
+        Settings in force (seed, resamples, interval, policy, exclusions, ...).
+    command : str
+        The command line that reruns the report.
+    version : str, optional
+        Package version (default: the installed humanlike's).
+
+    Returns
+    -------
+    str
+        A complete, self-contained HTML document.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = ReportTable("t", "A table", pd.DataFrame({"observer": ["a"], "estimate": [0.5]}))
+    >>> html = render_report([ReportSection("ec", "Error consistency", "EC.", tables=[table])],
+    ...                      title="Demo", headline=None, provenance={}, settings={"seed": 0}, version="0")
+    >>> html.startswith("<!DOCTYPE html>"), 'data-table="t"' in html
+    (True, True)
+    """
+    import jinja2
+
+    if version is None:
+        from .. import __version__ as version
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("humanlike.app", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]), undefined=jinja2.StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True)
+    env.filters["svg"] = _figure_svg
+    env.filters["rows"] = _table_rows
+    env.filters["slug"] = _slug
+    template = env.get_template(TEMPLATE)
+    return template.render(
+        title=title, sections=list(sections), headline=headline, provenance=provenance, settings=settings,
+        command=command, version=version, python=platform.python_version(),
+        created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def write_report(html: str, path: Path | str) -> Path:
+    """Write the report atomically; the folder is created if needed.
+
+    Parameters
+    ----------
+    html : str
+        The page (:func:`render_report`).
+    path : path-like
+        The file to write (not a folder).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    IsADirectoryError
+        When ``path`` is an existing folder.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> path = write_report("<html></html>", Path(tempfile.mkdtemp()) / "out" / "report.html")
+    >>> path.name, path.read_text()
+    ('report.html', '<html></html>')
+    """
+    path = Path(path)
+    if path.exists() and path.is_dir():
+        raise IsADirectoryError(f"--out {path} is a folder; give a file name such as {path / 'report.html'}")
+    return atomic_write_text(path, html)

@@ -1,0 +1,550 @@
+"""Error consistency over a trial table, with bootstrap intervals through the whole aggregation.
+
+The pipeline (METHODS.md §1–2): per condition, every pairwise EC (and observed consistency and squared
+accuracy difference); mean over conditions per pair; per experiment, the human–human mean over unordered
+pairs, each model's mean over humans, and the model–model mean; overall, the mean over experiments with
+equal weight. It runs through the one resampling engine (:func:`humanlike.resampling.engine.bootstrap`): the
+design's strata are the (experiment, condition) cells of first presentations, the kernel is
+:class:`~humanlike.measures.pairwise.ErrorConsistencyKernel`, the aggregation
+:class:`~humanlike.measures.pairwise.PairAggregation`. Items are resampled within each condition jointly for
+all observers (pairs stay aligned), each condition from its own random stream; optionally the human
+observers of each experiment are resampled too (``observer_level="bootstrap"``) or their leave-one-out
+spread is added (``"jackknife"``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from ...trials.design import Design, build_design
+from ...trials.schema import TrialTableError, first_presentations, validate_trials
+from .metric import UndefinedPolicy, correctness_counts, kappa_reason
+from ...resampling.engine import bootstrap, progress_bar
+from ...stats.ranking import ranking_stability
+from ...resampling.results import Resampled
+from ...resampling.rng import SeedLike
+from ...resampling.settings import ResamplingSettings
+from .significance import ec_test_beta_posterior, ec_test_exact
+from .result import PAIR_INTERVALS, ErrorConsistencyResult
+from ..pairwise import (
+    HUMANS, MODEL_MODEL, PAIR, REASON_ALL_UNDEFINED, REASON_NO_PAIRS, ErrorConsistencyKernel, PairAggregation,
+    PairKernel, experiment_layouts, stratum_correctness, warn_undefined,
+)
+
+__all__ = [
+    "HUMANS", "MODEL_MODEL", "MODELVSHUMAN_EXCLUSIONS", "METRICS", "REASON_ALL_UNDEFINED", "REASON_NO_PAIRS",
+    "ErrorConsistencyResult", "apply_exclusions", "ec_design", "error_consistency", "exclusions_table",
+    "pair_measures", "resampling_settings_from",
+]
+
+METRICS = ("error_consistency", "observed_consistency", "accuracy_difference")
+# Kept for measures/dmc/analysis.py until it uses humanlike.resampling.engine.progress_bar (issue 7).
+_progress = progress_bar
+
+# The model-vs-human benchmark's excluded conditions, as the condition strings of its raw data
+# (METHODS.md §2). Experiments not listed keep every condition; the five single-condition experiments
+# (cue-conflict, edge, silhouette, sketch, stylized) use all their trials as one condition.
+MODELVSHUMAN_EXCLUSIONS: dict[str, tuple[str, ...]] = {
+    "colour": ("cr",),
+    "contrast": ("c100", "c03", "c01"),
+    "high-pass": ("inf", "0.55", "0.45", "0.4"),
+    "low-pass": ("0", "15", "40"),
+    "phase-scrambling": ("0", "150", "180"),
+    "power-equalisation": ("0",),
+    "false-colour": ("true",),
+    "rotation": ("0",),
+    "eidolonI": ("1-10-10", "64-10-10", "128-10-10"),
+    "eidolonII": ("1-3-10", "32-3-10", "64-3-10", "128-3-10"),
+    "eidolonIII": ("1-0-10", "16-0-10", "32-0-10", "64-0-10", "128-0-10"),
+    "uniform-noise": ("0.00", "0.60", "0.90"),
+}
+
+
+def exclusions_table(exclusions: dict[str, tuple[str, ...]] = MODELVSHUMAN_EXCLUSIONS) -> pd.DataFrame:
+    """The exclusion table as a tidy frame (experiment, condition).
+
+    Parameters
+    ----------
+    exclusions : dict of str to tuple of str
+        ``{experiment: excluded conditions}``; default the model-vs-human benchmark's table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per excluded (experiment, condition).
+
+    Examples
+    --------
+    >>> exclusions_table().head(2).values.tolist()
+    [['colour', 'cr'], ['contrast', 'c100']]
+    >>> len(exclusions_table({"sim-noise": ("0.00", "0.35")}))
+    2
+    """
+    return pd.DataFrame([(e, c) for e, conds in exclusions.items() for c in conds],
+                        columns=["experiment", "condition"])
+
+
+def apply_exclusions(trials: pd.DataFrame, exclusions: dict[str, tuple[str, ...]] | None) -> pd.DataFrame:
+    """Drop excluded (experiment, condition) rows; condition strings compare case-insensitively.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    exclusions : dict of str to tuple of str, or None
+        ``{experiment: excluded conditions}``; None or empty keeps every row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The remaining rows (the input itself when nothing is excluded).
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> len(trials), len(apply_exclusions(trials, {"sim-noise": ("0.00",)}))  # 11 observers x 160 items dropped
+    (28160, 26400)
+    """
+    if not exclusions:
+        return trials
+    drop = np.zeros(len(trials), dtype=bool)
+    conditions = trials["condition"].str.lower()
+    for experiment, excluded in exclusions.items():
+        drop |= ((trials["experiment"] == experiment) & conditions.isin([c.lower() for c in excluded])).to_numpy()
+    return trials.loc[~drop]
+
+
+
+def resampling_settings_from(settings: ResamplingSettings | None = None, *, n_resamples: int | None = None,
+                             level: float | None = None, seed: SeedLike | str = "unset", interval: str | None = None,
+                             resample_observers: bool | None = None, observer_level: str | None = None,
+                             memory_budget: int | None = None, progress: bool | None = None,
+                             chunk: int | None = None) -> ResamplingSettings:
+    """One :class:`~humanlike.resampling.settings.ResamplingSettings` from ``settings`` and the older keywords.
+
+    Keywords that are given override ``settings``; ``resample_observers=True`` means
+    ``observer_level="bootstrap"``. A ``numpy.random.Generator`` or ``SeedSequence`` seed is turned into the
+    integer seed it yields (recorded in the settings, so the run can be repeated); ``seed=None`` draws one
+    from fresh entropy. ``chunk`` is accepted for compatibility and ignored: the memory budget sets the chunks,
+    which never change a number.
+
+    Parameters
+    ----------
+    settings : ResamplingSettings, optional
+        The starting settings (default: ``ResamplingSettings()``).
+    n_resamples, level, interval, observer_level, memory_budget, progress : optional
+        Override the field of the same name when given.
+    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        The root seed; the default ``"unset"`` keeps the settings' seed.
+    resample_observers : bool, optional
+        The older spelling of ``observer_level`` (``True``: ``"bootstrap"``, ``False``: ``"none"``).
+    chunk : int, optional
+        Ignored, with a ``DeprecationWarning``.
+
+    Returns
+    -------
+    ResamplingSettings
+        ``settings`` with the given fields replaced (``settings`` itself when nothing is given).
+
+    Raises
+    ------
+    ValueError
+        When ``resample_observers`` contradicts ``observer_level``, or the seed is not a non-negative integer,
+        Generator, SeedSequence or None.
+
+    Examples
+    --------
+    >>> resampling_settings_from(n_resamples=500, resample_observers=True).observer_level
+    'bootstrap'
+    """
+    base = settings if settings is not None else ResamplingSettings()
+    changes: dict = {}
+    if n_resamples is not None:
+        changes["n_resamples"] = int(n_resamples)
+    if level is not None:
+        changes["level"] = float(level)
+    if not (isinstance(seed, str) and seed == "unset"):
+        changes["seed"] = _integer_seed(seed)
+    if interval is not None:
+        changes["interval"] = interval
+    if resample_observers is not None and observer_level is not None and resample_observers != (
+            observer_level == "bootstrap"):
+        raise ValueError(f"resample_observers={resample_observers} contradicts observer_level={observer_level!r}")
+    if observer_level is not None:
+        changes["observer_level"] = observer_level
+    elif resample_observers is not None:
+        changes["observer_level"] = "bootstrap" if resample_observers else "none"
+    if memory_budget is not None:
+        changes["memory_budget"] = int(memory_budget)
+    if progress is not None:
+        changes["progress"] = bool(progress)
+    if chunk is not None:
+        warnings.warn("'chunk' is ignored: the memory budget sets the chunks (which never change a number)",
+                      DeprecationWarning, stacklevel=3)
+    return replace(base, **changes) if changes else base
+
+
+def _integer_seed(seed: SeedLike) -> int:
+    """The non-negative integer root seed the engine uses, from an int, Generator, SeedSequence or None."""
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63 - 1))
+    if isinstance(seed, np.random.SeedSequence):
+        return int(seed.generate_state(1, np.uint64)[0] >> np.uint64(1))
+    if seed is None:
+        return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, a Generator or a SeedSequence, not {seed!r}")
+    return int(seed)
+
+
+def select_trials(trials: pd.DataFrame, *, experiments: list[str] | None = None, condition: str | None = None,
+                  exclusions: dict[str, tuple[str, ...]] | None = None, validate: bool = True) -> pd.DataFrame:
+    """The first presentations EC compares, after the exclusions and the experiment/condition filters.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    experiments : list of str, optional
+        Keep only these experiments.
+    condition : str, optional
+        Keep only this condition (compared as a string).
+    exclusions : dict of str to tuple of str, optional
+        ``{experiment: conditions}`` to drop (see :func:`apply_exclusions`).
+    validate : bool
+        Validate the trial table first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The selected first-presentation trials.
+
+    Raises
+    ------
+    TrialTableError
+        On an unknown experiment or condition, or when no trial is left.
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> selected = select_trials(trials, experiments=["sim-noise"], condition="0.10")
+    >>> len(selected), selected["observer"].nunique()  # 160 items x 11 observers
+    (1760, 11)
+    """
+    if validate:
+        trials = validate_trials(trials)
+    # EC compares single responses: the first presentation of each item.
+    trials = first_presentations(trials)
+    trials = apply_exclusions(trials, exclusions)
+    if experiments is not None:
+        unknown = sorted(set(experiments) - set(trials["experiment"]))
+        if unknown:
+            raise TrialTableError(f"unknown experiment(s) {unknown}; available: {sorted(trials['experiment'].unique())}")
+        trials = trials[trials["experiment"].isin(experiments)]
+    if condition is not None:
+        if not (trials["condition"] == str(condition)).any():
+            raise TrialTableError(f"condition '{condition}' not found; available: "
+                                  f"{sorted(trials['condition'].unique())}")
+        trials = trials[trials["condition"] == str(condition)]
+    if trials.empty:
+        raise TrialTableError("no trials left after the exclusions and filters")
+    return trials
+
+
+def ec_design(trials: pd.DataFrame) -> Design:
+    """The design of (experiment, condition) strata of a selected trial table, humans grouped per experiment.
+
+    Experiments with fewer than two observers are dropped; an observer absent from a whole condition keeps its
+    pairs undefined there (NaN), with a warning.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Trials as :func:`select_trials` returns them.
+
+    Returns
+    -------
+    Design
+        One stratum per (experiment, condition), observers ordered humans first.
+
+    Raises
+    ------
+    TrialTableError
+        When no experiment has two observers.
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> design = ec_design(select_trials(trials, experiments=["sim-noise"]))
+    >>> [stratum.key for stratum in design]
+    [('sim-noise', '0.00'), ('sim-noise', '0.10'), ('sim-noise', '0.20'), ('sim-noise', '0.35')]
+    """
+    design = build_design(trials, by=("experiment", "condition"), group_by=("experiment",), group_kind="human",
+                          observer_order="kind", margins=False)
+    design = design.select(lambda s: len(s.observers) >= 2)
+    if len(design) == 0:
+        raise TrialTableError("error consistency needs at least two observers in an experiment")
+    for s in design:
+        _, observed = stratum_correctness(s)
+        absent = [o for o, seen in zip(s.observers, observed.any(axis=0)) if not seen]
+        if absent:
+            warnings.warn(f"experiment '{s.key[0]}', condition '{s.key[1]}': no responses from {absent}",
+                          stacklevel=3)
+    return design
+
+
+P_VALUE_METHODS = ("exact", "beta-posterior", "beta-posterior-published")
+
+
+def pair_p_values(counts: np.ndarray, method: str = "exact", policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
+                  seed: int = 0) -> np.ndarray:
+    """Two-sided p-values of independence for 2x2 tables (4 x tables: a, b, c, d).
+
+    ``"exact"``: the exact conditional test (:func:`~humanlike.measures.ec.significance.ec_test_exact`).
+    ``"beta-posterior"``: Klein et al.'s simulation test with a uniform prior and ties counted as extreme.
+    ``"beta-posterior-published"``: Klein et al.'s published rule — posterior Beta(k, n-k) and only strictly
+    more extreme simulated kappas — NaN where that posterior is improper (an observer always right or wrong).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        The 2x2 counts, shape (4, n_tables): both correct, only the first, only the second, both wrong.
+    method : {"exact", "beta-posterior", "beta-posterior-published"}
+        The test.
+    policy : {"strict", "model-vs-human"}
+        Kappa's undefined policy (simulation tests only).
+    seed : int
+        Seed of the simulation tests.
+
+    Returns
+    -------
+    numpy.ndarray
+        One p-value per table, shape (n_tables,).
+
+    Raises
+    ------
+    ValueError
+        On an unknown ``method``.
+
+    Examples
+    --------
+    Perfect agreement on 20 items with 10 correct each: the two-sided exact p is 2 / C(20, 10).
+
+    >>> import numpy as np
+    >>> p = pair_p_values(np.array([[10], [0], [0], [10]]))
+    >>> round(float(p[0]) * 184756, 6)
+    2.0
+    """
+    if method not in P_VALUE_METHODS:
+        raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, not {method!r}")
+    if method == "exact":
+        return ec_test_exact(*counts).p_value
+    if method == "beta-posterior":
+        return ec_test_beta_posterior(*counts, seed=seed, policy=policy).p_value
+    a, b, c, d = counts
+    n = a + b + c + d
+    k1, k2 = a + b, a + c
+    proper = (k1 > 0) & (k1 < n) & (k2 > 0) & (k2 < n)
+    out = np.full(n.shape, np.nan)
+    if proper.any():
+        out[proper] = ec_test_beta_posterior(*(x[proper] for x in counts), seed=seed, policy=policy,
+                                             prior=(0.0, 0.0), extreme="greater").p_value
+    return out
+
+
+def pair_measures(design: Design, kernel: PairKernel, p_value: str = "exact", seed: int = 0) -> pd.DataFrame:
+    """Per (experiment, condition, pair): the 2x2 counts, accuracies, the kernel's measures and p-values
+    (:func:`pair_p_values`).
+
+    Parameters
+    ----------
+    design : Design
+        The design from :func:`ec_design`.
+    kernel : PairKernel
+        The pair kernel whose ``measures`` become columns (e.g. :class:`ErrorConsistencyKernel`).
+    p_value : {"exact", "beta-posterior", "beta-posterior-published"}
+        The per-condition test.
+    seed : int
+        Seed of the simulation tests.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (experiment, condition, unordered pair): experiment, condition, observer_1, observer_2,
+        kind_1, kind_2, both_correct, only_1_correct, only_2_correct, both_wrong, accuracy_1, accuracy_2, the
+        kernel's measures (with ``reason`` for EC), p_value, pair_kind.
+
+    Examples
+    --------
+    >>> from humanlike.measures.pairwise import ErrorConsistencyKernel
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> pairs = pair_measures(ec_design(select_trials(trials, experiments=["sim-noise"])), ErrorConsistencyKernel())
+    >>> len(pairs)  # 55 pairs of 11 observers x 4 conditions
+    220
+    >>> first = pairs.iloc[0]
+    >>> [int(first[k]) for k in ("both_correct", "only_1_correct", "only_2_correct", "both_wrong")]
+    [120, 17, 13, 10]
+    >>> round(float(first["observed_consistency"]), 4)  # (120 + 10) / 160
+    0.8125
+    """
+    frames = []
+    for layout in experiment_layouts(design):
+        names = np.asarray(layout.observers)
+        human = np.arange(names.size) < layout.n_humans
+        kinds = np.where(human, "human", "model")
+        for key in layout.keys:
+            s = design.stratum(key)
+            total = kernel.cached_statistics(s).sum(axis=0, keepdims=True, dtype=np.float64)
+            masked = kernel.masked(s)
+            counts = correctness_counts(total, names.size, masked)
+            values = kernel.pair_values(total, names.size, masked)
+            a = counts["both"][0]
+            b = counts["first"][0] - a
+            c = counts["second"][0] - a
+            d = counts["trials"][0] - a - b - c
+            frame = pd.DataFrame({
+                "experiment": key[0], "condition": key[1],
+                "observer_1": names[layout.first], "observer_2": names[layout.second],
+                "kind_1": kinds[layout.first], "kind_2": kinds[layout.second],
+                "both_correct": a.astype(int), "only_1_correct": b.astype(int),
+                "only_2_correct": c.astype(int), "both_wrong": d.astype(int),
+                "accuracy_1": counts["first"][0] / counts["trials"][0],
+                "accuracy_2": counts["second"][0] / counts["trials"][0]})
+            for m in kernel.measures:
+                frame[m] = values[m][0]
+                if m == "error_consistency":
+                    frame["reason"] = (kappa_reason(a, b, c, d) if kernel.policy is UndefinedPolicy.STRICT
+                                       else "")
+            frames.append(frame)
+    pairs = pd.concat(frames, ignore_index=True)
+    counts = pairs[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].to_numpy().T
+    pairs["p_value"] = pair_p_values(counts, p_value, kernel.policy, seed)
+    pairs["pair_kind"] = np.where(
+        (pairs["kind_1"] == "human") & (pairs["kind_2"] == "human"), "human-human",
+        np.where((pairs["kind_1"] == "model") & (pairs["kind_2"] == "model"), "model-model", "model-human"))
+    return pairs
+
+
+def error_consistency(
+    trials: pd.DataFrame,
+    *,
+    experiments: list[str] | None = None,
+    condition: str | None = None,
+    exclusions: dict[str, tuple[str, ...]] | None = None,
+    settings: ResamplingSettings | None = None,
+    policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
+    pair_intervals: bool = False,
+    pair_interval: str = "profile",
+    p_value: str = "exact",
+    validate: bool = True,
+    n_resamples: int | None = None,
+    level: float | None = None,
+    seed: SeedLike | str = "unset",
+    interval: str | None = None,
+    resample_observers: bool | None = None,
+    observer_level: str | None = None,
+    memory_budget: int | None = None,
+    progress: bool | None = None,
+    chunk: int | None = None,
+) -> ErrorConsistencyResult:
+    """Pairwise error consistency with bootstrap intervals through the whole aggregation.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table (see :mod:`humanlike.trials.schema`).
+    experiments : list of str, optional
+        Restrict to these experiments. Each experiment's numbers (intervals included) do not depend on
+        which others are selected.
+    condition : str, optional
+        Restrict to this one condition.
+    exclusions : dict, optional
+        ``{experiment: conditions}`` to drop first (:data:`MODELVSHUMAN_EXCLUSIONS` for the benchmark).
+    settings : ResamplingSettings, optional
+        Resamples, level, interval method, observer level, seed, memory budget, progress. The keywords below
+        override single fields (see :func:`resampling_settings_from`).
+    policy : {"strict", "model-vs-human"}
+        What kappa is where it is undefined (:class:`~humanlike.measures.ec.metric.UndefinedPolicy`).
+    pair_intervals : bool
+        Also give every experiment pair's condition-averaged EC an interval (same resamples).
+    pair_interval : {"profile", "bootstrap"}
+        The interval of a pair whose EC is one 2x2 table (its experiment has one condition, or ``condition``
+        is given): ``"profile"`` (default) the profile-likelihood interval
+        (:func:`humanlike.measures.ec.interval.ec_profile_interval`), which holds its level where errors are few
+        (docs/ec_coverage.md); ``"bootstrap"`` the settings' bootstrap interval. Pairs averaged over several
+        conditions and every aggregate keep the bootstrap through the aggregation.
+    p_value : {"exact", "beta-posterior", "beta-posterior-published"}
+        The per-condition test of independence in :attr:`ErrorConsistencyResult.pairs` (:func:`pair_p_values`;
+        the simulation tests use the settings' seed).
+    validate : bool
+        Validate the trial table first.
+    n_resamples, level, seed, interval, resample_observers, observer_level, memory_budget, progress, chunk
+        The older keyword form of ``settings`` (``resample_observers=True`` is ``observer_level="bootstrap"``;
+        ``chunk`` is ignored).
+
+    Returns
+    -------
+    ErrorConsistencyResult
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> r = error_consistency(simulate_benchmark(seed=0), n_resamples=200, seed=1)
+    >>> row = r.table("error_consistency").set_index("group").loc["humans"]
+    >>> bool(row["ci_low"] < row["estimate"] < row["ci_high"])
+    True
+    """
+    settings = resampling_settings_from(settings, n_resamples=n_resamples, level=level, seed=seed, interval=interval,
+                                        resample_observers=resample_observers, observer_level=observer_level,
+                                        memory_budget=memory_budget, progress=progress, chunk=chunk)
+    policy = UndefinedPolicy(policy)
+    if p_value not in P_VALUE_METHODS:
+        raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, not {p_value!r}")
+    if pair_interval not in PAIR_INTERVALS:
+        raise ValueError(f"pair_interval must be one of {PAIR_INTERVALS}, not {pair_interval!r}")
+    selected = select_trials(trials, experiments=experiments, condition=condition, exclusions=exclusions,
+                             validate=validate)
+    design = ec_design(selected)
+    kernel = ErrorConsistencyKernel(policy)
+    aggregation = PairAggregation(design, kernel.measures, pair_columns=pair_intervals)
+    resampled = bootstrap(design, kernel, aggregation, aggregation.output, settings)
+    warn_undefined(resampled)
+
+    is_pair = np.array([lab[1] == PAIR for lab in resampled.labels], dtype=bool)
+    summary = _trim_labels(resampled.select(~is_pair), 4)
+    pairs_resampled = _trim_labels(resampled.select(is_pair), None) if pair_intervals else None
+    n_pairs = np.array([aggregation.n_pairs.get((scope, group), 0) for scope, group, *_ in summary.labels])
+
+    ranking, model_replicates = None, None
+    models = list(aggregation.all_groups[2:])
+    if models and settings.n_resamples > 0:
+        ec_models = summary.where(scope="overall", metric="error_consistency", group=models)
+        model_replicates = ec_models.replicates
+        if np.isfinite(ec_models.estimate).all():
+            ranking = ranking_stability(models, ec_models.estimate, model_replicates, settings.level)
+
+    record = dict(settings.to_dict(), policy=policy.value,
+                  resample_observers=settings.observer_level == "bootstrap",
+                  experiments=[e.name for e in aggregation.layouts], condition=condition,
+                  exclusions=bool(exclusions), p_value=p_value,
+                  pair_interval=pair_interval)
+    return ErrorConsistencyResult(summary, n_pairs, pair_measures(design, kernel, p_value, settings.seed),
+                                  pairs_resampled, ranking, model_replicates, record)
+
+
+def _trim_labels(resampled: Resampled, keep: int | None) -> Resampled:
+    """Drop the label fields a part of the output does not use (pair names in the summary, ``group`` in pairs)."""
+    if keep is not None:
+        return replace(resampled, labels=[lab[:keep] for lab in resampled.labels],
+                       label_names=resampled.label_names[:keep])
+    fields = (0, 4, 5, 2, 3)   # experiment, observer_1, observer_2, kind, metric
+    return replace(resampled, labels=[tuple(lab[k] for k in fields) for lab in resampled.labels],
+                   label_names=("experiment", "observer_1", "observer_2", "kind", "metric"))

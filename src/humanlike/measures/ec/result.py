@@ -1,0 +1,352 @@
+"""The result of an error-consistency analysis: resampled summary and pairs, their tables and JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ...stats.ranking import RankingStability
+from ...resampling.results import Resampled
+from ..pairwise import HUMANS, MODEL_MODEL, OOD_ACCURACY
+
+#: Intervals of a single-table pair's EC: the profile likelihood (default) or the bootstrap of the analysis.
+PAIR_INTERVALS = ("profile", "bootstrap")
+
+SUMMARY_COLUMNS = ["scope", "group", "kind", "metric", "estimate", "ci_low", "ci_high", "n_pairs", "reason",
+                   "undefined_share", "interval_method"]
+
+
+def _plain(value):
+    if isinstance(value, (float, np.floating)):
+        return None if not np.isfinite(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def _condition_p_values(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per pair, the exact p-values of its conditions summarised: the smallest (uncorrected) and Bonferroni's.
+
+    ``p_value_min_uncorrected`` is the smallest per-condition p — not a p-value of anything when there are
+    several conditions; ``p_value_bonferroni`` = min(1, k x smallest p) over the k conditions with a defined
+    p tests "independent in every condition" at its nominal level.
+    """
+    grouped = pairs.groupby(["observer_1", "observer_2"], sort=False)["p_value"]
+    smallest = grouped.min()
+    k = grouped.count()
+    return pd.DataFrame({"p_value_min_uncorrected": smallest,
+                         "p_value_bonferroni": np.minimum(1.0, smallest * k)}).reset_index()
+
+
+def _profile_single_tables(frame: pd.DataFrame, pairs: pd.DataFrame, level: float, policy: str) -> pd.DataFrame:
+    """Rows of pairs whose EC is one 2x2 table get the profile-likelihood interval of that table.
+
+    Under the benchmark's undefined policy a table whose kappa is undefined keeps the bootstrap (its estimate is
+    the policy's convention, which no likelihood describes).
+    """
+    from .interval import ec_profile_interval
+
+    keys = ["experiment", "observer_1", "observer_2"]
+    cells = ["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]
+    single = pairs[pairs.groupby(keys)["condition"].transform("size") == 1]
+    if policy != "strict":
+        single = single[single["reason"].fillna("") == ""]
+    if single.empty:
+        return frame
+    merged = frame.reset_index(drop=True).merge(single[keys + cells], on=keys, how="left")
+    use = merged["both_correct"].notna().to_numpy() & (frame["n_conditions"].to_numpy() == 1)
+    if use.any():
+        counts = merged.loc[use, cells].to_numpy(dtype=np.int64)
+        r = ec_profile_interval(*counts.T, level=level)
+        merged.loc[use, "ci_low"] = r.low
+        merged.loc[use, "ci_high"] = r.high
+        merged.loc[use, "interval_method"] = r.method
+        merged.loc[use, "undefined_share"] = np.nan
+    return merged.drop(columns=cells)
+
+
+def bootstrap_label(resampled: Resampled, method: str | None) -> str:
+    """The ``interval_method`` of a bootstrap interval: ``method`` (or the result's own) and "bootstrap".
+
+    Parameters
+    ----------
+    resampled : Resampled
+        The resampled result the interval comes from.
+    method : str or None
+        The requested interval method; None means the result's own.
+
+    Returns
+    -------
+    str
+        For example ``"percentile bootstrap"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> bootstrap_label(Resampled(np.zeros(1), np.zeros((3, 1)), ("x",)), None)
+    'percentile bootstrap'
+    """
+    return f"{method if method is not None else resampled.method} bootstrap"
+
+
+@dataclass(frozen=True)
+class ErrorConsistencyResult:
+    """Error consistency of a trial table: resampled summary rows, pairs, ranking.
+
+    Attributes
+    ----------
+    resampled : Resampled
+        One column per (scope, group, kind, metric): scope = an experiment or ``"overall"``, group =
+        ``"humans"`` (human–human), ``"model-model"``, or a model name (model–human); metrics
+        ``error_consistency``, ``observed_consistency``, ``accuracy_difference`` and ``ood_accuracy``. Holds
+        the estimate, the kept replicates (and jackknife rows for BCa), so :meth:`interval` at any level or
+        method needs no rerun.
+    n_pairs : numpy.ndarray
+        Pairs behind each column of :attr:`resampled`.
+    pairs : pandas.DataFrame
+        Per (experiment, condition, pair): the 2x2 counts, EC, observed consistency, squared accuracy
+        difference, exact p-value.
+    pair_resampled : Resampled or None
+        Per experiment pair, EC averaged over conditions, from the same resamples (when
+        ``pair_intervals=True``).
+    ranking : RankingStability or None
+        Stability of the models' ranking by overall EC to humans.
+    model_replicates : numpy.ndarray or None
+        Replicates of the models' overall EC (resamples x models), in :attr:`ranking` order.
+    settings : dict
+        The resampling settings and the analysis options.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.analysis import error_consistency
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> result = error_consistency(simulate_benchmark(seed=0), experiments=["sim-noise"], n_resamples=20, seed=0,
+    ...                            pair_intervals=True)
+    >>> humans = result.table().set_index("group").loc["humans"]
+    >>> round(float(humans["estimate"]), 3), int(humans["n_pairs"])  # mean EC over the 15 human pairs
+    (0.313, 15)
+    >>> result.pair_frame().shape  # 55 pairs of 11 observers
+    (55, 12)
+    """
+
+    resampled: Resampled
+    n_pairs: np.ndarray = field(repr=False)
+    pairs: pd.DataFrame = field(repr=False)
+    pair_resampled: Resampled | None = field(default=None, repr=False)
+    ranking: RankingStability | None = None
+    model_replicates: np.ndarray | None = field(default=None, repr=False)
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def estimate(self) -> np.ndarray:
+        """Point estimates of every summary column (see :attr:`resampled`)."""
+        return self.resampled.estimate
+
+    def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of every summary column (see :meth:`humanlike.resampling.results.Resampled.interval`).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+
+        Returns
+        -------
+        (low, high) : tuple of numpy.ndarray
+            One bound per column of :attr:`resampled`; NaN where undefined.
+        """
+        return self.resampled.interval(level, method)
+
+    def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """Tidy summary, one row per column of :attr:`resampled`.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns scope, group, kind, metric, estimate, ci_low, ci_high, n_pairs, reason, undefined_share,
+            interval_method (e.g. ``"percentile bootstrap"``).
+        """
+        frame = self.resampled.to_frame(level, method)
+        frame["n_pairs"] = self.n_pairs.astype(int)
+        # Every aggregate (a mean over pairs) keeps the bootstrap through the aggregation.
+        frame["interval_method"] = bootstrap_label(self.resampled, method)
+        return frame[SUMMARY_COLUMNS]
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """:meth:`to_frame` at the result's own level and interval method."""
+        return self.to_frame()
+
+    def table(self, metric: str = "error_consistency", scope: str = "overall") -> pd.DataFrame:
+        """One row per group for one metric and scope.
+
+        Parameters
+        ----------
+        metric : str
+            ``"error_consistency"``, ``"observed_consistency"``, ``"accuracy_difference"`` or ``"ood_accuracy"``.
+        scope : str
+            An experiment name or ``"overall"``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The :attr:`summary` rows of that metric and scope (humans, model-model, then each model).
+        """
+        s = self.summary
+        return s[(s["metric"] == metric) & (s["scope"] == scope)].reset_index(drop=True)
+
+    def pair_frame(self, level: float | None = None, method: str | None = None,
+                   metric: str = "error_consistency", pair_interval: str | None = None) -> pd.DataFrame | None:
+        """Per experiment pair: the condition-averaged ``metric`` with its interval (None without pair intervals).
+
+        A pair whose EC is one 2x2 table (its experiment has one condition, or one condition was selected)
+        gets the profile-likelihood interval by default (:func:`humanlike.measures.ec.interval.ec_profile_interval`:
+        it holds its level where errors are few, the bootstrap does not; docs/ec_coverage.md). A pair whose EC
+        is a mean of kappas over several conditions keeps the bootstrap through that mean. The column
+        ``interval_method`` names each row's interval.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Bootstrap interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+        metric : str
+            The pair metric (``"error_consistency"``, ``"observed_consistency"`` or ``"accuracy_difference"``).
+        pair_interval : {"profile", "bootstrap"}, optional
+            The interval of single-table pairs' EC; defaults to the result's (``settings["pair_interval"]``).
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            Columns experiment, observer_1, observer_2, kind_1, kind_2, ``metric`` (the estimate), ci_low,
+            ci_high, interval_method, undefined_share (of the bootstrap resamples; NaN for a profile
+            interval), reason, n_conditions; None when the analysis ran without ``pair_intervals=True``.
+
+        Raises
+        ------
+        ValueError
+            On an unknown ``pair_interval``.
+        """
+        if self.pair_resampled is None:
+            return None
+        choice = pair_interval if pair_interval is not None else self.settings.get("pair_interval", "bootstrap")
+        if choice not in PAIR_INTERVALS:
+            raise ValueError(f"pair_interval must be one of {PAIR_INTERVALS}, not {choice!r}")
+        selected = self.pair_resampled.where(metric=metric)
+        frame = selected.to_frame(level, method)
+        frame["interval_method"] = bootstrap_label(selected, method)
+        kinds = frame["kind"].str.split("-", expand=True)
+        frame["kind_1"], frame["kind_2"] = kinds[0], kinds[1]
+        frame = frame.rename(columns={"estimate": metric})
+        conditions = self.pairs.groupby("experiment")["condition"].nunique()
+        frame["n_conditions"] = frame["experiment"].map(conditions).astype(int)
+        if metric == "error_consistency" and choice == "profile":
+            frame = _profile_single_tables(frame, self.pairs, level if level is not None else selected.level,
+                                           self.settings.get("policy", "strict"))
+        return frame[["experiment", "observer_1", "observer_2", "kind_1", "kind_2", metric, "ci_low", "ci_high",
+                      "interval_method", "undefined_share", "reason", "n_conditions"]]
+
+    @property
+    def pair_intervals(self) -> pd.DataFrame | None:
+        """:meth:`pair_frame` of error consistency at the result's own level and method."""
+        return self.pair_frame()
+
+    def experiment_json_dict(self, experiment: str, level: float | None = None, method: str | None = None) -> dict:
+        """One experiment as a document: human_human, model_human per model, model_model, and every pair.
+
+        Parameters
+        ----------
+        experiment : str
+            The experiment's name.
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+
+        Returns
+        -------
+        dict
+            ``{experiment, condition, human_human, model_human: {model: {...}}, model_model, pairs, settings}``;
+            each group entry holds mean, ci_low, ci_high, n_pairs, undefined_share, reason, interval_method and an accuracy.
+            ``pairs`` (with the per-pair exact p-values summarised over conditions) only with pair intervals.
+
+        Raises
+        ------
+        KeyError
+            When the result has no such experiment.
+        """
+        s = self.to_frame(level, method)
+        s = s[s["scope"] == experiment]
+        if s.empty:
+            raise KeyError(f"no experiment {experiment!r}; experiments: {self.settings.get('experiments')}")
+        ec = s[s["metric"] == "error_consistency"].set_index("group")
+        acc = s[s["metric"] == OOD_ACCURACY].set_index("group")
+
+        def entry(group):
+            row = ec.loc[group]
+            return {"mean": _plain(row["estimate"]), "ci_low": _plain(row["ci_low"]),
+                    "ci_high": _plain(row["ci_high"]), "n_pairs": int(row["n_pairs"]),
+                    "undefined_share": _plain(row["undefined_share"]), "reason": row["reason"],
+                    "interval_method": row["interval_method"]}
+
+        doc = {"experiment": experiment, "condition": self.settings.get("condition"),
+               "human_human": {**entry(HUMANS), "mean_accuracy": _plain(acc.loc[HUMANS, "estimate"])},
+               "model_human": {}, "model_model": entry(MODEL_MODEL)}
+        for group in ec.index:
+            if group not in (HUMANS, MODEL_MODEL):
+                doc["model_human"][group] = {**entry(group), "accuracy": _plain(acc.loc[group, "estimate"])}
+        pairs = self.pair_frame(level, method)
+        if pairs is not None:
+            pairs = pairs[pairs["experiment"] == experiment]
+            pairs = pairs.merge(_condition_p_values(self.pairs[self.pairs["experiment"] == experiment]),
+                                on=["observer_1", "observer_2"])
+            if self.settings.get("condition") is not None:
+                pairs = pairs.drop(columns=["p_value_bonferroni"]).rename(
+                    columns={"p_value_min_uncorrected": "p_value"})
+            doc["pairs"] = _records(pairs.drop(columns=["experiment"]))
+        doc["settings"] = dict(self.settings)
+        return doc
+
+    def to_json_dict(self, level: float | None = None, method: str | None = None) -> dict:
+        """The whole result as JSON-ready dict: settings, summary rows, one document per experiment, ranking.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+        method : {"percentile", "bca"}, optional
+            Interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+
+        Returns
+        -------
+        dict
+            Keys settings, level, interval, n_resamples, summary (records of :meth:`to_frame`), experiments
+            (:meth:`experiment_json_dict` of each, without settings) and ranking; non-finite numbers are None.
+        """
+        return {
+            "settings": dict(self.settings),
+            "level": level if level is not None else self.resampled.level,
+            "interval": method if method is not None else self.resampled.method,
+            "n_resamples": self.resampled.n_resamples,
+            "summary": _records(self.to_frame(level, method)),
+            "experiments": {name: {k: v for k, v in self.experiment_json_dict(name, level, method).items()
+                                   if k != "settings"}
+                            for name in self.settings.get("experiments", [])},
+            "ranking": None if self.ranking is None else _records(self.ranking.to_frame()),
+        }

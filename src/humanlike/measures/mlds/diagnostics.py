@@ -1,0 +1,508 @@
+"""MLDS uncertainty and goodness of fit by simulation from the fit (METHODS.md §6).
+
+* :func:`bootstrap_mlds` — parametric bootstrap (R ``boot.mlds``): responses drawn from the fitted
+  probabilities, refitted, each replicate on the standard scale; percentile intervals per level and for
+  sigma.
+* :func:`runs_diagnostics` — R ``binom.diagnostics``: the deviance-residual envelope (sorted residuals
+  of simulated refits) and the runs test on the signs of the residuals ordered by fitted value.
+* :func:`six_point_test` — additivity (R ``Get6pts`` / ``lik6pt`` / ``simu.6pt``).
+
+Responses come from :func:`humanlike.resampling.draws.bernoulli_responses` (row r depends only on the seed,
+the diagnostic's key and r), refits from :func:`humanlike.measures.mlds.refit.refit_many`, chunked by
+:func:`humanlike.resampling.engine.resample_chunks`: no Python loop over replicates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from ...resampling.draws import bernoulli_responses
+from ...resampling.engine import resample_chunks
+from .fit import MldsFit
+from .glm import R_EPSILON, deviance_residuals
+from .refit import bytes_per_refit, refit_many
+from ...resampling.results import Resampled
+from ...resampling.settings import DEFAULT_MEMORY_BUDGET
+
+
+def _check_fit(fit: MldsFit, what: str) -> None:
+    if fit.method != "glm":
+        raise ValueError(f"{what} refits the glm; fit with method='glm' (got {fit.method!r})")
+    if fit.status not in ("ok", "not_converged"):
+        raise ValueError(f"{what} needs a finite maximum-likelihood fit; this fit is {fit.status!r}: {fit.reason}")
+
+
+BOOTSTRAP_EPSILON = 1e-8  # R's boot.mlds refits with glm.fit's default control
+
+
+def _simulate(fit: MldsFit, key: tuple, n_simulations: int, seed: int, memory_budget: int, reduce,
+              epsilon: float = R_EPSILON) -> list:
+    """Draw responses chunk by chunk, refit them in one batch per chunk and hand both to ``reduce``."""
+    per = bytes_per_refit(fit.n_trials, fit.design.shape[1])
+    parts = []
+    for start, stop in resample_chunks(n_simulations, per, memory_budget):
+        y = bernoulli_responses(seed, key, fit.fitted, start, stop).astype(np.float64)
+        parts.append(reduce(y, refit_many(fit.design, y, fit.link, epsilon=epsilon)))
+    return parts
+
+
+@dataclass
+class MldsBootstrap:
+    """Parametric bootstrap of an MLDS fit.
+
+    Attributes
+    ----------
+    result : Resampled
+        Columns labelled (quantity, level): ``standard_scale`` and ``scale`` per level 1..p and
+        ``sigma`` (level 0); NaN rows for separated replicates.
+    separated_share, not_converged_share : float
+        Shares of replicates without a finite maximum / without meeting R's criterion.
+
+    Examples
+    --------
+    >>> from humanlike.measures.mlds.simulate import simulate_judgements
+    >>> from humanlike.measures.mlds.fit import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> boot = bootstrap_mlds(fit, 50, seed=1)
+    >>> boot.to_frame().shape, boot.separated_share     # 6 + 6 levels and sigma; 7 columns
+    ((13, 7), 0.54)
+    """
+
+    result: Resampled
+    separated_share: float
+    not_converged_share: float
+
+    def interval(self, level: float | None = None, method: str | None = None):
+        """Percentile interval of every bootstrapped column (see :meth:`Resampled.interval`).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level (default: the level given to :func:`bootstrap_mlds`).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        low, high : numpy.ndarray
+            One entry per column (``standard_scale`` and ``scale`` per level, then ``sigma``).
+        """
+        return self.result.interval(level, method)
+
+    def to_frame(self, level: float | None = None):
+        """The result as a tidy table (one row per estimate: labels, estimate, interval and reason where they apply).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of ``ci_low`` / ``ci_high`` (default: the bootstrap's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``quantity``, ``level``, ``estimate``, ``ci_low``, ``ci_high``, ``undefined_share``,
+            ``reason``.
+        """
+        return self.result.to_frame(level)
+
+    def to_json_dict(self, level: float | None = None) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of the intervals (default: the bootstrap's).
+
+        Returns
+        -------
+        dict
+            :meth:`Resampled.to_json_dict` plus ``separated_share`` and ``not_converged_share``.
+        """
+        out = self.result.to_json_dict(level)
+        out.update(separated_share=self.separated_share, not_converged_share=self.not_converged_share)
+        return out
+
+
+def bootstrap_mlds(fit: MldsFit, n_resamples: int = 10_000, *, seed: int = 0, level: float = 0.95,
+                   memory_budget: int = DEFAULT_MEMORY_BUDGET, key: tuple = ()) -> MldsBootstrap:
+    """Parametric bootstrap: simulate from the fitted probabilities, refit, keep every replicate.
+
+    Parameters
+    ----------
+    fit : MldsFit
+        A glm fit.
+    n_resamples : int
+    seed : int
+    level : float
+        Default level of the percentile intervals.
+    memory_budget : int
+        Bytes one chunk of refits may use.
+    key : tuple
+        Extra words of the random stream's key (e.g. observer and scale), so that several fits under one
+        seed draw independent responses.
+
+    Returns
+    -------
+    MldsBootstrap
+
+    Examples
+    --------
+    >>> from humanlike.measures.mlds.simulate import simulate_judgements
+    >>> from humanlike.measures.mlds.fit import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> boot = bootstrap_mlds(fit, 200, seed=1)
+    >>> low, high = boot.interval()
+    >>> bool(low[-1] <= fit.sigma <= high[-1])
+    True
+    """
+    _check_fit(fit, "the bootstrap")
+    if n_resamples < 2:
+        raise ValueError(f"n_resamples must be at least 2, got {n_resamples}")
+    p = fit.n_levels
+
+    def reduce(y, refits):
+        return (np.column_stack([refits.standard_scale, refits.scale, refits.sigma]),
+                refits.separated, refits.converged)
+
+    parts = _simulate(fit, ("mlds-bootstrap", *key), n_resamples, seed, memory_budget, reduce, BOOTSTRAP_EPSILON)
+    replicates = np.concatenate([part[0] for part in parts])
+    separated = np.concatenate([part[1] for part in parts])
+    converged = np.concatenate([part[2] for part in parts])
+    labels = ([("standard_scale", k) for k in range(1, p + 1)] + [("scale", k) for k in range(1, p + 1)]
+              + [("sigma", 0)])
+    estimate = np.concatenate([fit.standard_scale, fit.scale, [fit.sigma]])
+    result = Resampled(estimate, replicates, labels, ("quantity", "level"), level=level,
+                       settings={"kind": "parametric bootstrap", "n_resamples": n_resamples, "seed": seed,
+                                 "link": fit.link})
+    return MldsBootstrap(result, float(separated.mean()), float((~converged & ~separated).mean()))
+
+
+def count_runs(signs: np.ndarray, order_by: np.ndarray) -> np.ndarray:
+    """Number of sign changes along each row after a stable sort by ``order_by`` (R's ``sort(...,
+    index.return = TRUE)`` keeps ties in their original order).
+
+    Parameters
+    ----------
+    signs : numpy.ndarray
+        Residual signs (bool or 0/1), shape (..., n).
+    order_by : numpy.ndarray
+        Sort key (fitted probabilities), same shape.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Sign changes per row.
+
+    Examples
+    --------
+    Sorted by the key, the signs read False, True, True, True: one change.
+
+    >>> int(count_runs(np.array([True, False, True, True]), np.array([0.3, 0.1, 0.2, 0.4])))
+    1
+    """
+    order = np.argsort(order_by, axis=-1, kind="stable")
+    ordered = np.take_along_axis(signs, order, axis=-1)
+    return np.sum(ordered[..., 1:] != ordered[..., :-1], axis=-1)
+
+
+@dataclass
+class RunsDiagnostics:
+    """R ``binom.diagnostics``: runs test and deviance-residual envelope.
+
+    Attributes
+    ----------
+    observed_runs : int
+    simulated_runs : (R,) float array (NaN for separated refits)
+    p_value : float
+        Share of simulated runs <= the observed (R: ``1 - mean(sim > obs)``), over defined refits.
+    observed_residuals : (n,) array
+        Sorted deviance residuals of the fit.
+    envelope_low, envelope_high : (n,) arrays
+        Pointwise quantiles of the simulated sorted residuals at ``(1 - level) / 2`` and ``(1 + level) / 2``.
+    outside_envelope : int
+        Sorted observed residuals outside the envelope.
+    level : float
+        Coverage of the envelope.
+    separated_share : float
+
+    Examples
+    --------
+    >>> from humanlike.measures.mlds.simulate import simulate_judgements
+    >>> from humanlike.measures.mlds.fit import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> runs = runs_diagnostics(fit, 50, seed=1)
+    >>> runs.observed_runs, runs.observed_residuals.shape
+    (13, (60,))
+    """
+
+    observed_runs: int
+    simulated_runs: np.ndarray = field(repr=False)
+    p_value: float
+    observed_residuals: np.ndarray = field(repr=False)
+    envelope_low: np.ndarray = field(repr=False)
+    envelope_high: np.ndarray = field(repr=False)
+    outside_envelope: int
+    level: float
+    separated_share: float
+
+    def to_json_dict(self) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings.
+
+        Returns
+        -------
+        dict
+            Keys ``observed_runs``, ``p_value``, ``outside_envelope``, ``envelope_level``, ``n_simulations``,
+            ``separated_share``.
+        """
+        return {"observed_runs": self.observed_runs, "p_value": self.p_value,
+                "outside_envelope": self.outside_envelope, "envelope_level": self.level,
+                "n_simulations": int(len(self.simulated_runs)), "separated_share": self.separated_share}
+
+
+def runs_diagnostics(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0, level: float = 0.95,
+                     memory_budget: int = DEFAULT_MEMORY_BUDGET, key: tuple = ()) -> RunsDiagnostics:
+    """Residual envelope and runs test by simulation from the fit (R ``binom.diagnostics``).
+
+    Parameters
+    ----------
+    fit : MldsFit
+        A glm fit.
+    n_simulations : int
+    seed : int
+    level : float
+        Coverage of the pointwise envelope (R plots 0.025 .. 0.975).
+    memory_budget : int
+    key : tuple
+        Extra words of the random stream's key.
+
+    Returns
+    -------
+    RunsDiagnostics
+
+    Raises
+    ------
+    ValueError
+        If ``fit`` is not a finite glm fit.
+
+    Examples
+    --------
+    >>> from humanlike.measures.mlds.simulate import simulate_judgements
+    >>> from humanlike.measures.mlds.fit import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> runs = runs_diagnostics(fit, 50, seed=1)
+    >>> runs.to_json_dict()["n_simulations"], runs.envelope_low.shape
+    (50, (60,))
+    >>> round(runs.p_value, 3)
+    0.696
+    """
+    _check_fit(fit, "the runs test")
+    y, mu = fit.responses.astype(float), fit.fitted
+    residuals = deviance_residuals(y, mu)
+    observed = int(count_runs(residuals > 0, mu))
+
+    def reduce(ys, refits):
+        res = deviance_residuals(ys, refits.fitted)
+        runs = count_runs(res > 0, refits.fitted).astype(float)
+        runs[refits.separated] = np.nan
+        ordered = np.sort(res, axis=1).astype(np.float32)
+        ordered[refits.separated] = np.nan
+        return runs, ordered
+
+    parts = _simulate(fit, ("mlds-runs", *key), n_simulations, seed, memory_budget, reduce)
+    runs = np.concatenate([part[0] for part in parts])
+    ordered = np.concatenate([part[1] for part in parts])
+    defined = ~np.isnan(runs)
+    alpha = (1 - level) / 2
+    low, high = np.nanquantile(ordered, [alpha, 1 - alpha], axis=0) if defined.any() else (
+        np.full(fit.n_trials, np.nan), np.full(fit.n_trials, np.nan))
+    sorted_obs = np.sort(residuals)
+    return RunsDiagnostics(
+        observed_runs=observed, simulated_runs=runs,
+        p_value=float(np.mean(runs[defined] <= observed)) if defined.any() else float("nan"),
+        observed_residuals=sorted_obs, envelope_low=low.astype(float), envelope_high=high.astype(float),
+        outside_envelope=int(np.sum((sorted_obs < low) | (sorted_obs > high))), level=level,
+        separated_share=float(1 - defined.mean()))
+
+
+def six_point_rows(levels: np.ndarray, n_levels: int) -> np.ndarray:
+    """Trial indices (m, 3) of the six-point conditions present in the data (R ``Get6pts``).
+
+    For every a < b < c and a' < b' < c' with a < a', the quadruples (a, b; a', b'), (b, c; b', c') and
+    (a, c; a', c') must all occur; as R's ``match``, the first trial with that quadruple is used.
+
+    Parameters
+    ----------
+    levels : (n, 4) int array
+        Quadruples in physical order.
+    n_levels : int
+
+    Returns
+    -------
+    (m, 3) int array of row indices (A, B, E).
+
+    Raises
+    ------
+    ValueError
+        If the design holds triads.
+
+    Examples
+    --------
+    >>> levels = np.array([[1, 2, 4, 5], [2, 3, 5, 6], [1, 3, 4, 6], [1, 2, 3, 4]])
+    >>> six_point_rows(levels, 6).tolist()
+    [[0, 1, 2]]
+    """
+    levels = np.asarray(levels, np.int64)
+    if np.any(levels[:, 3] == 0):
+        raise ValueError("the six-point test is defined for quadruples; this design has triads")
+    base = n_levels + 1
+    codes = ((levels[:, 0] * base + levels[:, 1]) * base + levels[:, 2]) * base + levels[:, 3]
+    unique, first = np.unique(codes, return_index=True)
+    first_triples = np.array(list(combinations(range(1, n_levels + 1), 3)), np.int64)
+    second_triples = first_triples[first_triples[:, 0] >= 2]
+    i, j = np.meshgrid(np.arange(len(first_triples)), np.arange(len(second_triples)), indexing="ij")
+    six = np.column_stack([first_triples[i.ravel()], second_triples[j.ravel()]])
+    six = six[six[:, 0] < six[:, 3]]
+
+    def lookup(cols):
+        q = six[:, cols]
+        code = ((q[:, 0] * base + q[:, 1]) * base + q[:, 2]) * base + q[:, 3]
+        pos = np.searchsorted(unique, code)
+        pos = np.minimum(pos, len(unique) - 1)
+        found = unique[pos] == code
+        return np.where(found, first[pos], -1)
+
+    rows = np.column_stack([lookup([0, 1, 3, 4]), lookup([1, 2, 4, 5]), lookup([0, 2, 3, 5])])
+    return rows[np.all(rows >= 0, axis=1)]
+
+
+@dataclass
+class SixPointTest:
+    """Six-point (additivity) test.
+
+    Attributes
+    ----------
+    n_conditions : int
+        Six-point conditions found in the data.
+    observed : float
+        Log-likelihood of the observed responses on the six-point trials under the fit.
+    simulated : (R,) array
+        The same under refits of simulated data (NaN for separated refits).
+    p_value : float
+        Share of simulated values <= observed (reject additivity when small).
+    separated_share : float
+
+    Examples
+    --------
+    >>> from humanlike.measures.mlds.simulate import simulate_judgements
+    >>> from humanlike.measures.mlds.fit import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> test = six_point_test(fit, 50, seed=1)
+    >>> test.n_conditions, round(test.observed, 4)
+    (1, -2.2476)
+    """
+
+    n_conditions: int
+    observed: float
+    simulated: np.ndarray = field(repr=False)
+    p_value: float
+    separated_share: float
+
+    def to_json_dict(self) -> dict:
+        """The result as a JSON-ready dict (numbers as plain floats, NaN as None), with the settings.
+
+        Returns
+        -------
+        dict
+            Keys ``n_conditions``, ``lik6pt`` (the observed log-likelihood), ``p_value``, ``n_simulations``,
+            ``separated_share``.
+        """
+        return {"n_conditions": self.n_conditions, "lik6pt": self.observed, "p_value": self.p_value,
+                "n_simulations": int(len(self.simulated)), "separated_share": self.separated_share}
+
+
+def six_point_loglik(responses: np.ndarray, fitted: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """R's ``lik6pt``: sum over the six-point trials (with multiplicity ``weights``) of the Bernoulli
+    log-likelihood; rows of ``responses``/``fitted`` are replicates.
+
+    Parameters
+    ----------
+    responses : numpy.ndarray
+        0/1 responses, shape (R, n).
+    fitted : numpy.ndarray
+        Fitted probabilities of response 1, shape (R, n).
+    weights : numpy.ndarray
+        How often each trial enters the six-point conditions, shape (n,).
+
+    Returns
+    -------
+    numpy.ndarray
+        The weighted log-likelihood per replicate, shape (R,).
+
+    Examples
+    --------
+    2 ln 0.8 + ln 0.6 and 2 ln 0.8 + ln 0.4:
+
+    >>> fitted = np.array([[0.8, 0.4], [0.8, 0.4]])
+    >>> six_point_loglik(np.array([[1.0, 0.0], [1.0, 1.0]]), fitted, np.array([2.0, 1.0])).round(4).tolist()
+    [-0.9571, -1.3626]
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(responses > 0, np.log(fitted), np.log1p(-fitted))
+    return terms @ weights
+
+
+def six_point_test(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0,
+                   memory_budget: int = DEFAULT_MEMORY_BUDGET, key: tuple = ()) -> SixPointTest:
+    """Six-point test of additivity by simulation from the fit (R ``simu.6pt``).
+
+    Parameters
+    ----------
+    fit : MldsFit
+        A glm fit of quadruples.
+    n_simulations : int
+        R uses about 10,000.
+    seed : int
+    memory_budget : int
+    key : tuple
+        Extra words of the random stream's key.
+
+    Returns
+    -------
+    SixPointTest
+
+    Raises
+    ------
+    ValueError
+        For triads, or data without any complete six-point condition.
+
+    Examples
+    --------
+    >>> from humanlike.measures.mlds.simulate import simulate_judgements
+    >>> from humanlike.measures.mlds.fit import fit_mlds
+    >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
+    >>> test = six_point_test(fit, 50, seed=1)
+    >>> test.to_json_dict()["n_conditions"], test.p_value
+    (1, 0.25)
+    """
+    _check_fit(fit, "the six-point test")
+    rows = six_point_rows(fit.levels, fit.n_levels)
+    if len(rows) == 0:
+        raise ValueError("no six-point condition occurs in this design (it needs the three quadruples "
+                         "(a,b;a',b'), (b,c;b',c'), (a,c;a',c') for some a<b<c, a'<b'<c', a<a')")
+    weights = np.bincount(rows.ravel(), minlength=fit.n_trials).astype(float)
+    observed = float(six_point_loglik(fit.responses[None, :].astype(float), fit.fitted[None, :], weights)[0])
+
+    def reduce(ys, refits):
+        value = six_point_loglik(ys, refits.fitted, weights)
+        value[refits.separated] = np.nan
+        return value
+
+    simulated = np.concatenate(_simulate(fit, ("mlds-six-point", *key), n_simulations, seed, memory_budget, reduce))
+    defined = ~np.isnan(simulated)
+    return SixPointTest(
+        n_conditions=int(len(rows)), observed=observed, simulated=simulated,
+        p_value=float(np.mean(simulated[defined] <= observed)) if defined.any() else float("nan"),
+        separated_share=float(1 - defined.mean()))

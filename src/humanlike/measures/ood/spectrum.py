@@ -1,0 +1,683 @@
+"""The human-centred OOD spectrum: OOD scores, tests and regimes of every condition (Xu et al.; METHODS.md §4).
+
+Per human observer and condition the accuracy and its logit (``logit_correction='half'``:
+``ln((k+.5)/(n-k+.5))``, so 0 and 1 stay finite). The reference distribution pools the human logits of the
+undistorted conditions (:data:`humanlike.measures.ood.common.DEFAULT_REFERENCE` for model-vs-human: 7
+conditions x 4 observers = 28 values). OOD score of a condition = Glass's delta of its human logits against
+that pool (0 = like the reference, negative = harder).
+
+Tests run on the *tested family* only: every non-reference condition (a reference condition is part of the
+pool it would be compared with, so it is neither tested nor counted in the multiple-testing family), or
+the paper's family (:data:`PAPER_UNTESTED_EXPERIMENTS` left out) with ``family='paper'``. Two-sided
+Mann-Whitney U of the condition's observer accuracies against the pooled reference accuracies, one-sided
+exact binomial test of the pooled correct trials against chance 1/K, Benjamini-Hochberg over the family
+(separately per test); normality of the reference accuracies and logits.
+
+Regimes: Gaussian mixture on the scores (:func:`humanlike.measures.ood.spectrum_statistics.fit_regimes`, fitted to
+convergence from many starts with a variance floor and a minimum component size), stability across
+initialisations and across bootstrap resamples of the human observers (observers resampled within each
+experiment, the same draw for all its conditions, the reference pool recomputed from the resample). All
+randomness comes from per-key streams of one integer seed, so :func:`ood_spectrum` and
+:func:`humanlike.measures.ood.analysis.ood_analysis` give the same regimes for the same seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from ...trials.schema import TrialTableError, first_presentations, validate_trials
+from ...resampling.draws import observer_weights
+from ...stats.multiple import benjamini_hochberg
+from .regimes import RegimeFit, RegimeStability, fit_regimes, regime_names, regime_stability_bootstrap
+from ...resampling.results import Resampled
+from ...resampling.rng import stream
+from .spectrum_statistics import (
+    binomial_above_chance, chance_flags, glass_delta, logit_accuracy, mannwhitney_vs_reference, normality_tests,
+)
+from .common import DEFAULT_REFERENCE, check_choice, condition_order, seed_int
+
+MW_VARIANTS = ("asymptotic", "asymptotic-no-continuity", "exact")
+LOGIT_CORRECTIONS = ("half", "clip")
+FAMILIES = ("all", "paper")
+REGIME_NAMINGS = ("order", "paper")
+#: Experiments Xu et al. leave out of their tests (not graded distortions of the same images).
+PAPER_UNTESTED_EXPERIMENTS = ("cue-conflict", "edge", "silhouette", "false-colour")
+REASON_REFERENCE = "reference condition: part of the pool it would be tested against"
+REASON_OUTSIDE_FAMILY = "outside the tested family"
+
+
+def resolve_reference(trials: pd.DataFrame, reference) -> dict[str, tuple[str, ...]]:
+    """{experiment: (conditions,)}; the default keeps the DEFAULT_REFERENCE entries present in the data.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    reference : mapping, iterable of (experiment, condition) pairs, or None
+        ``{experiment: condition or conditions}``, or pairs; None: the model-vs-human defaults
+        (:data:`~humanlike.measures.ood.common.DEFAULT_REFERENCE`) found in the data.
+
+    Returns
+    -------
+    dict of str to tuple of str
+        The reference conditions per experiment.
+
+    Raises
+    ------
+    TrialTableError
+        When a reference condition is not in the data (naming the experiment's conditions), or none is left.
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> resolve_reference(trials, {"sim-noise": "0.00", "sim-blur": ["0", "3"]})
+    {'sim-noise': ('0.00',), 'sim-blur': ('0', '3')}
+    >>> resolve_reference(trials, {"sim-noise": "0.5"})
+    Traceback (most recent call last):
+    ...
+    humanlike.trials.schema.TrialTableError: reference condition sim-noise=0.5 is not in the data (conditions of 'sim-noise': ['0.00', '0.10', '0.20', '0.35'])
+    """
+    present = trials[["experiment", "condition"]].drop_duplicates()
+    pairs = set(zip(present["experiment"], present["condition"]))
+    if reference is None:
+        out = {e: (c,) for e, c in DEFAULT_REFERENCE.items() if (e, c) in pairs}
+        if not out:
+            raise TrialTableError(
+                "none of the default reference conditions (model-vs-human: "
+                + ", ".join(f"{e}={c}" for e, c in DEFAULT_REFERENCE.items())
+                + ") is in the data; pass reference={experiment: condition} (CLI: --reference EXP=COND)")
+        return out
+    if isinstance(reference, Mapping):
+        items = [(e, c) for e, cs in reference.items() for c in ((cs,) if isinstance(cs, str) else cs)]
+    else:
+        items = [tuple(x) for x in reference]
+    out: dict[str, list[str]] = {}
+    for e, c in items:
+        e, c = str(e), str(c)
+        if (e, c) not in pairs:
+            avail = sorted(present.loc[present["experiment"] == e, "condition"])
+            where = (f"conditions of '{e}': {avail}" if avail
+                     else f"experiments: {sorted(present['experiment'].unique())}")
+            raise TrialTableError(f"reference condition {e}={c} is not in the data ({where})")
+        out.setdefault(e, []).append(c)
+    if not out:
+        raise TrialTableError("the reference is empty")
+    return {e: tuple(cs) for e, cs in out.items()}
+
+
+
+@dataclass(frozen=True)
+class OODSpectrum:
+    """The OOD spectrum of a trial table.
+
+    ``conditions``: one row per (experiment, condition) — human accuracy, OOD score (Glass's delta of the
+    human logits against the reference pool, with ``ood_reason`` when undefined), regime and its
+    stabilities, Mann-Whitney and binomial tests with BH-adjusted p-values, ``above_chance`` /
+    ``at_chance``. ``observers``: one row per human and condition (correct, trials, accuracy, logit).
+    ``normality``: tests of the reference accuracies (``scale='accuracy'``) and logits (``'logit'``).
+    ``regimes``: the mixture fit; ``stability``: its bootstrap stability (``None`` without resamples);
+    ``boot_scores``: (resamples x conditions) OOD scores under observer resampling; ``scores``: the OOD
+    scores as a :class:`~humanlike.resampling.results.Resampled` (``.to_frame()``, ``.interval()``). Made by
+    :func:`ood_spectrum`.
+
+    Parameters
+    ----------
+    conditions, observers, normality : pandas.DataFrame
+        The tables above.
+    reference : dict
+        ``{experiment: [reference conditions]}``.
+    reference_mean, reference_sd : float
+        Mean and SD of the human logits in the reference pool.
+    regimes : RegimeFit
+        The mixture fit of the OOD scores.
+    stability : RegimeStability or None
+        Its bootstrap stability.
+    boot_scores : numpy.ndarray or None
+        (resamples x conditions) OOD scores under observer resampling.
+    settings : dict
+        Every option the spectrum ran with.
+    scores : Resampled, optional
+        The OOD scores with their replicates.
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> trials = trials[trials["experiment"] == "sim-noise"]
+    >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)
+    >>> spectrum.conditions["ood_score"].round(2).tolist()   # Glass's delta against the 0.00 condition
+    [0.0, -4.76, -10.31, -15.61]
+    >>> spectrum.reference, len(spectrum.observers)   # 6 humans x 4 conditions
+    ({'sim-noise': ['0.00']}, 24)
+    """
+
+    conditions: pd.DataFrame
+    observers: pd.DataFrame
+    reference: dict
+    reference_mean: float
+    reference_sd: float
+    normality: pd.DataFrame
+    regimes: RegimeFit
+    stability: RegimeStability | None
+    boot_scores: np.ndarray | None = field(repr=False)
+    settings: dict
+    scores: Resampled | None = field(default=None, repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-condition table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :attr:`conditions`: one row per (experiment, condition) with the OOD score, regime and tests.
+        """
+        return self.conditions
+
+    def regime_table(self) -> pd.DataFrame:
+        """One row per regime: mixture mean / SD / weight and the number of conditions.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns label, regime, mean, sd, weight, n_conditions.
+        """
+        comp = self.regimes.components_frame()
+        counts = self.conditions["regime"].value_counts()
+        comp["n_conditions"] = [int(counts.get(r, 0)) for r in comp["regime"]]
+        return comp
+
+
+@dataclass(frozen=True)
+class SpectrumRegimes:
+    """The spectrum up to its regimes (:func:`spectrum_regimes`): what the alignment needs, before the uncertainty.
+
+    Parameters
+    ----------
+    conditions : pandas.DataFrame
+        One row per (experiment, condition): scores, tests, chance flags, regimes (without the bootstrap
+        stability and the score intervals, which :func:`complete_spectrum` adds).
+    observers : pandas.DataFrame
+        One row per human and condition (correct, trials, accuracy, logit).
+    reference : dict
+        ``{experiment: (reference conditions,)}``.
+    reference_logits, reference_accuracies : numpy.ndarray
+        The human values of the reference pool.
+    regimes : RegimeFit
+        The mixture fit of the OOD scores.
+    boot_scores : numpy.ndarray or None
+        (resamples x conditions) OOD scores under observer resampling; None without resamples.
+    settings : dict
+        Every option the spectrum runs with.
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> fitted = spectrum_regimes(trials[trials["experiment"] == "sim-noise"], {"sim-noise": "0.00"},
+    ...                           n_observer_resamples=0)
+    >>> fitted.reference, fitted.regimes.n_components >= 1
+    ({'sim-noise': ('0.00',)}, True)
+    """
+
+    conditions: pd.DataFrame
+    observers: pd.DataFrame
+    reference: dict
+    reference_logits: np.ndarray = field(repr=False)
+    reference_accuracies: np.ndarray = field(repr=False)
+    regimes: RegimeFit
+    boot_scores: np.ndarray | None = field(repr=False)
+    settings: dict
+
+
+@dataclass(frozen=True)
+class SpectrumUncertainty:
+    """The spectrum's uncertainty (:func:`spectrum_uncertainty`).
+
+    Parameters
+    ----------
+    stability : RegimeStability or None
+        Regime stability under observer resampling (None without resamples).
+    scores : Resampled
+        The OOD scores with their observer-resampled replicates.
+    normality : pandas.DataFrame
+        Normality tests of the reference accuracies and logits.
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> fitted = spectrum_regimes(trials[trials["experiment"] == "sim-noise"], {"sim-noise": "0.00"},
+    ...                           n_observer_resamples=20)
+    >>> spectrum_uncertainty(fitted).scores.replicates.shape
+    (20, 4)
+    """
+
+    stability: RegimeStability | None
+    scores: Resampled = field(repr=False)
+    normality: pd.DataFrame
+
+
+def _per_observer(trials: pd.DataFrame) -> pd.DataFrame:
+    g = trials.groupby(["experiment", "condition", "observer"], sort=True)["correct"]
+    out = g.agg(correct="sum", trials="size").reset_index()
+    out["correct"] = out["correct"].astype(int)
+    out["accuracy"] = out["correct"] / out["trials"]
+    return out
+
+
+def _mannwhitney(c, r, variant: str):
+    if variant == "asymptotic":
+        res = mannwhitney_vs_reference(c, r)
+        return res.statistic, res.p_value, res.reason
+    from scipy import stats as sps
+
+    c = np.asarray(c, dtype=float)
+    r = np.asarray(r, dtype=float)
+    c, r = c[np.isfinite(c)], r[np.isfinite(r)]
+    if c.size == 0 or r.size == 0:
+        return np.nan, np.nan, "an empty sample"
+    if variant == "exact":
+        res = sps.mannwhitneyu(c, r, alternative="two-sided", method="exact")
+    else:
+        res = sps.mannwhitneyu(c, r, alternative="two-sided", method="asymptotic", use_continuity=False)
+    return float(res.statistic), float(res.pvalue), ""
+
+
+def ood_spectrum(trials: pd.DataFrame, reference=None, **options) -> OODSpectrum:
+    """The human-centred OOD spectrum: OOD scores, tests and regimes of every condition.
+
+    :func:`spectrum_regimes`, then :func:`spectrum_uncertainty`, joined by :func:`complete_spectrum`.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table (first presentations are used).
+    reference : mapping or sequence, optional
+        Undistorted conditions as ``{experiment: condition(s)}`` or ``[(experiment, condition)]``; ``None`` =
+        the :data:`~humanlike.measures.ood.common.DEFAULT_REFERENCE` entries present in the data.
+    **options
+        Every option of :func:`spectrum_regimes` (regimes, max_regimes, n_init, alpha, mw_variant,
+        logit_correction, n_observer_resamples, level, seed, family, regime_naming, min_component_size,
+        min_sd_fraction, validate).
+
+    Returns
+    -------
+    OODSpectrum
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> t = simulate_benchmark(seed=0)
+    >>> sp = ood_spectrum(t, {e: sorted(t.loc[t["experiment"] == e, "condition"].unique())[0]
+    ...                       for e in t["experiment"].unique()}, n_observer_resamples=0)
+    >>> bool(sp.conditions.loc[sp.conditions["is_reference"], "mannwhitney_p"].isna().all())
+    True
+    """
+    fitted = spectrum_regimes(trials, reference, **options)
+    return complete_spectrum(fitted, spectrum_uncertainty(fitted))
+
+
+def spectrum_regimes(
+    trials: pd.DataFrame,
+    reference: Mapping[str, str | Sequence[str]] | Sequence[tuple[str, str]] | None = None,
+    *,
+    regimes: int | str = "bic",
+    max_regimes: int = 4,
+    n_init: int = 50,
+    alpha: float = 0.05,
+    mw_variant: str = "asymptotic",
+    logit_correction: str = "half",
+    n_observer_resamples: int = 500,
+    level: float = 0.95,
+    seed=0,
+    family: str = "all",
+    regime_naming: str = "order",
+    min_component_size: int = 3,
+    min_sd_fraction: float = 0.02,
+    validate: bool = True,
+) -> SpectrumRegimes:
+    """The spectrum up to its regimes: OOD scores, tests, the mixture fit and the observer-resampled scores.
+
+    The first step of :func:`ood_spectrum` (which takes the same options); :func:`spectrum_uncertainty` and
+    :func:`complete_spectrum` finish it. Everything the alignment needs (conditions, scores, regimes, chance
+    flags) is known after this step.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table (first presentations are used).
+    reference : mapping or sequence, optional
+        Undistorted conditions as ``{experiment: condition(s)}`` or ``[(experiment, condition)]``; ``None`` =
+        the :data:`~humanlike.measures.ood.common.DEFAULT_REFERENCE` entries present in the data.
+    regimes : {"bic", "aicc"} or int
+        How the number of mixture components is chosen, or a fixed number.
+    max_regimes : int
+        Largest number of components tried by BIC / AICc.
+    n_init : int
+        Seeded initialisations per candidate number of components (each EM run to convergence).
+    alpha : float
+        Level for the BH rejections and the chance flags.
+    mw_variant : {"asymptotic", "asymptotic-no-continuity", "exact"}
+        Mann-Whitney U, two-sided: normal approximation with continuity and tie correction (METHODS.md),
+        without continuity correction, or scipy's exact null (which ignores ties).
+    logit_correction : {"half", "clip"}
+        ``'half'``: empirical logit ``ln((k+.5)/(n-k+.5))`` of every cell; ``'clip'``: the plain logit of
+        ``k/n`` with 0 and 1 clipped to ``[1/2n, 1-1/2n]``.
+    n_observer_resamples : int
+        Bootstrap resamples of the human observers for the regime stability and the OOD-score intervals
+        (0 skips); drawn per experiment from ``stream(seed, "observers", "spectrum", experiment, block)``.
+    level : float
+        Level of the OOD-score percentile intervals.
+    seed : int
+        Root seed of every random stream (mixture starts, observer resamples).
+    family : {"all", "paper"}
+        Tested family: every non-reference condition, or the paper's (also without
+        :data:`PAPER_UNTESTED_EXPERIMENTS`).
+    regime_naming : {"order", "paper"}
+        ``'order'``: reference, near-, far-, extreme-OOD by decreasing mean. ``'paper'``: the lowest component
+        is 'extreme-OOD' when most of its tested conditions are at chance, the others named in order.
+    min_component_size, min_sd_fraction : int, float
+        Guards against degenerate mixture components (see :func:`~humanlike.measures.ood.spectrum_statistics.fit_regimes`).
+
+    Returns
+    -------
+    SpectrumRegimes
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> fitted = spectrum_regimes(trials[trials["experiment"] == "sim-noise"], {"sim-noise": "0.00"},
+    ...                           n_observer_resamples=0)
+    >>> fitted.conditions["ood_score"].round(2).tolist(), fitted.boot_scores is None
+    ([0.0, -4.76, -10.31, -15.61], True)
+    """
+    check_choice(mw_variant, MW_VARIANTS, "mw_variant")
+    check_choice(logit_correction, LOGIT_CORRECTIONS, "logit_correction")
+    check_choice(family, FAMILIES, "family")
+    check_choice(regime_naming, REGIME_NAMINGS, "regime_naming")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+    if int(n_observer_resamples) < 0:
+        raise ValueError(f"n_observer_resamples must be >= 0, got {n_observer_resamples}")
+    if isinstance(regimes, str):
+        check_choice(regimes, ("bic", "aicc"), "regimes")
+        n_components, criterion = None, regimes
+    else:
+        n_components, criterion = int(regimes), "bic"
+    seed = seed_int(seed)
+    if validate:
+        trials = validate_trials(trials)
+    trials = first_presentations(trials)
+    humans = trials[trials["observer_kind"] == "human"]
+    if humans.empty:
+        raise TrialTableError("the OOD spectrum needs human observers (observer_kind == 'human')")
+    ref = resolve_reference(trials, reference)
+
+    obs = _per_observer(humans)
+    obs["logit"] = logit_accuracy(obs["correct"].to_numpy(), obs["trials"].to_numpy(), logit_correction)
+    is_ref_row = np.zeros(len(obs), dtype=bool)
+    for e, cs in ref.items():
+        is_ref_row |= ((obs["experiment"] == e) & obs["condition"].isin(cs)).to_numpy()
+    obs["is_reference"] = is_ref_row
+    ref_logit = obs.loc[is_ref_row, "logit"].to_numpy()
+    ref_acc = obs.loc[is_ref_row, "accuracy"].to_numpy()
+    if ref_logit.size < 2:
+        raise TrialTableError(f"the reference pool holds {ref_logit.size} human value(s) ({_ref_text(ref)}); "
+                              "Glass's delta needs at least 2 (more human observers, or more reference conditions)")
+
+    n_classes = trials.groupby("experiment")["label"].nunique()
+    acc_by = obs.groupby(["experiment", "condition"])["accuracy"].mean()
+    keys = []
+    for e in sorted(obs["experiment"].unique()):
+        conds = obs.loc[obs["experiment"] == e, "condition"].unique()
+        ref_c = ref.get(e, (None,))[0]
+        acc_e = {c: acc_by.get((e, c), np.nan) for c in conds}
+        keys += [(e, c) for c in condition_order(conds, ref_c, acc_e)]
+
+    grouped = {k: g for k, g in obs.groupby(["experiment", "condition"], sort=False)}
+    rows = []
+    for e, c in keys:
+        g = grouped[(e, c)]
+        is_ref = c in ref.get(e, ())
+        tested = not is_ref and not (family == "paper" and e in PAPER_UNTESTED_EXPERIMENTS)
+        gd = glass_delta(g["logit"].to_numpy(), ref_logit)
+        k, n = int(g["correct"].sum()), int(g["trials"].sum())
+        kk = int(n_classes[e])
+        chance = 1.0 / kk if kk >= 2 else np.nan
+        if tested:
+            u, p_mw, mw_reason = _mannwhitney(g["accuracy"].to_numpy(), ref_acc, mw_variant)
+            p_bin = float(binomial_above_chance(k, n, chance)) if kk >= 2 else np.nan
+        else:
+            u, p_mw, p_bin = np.nan, np.nan, np.nan
+            mw_reason = REASON_REFERENCE if is_ref else REASON_OUTSIDE_FAMILY
+        rows.append(dict(
+            experiment=e, condition=c, is_reference=is_ref, tested=tested, n_humans=int(len(g)),
+            n_trials=n, n_correct=k, human_accuracy=float(g["accuracy"].mean()),
+            pooled_accuracy=k / n if n else np.nan, mean_logit=gd.mean_condition, ood_score=gd.value,
+            ood_reason=gd.reason, mannwhitney_u=u, mannwhitney_p=p_mw, mannwhitney_reason=mw_reason,
+            n_classes=kk, chance=chance, binomial_p=p_bin))
+    cond = pd.DataFrame(rows)
+    mw = benjamini_hochberg(cond["mannwhitney_p"].to_numpy(), alpha)
+    bn = benjamini_hochberg(cond["binomial_p"].to_numpy(), alpha)
+    cond["mannwhitney_p_adjusted"] = mw.adjusted
+    cond["differs_from_reference"] = mw.reject
+    cond["binomial_p_adjusted"] = bn.adjusted
+    cond["at_chance"] = chance_flags(bn.adjusted, alpha) & cond["tested"].to_numpy()
+    cond["above_chance"] = ~cond["at_chance"]
+
+    scores = cond["ood_score"].to_numpy()
+    if not np.isfinite(scores).any():
+        raise TrialTableError("no condition has a defined OOD score: " + "; ".join(sorted(set(cond["ood_reason"]))))
+    fit = fit_regimes(scores, n_components=n_components, criterion=criterion, max_components=max_regimes,
+                      n_init=n_init, seed=stream(seed, "regime-fit"), min_component_size=min_component_size,
+                      min_sd_fraction=min_sd_fraction)
+    if regime_naming == "paper":
+        fit = paper_regime_names(fit, cond["at_chance"].to_numpy(), cond["tested"].to_numpy())
+    cond["regime_label"] = fit.labels
+    cond["regime"] = fit.regimes
+    cond["init_stability"] = fit.stability
+
+    boot = observer_bootstrap_scores(obs, keys, ref, int(n_observer_resamples), seed) \
+        if n_observer_resamples > 0 else None
+    settings = dict(regimes=regimes, criterion=fit.criterion, n_components=fit.n_components,
+                    max_regimes=max_regimes, n_init=n_init, alpha=alpha, mw_variant=mw_variant,
+                    logit_correction=logit_correction, n_observer_resamples=int(n_observer_resamples), level=level,
+                    seed=seed, family=family, regime_naming=regime_naming, min_component_size=min_component_size,
+                    min_sd_fraction=min_sd_fraction, n_tests=int(mw.n_tests))
+    return SpectrumRegimes(conditions=cond, observers=obs, reference=ref, reference_logits=ref_logit,
+                           reference_accuracies=ref_acc, regimes=fit, boot_scores=boot, settings=settings)
+
+
+def spectrum_uncertainty(fitted: SpectrumRegimes) -> SpectrumUncertainty:
+    """The spectrum's uncertainty: regime stability under observer resampling, score intervals, normality.
+
+    Reads ``fitted`` and changes nothing in it, so it can run beside other work on the same fit (as
+    :func:`humanlike.measures.ood.analysis.ood_analysis` runs it beside the alignment).
+
+    Parameters
+    ----------
+    fitted : SpectrumRegimes
+        From :func:`spectrum_regimes`.
+
+    Returns
+    -------
+    SpectrumUncertainty
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> fitted = spectrum_regimes(trials[trials["experiment"] == "sim-noise"], {"sim-noise": "0.00"},
+    ...                           n_observer_resamples=50)
+    >>> spectrum_uncertainty(fitted).normality["scale"].unique().tolist()
+    ['accuracy', 'logit']
+    """
+    cond, settings, boot = fitted.conditions, fitted.settings, fitted.boot_scores
+    keys = list(zip(cond["experiment"], cond["condition"]))
+    stab = regime_stability_bootstrap(boot, fitted.regimes, seed=settings["seed"]) if boot is not None else None
+    scores = Resampled(
+        cond["ood_score"].to_numpy(), boot if boot is not None else np.zeros((0, len(keys))), keys,
+        ("experiment", "condition"), cond["ood_reason"].to_numpy(),
+        settings=dict(n_resamples=settings["n_observer_resamples"], level=settings["level"],
+                      interval="percentile", observer_level="bootstrap", seed=settings["seed"]),
+        level=settings["level"])
+    norm = []
+    for scale, values in (("accuracy", fitted.reference_accuracies), ("logit", fitted.reference_logits)):
+        f = normality_tests(values).to_frame()
+        f.insert(0, "scale", scale)
+        norm.append(f)
+    return SpectrumUncertainty(stability=stab, scores=scores, normality=pd.concat(norm, ignore_index=True))
+
+
+def complete_spectrum(fitted: SpectrumRegimes, uncertainty: SpectrumUncertainty) -> OODSpectrum:
+    """The :class:`OODSpectrum` of a fit and its uncertainty (their columns joined; nothing recomputed).
+
+    Parameters
+    ----------
+    fitted : SpectrumRegimes
+        From :func:`spectrum_regimes`.
+    uncertainty : SpectrumUncertainty
+        From :func:`spectrum_uncertainty` of the same fit.
+
+    Returns
+    -------
+    OODSpectrum
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> fitted = spectrum_regimes(trials[trials["experiment"] == "sim-noise"], {"sim-noise": "0.00"},
+    ...                           n_observer_resamples=0)
+    >>> list(complete_spectrum(fitted, spectrum_uncertainty(fitted)).conditions.columns[-4:])
+    ['bootstrap_stability', 'ood_score_low', 'ood_score_high', 'ood_score_undefined_share']
+    """
+    cond = fitted.conditions.copy()
+    stab, scores = uncertainty.stability, uncertainty.scores
+    cond["bootstrap_stability"] = stab.stability if stab is not None else np.nan
+    low, high = scores.interval()
+    cond["ood_score_low"], cond["ood_score_high"] = low, high
+    cond["ood_score_undefined_share"] = scores.undefined_share()
+    ref_logit = fitted.reference_logits
+    return OODSpectrum(
+        conditions=cond, observers=fitted.observers, reference={e: list(cs) for e, cs in fitted.reference.items()},
+        reference_mean=float(np.mean(ref_logit)), reference_sd=float(np.std(ref_logit, ddof=1)),
+        normality=uncertainty.normality, regimes=fitted.regimes, stability=stab, boot_scores=fitted.boot_scores,
+        settings=fitted.settings, scores=scores)
+
+
+def _ref_text(ref) -> str:
+    return ", ".join(f"{e}={'/'.join(cs)}" for e, cs in ref.items())
+
+
+def paper_regime_names(fit: RegimeFit, at_chance: np.ndarray, tested: np.ndarray) -> RegimeFit:
+    """Regime names as in Xu et al.: the lowest component is 'extreme-OOD' when most of its tested
+    conditions are at chance; the other components are named in order (reference, near-, far-OOD).
+
+    Parameters
+    ----------
+    fit : RegimeFit
+        The mixture fit (labels per condition).
+    at_chance : numpy.ndarray of bool
+        Per condition, whether the humans are at chance there.
+    tested : numpy.ndarray of bool
+        Per condition, whether it was tested.
+
+    Returns
+    -------
+    RegimeFit
+        ``fit`` with the last name replaced by ``'extreme-OOD'`` when the rule applies, else ``fit`` itself.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ood.regimes import fit_regimes
+    >>> scores = np.array([0.1, -0.2, 0.0, 0.2, -3.0, -3.3, -2.8, -3.1, -9.0, -9.5, -8.7, -9.2])
+    >>> fit = fit_regimes(scores, n_components=3, seed=0)
+    >>> at_chance = scores < -8   # the humans are at chance in the lowest component
+    >>> paper_regime_names(fit, at_chance, np.ones(12, dtype=bool)).names
+    ('reference', 'near-OOD', 'extreme-OOD')
+    >>> paper_regime_names(fit, np.zeros(12, dtype=bool), np.ones(12, dtype=bool)).names
+    ('reference', 'near-OOD', 'far-OOD')
+    """
+    m = fit.n_components
+    last = (fit.labels == m - 1) & tested
+    if m < 2 or not last.any() or np.mean(at_chance[last]) < 0.5:
+        return fit
+    return replace(fit, names=regime_names(m - 1)[: m - 1] + ("extreme-OOD",))
+
+
+def observer_bootstrap_scores(obs, keys, ref, n_boot: int, seed: int) -> np.ndarray:
+    """OOD scores of every condition under resampling of the human observers within each experiment.
+
+    One multinomial draw over the humans of an experiment weights all its conditions (the same people saw
+    them); the reference mean and SD are recomputed from the weighted pool (frequency weights, ddof 1).
+    Weights come from :func:`humanlike.resampling.draws.observer_weights` with the key ``("spectrum", experiment)``.
+    Sums are taken around the data's reference mean, so a reference pool of (nearly) equal values gives an SD
+    of 0 (an undefined score), not a rounding residue.
+
+    Parameters
+    ----------
+    obs : pandas.DataFrame
+        Per human and condition: experiment, condition, observer, logit (the spectrum's ``observers`` table).
+    keys : list of tuple of str
+        The (experiment, condition) of each output column.
+    ref : dict
+        ``{experiment: (reference conditions,)}``.
+    n_boot : int
+        Resamples.
+    seed : int
+        Root seed of the per-experiment observer weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n_boot x len(keys)) OOD scores; NaN where undefined.
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> trials = trials[trials["experiment"] == "sim-noise"]
+    >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)
+    >>> keys = list(zip(spectrum.conditions["experiment"], spectrum.conditions["condition"]))
+    >>> scores = observer_bootstrap_scores(spectrum.observers, keys, spectrum.reference, 20, seed=0)
+    >>> scores.shape, bool((scores[:, 3] < scores[:, 1]).all())   # 0.35 stays further out than 0.10
+    ((20, 4), True)
+    """
+    col = {k: j for j, k in enumerate(keys)}
+    ref_rows = np.zeros(len(obs), dtype=bool)
+    for e, cs in ref.items():
+        ref_rows |= ((obs["experiment"] == e) & obs["condition"].isin(cs)).to_numpy()
+    centre = float(np.mean(obs.loc[ref_rows, "logit"]))
+    num = np.zeros((n_boot, len(keys)))
+    den = np.zeros((n_boot, len(keys)))
+    s0, s1, s2 = np.zeros(n_boot), np.zeros(n_boot), np.zeros(n_boot)
+    for e, rows in obs.groupby("experiment", sort=True):
+        wide = rows.pivot(index="observer", columns="condition", values="logit")
+        x = wide.to_numpy(dtype=float) - centre
+        mask = np.isfinite(x)
+        x0 = np.where(mask, x, 0.0)
+        w = observer_weights(seed, ("spectrum", str(e)), x.shape[0], 0, n_boot)
+        sw = w @ mask
+        sx = w @ x0
+        for j, c in enumerate(wide.columns):
+            num[:, col[(e, c)]] = sx[:, j]
+            den[:, col[(e, c)]] = sw[:, j]
+            if c in ref.get(e, ()):
+                s0 += sw[:, j]
+                s1 += sx[:, j]
+                s2 += w @ (x0[:, j] ** 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_c = num / den
+        m_ref = s1 / s0
+        var_ref = (s2 - s0 * m_ref**2) / (s0 - 1.0)
+        var_ref = np.where(var_ref > 1e-20 * np.maximum(1.0, s2 / s0), var_ref, np.nan)
+        scores = (mean_c - m_ref[:, None]) / np.sqrt(var_ref)[:, None]
+    scores[~np.isfinite(scores)] = np.nan
+    return scores

@@ -1,0 +1,761 @@
+"""Pairwise correctness measures as engine kernels, and their one aggregation.
+
+A :class:`PairKernel` turns the correctness block of one stratum (an experiment x condition: items x
+observers, from :func:`humanlike.trials.design.build_design`) into per-item sufficient statistics
+(:func:`humanlike.measures.ec.metric.correctness_statistics`) and reduces weighted sums of them to per-pair measures
+(error consistency, observed consistency, squared accuracy difference, or any measure a subclass adds), the
+per-observer correct/answered counts, and the observer weights of the resample.
+
+:class:`PairAggregation` is the one aggregation (METHODS.md §1–2) used for the estimate, every resample and
+every jackknife row: per pair, the NaN-skipping mean over the conditions of its experiment; per experiment,
+the (observer-weighted) mean over the human–human pairs, over the model–model pairs and, per model, over its
+pairs with humans; OOD accuracy pooled over the conditions; overall, the mean over experiments with equal
+weight. Optionally every pair's condition mean is an output column too (pair intervals from the same run).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ..trials.design import Design, Stratum
+from .ec.metric import (
+    PAIR_MEASURES, UndefinedPolicy, consistency_from_sums, correctness_statistics, error_overlap_from_sums,
+    pair_indices,
+)
+from ..resampling.kernels import Output, SufficientStatisticKernel
+from ..resampling.weights import nanmean_quiet
+
+HUMANS = "humans"
+MODEL_MODEL = "model-model"
+PAIR = "pair"
+OOD_ACCURACY = "ood_accuracy"
+REASON_NO_PAIRS = "no pairs of this kind"
+REASON_ALL_UNDEFINED = "every pair undefined (both observers constant in every condition)"
+REASON_NO_TRIALS = "no trials"
+LABEL_NAMES = ("scope", "group", "kind", "metric", "observer_1", "observer_2")
+
+
+def stratum_correctness(stratum: Stratum) -> tuple[np.ndarray, np.ndarray]:
+    """(correct, observed) boolean blocks (items x observers) of a stratum built from first presentations.
+
+    Parameters
+    ----------
+    stratum : Stratum
+        A stratum of a design built from first presentations (at most one trial per item and observer).
+
+    Returns
+    -------
+    correct, observed : numpy.ndarray of bool
+        Each (items x observers): whether the observer answered the item correctly / answered it at all.
+
+    Raises
+    ------
+    ValueError
+        When an observer answered an item more than once, naming the stratum, observer and item.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> stratum = design.stratum(("e", "c"))
+    >>> correct, observed = stratum_correctness(stratum)
+    >>> correct.astype(int).T.tolist(), bool(observed.all())
+    ([[1, 1, 0, 0], [1, 0, 0, 1], [1, 1, 1, 0]], True)
+    """
+    n_trials = stratum.arrays["n_trials"]
+    if np.any(n_trials > 1):
+        item, obs = np.argwhere(n_trials > 1)[0]
+        raise ValueError(f"stratum {stratum.key}: observer '{stratum.observers[obs]}' answered item "
+                         f"'{stratum.items[item]}' more than once; pairwise measures use first presentations")
+    return stratum.arrays["n_correct"] > 0, n_trials > 0
+
+
+class PairKernel(SufficientStatisticKernel):
+    """Per-pair measures of one stratum under item and observer weights.
+
+    Output columns of a stratum with O observers (P = O(O-1)/2 pairs in
+    :func:`~humanlike.measures.ec.metric.pair_indices` order) and G observers in its observer group:
+    ``[measure_1 (P), ..., measure_M (P), correct (O), answered (O), observer weights (G)]``.
+    Subclasses set :attr:`measures` and override :meth:`pair_values`.
+
+    Parameters
+    ----------
+    policy : UndefinedPolicy or str
+        What kappa is where it is undefined (only used by measures that need it).
+
+    Examples
+    --------
+    The base class has no measures; :class:`ErrorConsistencyKernel` is the concrete one:
+
+    >>> import pandas as pd
+    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> stratum = design.stratum(("e", "c"))
+    >>> kernel = ErrorConsistencyKernel()
+    >>> kernel.statistics(stratum).shape, kernel.width(stratum)  # 3 measures x 3 pairs + 2 x 3 observers + 2 humans
+    ((4, 7), 17)
+    """
+
+    measures: tuple[str, ...] = ()
+
+    def __init__(self, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT) -> None:
+        super().__init__()
+        self.policy = UndefinedPolicy(policy)
+        self._masked: dict[tuple, bool] = {}
+
+    def pair_values(self, sums: np.ndarray, n_observers: int, masked: bool) -> dict[str, np.ndarray]:
+        """``{measure: (R x P)}`` plus ``correct`` and ``answered`` (R x O) from weighted sums.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            Weighted sums of the per-item statistics, shape (R, S) (R resamples or 1).
+        n_observers : int
+            Observers O of the stratum (P = O(O-1)/2 pairs).
+        masked : bool
+            Whether the block is incomplete (see :meth:`masked`).
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            One (R x P) array per measure, and ``correct`` and ``answered`` (R x O).
+        """
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def masked(self, stratum: Stratum) -> bool:
+        """Whether the stratum's block is incomplete (pairs counted on the items both answered).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+
+        Returns
+        -------
+        bool
+            True when some observer did not answer some item.
+        """
+        self.cached_statistics(stratum)
+        return self._masked[stratum.key]
+
+    def statistics(self, stratum: Stratum) -> np.ndarray:
+        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+
+        Returns
+        -------
+        numpy.ndarray
+            float32 array (items x S), see :func:`humanlike.measures.ec.metric.correctness_statistics`.
+        """
+        correct, observed = stratum_correctness(stratum)
+        stats, masked = correctness_statistics(correct, observed)
+        self._masked[stratum.key] = masked
+        return stats
+
+    def cached_statistics(self, stratum: Stratum) -> np.ndarray:
+        """The statistics of a stratum, computed once per stratum key.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+
+        Returns
+        -------
+        numpy.ndarray
+            :meth:`statistics` of the stratum (items x S), from the cache after the first call.
+        """
+        # float32 on purpose: 0/1 statistics and integer weights give exact integer sums (see metrics.ec).
+        if stratum.key not in self._cache:
+            self._cache[stratum.key] = self.statistics(stratum)
+        return self._cache[stratum.key]
+
+    def evaluate(self, stratum, item_weights, observer_weights):
+        """Values of one stratum under item weights and observer weights.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+        item_weights : numpy.ndarray
+            Item weights (R x items): bootstrap counts, or ones for the estimate.
+        observer_weights : numpy.ndarray or None
+            Weights of the observer group's members (R x members); None means all ones.
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x :meth:`width`): the measures per pair, correct and answered counts per observer, the observer
+            weights.
+        """
+        w = np.asarray(item_weights, dtype=np.float32)
+        sums = (w @ self.cached_statistics(stratum)).astype(np.float64)
+        return self.reduce(stratum, sums, observer_weights)
+
+    def reduce(self, stratum: Stratum, sums: np.ndarray, observer_weights: np.ndarray | None) -> np.ndarray:
+        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+        sums : numpy.ndarray
+            Weighted sums of the per-item statistics, shape (R, S) (R resamples or 1).
+        observer_weights : numpy.ndarray or None
+            Weights of the observer group's members (R x members); None means all ones.
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x :meth:`width`), laid out as in :meth:`evaluate`.
+        """
+        n_obs = len(stratum.observers)
+        values = self.pair_values(sums, n_obs, self.masked(stratum))
+        rows = sums.shape[0]
+        members = stratum.group_columns.size
+        if observer_weights is None:
+            observer_weights = np.ones((rows, members))
+        parts = [np.broadcast_to(values[m], (rows, values[m].shape[1])) for m in self.measures]
+        parts += [np.broadcast_to(values["correct"], (rows, n_obs)), np.broadcast_to(values["answered"], (rows, n_obs)),
+                  np.broadcast_to(observer_weights, (rows, members))]
+        return np.concatenate(parts, axis=1)
+
+    def width(self, stratum: Stratum) -> int:
+        """Number of values this kernel yields for one stratum.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+
+        Returns
+        -------
+        int
+            M x P + 2 x O + G (measures, pairs, observers, observer-group members).
+        """
+        n_obs = len(stratum.observers)
+        return len(self.measures) * n_obs * (n_obs - 1) // 2 + 2 * n_obs + stratum.group_columns.size
+
+    def bytes_per_resample(self, stratum: Stratum) -> int:
+        """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of the design (items x observers blocks).
+
+        Returns
+        -------
+        int
+            Bytes per resample (an upper estimate).
+        """
+        n_obs = len(stratum.observers)
+        n_pairs = n_obs * (n_obs - 1) // 2
+        n_stats = self.cached_statistics(stratum).shape[1]
+        # weights (float32), sums (float32 + float64), the outputs, ~10 pair-sized temporaries of the reduction
+        # and the aggregation's stack of conditions.
+        return (4 * stratum.n_items + 12 * n_stats + 8 * self.width(stratum)
+                + 8 * n_pairs * (10 + 3 * len(self.measures)))
+
+
+class ErrorConsistencyKernel(PairKernel):
+    """Error consistency, observed consistency and squared accuracy difference of every pair.
+
+    Parameters
+    ----------
+    policy : UndefinedPolicy or str
+        What kappa is where it is undefined (``"strict"``: NaN; ``"model-vs-human"``: the benchmark's values).
+
+    Examples
+    --------
+    Pairs (h1, h2), (h1, m), (h2, m): h1 and h2 agree on 2 of 4 items at chance level 1/2, so kappa is 0.
+
+    >>> import pandas as pd
+    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> stratum = design.stratum(("e", "c"))
+    >>> import numpy as np
+    >>> values = ErrorConsistencyKernel().evaluate(stratum, np.ones((1, 4)), None)
+    >>> values[0, :3].tolist(), values[0, 3:6].tolist()   # EC, then observed consistency, per pair
+    ([0.0, 0.5, -0.5], [0.5, 0.75, 0.25])
+    """
+
+    measures = PAIR_MEASURES
+
+    def pair_values(self, sums, n_observers, masked):
+        """EC, observed consistency and squared accuracy difference per pair, from weighted sums.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            Weighted sums of the per-item statistics, shape (R, S) (R resamples or 1).
+        n_observers : int
+            Observers O of the stratum.
+        masked : bool
+            Whether the block is incomplete.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            ``error_consistency``, ``observed_consistency``, ``accuracy_difference`` (R x P), ``correct`` and
+            ``answered`` (R x O).
+        """
+        return consistency_from_sums(sums, n_observers, masked, self.policy)
+
+
+class ErrorOverlapKernel(PairKernel):
+    """Error overlap (Jaccard index of the error sets, :func:`humanlike.measures.ec.metric.error_overlap`) of every pair.
+
+    The worked example of the README's "How to add a metric": a measure of the same 2x2 counts, so only
+    :meth:`pair_values` is new.
+
+    Parameters
+    ----------
+    policy : UndefinedPolicy or str
+        Passed on to the base class (error overlap needs no policy).
+
+    Examples
+    --------
+    h1 and h2 err on {i2, i3} and {i1, i2}: one shared error of three, so the overlap is 1/3.
+
+    >>> import pandas as pd
+    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> stratum = design.stratum(("e", "c"))
+    >>> import numpy as np
+    >>> values = ErrorOverlapKernel().evaluate(stratum, np.ones((1, 4)), None)
+    >>> [round(float(v), 4) for v in values[0, :3]]
+    [0.3333, 0.5, 0.0]
+    """
+
+    measures = ("error_overlap",)
+
+    def pair_values(self, sums, n_observers, masked):
+        """Error overlap per pair (with the per-observer counts), from weighted sums.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            Weighted sums of the per-item statistics, shape (R, S) (R resamples or 1).
+        n_observers : int
+            Observers O of the stratum.
+        masked : bool
+            Whether the block is incomplete.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            ``error_overlap`` (R x P), ``correct`` and ``answered`` (R x O).
+        """
+        values = consistency_from_sums(sums, n_observers, masked, self.policy)
+        return {"error_overlap": error_overlap_from_sums(sums, n_observers, masked),
+                "correct": values["correct"], "answered": values["answered"]}
+
+
+@dataclass(frozen=True)
+class ExperimentLayout:
+    """The observers, pairs and groups of one experiment (its strata share the observer columns).
+
+    Made by :func:`experiment_layouts`.
+
+    Parameters
+    ----------
+    name : str
+        The experiment.
+    keys : tuple of tuple of str
+        The keys of its strata (one per condition).
+    observers : tuple of str
+        Its observers, humans first.
+    n_humans : int
+        How many of them are humans.
+    groups : tuple of str
+        ``("humans", "model-model", model_1, ...)``.
+    group_matrix : numpy.ndarray
+        Pairs x groups indicator: which group each pair belongs to.
+    first, second : numpy.ndarray
+        Observer indices of every pair (:func:`~humanlike.measures.ec.metric.pair_indices` order).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> layout = experiment_layouts(design)[0]
+    >>> layout.groups, layout.n_pairs, layout.pair_kinds().tolist()
+    (('humans', 'model-model', 'm'), 3, ['human-human', 'model-human', 'model-human'])
+    """
+
+    name: str
+    keys: tuple[tuple[str, ...], ...]
+    observers: tuple[str, ...]
+    n_humans: int
+    groups: tuple[str, ...]
+    group_matrix: np.ndarray = field(repr=False)   # pairs x groups indicator
+    first: np.ndarray = field(repr=False)
+    second: np.ndarray = field(repr=False)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """Model names of the experiment, in column order."""
+        return self.observers[self.n_humans:]
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of observer pairs in the experiment."""
+        return int(self.first.size)
+
+    @cached_property
+    def pair_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs sorted by group, and each group's (start, stop) in that order (every pair is in one group)."""
+        group_of_pair = np.argmax(self.group_matrix, axis=1)
+        order = np.argsort(group_of_pair, kind="stable")
+        bounds = np.searchsorted(group_of_pair[order], np.arange(self.group_matrix.shape[1] + 1))
+        return order, bounds
+
+    def pair_kinds(self) -> np.ndarray:
+        """Kind of every pair: ``human-human``, ``model-human`` or ``model-model``.
+
+        Returns
+        -------
+        numpy.ndarray of str
+            One kind per pair, shape (P,).
+        """
+        human = np.arange(len(self.observers)) < self.n_humans
+        a, b = human[self.first], human[self.second]
+        return np.where(a & b, "human-human", np.where(~a & ~b, "model-model", "model-human"))
+
+
+def experiment_layouts(design: Design) -> list[ExperimentLayout]:
+    """One layout per experiment (first key field) of a design built with ``group_by=("experiment",)``.
+
+    Parameters
+    ----------
+    design : Design
+        A design whose strata are keyed (experiment, ...), humans as the observer group and first.
+
+    Returns
+    -------
+    list of ExperimentLayout
+        Sorted by experiment name.
+
+    Raises
+    ------
+    ValueError
+        When the humans are not the first observers of an experiment.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> [(layout.name, layout.observers) for layout in experiment_layouts(design)]
+    [('e', ('h1', 'h2', 'm'))]
+    """
+    by_experiment: dict[str, list[Stratum]] = {}
+    for s in design:
+        by_experiment.setdefault(s.key[0], []).append(s)
+    layouts = []
+    for name, strata in sorted(by_experiment.items()):
+        observers = strata[0].observers
+        n_humans = int(strata[0].group_columns.size)
+        if not np.array_equal(strata[0].group_columns, np.arange(n_humans)):
+            raise ValueError(f"experiment '{name}': the humans must come first among the observers")
+        first, second = pair_indices(len(observers))
+        is_human = np.arange(len(observers)) < n_humans
+        models = observers[n_humans:]
+        matrix = np.zeros((first.size, 2 + len(models)))
+        matrix[:, 0] = is_human[first] & is_human[second]
+        matrix[:, 1] = ~is_human[first] & ~is_human[second]
+        for k in range(len(models)):
+            m = n_humans + k
+            matrix[:, 2 + k] = ((first == m) & is_human[second]) | ((second == m) & is_human[first])
+        layouts.append(ExperimentLayout(name, tuple(s.key for s in strata), observers, n_humans,
+                                        (HUMANS, MODEL_MODEL) + tuple(models), matrix, first, second))
+    return layouts
+
+
+def group_kind(group: str) -> str:
+    """``human-human``, ``model-model`` or ``model-human`` for a summary group name.
+
+    Parameters
+    ----------
+    group : str
+        ``"humans"``, ``"model-model"`` or a model's name.
+
+    Returns
+    -------
+    str
+        The kind of the pairs the group averages.
+
+    Examples
+    --------
+    >>> group_kind("humans"), group_kind("model-model"), group_kind("resnet50")
+    ('human-human', 'model-model', 'model-human')
+    """
+    if group == HUMANS:
+        return "human-human"
+    if group == MODEL_MODEL:
+        return "model-model"
+    return "model-human"
+
+
+class PairAggregation:
+    """The one aggregation of pairwise measures: pairs -> condition mean -> experiment groups -> overall.
+
+    Call it with the kernel outputs of all strata (``{key: (R|1 x width)}``) to get the (R x K) output
+    columns; :attr:`output` names them. Columns: for each metric (the kernel's measures, then
+    ``ood_accuracy``), every (experiment, group) and then every (``overall``, group); with ``pair_columns``
+    also, per experiment, every pair's condition-mean of the first measure (error consistency for the EC
+    kernel; one measure keeps the kept replicates of all pairs of all experiments small).
+
+    Parameters
+    ----------
+    design : Design
+        The design of (experiment, condition) strata (see :func:`experiment_layouts`).
+    measures : tuple of str
+        The kernel's measures, in its output order.
+    pair_columns : bool
+        Also output each pair's condition mean (for pair intervals from the same resamples).
+
+    Examples
+    --------
+    One experiment with two humans and one model: no model–model pair, so that group is NaN.
+
+    >>> import pandas as pd
+    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
+    >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
+    ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
+    ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
+    >>> design = ec_design(trials)
+    >>> stratum = design.stratum(("e", "c"))
+    >>> import numpy as np
+    >>> kernel = ErrorConsistencyKernel()
+    >>> aggregate = PairAggregation(design, kernel.measures)
+    >>> values = aggregate({stratum.key: kernel.evaluate(stratum, np.ones((1, 4)), None)})
+    >>> [label[:2] for label in aggregate.output.labels[:3]], values[0, :3].tolist()  # EC per group
+    ([('e', 'humans'), ('e', 'model-model'), ('e', 'm')], [0.0, nan, 0.0])
+    >>> aggregate.reasons(values[0])[1]
+    'no pairs of this kind'
+    """
+
+    def __init__(self, design: Design, measures: tuple[str, ...], pair_columns: bool = False) -> None:
+        self.measures = tuple(measures)
+        self.metrics = self.measures + (OOD_ACCURACY,)
+        self.layouts = experiment_layouts(design)
+        self.pair_columns = pair_columns
+        self.all_groups = (HUMANS, MODEL_MODEL) + tuple(sorted({m for e in self.layouts for m in e.models}))
+        self.columns = ([(e.name, g) for e in self.layouts for g in e.groups]
+                        + [("overall", g) for g in self.all_groups])
+        self.n_pairs = {(e.name, g): int(e.group_matrix[:, k].sum())
+                        for e in self.layouts for k, g in enumerate(e.groups)}
+        for g in self.all_groups:
+            self.n_pairs[("overall", g)] = sum(self.n_pairs.get((e.name, g), 0) for e in self.layouts)
+        labels = [(scope, group, group_kind(group), metric, "", "")
+                  for metric in self.metrics for scope, group in self.columns]
+        if pair_columns:
+            for e in self.layouts:
+                names, kinds = np.asarray(e.observers), e.pair_kinds()
+                labels += [(e.name, PAIR, str(kind), metric, str(a), str(b)) for metric in self.measures[:1]
+                           for a, b, kind in zip(names[e.first], names[e.second], kinds)]
+        self.output = Output(labels, LABEL_NAMES, reasons=self.reasons)
+
+    def reasons(self, estimate: np.ndarray) -> np.ndarray:
+        """Why each undefined estimate is undefined (``""`` where defined).
+
+        Parameters
+        ----------
+        estimate : numpy.ndarray
+            One value per output column, shape (K,).
+
+        Returns
+        -------
+        numpy.ndarray of object
+            One reason per column: ``""``, :data:`REASON_NO_PAIRS`, :data:`REASON_ALL_UNDEFINED` or
+            :data:`REASON_NO_TRIALS`.
+        """
+        out = np.full(estimate.size, "", dtype=object)
+        for k, (scope, group, _, metric, _, _) in enumerate(self.output.labels):
+            if np.isfinite(estimate[k]):
+                continue
+            if group == PAIR:
+                out[k] = REASON_ALL_UNDEFINED
+            elif metric != OOD_ACCURACY and self.n_pairs[(scope, group)] == 0:
+                out[k] = REASON_NO_PAIRS
+            elif metric == "error_consistency":
+                out[k] = REASON_ALL_UNDEFINED
+            else:
+                out[k] = REASON_NO_TRIALS
+        return out
+
+    def experiment_values(self, layout: ExperimentLayout, values, rows: int):
+        """The group values and the pair condition means of one experiment.
+
+        Parameters
+        ----------
+        layout : ExperimentLayout
+            The experiment.
+        values : dict
+            Kernel outputs ``{stratum key: (R|1 x width)}``.
+        rows : int
+            R, the number of rows to broadcast to.
+
+        Returns
+        -------
+        group_values : dict of str to numpy.ndarray
+            Per metric (the measures and ``ood_accuracy``), (rows x groups) in :attr:`ExperimentLayout.groups`
+            order (for ``ood_accuracy``: humans, mean of the models, each model).
+        pair_means : dict of str to numpy.ndarray
+            Per measure, every pair's NaN-skipping mean over the conditions (rows x P).
+        """
+        n_obs, n_pairs, n_m = len(layout.observers), layout.n_pairs, len(self.measures)
+        blocks = [np.asarray(values[k]) for k in layout.keys]
+        pair_means = {}
+        for j, m in enumerate(self.measures):
+            stack = np.stack([np.broadcast_to(b[:, j * n_pairs:(j + 1) * n_pairs], (rows, n_pairs)) for b in blocks])
+            pair_means[m] = nanmean_quiet(stack, axis=0)
+        offset = n_m * n_pairs
+        correct = sum(np.broadcast_to(b[:, offset:offset + n_obs], (rows, n_obs)) for b in blocks)
+        answered = sum(np.broadcast_to(b[:, offset + n_obs:offset + 2 * n_obs], (rows, n_obs)) for b in blocks)
+        # Observer weights are the same in every stratum of the experiment; take the most specific block.
+        weights_block = max(blocks, key=lambda b: b.shape[0])
+        human_w = np.broadcast_to(weights_block[:, offset + 2 * n_obs:], (rows, layout.n_humans))
+        pair_w = None
+        if not np.all(human_w == 1.0):
+            obs_w = np.concatenate([human_w, np.ones((rows, n_obs - layout.n_humans))], axis=1)
+            pair_w = obs_w[:, layout.first] * obs_w[:, layout.second]
+        out = {m: _grouped_mean(pair_means[m], *layout.pair_order, pair_w) for m in self.measures}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            accuracy = correct / answered
+            human_acc = accuracy[:, :layout.n_humans]
+            mean_human = np.nansum(human_acc * human_w, axis=1) / np.sum(human_w * ~np.isnan(human_acc), axis=1)
+        model_acc = accuracy[:, layout.n_humans:]
+        mean_model = nanmean_quiet(model_acc, axis=1) if model_acc.shape[1] else np.full(rows, np.nan)
+        out[OOD_ACCURACY] = np.column_stack([mean_human, mean_model, model_acc])
+        return out, pair_means
+
+    def __call__(self, values) -> np.ndarray:
+        rows = max(np.shape(v)[0] for v in values.values())
+        per_metric = {m: [] for m in self.metrics}
+        pair_parts = []
+        for layout in self.layouts:
+            out, pair_means = self.experiment_values(layout, values, rows)
+            for m in self.metrics:
+                per_metric[m].append(out[m])
+            if self.pair_columns:
+                pair_parts.append([pair_means[self.measures[0]]])
+        result = []
+        for m in self.metrics:
+            experiments = np.concatenate(per_metric[m], axis=1)
+            overall = []
+            for g in self.all_groups:
+                idx = [k for k, (scope, group) in enumerate(self.columns[:experiments.shape[1]]) if group == g]
+                overall.append(nanmean_quiet(experiments[:, idx], axis=1))
+            result += [experiments, np.column_stack(overall)]
+        for parts in pair_parts:
+            result += parts
+        return np.concatenate(result, axis=1)
+
+
+def _grouped_mean(values: np.ndarray, order: np.ndarray, bounds: np.ndarray,
+                 weights: np.ndarray | None = None) -> np.ndarray:
+    """NaN-skipping weighted mean of pair values within each group, (R x P) -> (R x G).
+
+    Pairs ``order[bounds[g]:bounds[g+1]]`` form group g (each pair in exactly one group); a group with no
+    defined value, or no weight, gives NaN. Same numbers as ``stats.resampling.group_mean`` with an
+    indicator matrix, without the dense product.
+    """
+    values = values[:, order]
+    valid = ~np.isnan(values)
+    num = np.where(valid, values, 0.0)
+    if weights is None:
+        w = valid
+    else:
+        weights = np.broadcast_to(weights, values.shape)[:, order]
+        w = weights * valid
+        num *= weights
+    n_groups = bounds.size - 1
+    out = np.full((values.shape[0], n_groups), np.nan)
+    nonempty = np.flatnonzero(bounds[1:] > bounds[:-1])
+    if nonempty.size:
+        starts = bounds[nonempty]
+        total = np.add.reduceat(num, starts, axis=1)
+        weight = np.add.reduceat(w, starts, axis=1, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[:, nonempty] = np.where(weight > 0, total / weight, np.nan)
+    return out
+
+
+def warn_undefined(resampled, threshold: float = 0.1, what: str = "error consistency") -> None:
+    """Warn when some defined estimates are undefined in more than ``threshold`` of the resamples.
+
+    Parameters
+    ----------
+    resampled : Resampled
+        A result with kept replicates (NaN where undefined).
+    threshold : float
+        The share of undefined replicates above which a defined estimate is flagged.
+    what : str
+        The measure's name, for the message.
+
+    Warns
+    -----
+    RuntimeWarning
+        Naming how many estimates are flagged and the worst one with its labels.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from humanlike.resampling.results import Resampled
+    >>> r = Resampled(np.array([0.3]), np.array([[0.2], [np.nan], [0.4], [np.nan]]), [("humans",)], ("group",))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warn_undefined(r)
+    >>> str(caught[0].message).split(";")[0]
+    'error consistency: 1 estimate(s) undefined in more than 10% of the resamples (worst 50%: group=humans)'
+    """
+    share = resampled.undefined_share()
+    flagged = np.isfinite(resampled.estimate) & (share > threshold)
+    if resampled.n_resamples == 0 or not flagged.any():
+        return
+    worst = int(np.argmax(np.where(flagged, share, -1.0)))
+    label = dict(zip(resampled.label_names, resampled.labels[worst]))
+    shown = ", ".join(f"{k}={v}" for k, v in label.items() if v != "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.warn(f"{what}: {int(flagged.sum())} estimate(s) undefined in more than {threshold:.0%} of the "
+                      f"resamples (worst {share[worst]:.0%}: {shown}); their intervals describe only the resamples "
+                      "where they are defined (see the undefined_share column)", RuntimeWarning, stacklevel=3)

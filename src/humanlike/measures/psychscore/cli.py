@@ -1,0 +1,315 @@
+"""The ``sequences`` and ``psychscore`` commands: blend sequences and the Psychophysical-Score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..options import (
+    OUT_HELP, add_resampling_options, bounded_resample_count, demo_outputs, emit_json, float_in, int_at_least,
+    positive_count, run_outputs,
+)
+
+
+def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
+    """Register this module's commands (``sequences``, ``psychscore``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused: nothing to plan).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices)
+    ['plan', 'psychscore', 'sequences']
+    """
+    seq = sub.add_parser(
+        "sequences", help="difference-scaling blend sequences of two object classes (Psychophysical-Score)",
+        description="Pick instance pairs of every class pair by mask overlap (Jaccard), convert to grey "
+                    "((R+G+B)/3), blur, alpha-blend; write the images and a stimulus manifest.")
+    seq.add_argument("images", type=Path, help="folder with one sub-folder of images per class")
+    seq.add_argument("--out", type=Path, required=True,
+                     help="output folder (images/ and manifest.csv; humanlike-manifest.json, the run's record, last)")
+    seq.add_argument("--levels", type=int_at_least(3, 101), default=7, help="blend levels (default %(default)s)")
+    seq.add_argument("--pairs-per-class-pair", type=positive_count, default=10,
+                     help="instance pairs with the highest Jaccard index per class pair (default %(default)s)")
+    seq.add_argument("--blur", type=float_in(0, 1000), default=3.0, help="Gaussian blur sigma in pixels (default %(default)s)")
+    seq.add_argument("--classes", nargs="+", help="only these classes (default: all)")
+    seq.add_argument("--mask-threshold", type=float_in(0, 255, open_low=True), default=127.5,
+                     help="grey distance from the background that makes a pixel part of the object")
+    seq.set_defaults(handler=run_sequences_command)
+
+    ps = sub.add_parser(
+        "psychscore", help="Psychophysical-Score: skewness of MLDS scales, model vs humans",
+        description="Pool difference judgements into class-level MLDS scales, take their skewness, and "
+                    "score every observer by |Spearman rho| with the reference's skewness over class pairs, "
+                    "with a bootstrap over class pairs and trials.")
+    ps.add_argument("judgements", nargs="*", type=Path,
+                    help="difference-judgement tables (CSV/Parquet: observer, scale, s1..s3[,s4], response, "
+                         "observer_kind, class_a, class_b)")
+    ps.add_argument("--sequences", type=Path, help="sequence folder/manifest for the built-in observers")
+    ps.add_argument("--observers", nargs="*", choices=("pixel", "gabor", "random"), default=None,
+                    help="built-in observers to run on --sequences (default: pixel gabor)")
+    ps.add_argument("--network", action="append", default=[], metavar="SPEC=LAYER[,LAYER]",
+                    help="a network observer on --sequences, e.g. torchvision:alexnet=features.2,features.7 "
+                         "(needs torch; repeatable)")
+    ps.add_argument("--weights", default="none", help="network weights (default: none = random init)")
+    ps.add_argument("--simulate-humans", type=int_at_least(0, 10_000), default=None, metavar="N",
+                    help="simulate N people on --sequences (default 10 when no human judgements are given)")
+    ps.add_argument("--reference", default="humans", help="'humans' (all human observers pooled) or an observer")
+    ps.add_argument("--design", choices=("triads", "quads"), default="triads")
+    add_resampling_options(ps, interval=False, resamples_type=bounded_resample_count(
+        20_000, "every resample refits every scale: about 1e6 GLM fits per 1,000 resamples"))
+    # Every resample refits every scale of every observer (~1e6 small GLM fits per 1,000 resamples on
+    # the silhouettes), so this command defaults to 1,000 rather than the project-wide default.
+    ps.set_defaults(resamples=1000)
+    ps.add_argument("--out", type=Path, help=OUT_HELP)
+    ps.add_argument("--json", action="store_true", help="print the result as JSON")
+    ps.add_argument("--figure", type=Path, help="figure file: skewness distributions and scores (PNG/PDF)")
+    ps.set_defaults(handler=run_psychscore_command)
+
+
+def run_sequences_command(args) -> int:
+    """Handle ``humanlike sequences`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.app.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.app.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> build_parser().parse_args(['sequences', 'silhouettes/', '--out', 'sequences/']).handler is run_sequences_command
+    True
+    """
+    from .sequences import build_sequences, load_object_images, sequence_manifest, write_sequences
+
+    run = run_outputs(args)
+    objects = load_object_images(args.images, classes=args.classes, mask_threshold=args.mask_threshold)
+    seqs = build_sequences(objects, args.pairs_per_class_pair, args.levels, args.blur)
+    run.start()  # an interrupted run leaves an in-progress manifest, not the last run's complete one
+    path = write_sequences(seqs, args.out)
+    run.record(*(args.out / p for p in sequence_manifest(seqs)["path"]), path)
+    run.finish()
+    n_pairs = len(seqs.class_pairs())
+    print(f"{len(seqs.pairs)} sequences of {seqs.n_levels} levels ({n_pairs} class pairs, "
+          f"Jaccard {seqs.pairs['jaccard'].min():.3f}..{seqs.pairs['jaccard'].max():.3f}) -> {path}")
+    return 0
+
+
+def _read_judgements(paths):
+    from ...trials.judgements import read_raw_judgements
+
+    return [read_raw_judgements(path) for path in paths]
+
+
+def gather_judgements(args):
+    """Judgement tables from files, plus built-in/network observers and simulated humans on --sequences.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A parsed ``humanlike psychscore`` command line.
+
+    Returns
+    -------
+    pandas.DataFrame
+        All judgements, one table (the input of
+        :func:`humanlike.measures.psychscore.analysis.psychophysical_score`).
+
+    Raises
+    ------
+    ValueError
+        Without judgement files and without ``--sequences``, or with observer options but no sequences.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
+    >>> from humanlike.app.cli import build_parser
+    >>> path = Path(tempfile.mkdtemp()) / "judgements.csv"
+    >>> simulate_psychscore_demo(n_classes=3, n_humans=2).to_csv(path, index=False)
+    >>> table = gather_judgements(build_parser().parse_args(["psychscore", str(path)]))
+    >>> sorted(table["observer_kind"].unique())
+    ['human', 'model']
+    """
+    import pandas as pd
+
+    frames = _read_judgements(args.judgements)
+    has_humans = any("observer_kind" in f and (f["observer_kind"] == "human").any() for f in frames)
+    if args.sequences is None:
+        if not frames:
+            raise ValueError("give judgement files, or --sequences DIR to run observers on sequences")
+        if args.network or args.observers or args.simulate_humans:
+            raise ValueError("--observers, --network and --simulate-humans need --sequences")
+        return pd.concat(frames, ignore_index=True)
+    from ..mlds.observers import judgements_from_distances, random_judgements, sequence_distances
+    from .simulate import simulate_population
+    from .sequences import ManifestSequences, read_sequence_manifest
+
+    manifest = read_sequence_manifest(args.sequences)
+    seqs = ManifestSequences(manifest)
+    n_humans = args.simulate_humans if args.simulate_humans is not None else (0 if has_humans else 10)
+    if n_humans:
+        frames.append(simulate_population(seqs.pairs, seqs.n_levels, n_humans, args.design, seed=args.seed).judgements)
+    for name in (args.observers if args.observers is not None else ["pixel", "gabor"]):
+        if name == "random":
+            frames.append(random_judgements(seqs.pairs, seqs.n_levels, args.design, args.seed))
+        else:
+            frames.append(judgements_from_distances(sequence_distances(seqs, name), seqs.pairs, name,
+                                                    args.design, args.seed))
+    for text in args.network:
+        if "=" not in text:
+            raise ValueError(f"--network expects SPEC=LAYER[,LAYER], got {text!r}")
+        from ...models.observer import network_judgements
+
+        spec, layers = text.split("=", 1)
+        weights = None if args.weights.lower() == "none" else args.weights
+        frames.append(network_judgements(spec, manifest, layers.split(","), weights=weights, design=args.design,
+                                         seed=args.seed))
+    return pd.concat(frames, ignore_index=True)
+
+
+def run_psychscore_command(args) -> int:
+    """Handle ``humanlike psychscore`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.app.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.app.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> build_parser().parse_args(['psychscore', 'judgements.csv']).handler is run_psychscore_command
+    True
+    """
+    from .analysis import psychophysical_score
+
+    if getattr(args, "observer_level", "none") != "none":
+        raise ValueError("psychscore resamples class pairs and the trials within every scale; "
+                         "--observer-level is not used here")
+    run = run_outputs(args, {"n_resamples": args.resamples, "level": args.level, "seed": args.seed})
+    judgements = gather_judgements(args)
+    result = psychophysical_score(judgements, reference=args.reference, n_resamples=args.resamples,
+                                  level=args.level, seed=args.seed)
+    if args.out is not None:
+        run.add_table(result.to_frame(), "psychscore", "csv")
+        run.add_table(result.scales, "psychscore_scales", "csv")
+        run.add_table(result.chance, "psychscore_chance", "csv")
+        run.json(result.to_json_dict(), args.out / "psychscore.json")
+    if args.figure is not None:
+        import matplotlib.pyplot as plt
+
+        from .plot import psychscore_figure
+
+        fig = psychscore_figure(result)
+        run.figure(fig, args.figure)
+        plt.close(fig)
+    run.finish()
+    if args.json:
+        emit_json(result.to_json_dict())
+    else:
+        print(format_result(result))
+    return 0
+
+
+def format_result(result) -> str:
+    """A plain-text table of scores, intervals and skewness variances.
+
+    Parameters
+    ----------
+    result : PsychScoreResult
+        From :func:`humanlike.measures.psychscore.analysis.psychophysical_score`.
+
+    Returns
+    -------
+    str
+        A heading, one line per observer and the reference's chance test.
+
+    Examples
+    --------
+    >>> from humanlike.measures.psychscore.analysis import psychophysical_score
+    >>> from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
+    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), n_resamples=0)
+    >>> print(format_result(result).splitlines()[0])
+    Psychophysical-Score against humans (3 class pairs, 0 resamples, 95% intervals)
+    """
+    frame = result.to_frame()
+    level = int(round(100 * result.settings.get("level", 0.95)))
+    lines = [f"Psychophysical-Score against {result.reference} ({len(result.scales[['class_a', 'class_b']].drop_duplicates())} "
+             f"class pairs, {result.settings['n_resamples']} resamples, {level}% intervals)",
+             f"{'observer':28s} {'score':>7s} {'interval':>17s} {'var(S)':>9s} {'interval':>19s} {'separated':>9s}"]
+    for row in frame.itertuples(index=False):
+        score = "" if row.observer == result.reference else f"{row.score:7.3f}"
+        ci = "" if row.observer == result.reference else f"[{row.score_ci_low:6.3f}, {row.score_ci_high:6.3f}]"
+        lines.append(f"{row.observer:28s} {score:>7s} {ci:>17s} {row.variance_S:9.4f} "
+                     f"[{row.variance_S_ci_low:8.4f}, {row.variance_S_ci_high:8.4f}] {int(row.separated_scales):9d}")
+    chance = result.chance.iloc[0]
+    lines.append(f"{result.reference} scales vs chance (flat scale, LR test): G = {chance.G:.1f}, df = {chance.df}, "
+                 f"p = {chance.p:.3g}; {chance.class_pairs_not_flat}/{chance.class_pairs} class pairs not flat (BH 5%)")
+    return "\n".join(lines)
+
+
+def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial table is not used here
+    """The Psychophysical-Score on simulated judgements: the score table and the Figure-2 plot.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The demo's trial table (not used: the judgements are simulated here).
+    args : argparse.Namespace
+        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
+        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written into ``args.out``.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
+    ...                           quiet=True)
+    >>> [p.name for p in demo_extras(None, args)]
+    ['psychscore.csv', 'psychscore.png']
+    """
+    import matplotlib.pyplot as plt
+
+    from .analysis import psychophysical_score
+    from .simulate import simulate_psychscore_demo
+    from .plot import psychscore_figure
+
+    result = psychophysical_score(simulate_psychscore_demo(seed=args.seed), n_resamples=min(int(args.resamples), 200),
+                                  level=args.level, seed=args.seed)
+    if hasattr(args, "demo_results"):
+        args.demo_results["psychscore"] = result  # the demo report shows it
+    out = Path(args.out)
+    fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
+    run = demo_outputs(args)
+    files = [run.add_table(result.to_frame(), "psychscore", args.format), run.figure(fig, out / "psychscore.png")]
+    plt.close(fig)
+    return files

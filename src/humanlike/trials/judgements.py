@@ -1,0 +1,630 @@
+"""The difference-judgement table: one row per triad or quadruple judgement of a difference-scaling
+(MLDS) experiment.
+
+Columns (in this order; optional ones only where known):
+
+========== ======== ==========================================================================
+column     required meaning
+========== ======== ==========================================================================
+observer   yes      observer id (a person, a network, or a pooled population)
+scale      yes      stimulus-sequence id: every row of one scale uses the same physical levels
+s1 .. s3   yes      1-based level indices of the stimuli, in *physical* order (see below)
+s4         yes      fourth level of a quadruple; missing (``<NA>``) for a triad
+response   yes      0/1; 1 = the second pair, (s3, s4) for a quadruple, (s2, s3) for a triad,
+                    was judged more different
+session    no       file or session the row came from (pooled files keep it)
+trial      no       trial number within the session
+rt         no       reaction time in seconds
+v1 .. v4   no       physical stimulus values of s1 .. s4
+reversed   no       True where the row was stored in presentation order and has been put into
+                    physical order (pairs swapped or triad reversed, response flipped)
+========== ======== ==========================================================================
+
+Physical order: a triad has s1 < s2 < s3; a quadruple has s1 < s2 and s3 < s4 (within-pair ascending)
+and its first pair starts no later than its second ends (s1 <= s4). Rows stored the other way round
+(R's ``kk1``..``kk3``, the Python wrapper's ``invord`` rows) are reordered by :func:`to_physical_order`,
+exactly as R's ``SwapOrder`` (quadruples with S1 > S4 become ``S3, S4, S1, S2``) and ``mlds`` for
+triads (S1 > S3 reversed) do, with the response flipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+PathLike = str | os.PathLike
+
+REQUIRED = ("observer", "scale", "s1", "s2", "s3", "s4", "response")
+OPTIONAL = ("session", "trial", "rt", "v1", "v2", "v3", "v4", "reversed")
+LEVEL_COLUMNS = ("s1", "s2", "s3", "s4")
+VALUE_COLUMNS = ("v1", "v2", "v3", "v4")
+STIMULUS_FILE = "stimulus_levels.json"
+
+R_QUAD_COLUMNS = ("resp", "S1", "S2", "S3", "S4")
+R_TRIAD_COLUMNS = ("resp", "S1", "S2", "S3")
+R_OBSERVER_COLUMNS = ("Obs", "obs", "observer")
+
+
+class JudgementTableError(ValueError):
+    """A difference-judgement table (or a file meant to become one) is malformed; the message names
+    the file, row and column at fault.
+
+    A subclass of ``ValueError``.
+
+    Examples
+    --------
+    >>> validate_judgements(pd.DataFrame({"observer": ["o"], "scale": ["s"], "s1": [1], "s2": [2], "s3": [3],
+    ...                                   "response": [2]}), source="run1.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    humanlike.trials.judgements.JudgementTableError: run1.csv: column 'response' must be 0 or 1; ...
+    """
+
+
+def read_raw_judgements(path) -> pd.DataFrame:
+    """The raw table of a judgement file (CSV, or Parquet by suffix), read errors naming the file.
+
+    Parameters
+    ----------
+    path : path
+        A CSV or Parquet file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The file's columns as read (no layout detection, no validation).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "j.csv"
+    >>> _ = p.write_text("resp,S1,S2,S3\\n1,1,2,3\\n")
+    >>> list(read_raw_judgements(p).columns)
+    ['resp', 'S1', 'S2', 'S3']
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such judgement file")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        try:
+            return pd.read_parquet(path)
+        except (ValueError, OSError) as err:
+            raise JudgementTableError(f"{path}: cannot be read as Parquet: {err}") from None
+    return _read_csv(path)
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """A judgement CSV, with read errors (empty, not UTF-8, malformed) naming the file."""
+    try:
+        return pd.read_csv(path, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise JudgementTableError(f"{path}: the file is empty (expected a header row and one row per judgement)") from None
+    except UnicodeDecodeError as err:
+        raise JudgementTableError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+    except pd.errors.ParserError as err:
+        raise JudgementTableError(f"{path}: cannot be read as CSV: {err}") from None
+
+
+def _where(source: str | None) -> str:
+    return f"{source}: " if source else ""
+
+
+def _rows(frame: pd.DataFrame, mask: np.ndarray, limit: int = 3) -> str:
+    index = np.flatnonzero(mask)[:limit]
+    cols = [c for c in ("observer", "scale", *LEVEL_COLUMNS, "response") if c in frame]
+    shown = "; ".join(
+        f"row {i + 1} (" + ", ".join(f"{c}={frame[c].iloc[i]}" for c in cols) + ")" for i in index)
+    return f"{int(mask.sum())} row(s), e.g. {shown}"
+
+
+def _as_int_column(frame: pd.DataFrame, name: str, source: str | None, allow_missing: bool) -> pd.Series:
+    raw = frame[name]
+    values = pd.to_numeric(raw, errors="coerce")
+    bad = values.isna() & raw.notna() if allow_missing else values.isna()
+    if bad.any():
+        raise JudgementTableError(
+            f"{_where(source)}column '{name}' is not numeric in {_rows(frame, bad.to_numpy())}")
+    finite = values.dropna()
+    non_integer = ~np.isclose(finite, np.round(finite))
+    if non_integer.any():
+        mask = np.zeros(len(frame), bool)
+        mask[np.flatnonzero(values.notna().to_numpy())[non_integer]] = True
+        raise JudgementTableError(f"{_where(source)}column '{name}' has non-integer values in {_rows(frame, mask)}")
+    return values.round().astype("Int64")
+
+
+def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd.DataFrame:
+    """Check a difference-judgement table and return a normalised copy.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns as documented in this module; ``s4`` may be absent or all missing for triads.
+    source : str, optional
+        File name used in error messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Canonical dtypes (levels and ``s4`` as nullable ``Int64``, ``response`` as int) and column
+        order, index reset.
+
+    Raises
+    ------
+    JudgementTableError
+        Naming the file, row and column for: missing columns, no rows, missing or non-integer levels,
+        levels below 1, responses other than 0/1, rows not in physical order (use
+        :func:`to_physical_order`), repeated levels within a row, a scale mixing triads and quadruples.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"observer": "o", "scale": "s", "s1": [1], "s2": [2], "s3": [3],
+    ...                       "response": [1]})
+    >>> bool(validate_judgements(table)["s4"].isna().all())
+    True
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise JudgementTableError(f"{_where(source)}expected a pandas DataFrame, got {type(frame).__name__}")
+    out = frame.copy()
+    if "s4" not in out.columns:
+        out["s4"] = pd.NA
+    missing = [c for c in REQUIRED if c not in out.columns]
+    if missing:
+        raise JudgementTableError(
+            f"{_where(source)}judgement table is missing column(s) {missing}; required: {list(REQUIRED)}")
+    if len(out) == 0:
+        raise JudgementTableError(f"{_where(source)}judgement table has no rows")
+    out = out.reset_index(drop=True)
+    for name in ("observer", "scale"):
+        nan = out[name].isna().to_numpy()
+        if nan.any():
+            raise JudgementTableError(f"{_where(source)}column '{name}' is missing in {_rows(out, nan)}")
+        out[name] = out[name].astype(str)
+    for name in ("s1", "s2", "s3"):
+        out[name] = _as_int_column(out, name, source, allow_missing=False)
+    out["s4"] = _as_int_column(out, "s4", source, allow_missing=True)
+    for name in LEVEL_COLUMNS:
+        low = (out[name] < 1).fillna(False).to_numpy(bool)
+        if low.any():
+            raise JudgementTableError(
+                f"{_where(source)}column '{name}' has level indices below 1 (levels are 1-based) in {_rows(out, low)}")
+    response = pd.to_numeric(out["response"], errors="coerce")
+    bad = ~response.isin([0, 1]).to_numpy()
+    if bad.any():
+        raise JudgementTableError(f"{_where(source)}column 'response' must be 0 or 1; {_rows(out, bad)}")
+    out["response"] = response.astype(int)
+    quad = out["s4"].notna().to_numpy()
+    s = out[list(LEVEL_COLUMNS)].to_numpy(dtype=float, na_value=np.nan)
+    triad_bad = ~quad & ~((s[:, 0] < s[:, 1]) & (s[:, 1] < s[:, 2]))
+    if triad_bad.any():
+        raise JudgementTableError(
+            f"{_where(source)}triads must have s1 < s2 < s3 (physical order; descending rows need "
+            f"to_physical_order, repeated levels are not a triad): {_rows(out, triad_bad)}")
+    quad_bad = quad & ~((s[:, 0] < s[:, 1]) & (s[:, 2] < s[:, 3]) & (s[:, 0] <= s[:, 3]))
+    if quad_bad.any():
+        raise JudgementTableError(
+            f"{_where(source)}quadruples must have s1 < s2, s3 < s4 and s1 <= s4 (physical order; rows "
+            f"stored with S1 > S4 need to_physical_order): {_rows(out, quad_bad)}")
+    kinds = pd.Series(quad).groupby([out["observer"], out["scale"]]).nunique()
+    mixed = kinds[kinds > 1]
+    if len(mixed):
+        obs, scale = mixed.index[0]
+        raise JudgementTableError(
+            f"{_where(source)}observer {obs!r}, scale {scale!r} mixes triads and quadruples; "
+            "give them different scale ids")
+    if "trial" in out.columns:
+        out["trial"] = pd.to_numeric(out["trial"], errors="coerce").astype("Int64")
+    if "rt" in out.columns:
+        out["rt"] = pd.to_numeric(out["rt"], errors="coerce").astype(float)
+    for name in VALUE_COLUMNS:
+        if name in out.columns:
+            out[name] = pd.to_numeric(out[name], errors="coerce").astype(float)
+    if "reversed" in out.columns:
+        out["reversed"] = out["reversed"].fillna(False).astype(bool)
+    if "session" in out.columns:
+        out["session"] = out["session"].astype(str)
+    order = [c for c in REQUIRED] + [c for c in OPTIONAL if c in out.columns]
+    extra = [c for c in out.columns if c not in order]
+    return out[order + extra]
+
+
+def to_physical_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """Put rows stored in presentation order into physical order, flipping their responses.
+
+    Quadruples with ``s1 > s4`` become ``(s3, s4, s1, s2)`` (R's ``SwapOrder``); triads with ``s1 > s3``
+    become ``(s3, s2, s1)`` (as R's ``mlds`` does for triads). The response of a reordered row is
+    ``1 - response`` because "the second pair" is now the other pair. Stimulus values ``v1..v4`` move
+    with their levels; the ``reversed`` column records which rows moved (or-ed with an existing one).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A table with columns ``s1..s3``, optional ``s4`` (missing for triads) and ``response``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A reordered copy.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"s1": [6], "s2": [9], "s3": [1], "s4": [4], "response": [0]})
+    >>> to_physical_order(t)[["s1", "s2", "s3", "s4", "response"]].values.tolist()
+    [[1, 4, 6, 9, 1]]
+    """
+    out = frame.copy()
+    if "s4" not in out.columns:
+        out["s4"] = pd.NA
+    s = out[list(LEVEL_COLUMNS)].apply(pd.to_numeric, errors="coerce").to_numpy(float, na_value=np.nan)
+    quad = ~np.isnan(s[:, 3])
+    swap = quad & (s[:, 0] > s[:, 3])
+    flip = ~quad & (s[:, 0] > s[:, 2])
+    values = [c for c in VALUE_COLUMNS if c in out.columns]
+    blocks = [(LEVEL_COLUMNS, swap, (2, 3, 0, 1)), (LEVEL_COLUMNS[:3], flip, (2, 1, 0))]
+    if len(values) == 4:
+        blocks.append((VALUE_COLUMNS, swap, (2, 3, 0, 1)))
+    triad_values = [c for c in VALUE_COLUMNS[:3] if c in out.columns]
+    if len(triad_values) == 3:
+        blocks.append((VALUE_COLUMNS[:3], flip, (2, 1, 0)))
+    for names, rows, order in blocks:
+        if not rows.any():
+            continue
+        block = {name: out[name].copy() for name in names}
+        for target, source in zip(names, order):
+            column = block[names[source]]
+            out[target] = out[target].where(~rows, column)
+    moved = swap | flip
+    response = np.array(pd.to_numeric(out["response"], errors="coerce"), dtype=float)
+    response[moved] = 1 - response[moved]
+    out["response"] = response.astype(int) if np.all(np.isin(response, (0.0, 1.0))) else response
+    previous = out["reversed"].fillna(False).astype(bool).to_numpy() if "reversed" in out else False
+    out["reversed"] = moved ^ previous if "reversed" in frame else moved
+    return out
+
+
+def _stimulus_from_sidecar(path: Path) -> list[float] | None:
+    sidecar = path.parent / STIMULUS_FILE
+    if not sidecar.exists():
+        return None
+    try:
+        entry = json.loads(sidecar.read_text()).get(path.stem)
+    except (OSError, json.JSONDecodeError) as err:
+        raise JudgementTableError(f"{sidecar}: cannot read stimulus levels ({err})") from err
+    if not entry or "stimulus" not in entry:
+        return None
+    return [float(v) for v in entry["stimulus"]]
+
+
+def _attach_values(frame: pd.DataFrame, stimulus: Sequence[float], source: str) -> pd.DataFrame:
+    levels = np.asarray(stimulus, dtype=float)
+    top = int(np.nanmax(frame[list(LEVEL_COLUMNS)].to_numpy(float, na_value=np.nan)))
+    if top > len(levels):
+        raise JudgementTableError(
+            f"{source}: level index {top} exceeds the {len(levels)} stimulus values given")
+    for level_col, value_col in zip(LEVEL_COLUMNS, VALUE_COLUMNS):
+        idx = frame[level_col].to_numpy(float, na_value=np.nan)
+        value = np.full(len(frame), np.nan)
+        ok = ~np.isnan(idx)
+        value[ok] = levels[idx[ok].astype(int) - 1]
+        frame[value_col] = value
+    return frame
+
+
+def read_r_layout(path: PathLike, *, observer: str | None = None, scale: str | None = None,
+                  stimulus: Sequence[float] | None = None) -> pd.DataFrame:
+    r"""Read a file in R MLDS's layout: ``resp,S1,S2,S3[,S4]`` with 1-based level indices.
+
+    An observer column (``Obs`` as in R's ``Transparency``) is kept as ``observer``. Rows stored in
+    presentation order are put into physical order (:func:`to_physical_order`).
+
+    Parameters
+    ----------
+    path : path-like
+        A CSV file.
+    observer, scale : str, optional
+        Ids for files without an observer column (default ``"observer"``) and the scale id (default
+        ``"scale"``: files read together are one scale, as the MLDS vignette pools kk1..kk3).
+    stimulus : sequence of float, optional
+        Physical value of each level; default: the entry for this file's stem in a
+        ``stimulus_levels.json`` beside it, if there is one.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated judgement table with ``session`` = the file stem.
+
+    Raises
+    ------
+    JudgementTableError
+        For missing columns, bad levels or responses (naming file and rows).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "kk1.csv"
+    >>> _ = path.write_text("resp,S1,S2,S3,S4\n1,1,2,3,4\n1,6,9,1,4\n")
+    >>> t = read_r_layout(path, observer="kk", stimulus=[0.1 * k for k in range(1, 10)])
+    >>> t[["s1", "s2", "s3", "s4", "response"]].values.tolist(), t["v4"].round(1).tolist()
+    ([[1, 2, 3, 4, 1], [1, 4, 6, 9, 0]], [0.4, 0.9])
+    """
+    path = Path(path)
+    raw = _read_csv(path)
+    raw.columns = [str(c).strip() for c in raw.columns]
+    return _from_r_frame(raw, path, observer=observer, scale=scale, stimulus=stimulus)
+
+
+def _from_r_frame(raw: pd.DataFrame, path: Path, *, observer, scale, stimulus) -> pd.DataFrame:
+    source = str(path)
+    columns = R_QUAD_COLUMNS if "S4" in raw.columns else R_TRIAD_COLUMNS
+    missing = [c for c in columns if c not in raw.columns]
+    if missing:
+        raise JudgementTableError(f"{source}: missing column(s) {missing} of the R MLDS layout {list(columns)}")
+    obs_col = next((c for c in R_OBSERVER_COLUMNS if c in raw.columns), None)
+    frame = pd.DataFrame({
+        "observer": raw[obs_col].astype(str) if obs_col else (observer or "observer"),
+        "scale": scale or "scale",
+        "s1": raw["S1"], "s2": raw["S2"], "s3": raw["S3"],
+        "s4": raw["S4"] if "S4" in raw.columns else pd.NA,
+        "response": raw["resp"],
+        "session": path.stem,
+    })
+    return _finish(frame, path, stimulus)
+
+
+def _finish(frame: pd.DataFrame, path: Path, stimulus) -> pd.DataFrame:
+    source = str(path)
+    frame = validate_judgements(to_physical_order(_validate_levels_only(frame, source)), source=source)
+    if stimulus is None and not all(c in frame.columns for c in VALUE_COLUMNS[:3]):
+        stimulus = _stimulus_from_sidecar(path)
+    if stimulus is not None:
+        frame = _attach_values(frame, stimulus, source)
+    return frame
+
+
+def _validate_levels_only(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    """Coerce level and response columns to numbers before reordering, naming bad rows."""
+    out = frame.copy()
+    for name in ("s1", "s2", "s3"):
+        out[name] = _as_int_column(out, name, source, allow_missing=False)
+    out["s4"] = _as_int_column(out, "s4", source, allow_missing=True)
+    response = pd.to_numeric(out["response"], errors="coerce")
+    bad = ~response.isin([0, 1]).to_numpy()
+    if bad.any():
+        raise JudgementTableError(f"{source}: column 'resp'/'Response' must be 0 or 1; {_rows(out, bad)}")
+    out["response"] = response.astype(int)
+    return out
+
+
+def read_wrapper_layout(path: PathLike, *, observer: str | None = None,
+                        scale: str | None = None) -> pd.DataFrame:
+    r"""Read a file of the Python MLDS wrapper: ``Trial,Response,s1..s3[,s4],i1..i3[,i4][,invord]``.
+
+    ``i*`` are 1-based level indices, ``s*`` the stimulus values (kept as ``v1..v4``). Rows are put
+    into physical order from the stored order (``invord`` is redundant with it and only checked).
+
+    Parameters
+    ----------
+    path : path-like
+        A CSV file.
+    observer, scale : str, optional
+        Ids (defaults ``"observer"`` and ``"scale"``); an ``observer`` column in the file wins.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated judgement table.
+
+    Raises
+    ------
+    JudgementTableError
+        For missing columns, bad levels or responses, or an ``invord`` that disagrees with the stored order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "run.csv"
+    >>> _ = path.write_text("Trial,Response,s1,s2,s3,i1,i2,i3,invord\n1,1,0.3,0.2,0.1,3,2,1,1\n")
+    >>> t = read_wrapper_layout(path)
+    >>> t[["s1", "s2", "s3", "response"]].values.tolist(), t["v1"].tolist(), bool(t["reversed"][0])
+    ([[1, 2, 3, 0]], [0.1], True)
+    """
+    path = Path(path)
+    raw = _read_csv(path)
+    raw.columns = [str(c).strip() for c in raw.columns]
+    source = str(path)
+    quad = "i4" in raw.columns
+    needed = ["Response", "i1", "i2", "i3"] + (["i4"] if quad else [])
+    missing = [c for c in needed if c not in raw.columns]
+    if missing:
+        raise JudgementTableError(f"{source}: missing column(s) {missing} of the wrapper layout")
+    frame = pd.DataFrame({
+        "observer": raw["observer"].astype(str) if "observer" in raw.columns else (observer or "observer"),
+        "scale": scale or "scale",
+        "s1": raw["i1"], "s2": raw["i2"], "s3": raw["i3"],
+        "s4": raw["i4"] if quad else pd.NA,
+        "response": raw["Response"],
+        "session": path.stem,
+    })
+    if "Trial" in raw.columns:
+        frame["trial"] = raw["Trial"]
+    for k, name in enumerate(VALUE_COLUMNS[: 4 if quad else 3], start=1):
+        if f"s{k}" in raw.columns:
+            frame[name] = pd.to_numeric(raw[f"s{k}"], errors="coerce")
+    if "invord" in raw.columns:
+        last = "i4" if quad else "i3"
+        stored_reversed = (pd.to_numeric(raw["i1"], errors="coerce") > pd.to_numeric(raw[last], errors="coerce"))
+        disagree = (stored_reversed.astype(int) != pd.to_numeric(raw["invord"], errors="coerce")).to_numpy()
+        if disagree.any():
+            raise JudgementTableError(
+                f"{source}: column 'invord' disagrees with the stored order (i1 > {last}) in "
+                f"{_rows(frame, disagree)}")
+    return _finish(frame, path, None)
+
+
+def read_judgement_file(path: PathLike, **kwargs) -> pd.DataFrame:
+    r"""Read one file in any supported layout (tidy, R MLDS, Python wrapper), chosen by its columns.
+
+    Parameters
+    ----------
+    path : path-like
+        ``.csv`` (any layout) or ``.parquet`` (tidy layout).
+    **kwargs
+        ``observer``, ``scale`` and (R layout) ``stimulus`` defaults, see :func:`read_r_layout`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated judgement table in physical order.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    JudgementTableError
+        For an unknown layout or malformed rows.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "tidy.csv"
+    >>> _ = path.write_text("observer,s1,s2,s3,response\nann,1,2,3,1\n")
+    >>> read_judgement_file(path, scale="gloss")[["observer", "scale", "s1", "s2", "s3", "response"]].values.tolist()
+    [['ann', 'gloss', 1, 2, 3, 1]]
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such judgement file")
+    raw = read_raw_judgements(path)
+    raw.columns = [str(c).strip() for c in raw.columns]
+    if "resp" in raw.columns and "S1" in raw.columns:
+        return _from_r_frame(raw, path, observer=kwargs.get("observer"), scale=kwargs.get("scale"),
+                             stimulus=kwargs.get("stimulus"))
+    if "Response" in raw.columns and "i1" in raw.columns:
+        return read_wrapper_layout(path, observer=kwargs.get("observer"), scale=kwargs.get("scale"))
+    if all(c in raw.columns for c in ("s1", "s2", "s3", "response")):
+        frame = raw.copy()
+        for name, default in (("observer", kwargs.get("observer") or "observer"),
+                              ("scale", kwargs.get("scale") or "scale")):
+            if name not in frame.columns:
+                frame[name] = default
+        if "s4" not in frame.columns:
+            frame["s4"] = pd.NA
+        return _finish(frame, path, kwargs.get("stimulus"))
+    raise JudgementTableError(
+        f"{path}: unknown judgement layout with columns {list(raw.columns)}; expected R MLDS "
+        "(resp,S1,S2,S3[,S4]), the Python wrapper (Trial,Response,s1..,i1..) or the tidy table "
+        "(observer,scale,s1..s4,response)")
+
+
+def load_judgements(paths: PathLike | Iterable[PathLike], **kwargs) -> pd.DataFrame:
+    """Read and pool one or several judgement files into one validated table.
+
+    Files given together share the default observer and scale ids, so R's ``kk1``, ``kk2``, ``kk3``
+    (three sessions of one observer) pool into one scale as in the MLDS vignette; ``session`` keeps
+    each row's file.
+
+    Parameters
+    ----------
+    paths : path-like or iterable of path-like
+        Files in any layout :func:`read_judgement_file` understands.
+    **kwargs
+        Passed to :func:`read_judgement_file`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The pooled, validated table.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.csv").write_text("resp,S1,S2,S3\\n1,3,2,1\\n")
+    >>> load_judgements(folder / "a.csv")[["s1", "s2", "s3", "response"]].values.tolist()
+    [[1, 2, 3, 0]]
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    frames = [read_judgement_file(p, **kwargs) for p in paths]
+    if not frames:
+        raise JudgementTableError("no judgement files given")
+    pooled = pd.concat(frames, ignore_index=True)
+    return validate_judgements(pooled)
+
+
+def level_arrays(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The levels as an (n, 4) int array (0 in column 4 for triads) and the responses as (n,) ints.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A validated judgement table.
+
+    Returns
+    -------
+    levels : numpy.ndarray of int64, (n, 4)
+        Columns ``s1..s4``; 0 for the missing ``s4`` of a triad.
+    responses : numpy.ndarray of int64, (n,)
+        The 0/1 responses.
+
+    Examples
+    --------
+    >>> t = validate_judgements(pd.DataFrame({"observer": "o", "scale": ["q", "t"], "s1": [1, 1], "s2": [2, 2],
+    ...                                       "s3": [3, 3], "s4": [4, None], "response": [1, 0]}))
+    >>> levels, responses = level_arrays(t)
+    >>> levels.tolist(), responses.tolist()
+    ([[1, 2, 3, 4], [1, 2, 3, 0]], [1, 0])
+    """
+    levels = frame[list(LEVEL_COLUMNS)].fillna(0).to_numpy(dtype=np.int64)
+    return levels, frame["response"].to_numpy(dtype=np.int64)
+
+
+def stimulus_values(frame: pd.DataFrame, n_levels: int) -> np.ndarray:
+    """Physical value of each level 1..n_levels from the ``v*`` columns (NaN where unknown).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A judgement table, optionally with stimulus value columns ``v1..v4``.
+    n_levels : int
+        Number of levels of the scale.
+
+    Returns
+    -------
+    numpy.ndarray, (n_levels,)
+        The value of each level; all NaN when the table has no ``v1..v3`` columns.
+
+    Raises
+    ------
+    JudgementTableError
+        When one level carries two different values.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"s1": [1], "s2": [2], "s3": [4], "s4": [None],
+    ...                   "v1": [0.0], "v2": [0.5], "v3": [2.0], "v4": [None]})
+    >>> stimulus_values(t, 5).tolist()
+    [0.0, 0.5, nan, 2.0, nan]
+    """
+    values = np.full(n_levels, np.nan)
+    if not all(c in frame.columns for c in VALUE_COLUMNS[:3]):
+        return values
+    pairs = []
+    for level_col, value_col in zip(LEVEL_COLUMNS, VALUE_COLUMNS):
+        if level_col in frame and value_col in frame:
+            pairs.append(frame[[level_col, value_col]].set_axis(["level", "value"], axis=1))
+    table = pd.concat(pairs).dropna().drop_duplicates()
+    clash = table["level"].duplicated(keep=False)
+    if clash.any():
+        level = int(table.loc[clash, "level"].iloc[0])
+        raise JudgementTableError(f"level {level} carries different stimulus values "
+                                  f"{sorted(table.loc[table['level'] == level, 'value'].tolist())}")
+    for level, value in zip(table["level"].astype(int), table["value"]):
+        if 1 <= level <= n_levels:
+            values[level - 1] = value
+    return values
