@@ -46,7 +46,8 @@ print(f"SECONDS {time.perf_counter() - t0:.2f} COLUMNS {len(result.details.resam
 
 P_VALUES = """
 import sys, time
-from humanlike.measures.ec.analysis import MODELVSHUMAN_EXCLUSIONS, error_consistency
+from humanlike.measures.ec.analysis import error_consistency
+from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS
 from humanlike.trials.loaders import load_trials
 from humanlike.measures.ec.significance import ec_test_exact
 pairs = error_consistency(load_trials(sys.argv[1]), exclusions=MODELVSHUMAN_EXCLUSIONS, n_resamples=0).pairs

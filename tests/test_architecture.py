@@ -26,11 +26,10 @@ SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.opt
 CROSS_MEASURE: dict[str, set[str]] = {
     # the pair kernels compute kappa and the error overlap
     "shared": {"humanlike.measures.ec.metric"},
-    # DMC reports EC beside DMC (consistency against accuracy, self-consistency); exclusions and selection
-    # live in EC's analysis until they move to trials/ (issue 21, phase 2)
+    # DMC reports EC beside DMC (consistency against accuracy, self-consistency)
     "dmc": {"humanlike.measures.ec.metric", "humanlike.measures.ec.analysis"},
-    # DVC of representations reports kappa of the cross-validated choices; exclusions as for DMC
-    "dvc": {"humanlike.measures.ec.metric", "humanlike.measures.ec.analysis"},
+    # DVC of representations reports kappa of the cross-validated choices
+    "dvc": {"humanlike.measures.ec.metric"},
     # EC, MA and CLED side by side: the alignment sums use kappa
     "ood": {"humanlike.measures.ec.metric"},
     # the Psychophysical-Score fits MLDS scales and uses the MLDS machine observers

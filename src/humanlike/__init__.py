@@ -13,7 +13,7 @@ from .measures.dvc.choices import (
 )
 from .measures.dvc.representations import DVCResult, dvc_representations
 from .measures.ec.result import ErrorConsistencyResult
-from .measures.ec.analysis import MODELVSHUMAN_EXCLUSIONS, error_consistency
+from .measures.ec.analysis import error_consistency
 from .measures.mlds.analysis import MldsResult, MldsResults, analyse_mlds
 from .measures.ood.analysis import OODResult, ood_analysis
 from .measures.pairwise import ErrorConsistencyKernel, ErrorOverlapKernel, PairAggregation
@@ -24,6 +24,7 @@ from .trials.judgements import load_judgements, validate_judgements
 from .trials.loaders import load_modelvshuman, load_trials
 from .trials.representations import Representation, load_representation, save_representation
 from .trials.schema import COLUMNS, TrialTableError, validate_trials
+from .trials.selection import MODELVSHUMAN_EXCLUSIONS
 from .trials.simulate import simulate_benchmark, simulate_copy_pair
 from .measures.ec.metric import UndefinedPolicy, error_overlap, kappa
 from .resampling.engine import ResourceError, bootstrap

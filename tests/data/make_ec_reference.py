@@ -34,7 +34,8 @@ def rows(summary, with_interval=False):
 
 
 def main() -> int:
-    from humanlike.measures.ec.analysis import MODELVSHUMAN_EXCLUSIONS, error_consistency
+    from humanlike.measures.ec.analysis import error_consistency
+    from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS
     from humanlike.trials.loaders import load_trials
     from humanlike.trials.simulate import simulate_benchmark
 

@@ -131,7 +131,7 @@ def run_report(args) -> int:
     >>> build_parser().parse_args(['report', 'raw-data/']).handler is run_report
     True
     """
-    from ..measures.ec.analysis import MODELVSHUMAN_EXCLUSIONS
+    from ..trials.selection import MODELVSHUMAN_EXCLUSIONS
     from ..measures.options import load_data
     from .report import content_hash, render_report, write_report
     from .report_sections import build_sections, run_report_analyses

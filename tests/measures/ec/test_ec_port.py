@@ -13,9 +13,8 @@ import pytest
 
 import humanlike
 from humanlike.measures.ec.benchmark import run_benchmark
-from humanlike.measures.ec.analysis import (
-    MODELVSHUMAN_EXCLUSIONS, ec_design, error_consistency, resampling_settings_from, select_trials,
-)
+from humanlike.measures.ec.analysis import ec_design, error_consistency, resampling_settings_from
+from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS, select_trials
 from humanlike.measures.pairwise import ErrorConsistencyKernel, ErrorOverlapKernel, PairAggregation
 from humanlike.measures.ec import metric as ec
 from humanlike.resampling.engine import ResourceError, bootstrap

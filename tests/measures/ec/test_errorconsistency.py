@@ -7,9 +7,8 @@ import pandas as pd
 import pytest
 
 from humanlike.measures.ec.benchmark import run_benchmark
-from humanlike.measures.ec.analysis import (
-    MODELVSHUMAN_EXCLUSIONS, apply_exclusions, error_consistency, exclusions_table,
-)
+from humanlike.measures.ec.analysis import error_consistency
+from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS, apply_exclusions, exclusions_table
 from humanlike.trials.schema import TrialTableError
 from humanlike.trials.simulate import simulate_copy_pair
 from humanlike.measures.ec import metric as ec

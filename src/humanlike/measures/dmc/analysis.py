@@ -80,7 +80,7 @@ from ...resampling.settings import DEFAULT_RESAMPLES, ResamplingSettings
 from .data import assemble
 from .kernel import ACCURACY, DMC, LABEL_NAMES, MODEL_HUMAN_MEAN, SPLIT_HALF_R, DMCAggregation, DMCKernel
 from .result import FRAME_COLUMNS, DMCResult, items_frame, point_reasons, splits_frame, summary_frame
-from ..ec.analysis import apply_exclusions
+from ...trials.selection import apply_exclusions
 from ..pairwise import HUMANS, MODEL_MODEL
 from .self_consistency import SelfConsistencyResult, self_consistency
 

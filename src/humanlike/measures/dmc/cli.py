@@ -124,7 +124,7 @@ def run_dmc_command(args) -> int:
     True
     """
     from .analysis import decision_margin_consistency
-    from ..ec.analysis import MODELVSHUMAN_EXCLUSIONS
+    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
 
     settings = resampling_settings(args)
     run = run_outputs(args, settings)

@@ -15,7 +15,7 @@ from ...resampling.settings import DEFAULT_RESAMPLES, ResamplingSettings
 from .analysis import decision_margin_consistency
 from .kernel import ACCURACY, DMC, MODEL_HUMAN_MEAN
 from .result import DMCResult
-from ..ec.analysis import apply_exclusions
+from ...trials.selection import apply_exclusions
 from ..pairwise import HUMANS, MODEL_MODEL
 
 

@@ -41,7 +41,7 @@ from ...resampling.kernels import Output, SufficientStatisticKernel
 from ...resampling.weights import group_mean, nanmean_quiet
 from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
-from ..ec.analysis import select_trials
+from ...trials.selection import select_trials
 from ..pairwise import HUMANS, MODEL_MODEL
 
 DEFAULT_CORRECTION = 0.5

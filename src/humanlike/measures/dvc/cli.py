@@ -181,7 +181,7 @@ def run_choices(args) -> int:
     True
     """
     from .choices import choice_dvc, latent_correctness_correlation, margin_probit_correlation
-    from ..ec.analysis import MODELVSHUMAN_EXCLUSIONS
+    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
     from ...trials.schema import TrialTableError
 
     run = run_outputs(args, resampling_settings(args))

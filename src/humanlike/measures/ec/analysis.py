@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ...trials.design import Design, build_design
-from ...trials.schema import TrialTableError, first_presentations, validate_trials
+from ...trials.schema import TrialTableError
+from ...trials.selection import select_trials
 from .metric import UndefinedPolicy, correctness_counts, kappa_reason
 from ...resampling.engine import bootstrap, progress_bar
 from ...stats.ranking import ranking_stability
@@ -36,89 +37,14 @@ from ..pairwise import (
 )
 
 __all__ = [
-    "HUMANS", "MODEL_MODEL", "MODELVSHUMAN_EXCLUSIONS", "METRICS", "REASON_ALL_UNDEFINED", "REASON_NO_PAIRS",
-    "ErrorConsistencyResult", "apply_exclusions", "ec_design", "error_consistency", "exclusions_table",
+    "HUMANS", "MODEL_MODEL", "METRICS", "REASON_ALL_UNDEFINED", "REASON_NO_PAIRS",
+    "ErrorConsistencyResult", "ec_design", "error_consistency",
     "pair_measures", "resampling_settings_from",
 ]
 
 METRICS = ("error_consistency", "observed_consistency", "accuracy_difference")
 # Kept for measures/dmc/analysis.py until it uses humanlike.resampling.engine.progress_bar (issue 7).
 _progress = progress_bar
-
-# The model-vs-human benchmark's excluded conditions, as the condition strings of its raw data
-# (METHODS.md §2). Experiments not listed keep every condition; the five single-condition experiments
-# (cue-conflict, edge, silhouette, sketch, stylized) use all their trials as one condition.
-MODELVSHUMAN_EXCLUSIONS: dict[str, tuple[str, ...]] = {
-    "colour": ("cr",),
-    "contrast": ("c100", "c03", "c01"),
-    "high-pass": ("inf", "0.55", "0.45", "0.4"),
-    "low-pass": ("0", "15", "40"),
-    "phase-scrambling": ("0", "150", "180"),
-    "power-equalisation": ("0",),
-    "false-colour": ("true",),
-    "rotation": ("0",),
-    "eidolonI": ("1-10-10", "64-10-10", "128-10-10"),
-    "eidolonII": ("1-3-10", "32-3-10", "64-3-10", "128-3-10"),
-    "eidolonIII": ("1-0-10", "16-0-10", "32-0-10", "64-0-10", "128-0-10"),
-    "uniform-noise": ("0.00", "0.60", "0.90"),
-}
-
-
-def exclusions_table(exclusions: dict[str, tuple[str, ...]] = MODELVSHUMAN_EXCLUSIONS) -> pd.DataFrame:
-    """The exclusion table as a tidy frame (experiment, condition).
-
-    Parameters
-    ----------
-    exclusions : dict of str to tuple of str
-        ``{experiment: excluded conditions}``; default the model-vs-human benchmark's table.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per excluded (experiment, condition).
-
-    Examples
-    --------
-    >>> exclusions_table().head(2).values.tolist()
-    [['colour', 'cr'], ['contrast', 'c100']]
-    >>> len(exclusions_table({"sim-noise": ("0.00", "0.35")}))
-    2
-    """
-    return pd.DataFrame([(e, c) for e, conds in exclusions.items() for c in conds],
-                        columns=["experiment", "condition"])
-
-
-def apply_exclusions(trials: pd.DataFrame, exclusions: dict[str, tuple[str, ...]] | None) -> pd.DataFrame:
-    """Drop excluded (experiment, condition) rows; condition strings compare case-insensitively.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        A trial table.
-    exclusions : dict of str to tuple of str, or None
-        ``{experiment: excluded conditions}``; None or empty keeps every row.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The remaining rows (the input itself when nothing is excluded).
-
-    Examples
-    --------
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0)
-    >>> len(trials), len(apply_exclusions(trials, {"sim-noise": ("0.00",)}))  # 11 observers x 160 items dropped
-    (28160, 26400)
-    """
-    if not exclusions:
-        return trials
-    drop = np.zeros(len(trials), dtype=bool)
-    conditions = trials["condition"].str.lower()
-    for experiment, excluded in exclusions.items():
-        drop |= ((trials["experiment"] == experiment) & conditions.isin([c.lower() for c in excluded])).to_numpy()
-    return trials.loc[~drop]
-
-
 
 def resampling_settings_from(settings: ResamplingSettings | None = None, *, n_resamples: int | None = None,
                              level: float | None = None, seed: SeedLike | str = "unset", interval: str | None = None,
@@ -202,61 +128,6 @@ def _integer_seed(seed: SeedLike) -> int:
     return int(seed)
 
 
-def select_trials(trials: pd.DataFrame, *, experiments: list[str] | None = None, condition: str | None = None,
-                  exclusions: dict[str, tuple[str, ...]] | None = None, validate: bool = True) -> pd.DataFrame:
-    """The first presentations EC compares, after the exclusions and the experiment/condition filters.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        A trial table.
-    experiments : list of str, optional
-        Keep only these experiments.
-    condition : str, optional
-        Keep only this condition (compared as a string).
-    exclusions : dict of str to tuple of str, optional
-        ``{experiment: conditions}`` to drop (see :func:`apply_exclusions`).
-    validate : bool
-        Validate the trial table first.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The selected first-presentation trials.
-
-    Raises
-    ------
-    TrialTableError
-        On an unknown experiment or condition, or when no trial is left.
-
-    Examples
-    --------
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0)
-    >>> selected = select_trials(trials, experiments=["sim-noise"], condition="0.10")
-    >>> len(selected), selected["observer"].nunique()  # 160 items x 11 observers
-    (1760, 11)
-    """
-    if validate:
-        trials = validate_trials(trials)
-    # EC compares single responses: the first presentation of each item.
-    trials = first_presentations(trials)
-    trials = apply_exclusions(trials, exclusions)
-    if experiments is not None:
-        unknown = sorted(set(experiments) - set(trials["experiment"]))
-        if unknown:
-            raise TrialTableError(f"unknown experiment(s) {unknown}; available: {sorted(trials['experiment'].unique())}")
-        trials = trials[trials["experiment"].isin(experiments)]
-    if condition is not None:
-        if not (trials["condition"] == str(condition)).any():
-            raise TrialTableError(f"condition '{condition}' not found; available: "
-                                  f"{sorted(trials['condition'].unique())}")
-        trials = trials[trials["condition"] == str(condition)]
-    if trials.empty:
-        raise TrialTableError("no trials left after the exclusions and filters")
-    return trials
-
-
 def ec_design(trials: pd.DataFrame) -> Design:
     """The design of (experiment, condition) strata of a selected trial table, humans grouped per experiment.
 
@@ -266,7 +137,7 @@ def ec_design(trials: pd.DataFrame) -> Design:
     Parameters
     ----------
     trials : pandas.DataFrame
-        Trials as :func:`select_trials` returns them.
+        Trials as :func:`~humanlike.trials.selection.select_trials` returns them.
 
     Returns
     -------
@@ -467,7 +338,7 @@ def error_consistency(
     condition : str, optional
         Restrict to this one condition.
     exclusions : dict, optional
-        ``{experiment: conditions}`` to drop first (:data:`MODELVSHUMAN_EXCLUSIONS` for the benchmark).
+        ``{experiment: conditions}`` to drop first (:data:`~humanlike.trials.selection.MODELVSHUMAN_EXCLUSIONS` for the benchmark).
     settings : ResamplingSettings, optional
         Resamples, level, interval method, observer level, seed, memory budget, progress. The keywords below
         override single fields (see :func:`resampling_settings_from`).

@@ -19,7 +19,8 @@ from ...resampling.results import Resampled
 from ...resampling.rng import SeedLike
 from ...resampling.settings import ResamplingSettings
 from .result import ErrorConsistencyResult
-from .analysis import MODELVSHUMAN_EXCLUSIONS, error_consistency
+from .analysis import error_consistency
+from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
 from ..pairwise import HUMANS, MODEL_MODEL
 
 BENCHMARK_METRICS = ("error_consistency", "observed_consistency", "accuracy_difference", "ood_accuracy")

@@ -359,7 +359,7 @@ def run_benchmark_command(args) -> int:
     True
     """
     from .benchmark import run_benchmark
-    from .analysis import MODELVSHUMAN_EXCLUSIONS
+    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
 
     run = run_outputs(args, ec_settings(args))
     trials = load_data(args.data)   # validated by the loader

@@ -1,0 +1,139 @@
+"""Which trials a measure compares: the model-vs-human benchmark's exclusions, first presentations, filters.
+
+The exclusion table is a fact of the model-vs-human benchmark (the condition strings of its raw data).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .schema import TrialTableError, first_presentations, validate_trials
+
+# The model-vs-human benchmark's excluded conditions, as the condition strings of its raw data
+# (METHODS.md §2). Experiments not listed keep every condition; the five single-condition experiments
+# (cue-conflict, edge, silhouette, sketch, stylized) use all their trials as one condition.
+MODELVSHUMAN_EXCLUSIONS: dict[str, tuple[str, ...]] = {
+    "colour": ("cr",),
+    "contrast": ("c100", "c03", "c01"),
+    "high-pass": ("inf", "0.55", "0.45", "0.4"),
+    "low-pass": ("0", "15", "40"),
+    "phase-scrambling": ("0", "150", "180"),
+    "power-equalisation": ("0",),
+    "false-colour": ("true",),
+    "rotation": ("0",),
+    "eidolonI": ("1-10-10", "64-10-10", "128-10-10"),
+    "eidolonII": ("1-3-10", "32-3-10", "64-3-10", "128-3-10"),
+    "eidolonIII": ("1-0-10", "16-0-10", "32-0-10", "64-0-10", "128-0-10"),
+    "uniform-noise": ("0.00", "0.60", "0.90"),
+}
+
+
+def exclusions_table(exclusions: dict[str, tuple[str, ...]] = MODELVSHUMAN_EXCLUSIONS) -> pd.DataFrame:
+    """The exclusion table as a tidy frame (experiment, condition).
+
+    Parameters
+    ----------
+    exclusions : dict of str to tuple of str
+        ``{experiment: excluded conditions}``; default the model-vs-human benchmark's table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per excluded (experiment, condition).
+
+    Examples
+    --------
+    >>> exclusions_table().head(2).values.tolist()
+    [['colour', 'cr'], ['contrast', 'c100']]
+    >>> len(exclusions_table({"sim-noise": ("0.00", "0.35")}))
+    2
+    """
+    return pd.DataFrame([(e, c) for e, conds in exclusions.items() for c in conds],
+                        columns=["experiment", "condition"])
+
+
+def apply_exclusions(trials: pd.DataFrame, exclusions: dict[str, tuple[str, ...]] | None) -> pd.DataFrame:
+    """Drop excluded (experiment, condition) rows; condition strings compare case-insensitively.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    exclusions : dict of str to tuple of str, or None
+        ``{experiment: excluded conditions}``; None or empty keeps every row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The remaining rows (the input itself when nothing is excluded).
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> len(trials), len(apply_exclusions(trials, {"sim-noise": ("0.00",)}))  # 11 observers x 160 items dropped
+    (28160, 26400)
+    """
+    if not exclusions:
+        return trials
+    drop = np.zeros(len(trials), dtype=bool)
+    conditions = trials["condition"].str.lower()
+    for experiment, excluded in exclusions.items():
+        drop |= ((trials["experiment"] == experiment) & conditions.isin([c.lower() for c in excluded])).to_numpy()
+    return trials.loc[~drop]
+
+
+def select_trials(trials: pd.DataFrame, *, experiments: list[str] | None = None, condition: str | None = None,
+                  exclusions: dict[str, tuple[str, ...]] | None = None, validate: bool = True) -> pd.DataFrame:
+    """The first presentations EC compares, after the exclusions and the experiment/condition filters.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table.
+    experiments : list of str, optional
+        Keep only these experiments.
+    condition : str, optional
+        Keep only this condition (compared as a string).
+    exclusions : dict of str to tuple of str, optional
+        ``{experiment: conditions}`` to drop (see :func:`apply_exclusions`).
+    validate : bool
+        Validate the trial table first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The selected first-presentation trials.
+
+    Raises
+    ------
+    TrialTableError
+        On an unknown experiment or condition, or when no trial is left.
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0)
+    >>> selected = select_trials(trials, experiments=["sim-noise"], condition="0.10")
+    >>> len(selected), selected["observer"].nunique()  # 160 items x 11 observers
+    (1760, 11)
+    """
+    if validate:
+        trials = validate_trials(trials)
+    # EC compares single responses: the first presentation of each item.
+    trials = first_presentations(trials)
+    trials = apply_exclusions(trials, exclusions)
+    if experiments is not None:
+        unknown = sorted(set(experiments) - set(trials["experiment"]))
+        if unknown:
+            raise TrialTableError(f"unknown experiment(s) {unknown}; available: {sorted(trials['experiment'].unique())}")
+        trials = trials[trials["experiment"].isin(experiments)]
+    if condition is not None:
+        if not (trials["condition"] == str(condition)).any():
+            raise TrialTableError(f"condition '{condition}' not found; available: "
+                                  f"{sorted(trials['condition'].unique())}")
+        trials = trials[trials["condition"] == str(condition)]
+    if trials.empty:
+        raise TrialTableError("no trials left after the exclusions and filters")
+    return trials
