@@ -158,12 +158,14 @@ def test_docs_build_strict_and_every_page_is_there(built_site):
                  "measures/error-consistency.html", "measures/decision-margin-consistency.html",
                  "measures/ood-spectrum.html", "measures/decision-variable-correlation.html",
                  "measures/mlds.html", "measures/psychophysical-score.html", "measures/model-evaluation.html",
-                 "api/data.html", "api/metrics.html", "api/stats.html", "api/analyses.html",
-                 "api/models.html", "api/presentation.html"):
+                 "api/trials.html", "api/resampling.html", "api/stats.html", "api/files.html",
+                 "api/measures-ec.html", "api/measures-dmc.html", "api/measures-ood.html", "api/measures-dvc.html",
+                 "api/measures-mlds.html", "api/measures-psychscore.html", "api/measures.html",
+                 "api/models.html", "api/app.html"):
         assert (built_site / page).is_file(), page
     cli = (built_site / "cli.html").read_text(encoding="utf-8")
     assert "humanlike ec" in cli and "--resamples" in cli
-    api = (built_site / "api" / "stats.html").read_text(encoding="utf-8")
+    api = (built_site / "api" / "resampling.html").read_text(encoding="utf-8")
     assert "ResamplingSettings" in api and "bootstrap" in api
 
 
