@@ -233,6 +233,50 @@ def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd
     return out[order + extra]
 
 
+CANONICAL_KEY = ("observer", "scale", *LEVEL_COLUMNS, "session", "trial", "response")
+
+
+def canonical_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a validated judgement table sorted by what they are, not where they stood.
+
+    Sort key: observer, scale, the levels ``s1..s4`` (a triad's missing ``s4`` first), ``session`` and
+    ``trial`` where present, then the response. Rows equal on this key are interchangeable for every
+    MLDS computation, so any shuffle of a table gives the same sorted table, and everything computed
+    from it (fits, the random draws of the bootstrap and of the goodness-of-fit tests) is the same to
+    the bit. Repeated trials keep their session order (R's ``kk1``, ``kk2``, ``kk3`` pooled: session
+    1 before 2 before 3), as in a file that lists its sessions one after another.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A validated judgement table (:func:`validate_judgements`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same rows, sorted, index reset.
+
+    Examples
+    --------
+    >>> t = validate_judgements(pd.DataFrame({"observer": "o", "scale": "s", "s1": [2, 1, 1], "s2": [3, 2, 2],
+    ...                                       "s3": [4, 3, 3], "response": [1, 1, 0]}))
+    >>> canonical_order(t)[["s1", "response"]].values.tolist()
+    [[1, 0], [1, 1], [2, 1]]
+    """
+    keys = [c for c in CANONICAL_KEY if c in frame.columns]
+    sortable = frame[keys].copy()
+    for name in LEVEL_COLUMNS:
+        if name in sortable:
+            sortable[name] = pd.to_numeric(sortable[name], errors="coerce").fillna(0)
+    if "trial" in sortable:
+        sortable["trial"] = pd.to_numeric(sortable["trial"], errors="coerce").fillna(-1)
+    for name in ("observer", "scale", "session"):
+        if name in sortable:
+            sortable[name] = sortable[name].astype(str)
+    order = sortable.reset_index(drop=True).sort_values(keys, kind="mergesort").index.to_numpy()
+    return frame.iloc[order].reset_index(drop=True)
+
+
 def to_physical_order(frame: pd.DataFrame) -> pd.DataFrame:
     """Put rows stored in presentation order into physical order, flipping their responses.
 
