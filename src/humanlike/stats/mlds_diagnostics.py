@@ -327,11 +327,39 @@ def runs_diagnostics(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0
         separated_share=float(1 - defined.mean()))
 
 
+def _six_point_lookup(levels: np.ndarray, n_levels: int):
+    """Distinct quadruples (codes, counts, each row's quadruple) and, per six-point condition, the indices
+    of its three quadruples (A, B, E) among the distinct ones (-1 where absent)."""
+    levels = np.asarray(levels, np.int64)
+    if np.any(levels[:, 3] == 0):
+        raise ValueError("the six-point test is defined for quadruples; this design has triads")
+    base = n_levels + 1
+    codes = ((levels[:, 0] * base + levels[:, 1]) * base + levels[:, 2]) * base + levels[:, 3]
+    unique, inverse, counts = np.unique(codes, return_inverse=True, return_counts=True)
+    first_triples = np.array(list(combinations(range(1, n_levels + 1), 3)), np.int64)
+    second_triples = first_triples[first_triples[:, 0] >= 2]
+    i, j = np.meshgrid(np.arange(len(first_triples)), np.arange(len(second_triples)), indexing="ij")
+    six = np.column_stack([first_triples[i.ravel()], second_triples[j.ravel()]])
+    six = six[six[:, 0] < six[:, 3]]
+
+    def lookup(cols):
+        q = six[:, cols]
+        code = ((q[:, 0] * base + q[:, 1]) * base + q[:, 2]) * base + q[:, 3]
+        pos = np.minimum(np.searchsorted(unique, code), len(unique) - 1)
+        return np.where(unique[pos] == code, pos, -1)
+
+    abe = np.column_stack([lookup([0, 1, 3, 4]), lookup([1, 2, 4, 5]), lookup([0, 2, 3, 5])])
+    return inverse.ravel(), counts, abe[np.all(abe >= 0, axis=1)]
+
+
 def six_point_rows(levels: np.ndarray, n_levels: int) -> np.ndarray:
-    """Trial indices (m, 3) of the six-point conditions present in the data (R ``Get6pts``).
+    """Trial indices (m, 3) of the six-point conditions in the data, R's ``Get6pts(fit, nrep)``.
 
     For every a < b < c and a' < b' < c' with a < a', the quadruples (a, b; a', b'), (b, c; b', c') and
-    (a, c; a', c') must all occur; as R's ``match``, the first trial with that quadruple is used.
+    (a, c; a', c') must all occur. Where quadruples repeat (sessions pooled, an experiment run twice), the
+    k-th occurrence of each of the three is paired, in row order, as R's ``Get6pts(fit, nrep)`` pairs
+    the k-th repetitions: a design with every quadruple twice has twice the conditions. Where the three
+    occur unequally often, only as many conditions as the rarest allows.
 
     Parameters
     ----------
@@ -341,7 +369,7 @@ def six_point_rows(levels: np.ndarray, n_levels: int) -> np.ndarray:
 
     Returns
     -------
-    (m, 3) int array of row indices (A, B, E).
+    (m, 3) int array of row indices (A, B, E), condition by condition, repetition k within each.
 
     Raises
     ------
@@ -353,29 +381,50 @@ def six_point_rows(levels: np.ndarray, n_levels: int) -> np.ndarray:
     >>> levels = np.array([[1, 2, 4, 5], [2, 3, 5, 6], [1, 3, 4, 6], [1, 2, 3, 4]])
     >>> six_point_rows(levels, 6).tolist()
     [[0, 1, 2]]
+    >>> six_point_rows(np.concatenate([levels, levels]), 6).tolist()    # every quadruple twice
+    [[0, 1, 2], [4, 5, 6]]
     """
-    levels = np.asarray(levels, np.int64)
-    if np.any(levels[:, 3] == 0):
-        raise ValueError("the six-point test is defined for quadruples; this design has triads")
-    base = n_levels + 1
-    codes = ((levels[:, 0] * base + levels[:, 1]) * base + levels[:, 2]) * base + levels[:, 3]
-    unique, first = np.unique(codes, return_index=True)
-    first_triples = np.array(list(combinations(range(1, n_levels + 1), 3)), np.int64)
-    second_triples = first_triples[first_triples[:, 0] >= 2]
-    i, j = np.meshgrid(np.arange(len(first_triples)), np.arange(len(second_triples)), indexing="ij")
-    six = np.column_stack([first_triples[i.ravel()], second_triples[j.ravel()]])
-    six = six[six[:, 0] < six[:, 3]]
+    inverse, counts, abe = _six_point_lookup(levels, n_levels)
+    order = np.argsort(inverse, kind="stable")              # rows of each quadruple, in row order
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    repeats = counts[abe].min(axis=1)
+    condition = np.repeat(np.arange(len(abe)), repeats)
+    k = np.arange(len(condition)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+    return np.column_stack([order[starts[abe[condition, j]] + k] for j in range(3)]).reshape(-1, 3)
 
-    def lookup(cols):
-        q = six[:, cols]
-        code = ((q[:, 0] * base + q[:, 1]) * base + q[:, 2]) * base + q[:, 3]
-        pos = np.searchsorted(unique, code)
-        pos = np.minimum(pos, len(unique) - 1)
-        found = unique[pos] == code
-        return np.where(found, first[pos], -1)
 
-    rows = np.column_stack([lookup([0, 1, 3, 4]), lookup([1, 2, 4, 5]), lookup([0, 2, 3, 5])])
-    return rows[np.all(rows >= 0, axis=1)]
+def six_point_weights(levels: np.ndarray, n_levels: int) -> tuple[np.ndarray, int]:
+    """How often each trial enters the six-point log-likelihood, and the number of conditions.
+
+    R's ``lik6pt`` sums the log-likelihood of every trial of :func:`six_point_rows`; the sum does not
+    depend on which repetition is paired with which, only on how many conditions each quadruple enters.
+    Every repetition of a quadruple therefore gets the same share (its conditions divided by its count;
+    an integer, equal to R's multiplicity, when every quadruple occurs equally often), so the test does
+    not depend on the order of the rows.
+
+    Parameters
+    ----------
+    levels : (n, 4) int array
+        Quadruples in physical order.
+    n_levels : int
+
+    Returns
+    -------
+    weights : (n,) float array
+    n_conditions : int
+        Six-point conditions, repetitions counted (R's ``nrow(attr(Get6pts(fit, nrep), "indices"))``).
+
+    Examples
+    --------
+    >>> levels = np.array([[1, 2, 4, 5], [2, 3, 5, 6], [1, 3, 4, 6], [1, 2, 3, 4]])
+    >>> weights, n = six_point_weights(np.concatenate([levels, levels]), 6)
+    >>> weights.tolist(), n
+    ([1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0], 2)
+    """
+    inverse, counts, abe = _six_point_lookup(levels, n_levels)
+    repeats = counts[abe].min(axis=1)
+    per_quadruple = np.bincount(abe.ravel(), weights=np.repeat(repeats, 3), minlength=len(counts))
+    return per_quadruple[inverse] / counts[inverse], int(repeats.sum())
 
 
 @dataclass
@@ -385,7 +434,8 @@ class SixPointTest:
     Attributes
     ----------
     n_conditions : int
-        Six-point conditions found in the data.
+        Six-point conditions in the data, repetitions counted: the k-th occurrences of the three
+        quadruples of a condition form its k-th repetition (R's ``Get6pts(fit, nrep)``).
     observed : float
         Log-likelihood of the observed responses on the six-point trials under the fit.
     simulated : (R,) array
@@ -400,8 +450,8 @@ class SixPointTest:
     >>> from humanlike.stats.mlds import fit_mlds
     >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
     >>> test = six_point_test(fit, 50, seed=1)
-    >>> test.n_conditions, round(test.observed, 4)
-    (1, -2.2476)
+    >>> test.n_conditions, round(test.observed, 4)     # one condition of 6 levels, each of 4 repetitions
+    (4, -8.4087)
     """
 
     n_conditions: int
@@ -456,7 +506,11 @@ def six_point_loglik(responses: np.ndarray, fitted: np.ndarray, weights: np.ndar
 
 def six_point_test(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0,
                    memory_budget: int = DEFAULT_MEMORY_BUDGET, key: tuple = ()) -> SixPointTest:
-    """Six-point test of additivity by simulation from the fit (R ``simu.6pt``).
+    """Six-point test of additivity by simulation from the fit (R ``simu.6pt(fit, nsim, nrep)``).
+
+    Every repetition of a six-point condition counts (:func:`six_point_weights`), as R's ``Get6pts`` with
+    ``nrep`` set to the number of repetitions: pooled sessions and repeated quadruples are not reduced
+    to their first occurrence.
 
     Parameters
     ----------
@@ -485,14 +539,13 @@ def six_point_test(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0,
     >>> fit = fit_mlds(simulate_judgements(np.linspace(0, 1, 6), 0.2, repeats=4, seed=0))
     >>> test = six_point_test(fit, 50, seed=1)
     >>> test.to_json_dict()["n_conditions"], test.p_value
-    (1, 0.3333333333333333)
+    (4, 0.14814814814814814)
     """
     _check_fit(fit, "the six-point test")
-    rows = six_point_rows(fit.levels, fit.n_levels)
-    if len(rows) == 0:
+    weights, n_conditions = six_point_weights(fit.levels, fit.n_levels)
+    if n_conditions == 0:
         raise ValueError("no six-point condition occurs in this design (it needs the three quadruples "
                          "(a,b;a',b'), (b,c;b',c'), (a,c;a',c') for some a<b<c, a'<b'<c', a<a')")
-    weights = np.bincount(rows.ravel(), minlength=fit.n_trials).astype(float)
     observed = float(six_point_loglik(fit.responses[None, :].astype(float), fit.fitted[None, :], weights)[0])
 
     def reduce(ys, refits):
@@ -503,6 +556,6 @@ def six_point_test(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0,
     simulated = np.concatenate(_simulate(fit, ("mlds-six-point", *key), n_simulations, seed, memory_budget, reduce))
     defined = ~np.isnan(simulated)
     return SixPointTest(
-        n_conditions=int(len(rows)), observed=observed, simulated=simulated,
+        n_conditions=n_conditions, observed=observed, simulated=simulated,
         p_value=float(np.mean(simulated[defined] <= observed)) if defined.any() else float("nan"),
         separated_share=float(1 - defined.mean()))
