@@ -138,8 +138,12 @@ def _as_int_column(frame: pd.DataFrame, name: str, source: str | None, allow_mis
     return values.round().astype("Int64")
 
 
-def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd.DataFrame:
+def validate_judgements(frame: pd.DataFrame, *, source: str | None = None, required: Sequence[str] = (),
+                        n_levels: int | None = None) -> pd.DataFrame:
     """Check a difference-judgement table and return a normalised copy.
+
+    The one validation of judgement tables: MLDS (:mod:`humanlike.stats.mlds`) and the
+    Psychophysical-Score (:mod:`humanlike.analyses.psychscore`) both go through it.
 
     Parameters
     ----------
@@ -147,6 +151,11 @@ def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd
         Columns as documented in this module; ``s4`` may be absent or all missing for triads.
     source : str, optional
         File name used in error messages.
+    required : sequence of str
+        Further columns the caller needs (e.g. ``class_a``, ``class_b``): each must be present and
+        never missing; they are kept as strings.
+    n_levels : int, optional
+        The number of levels of the design: a level index above it is an error naming the rows.
 
     Returns
     -------
@@ -173,15 +182,16 @@ def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd
     out = frame.copy()
     if "s4" not in out.columns:
         out["s4"] = pd.NA
-    missing = [c for c in REQUIRED if c not in out.columns]
+    needed = list(REQUIRED) + [c for c in required if c not in REQUIRED]
+    missing = [c for c in needed if c not in out.columns]
     if missing:
         raise JudgementTableError(
-            f"{_where(source)}judgement table is missing column(s) {missing}; required: {list(REQUIRED)}")
+            f"{_where(source)}judgement table is missing column(s) {missing}; required: {needed}")
     if len(out) == 0:
         raise JudgementTableError(f"{_where(source)}judgement table has no rows")
     out = out.reset_index(drop=True)
-    for name in ("observer", "scale"):
-        nan = out[name].isna().to_numpy()
+    for name in ("observer", "scale", *[c for c in required if c not in REQUIRED]):
+        nan = (out[name].isna() | (out[name].astype(str).str.strip() == "")).to_numpy()
         if nan.any():
             raise JudgementTableError(f"{_where(source)}column '{name}' is missing in {_rows(out, nan)}")
         out[name] = out[name].astype(str)
@@ -193,6 +203,14 @@ def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd
         if low.any():
             raise JudgementTableError(
                 f"{_where(source)}column '{name}' has level indices below 1 (levels are 1-based) in {_rows(out, low)}")
+    if n_levels is not None:
+        high = np.zeros(len(out), bool)
+        for name in LEVEL_COLUMNS:
+            high |= (out[name] > int(n_levels)).fillna(False).to_numpy(bool)
+        if high.any():
+            raise JudgementTableError(
+                f"{_where(source)}level indices must lie in 1..{int(n_levels)} (the design's levels); "
+                f"{_rows(out, high)}")
     response = pd.to_numeric(out["response"], errors="coerce")
     bad = ~response.isin([0, 1]).to_numpy()
     if bad.any():
@@ -231,6 +249,111 @@ def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd
     order = [c for c in REQUIRED] + [c for c in OPTIONAL if c in out.columns]
     extra = [c for c in out.columns if c not in order]
     return out[order + extra]
+
+
+def design_levels(frame: pd.DataFrame, units: Sequence[str] = (), *, n_levels: int | None = None,
+                  source: str | None = None) -> int:
+    """The number of levels p of a validated judgement table, checked: every unit (e.g. one observer's
+    scale, or one observer's class pair) must show every level 1..p in some trial, else its scale value
+    there is not identified.
+
+    A stray level (a typo ``8`` in a 7-level design) would otherwise set p = 8 and leave level 8 without
+    trials in every other scale; the error names the unit without the level and the rows that use it.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A validated judgement table (:func:`validate_judgements`).
+    units : sequence of str
+        Columns whose value combinations are separate scales (``()``: the whole table is one scale).
+    n_levels : int, optional
+        The design's number of levels (default: the highest level index in the table).
+    source : str, optional
+        File name used in error messages.
+
+    Returns
+    -------
+    int
+        p, at least 3.
+
+    Raises
+    ------
+    JudgementTableError
+        Fewer than 3 levels, a level above ``n_levels``, or a unit without some level 1..p.
+
+    Examples
+    --------
+    >>> t = validate_judgements(pd.DataFrame({"observer": "o", "scale": "s", "s1": [1, 1], "s2": [2, 2],
+    ...                                       "s3": [3, 4], "response": [1, 0]}))
+    >>> design_levels(t)
+    4
+    >>> stray = pd.concat([t, t.iloc[:1].assign(s3=8)])      # a typo: level 8 in a 4-level design
+    >>> design_levels(stray)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    humanlike.data.judgements.JudgementTableError: level(s) [5, 6, 7] appear in no trial of the scale: ... level(s) 8 used by only 1 row(s), ...
+    """
+    levels = frame[list(LEVEL_COLUMNS)].fillna(0).to_numpy(dtype=np.int64)
+    top = int(levels.max())
+    p = top if n_levels is None else int(n_levels)
+    if p < 3:
+        raise JudgementTableError(f"{_where(source)}difference scaling needs at least 3 levels; the table has {p}")
+    if top > p:
+        high = (levels > p).any(axis=1)
+        raise JudgementTableError(f"{_where(source)}level indices must lie in 1..{p}; {_rows(frame, high)}")
+    keys = [frame[c].astype(str).to_numpy() for c in units]
+    groups = (pd.DataFrame(dict(zip(units, keys))).groupby(list(units), sort=True).indices if units
+              else {(): np.arange(len(frame))})
+    for key, rows in groups.items():
+        seen = np.zeros(p + 1, bool)
+        seen[levels[rows].ravel()] = True
+        unseen = [k for k in range(1, p + 1) if not seen[k]]
+        if not unseen:
+            continue
+        key = key if isinstance(key, tuple) else (key,)
+        unit = ", ".join(f"{c} {v!r}" for c, v in zip(units, key)) or "the scale"
+        uses = np.bincount(levels.ravel(), minlength=p + 1)[1:]
+        used = np.flatnonzero(uses) + 1
+        gap = np.flatnonzero(uses == 0) + 1
+        # Suspects: levels beyond a gap in the numbering, else a level far rarer than the others.
+        suspects = used[used > gap.min()] if gap.size else used[uses[used - 1] < 0.1 * np.median(uses[used - 1])]
+        hint = ""
+        if suspects.size:
+            names = ", ".join(map(str, suspects.tolist()))
+            hint = (f"; level(s) {names} used by only {_rows(frame, np.isin(levels, suspects).any(axis=1))} - "
+                    "outside the design? (give the number of levels, or fix those rows)")
+        raise JudgementTableError(
+            f"{_where(source)}level(s) {unseen} appear in no trial of {unit}: every scale needs trials with "
+            f"every level 1..{p}, else its scale values are not identified{hint}")
+    return p
+
+
+def from_presentation_order(frame: pd.DataFrame, *, source: str | None = None) -> pd.DataFrame:
+    """Rows stored in presentation order (R MLDS's layout, the Python wrapper's) put into physical order.
+
+    Levels and responses are checked first (integers, 0/1), so that flipping a response cannot turn a bad
+    value into another; then :func:`to_physical_order`. Tidy tables are in physical order already and
+    are never reordered: :func:`validate_judgements` refuses their descending rows.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns ``s1..s3``, optional ``s4``, ``response`` (any others are kept).
+    source : str, optional
+        File name used in error messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The reordered copy (with ``reversed``).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"s1": [3], "s2": [2], "s3": [1], "response": [1]})
+    >>> from_presentation_order(t)[["s1", "s3", "response"]].values.tolist()
+    [[1, 3, 0]]
+    """
+    return to_physical_order(_validate_levels_only(frame, source))
 
 
 CANONICAL_KEY = ("observer", "scale", *LEVEL_COLUMNS, "session", "trial", "response")
@@ -420,9 +543,11 @@ def _from_r_frame(raw: pd.DataFrame, path: Path, *, observer, scale, stimulus) -
     return _finish(frame, path, stimulus)
 
 
-def _finish(frame: pd.DataFrame, path: Path, stimulus) -> pd.DataFrame:
+def _finish(frame: pd.DataFrame, path: Path, stimulus, presentation_order: bool = True) -> pd.DataFrame:
     source = str(path)
-    frame = validate_judgements(to_physical_order(_validate_levels_only(frame, source)), source=source)
+    if presentation_order:
+        frame = from_presentation_order(frame, source=source)
+    frame = validate_judgements(frame, source=source)
     if stimulus is None and not all(c in frame.columns for c in VALUE_COLUMNS[:3]):
         stimulus = _stimulus_from_sidecar(path)
     if stimulus is not None:
@@ -430,16 +555,21 @@ def _finish(frame: pd.DataFrame, path: Path, stimulus) -> pd.DataFrame:
     return frame
 
 
-def _validate_levels_only(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+def _validate_levels_only(frame: pd.DataFrame, source: str | None) -> pd.DataFrame:
     """Coerce level and response columns to numbers before reordering, naming bad rows."""
+    missing = [c for c in ("s1", "s2", "s3", "response") if c not in frame.columns]
+    if missing:
+        raise JudgementTableError(f"{_where(source)}judgement table is missing column(s) {missing}")
     out = frame.copy()
+    if "s4" not in out.columns:
+        out["s4"] = pd.NA
     for name in ("s1", "s2", "s3"):
         out[name] = _as_int_column(out, name, source, allow_missing=False)
     out["s4"] = _as_int_column(out, "s4", source, allow_missing=True)
     response = pd.to_numeric(out["response"], errors="coerce")
     bad = ~response.isin([0, 1]).to_numpy()
     if bad.any():
-        raise JudgementTableError(f"{source}: column 'resp'/'Response' must be 0 or 1; {_rows(out, bad)}")
+        raise JudgementTableError(f"{_where(source)}column 'resp'/'Response'/'response' must be 0 or 1; {_rows(out, bad)}")
     out["response"] = response.astype(int)
     return out
 
@@ -558,7 +688,8 @@ def read_judgement_file(path: PathLike, **kwargs) -> pd.DataFrame:
                 frame[name] = default
         if "s4" not in frame.columns:
             frame["s4"] = pd.NA
-        return _finish(frame, path, kwargs.get("stimulus"))
+        # The tidy layout is in physical order by definition: descending rows are refused, not flipped.
+        return _finish(frame, path, kwargs.get("stimulus"), presentation_order=False)
     raise JudgementTableError(
         f"{path}: unknown judgement layout with columns {list(raw.columns)}; expected R MLDS "
         "(resp,S1,S2,S3[,S4]), the Python wrapper (Trial,Response,s1..,i1..) or the tidy table "

@@ -112,9 +112,11 @@ def run_sequences_command(args) -> int:
 
 
 def _read_judgements(paths):
+    """Every file read and validated on its own, so that an error names the file at fault."""
+    from ..analyses.psychscore import normalise_judgements
     from ..data.judgements import read_raw_judgements
 
-    return [read_raw_judgements(path) for path in paths]
+    return [normalise_judgements(read_raw_judgements(path), source=str(path)) for path in paths]
 
 
 def gather_judgements(args):

@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..data.judgements import canonical_order, level_arrays, stimulus_values, validate_judgements
+from ..data.judgements import (canonical_order, design_levels, level_arrays, stimulus_values,
+                               validate_judgements)
 from .mlds_glm import (DOUBLE_EPS, LINKS, R_EPSILON, R_MAXIT, as_link, bernoulli_deviance, irls,
                        is_separable)
 
@@ -281,8 +282,9 @@ def prepare(table: pd.DataFrame, n_levels: int | None = None) -> tuple[np.ndarra
     Raises
     ------
     ValueError
-        When the table is invalid, has fewer than 3 levels, uses a level above ``n_levels``, or some level
-        2..p appears in no trial (its scale value is not identified).
+        (:class:`~humanlike.data.judgements.JudgementTableError`) When the table is invalid, has fewer
+        than 3 levels, uses a level above ``n_levels``, or some level 1..p appears in no trial (its scale
+        value is not identified): :func:`humanlike.data.judgements.design_levels`.
 
     Examples
     --------
@@ -292,17 +294,8 @@ def prepare(table: pd.DataFrame, n_levels: int | None = None) -> tuple[np.ndarra
     (4, True, 6)
     """
     frame = canonical_order(validate_judgements(table))
+    p = design_levels(frame, n_levels=n_levels)
     levels, y = level_arrays(frame)
-    p = int(levels.max()) if n_levels is None else int(n_levels)
-    if p < 3:
-        raise ValueError(f"MLDS needs at least 3 levels; the table has {p}")
-    if levels.max() > p:
-        raise ValueError(f"level index {int(levels.max())} exceeds n_levels={p}")
-    seen = np.zeros(p + 1, bool)
-    seen[levels.ravel()] = True
-    unseen = [i for i in range(2, p + 1) if not seen[i]]
-    if unseen:
-        raise ValueError(f"level(s) {unseen} appear in no judgement; their scale values are not identified")
     return levels, y, p
 
 
