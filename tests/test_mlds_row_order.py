@@ -53,3 +53,35 @@ def test_canonical_order_is_the_same_for_every_permutation(perm_seed):
     table = validate_judgements(simulate_judgements(np.linspace(0, 1, 5), 0.3, repeats=2, seed=0))
     order = np.random.default_rng(perm_seed).permutation(len(table))
     assert canonical_order(table.iloc[order]).equals(canonical_order(table))
+
+
+def test_runs_of_indistinguishable_repetitions_are_their_expectation():
+    """Repetitions with nothing to order them count as the average over all their orders (sorting them by
+    response would give too few runs): checked against every order of a small case."""
+    from itertools import permutations
+
+    from humanlike.stats.mlds_diagnostics import count_runs
+
+    signs = np.array([True, False, True, False, False, True])
+    groups = np.array([0, 1, 1, 1, 2, 3])           # rows 1..3: one trial three times
+    brute = np.mean([count_runs(signs[[0, *p, 4, 5]], np.zeros(6)) for p in permutations([1, 2, 3])])
+    assert count_runs(signs, np.zeros(6), groups) == pytest.approx(brute)
+    assert count_runs(signs, np.zeros(6), np.arange(6)) == count_runs(signs, np.zeros(6))
+
+
+@pytest.mark.realdata
+def test_runs_test_does_not_sort_repetitions_by_response(shared_data):
+    # triads_11levels repeats every triad five times with one trial number: sorted by response the runs
+    # test gave p = 0.02 where the file order gives 0.93.
+    from humanlike.stats.mlds import fit_mlds
+    from humanlike.stats.mlds_diagnostics import count_runs, runs_diagnostics
+    from humanlike.stats.mlds_glm import deviance_residuals
+
+    fit = fit_mlds(load_judgements([shared_data / "mlds" / "triads_11levels.csv"]))
+    signs = deviance_residuals(fit.responses.astype(float), fit.fitted) > 0
+    rng = np.random.default_rng(0)
+    shuffled = [count_runs(signs[p], fit.fitted[p])
+                for p in (np.lexsort((rng.random(fit.n_trials), fit.repeat_groups)) for _ in range(400))]
+    runs = runs_diagnostics(fit, 300, seed=0)
+    assert runs.observed_runs == pytest.approx(np.mean(shuffled), abs=4 * np.std(shuffled) / 20)
+    assert runs.p_value > 0.2

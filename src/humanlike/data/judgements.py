@@ -400,6 +400,37 @@ def canonical_order(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.iloc[order].reset_index(drop=True)
 
 
+def repeat_groups(frame: pd.DataFrame) -> np.ndarray:
+    """Group ids of rows that differ at most in their response: the same trial repeated, with no session
+    or trial number to tell the repetitions apart (rows of a table in :func:`canonical_order`; a group's
+    rows are then adjacent).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A validated judgement table in canonical order.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        One id per row, 0, 1, ... in row order.
+
+    Examples
+    --------
+    >>> t = canonical_order(validate_judgements(pd.DataFrame({"observer": "o", "scale": "s", "s1": [1, 1, 1],
+    ...     "s2": [2, 2, 2], "s3": [3, 3, 4], "response": [1, 0, 1]})))
+    >>> repeat_groups(t).tolist()
+    [0, 0, 1]
+    """
+    keys = [c for c in CANONICAL_KEY if c in frame.columns and c != "response"]
+    if len(frame) == 0:
+        return np.zeros(0, np.int64)
+    values = frame[keys].astype(str).fillna("<NA>").to_numpy()     # a triad's missing s4 equals itself
+    new_group = np.ones(len(frame), bool)
+    new_group[1:] = np.any(values[1:] != values[:-1], axis=1)
+    return np.cumsum(new_group) - 1
+
+
 def to_physical_order(frame: pd.DataFrame) -> pd.DataFrame:
     """Put rows stored in presentation order into physical order, flipping their responses.
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..data.judgements import (canonical_order, design_levels, level_arrays, stimulus_values,
+from ..data.judgements import (canonical_order, design_levels, level_arrays, repeat_groups, stimulus_values,
                                validate_judgements)
 from .mlds_glm import (DOUBLE_EPS, LINKS, R_EPSILON, R_MAXIT, as_link, bernoulli_deviance, irls,
                        is_separable)
@@ -121,6 +121,9 @@ class MldsFit:
         Method-specific extras (``exponent`` for the power scale, optim convergence code).
     design, responses, levels : arrays
         What was fitted, rows in canonical order (kept so that diagnostics refit the same design).
+    repeat_groups : (n,) int array or None
+        Rows with one id are the same trial repeated with nothing (session, trial number) to order the
+        repetitions (:func:`humanlike.data.judgements.repeat_groups`); the runs test averages over their order.
 
     Examples
     --------
@@ -154,6 +157,7 @@ class MldsFit:
     responses: np.ndarray = field(repr=False)
     levels: np.ndarray = field(repr=False)
     parameters: dict = field(default_factory=dict)
+    repeat_groups: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n_levels(self) -> int:
@@ -343,8 +347,14 @@ def fit_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "glm",
         raise ValueError(f"unknown penalty {penalty!r}; use one of {PENALTIES}")
     if penalty is not None and method != "glm":
         raise ValueError("penalty='firth' is only defined for method='glm'")
-    frame = validate_judgements(table)
+    frame = canonical_order(validate_judgements(table))
     levels, y, p = prepare(frame, n_levels)
+    fit = _fit_design(frame, levels, y, p, link, method, stimulus, penalty, start_exponent)
+    fit.repeat_groups = repeat_groups(frame)
+    return fit
+
+
+def _fit_design(frame, levels, y, p, link, method, stimulus, penalty, start_exponent) -> MldsFit:
     if stimulus is None:
         stim = stimulus_values(frame, p)
         if np.isnan(stim).any():

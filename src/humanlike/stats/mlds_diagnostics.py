@@ -198,9 +198,16 @@ def bootstrap_mlds(fit: MldsFit, n_resamples: int = 10_000, *, seed: int = 0, le
     return MldsBootstrap(result, float(is_separated.mean()), float((~converged & ~is_separated).mean()))
 
 
-def count_runs(signs: np.ndarray, order_by: np.ndarray) -> np.ndarray:
+def count_runs(signs: np.ndarray, order_by: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
     """Number of sign changes along each row after a stable sort by ``order_by`` (R's ``sort(...,
     index.return = TRUE)`` keeps ties in their original order).
+
+    ``groups`` marks rows that cannot be told apart (the same trial repeated, with no session or trial
+    number to order the repetitions): their order is unknown, so within each group the count is its
+    expectation over every order, ``2 n1 n0 / n`` inside the group and ``p (1 - q) + (1 - p) q`` at its
+    borders (``p``, ``q`` the shares of positive signs of the neighbouring groups). Without repeated
+    rows this is the plain count; sorting repetitions by their response instead would bias the runs
+    test towards too few runs.
 
     Parameters
     ----------
@@ -208,11 +215,13 @@ def count_runs(signs: np.ndarray, order_by: np.ndarray) -> np.ndarray:
         Residual signs (bool or 0/1), shape (..., n).
     order_by : numpy.ndarray
         Sort key (fitted probabilities), same shape.
+    groups : numpy.ndarray of int, optional
+        Shape (n,): rows with one id are indistinguishable; they must be adjacent and tied in ``order_by``.
 
     Returns
     -------
-    numpy.ndarray of int
-        Sign changes per row.
+    numpy.ndarray
+        Sign changes per row (integers without groups of more than one row).
 
     Examples
     --------
@@ -220,10 +229,31 @@ def count_runs(signs: np.ndarray, order_by: np.ndarray) -> np.ndarray:
 
     >>> int(count_runs(np.array([True, False, True, True]), np.array([0.3, 0.1, 0.2, 0.4])))
     1
+
+    Two indistinguishable repetitions, one positive and one negative, between two positives: 1 change
+    inside on average, and 0.5 at each border.
+
+    >>> float(count_runs(np.array([True, True, False, True]), np.zeros(4), np.array([0, 1, 1, 2])))
+    2.0
     """
     order = np.argsort(order_by, axis=-1, kind="stable")
-    ordered = np.take_along_axis(signs, order, axis=-1)
-    return np.sum(ordered[..., 1:] != ordered[..., :-1], axis=-1)
+    ordered = np.take_along_axis(np.asarray(signs), order, axis=-1)
+    if groups is None or len(np.unique(groups)) == np.shape(signs)[-1]:
+        return np.sum(ordered[..., 1:] != ordered[..., :-1], axis=-1)
+    ordered = np.atleast_2d(ordered).astype(float)
+    g = np.asarray(groups)[np.atleast_2d(order)]
+    start = np.ones(g.shape, bool)
+    start[:, 1:] = g[:, 1:] != g[:, :-1]
+    block = np.cumsum(start, axis=1) - 1
+    n_blocks = int(block[0, -1]) + 1
+    flat = (block + np.arange(len(g))[:, None] * n_blocks).ravel()
+    ones = np.bincount(flat, weights=ordered.ravel(), minlength=len(g) * n_blocks).reshape(len(g), n_blocks)
+    sizes = np.bincount(flat, minlength=len(g) * n_blocks).reshape(len(g), n_blocks)
+    share = ones / sizes
+    inside = np.sum(2.0 * ones * (sizes - ones) / sizes, axis=1)
+    borders = np.sum(share[:, :-1] * (1 - share[:, 1:]) + (1 - share[:, :-1]) * share[:, 1:], axis=1)
+    runs = inside + borders
+    return runs.reshape(np.shape(signs)[:-1])
 
 
 @dataclass
@@ -232,7 +262,9 @@ class RunsDiagnostics:
 
     Attributes
     ----------
-    observed_runs : int
+    observed_runs : float
+        Sign changes of the residuals ordered by fitted value (an integer unless repeated trials cannot
+        be told apart: :func:`count_runs`).
     simulated_runs : (R,) float array (NaN for separated refits)
     p_value : float
         Share of simulated runs <= the observed (R: ``1 - mean(sim > obs)``), over defined refits.
@@ -256,7 +288,7 @@ class RunsDiagnostics:
     (13, (60,))
     """
 
-    observed_runs: int
+    observed_runs: float
     simulated_runs: np.ndarray = field(repr=False)
     p_value: float
     observed_residuals: np.ndarray = field(repr=False)
@@ -319,11 +351,13 @@ def runs_diagnostics(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0
     _check_fit(fit, "the runs test")
     y, mu = fit.responses.astype(float), fit.fitted
     residuals = deviance_residuals(y, mu)
-    observed = int(count_runs(residuals > 0, mu))
+    groups = fit.repeat_groups
+    observed = float(count_runs(residuals > 0, mu, groups))
+    observed = int(observed) if observed == int(observed) else observed
 
     def reduce(ys, refits):
         res = deviance_residuals(ys, refits.fitted)
-        runs = count_runs(res > 0, refits.fitted).astype(float)
+        runs = count_runs(res > 0, refits.fitted, groups).astype(float)
         runs[refits.separated] = np.nan
         ordered = np.sort(res, axis=1).astype(np.float32)
         ordered[refits.separated] = np.nan
@@ -339,7 +373,8 @@ def runs_diagnostics(fit: MldsFit, n_simulations: int = 10_000, *, seed: int = 0
     sorted_obs = np.sort(residuals)
     return RunsDiagnostics(
         observed_runs=observed, simulated_runs=runs,
-        p_value=float(np.mean(runs[defined] <= observed)) if defined.any() else float("nan"),
+        # Fractional counts (repeated trials) are sums in another order: equal up to rounding.
+        p_value=float(np.mean(runs[defined] <= observed + 1e-9)) if defined.any() else float("nan"),
         observed_residuals=sorted_obs, envelope_low=low.astype(float), envelope_high=high.astype(float),
         outside_envelope=int(np.sum((sorted_obs < low) | (sorted_obs > high))), level=level,
         separated_share=float(1 - defined.mean()))
