@@ -203,3 +203,110 @@ def _run_cli(main, argv):
         return main(argv)
     except SystemExit as exc:
         return exc.code
+
+
+# --- difference judgements (MLDS, Psychophysical-Score), issue 22 -----------------------------------------
+# Every class through the command line as a new user meets it: exit 2 and one line naming the file, column,
+# row or observer at fault; or a documented non-ok status with its reason (never a number that looks fine).
+
+JUDGEMENT_HEADER = "observer,scale,s1,s2,s3,response\n"
+_ALL_TRIADS = [(a, b, c) for a in range(1, 6) for b in range(a + 1, 6) for c in range(b + 1, 6)]
+
+
+def _triad_file(tmp_path, rows, name="judgements.csv", header=JUDGEMENT_HEADER):
+    path = tmp_path / name
+    path.write_text(header + "".join(rows))
+    return path
+
+
+def _good_triads():
+    return [f"o,s,{a},{b},{c},{(a + b + c + k) % 2}\n" for k in range(3) for a, b, c in _ALL_TRIADS]
+
+
+JUDGEMENT_FILE_CASES = [
+    ("descending tidy triad", lambda rows: rows[:1] + ["o,s,3,2,1,1\n"] + rows[1:],
+     r"judgements\.csv: triads must have s1 < s2 < s3 \(physical order.*row 2 "),
+    ("response 2", lambda rows: rows[:4] + ["o,s,1,2,3,2\n"] + rows[4:], r"judgements\.csv: .*must be 0 or 1.*row 5 "),
+    ("level 0", lambda rows: ["o,s,0,2,3,1\n"] + rows, r"judgements\.csv: column 's1' has level indices below 1.*row 1 "),
+    ("level not a number", lambda rows: ["o,s,one,2,3,1\n"] + rows, r"judgements\.csv: column 's1' is not numeric"),
+    ("missing observer", lambda rows: [",s,1,2,3,1\n"] + rows, r"column 'observer' is missing in 1 row"),
+    ("level never judged", lambda rows: [r for r in rows if ",4," not in r and not r.startswith("o,s,4")],
+     r"level\(s\) \[4\] appear in no trial"),
+]
+
+
+@pytest.mark.parametrize("edit,pattern", [c[1:] for c in JUDGEMENT_FILE_CASES], ids=[c[0] for c in JUDGEMENT_FILE_CASES])
+def test_cli_mlds_bad_judgement_files_name_the_fault(tmp_path, capsys, edit, pattern):
+    import re
+
+    from humanlike.app.cli import main
+    path = _triad_file(tmp_path, edit(_good_triads()))
+    assert _run_cli(main, ["mlds", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("humanlike mlds: error: ") and "Traceback" not in err
+    assert re.search(pattern, err), err
+
+
+@pytest.mark.parametrize("rows,status,reason", [
+    (["o,s,1,2,3,1\n", "o,s,1,2,3,0\n", "o,s,1,2,3,1\n"] * 3, "not_identified", "1 distinct triad"),
+    (["o,s,1,2,3,1\n", "o,s,1,2,3,0\n", "o,s,4,5,6,1\n", "o,s,4,5,6,0\n"], "not_identified",
+     "levels 1, 2, 3 | 4, 5, 6 are never compared"),
+], ids=["one repeated triad", "two unconnected groups of levels"])
+def test_cli_mlds_undetermined_scales_are_not_ok(tmp_path, capsys, rows, status, reason):
+    from humanlike.app.cli import main
+    code = _run_cli(main, ["mlds", str(_triad_file(tmp_path, rows))])
+    out = capsys.readouterr().out
+    assert code == 0 and f"status {status}" in out and reason in out
+    assert "e+30" not in out
+
+
+@pytest.mark.realdata
+def test_cli_mlds_backwards_responses_say_so(tmp_path, capsys, shared_data):
+    from humanlike.app.cli import main
+    autumn = pd.read_csv(shared_data / "mlds" / "AutumnLab.csv")
+    path = tmp_path / "swapped.csv"
+    autumn.assign(resp=1 - autumn["resp"]).to_csv(path, index=False)   # pairs swapped, responses not flipped
+    assert _run_cli(main, ["mlds", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "status reversed" in out and "coded backwards" in out
+
+
+def _psych_file(tmp_path, edit=None):
+    from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
+    table = simulate_psychscore_demo(n_classes=3, n_humans=2)
+    path = tmp_path / "psych.csv"
+    (edit(table) if edit else table).to_csv(path, index=False)
+    return path
+
+
+def _stray_level(table):
+    table = table.copy()
+    table.loc[7, "s3"] = 9
+    return table
+
+
+def _blank_class(table):
+    table = table.copy()
+    table["class_a"] = table["class_a"].astype(object)
+    table.loc[2, "class_a"] = None
+    return table
+
+
+PSYCH_CASES = [
+    ("no class columns", lambda t: t.drop(columns=["class_a", "class_b"]), r"psych\.csv: judgement table lacks columns"),
+    ("blank class", _blank_class, r"psych\.csv: column 'class_a' is missing in 1 row\(s\), e\.g\. row 3 "),
+    ("stray level", _stray_level, r"level\(s\) 9 used by only 1 row\(s\), e\.g\. row 8 "),
+    ("descending triads", lambda t: t.assign(s1=t["s3"], s3=t["s1"]), r"psych\.csv: triads must have s1 < s2 < s3"),
+]
+
+
+@pytest.mark.parametrize("edit,pattern", [c[1:] for c in PSYCH_CASES], ids=[c[0] for c in PSYCH_CASES])
+def test_cli_psychscore_refuses_what_mlds_refuses(tmp_path, capsys, edit, pattern):
+    import re
+
+    from humanlike.app.cli import main
+    code = _run_cli(main, ["psychscore", str(_psych_file(tmp_path, edit)), "--resamples", "0",
+                           "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("humanlike psychscore: error: ") and "Traceback" not in err
+    assert re.search(pattern, err), err

@@ -6,6 +6,7 @@
 # binomial(link), control = glm.control(epsilon = 1e-14, maxit = 50000)), method "optim" with psi
 # interior = plogis(x), sigma = exp(x) and BFGS, the formula method for a power scale, Get6pts/lik6pt and
 # the observed number of runs of binom.diagnostics.
+# Six-point conditions pair the k-th repetitions of repeated quadruples (Get6pts with nrep), issue 22.
 #
 # Usage: Rscript tests/reference/mlds_reference.R /work/shared/data/mlds > tests/reference/mlds_r_reference.json
 
@@ -95,23 +96,25 @@ fit_power <- function(d, link, stim) {      # MLDS formula method: ~ ((sx - sx1)
        standard_scale = u^r$par[1], loglik = -r$value, convergence = r$convergence)
 }
 
-six_point <- function(d, fit) {              # MLDS::Get6pts + lik6pt on the glm fit
+six_point <- function(d, fit) {              # MLDS::Get6pts(fit, nrep) + lik6pt on the glm fit
+  # Every six-point condition (a, b; a', b'), (b, c; b', c'), (a, c; a', c') with a < a'; where the
+  # quadruples repeat (pooled sessions, two runs), the k-th occurrences of the three (in row order) form
+  # the condition's k-th repetition, as Get6pts pairs the repetitions given by nrep.
   n <- length(fit$pscale)
   fs <- t(combn(seq(n), 3)); ss <- t(combn(seq(2, n), 3))
   ii <- expand.grid(seq(nrow(fs)), seq(nrow(ss)))
   fl <- cbind(fs[ii$Var1, ], ss[ii$Var2, ])
   fl <- fl[fl[, 1] < fl[, 4], ]
   key <- function(m) apply(m, 1, paste, collapse = ",")
-  b1 <- key(as.matrix(d[, c("S1", "S2", "S3", "S4")]))
-  A <- match(key(fl[, c(1, 2, 4, 5)]), b1)
-  B <- match(key(fl[, c(2, 3, 5, 6)]), b1)
-  E <- match(key(fl[, c(1, 3, 4, 6)]), b1)
-  cc <- data.frame(A = A, B = B, E = E)
-  cc <- cc[complete.cases(cc), ]
-  rows <- c(cc$A, cc$B, cc$E)
+  rows_of <- split(seq_len(nrow(d)), key(as.matrix(d[, c("S1", "S2", "S3", "S4")])))
+  occurrences <- function(cols) unname(rows_of[key(fl[, cols])])
+  A <- occurrences(c(1, 2, 4, 5)); B <- occurrences(c(2, 3, 5, 6)); E <- occurrences(c(1, 3, 4, 6))
+  reps <- pmin(lengths(A), lengths(B), lengths(E))
+  first_k <- function(occ) unlist(mapply(function(r, k) r[seq_len(k)], occ, reps, SIMPLIFY = FALSE))
+  rows <- c(first_k(A), first_k(B), first_k(E))
   pr <- fitted(fit$model)[rows]
   y <- d$resp[rows]
-  list(n_six_point = nrow(cc), lik6pt = sum(y * log(pr) + (1 - y) * log(1 - pr)))
+  list(n_six_point = sum(reps), lik6pt = sum(y * log(pr) + (1 - y) * log(1 - pr)))
 }
 
 observed_runs <- function(fit) {             # binom.diagnostics: ObsRuns (deterministic part)
@@ -164,7 +167,7 @@ for (o in sort(unique(transp$Obs))) {
   d <- transp[transp$Obs == o, c("resp", "S1", "S2", "S3", "S4")]
   d$resp <- as.integer(d$resp)
   f <- fit_glm(swap_order(d), "probit")
-  add(sprintf("Transparency-%s/glm/probit", o), "Transparency", f, list(observer = o))
+  add(sprintf("Transparency-%s/glm/probit", o), "Transparency", f, c(list(observer = o), six_point(swap_order(d), f)))
 }
 add("AutumnLab/optim/probit", "AutumnLab", fit_optim(autumn, "probit"))
 add("kk123/optim/probit", c("kk1", "kk2", "kk3"), fit_optim(kkall, "probit"))

@@ -138,8 +138,12 @@ def _as_int_column(frame: pd.DataFrame, name: str, source: str | None, allow_mis
     return values.round().astype("Int64")
 
 
-def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd.DataFrame:
+def validate_judgements(frame: pd.DataFrame, *, source: str | None = None, required: Sequence[str] = (),
+                        n_levels: int | None = None) -> pd.DataFrame:
     """Check a difference-judgement table and return a normalised copy.
+
+    The one validation of judgement tables: MLDS (:mod:`humanlike.measures.mlds.fit`) and the
+    Psychophysical-Score (:mod:`humanlike.measures.psychscore.analysis`) both go through it.
 
     Parameters
     ----------
@@ -147,6 +151,11 @@ def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd
         Columns as documented in this module; ``s4`` may be absent or all missing for triads.
     source : str, optional
         File name used in error messages.
+    required : sequence of str
+        Further columns the caller needs (e.g. ``class_a``, ``class_b``): each must be present and
+        never missing; they are kept as strings.
+    n_levels : int, optional
+        The number of levels of the design: a level index above it is an error naming the rows.
 
     Returns
     -------
@@ -173,15 +182,16 @@ def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd
     out = frame.copy()
     if "s4" not in out.columns:
         out["s4"] = pd.NA
-    missing = [c for c in REQUIRED if c not in out.columns]
+    needed = list(REQUIRED) + [c for c in required if c not in REQUIRED]
+    missing = [c for c in needed if c not in out.columns]
     if missing:
         raise JudgementTableError(
-            f"{_where(source)}judgement table is missing column(s) {missing}; required: {list(REQUIRED)}")
+            f"{_where(source)}judgement table is missing column(s) {missing}; required: {needed}")
     if len(out) == 0:
         raise JudgementTableError(f"{_where(source)}judgement table has no rows")
     out = out.reset_index(drop=True)
-    for name in ("observer", "scale"):
-        nan = out[name].isna().to_numpy()
+    for name in ("observer", "scale", *[c for c in required if c not in REQUIRED]):
+        nan = (out[name].isna() | (out[name].astype(str).str.strip() == "")).to_numpy()
         if nan.any():
             raise JudgementTableError(f"{_where(source)}column '{name}' is missing in {_rows(out, nan)}")
         out[name] = out[name].astype(str)
@@ -193,6 +203,14 @@ def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd
         if low.any():
             raise JudgementTableError(
                 f"{_where(source)}column '{name}' has level indices below 1 (levels are 1-based) in {_rows(out, low)}")
+    if n_levels is not None:
+        high = np.zeros(len(out), bool)
+        for name in LEVEL_COLUMNS:
+            high |= (out[name] > int(n_levels)).fillna(False).to_numpy(bool)
+        if high.any():
+            raise JudgementTableError(
+                f"{_where(source)}level indices must lie in 1..{int(n_levels)} (the design's levels); "
+                f"{_rows(out, high)}")
     response = pd.to_numeric(out["response"], errors="coerce")
     bad = ~response.isin([0, 1]).to_numpy()
     if bad.any():
@@ -231,6 +249,186 @@ def validate_judgements(frame: pd.DataFrame, *, source: str | None = None) -> pd
     order = [c for c in REQUIRED] + [c for c in OPTIONAL if c in out.columns]
     extra = [c for c in out.columns if c not in order]
     return out[order + extra]
+
+
+def design_levels(frame: pd.DataFrame, units: Sequence[str] = (), *, n_levels: int | None = None,
+                  source: str | None = None) -> int:
+    """The number of levels p of a validated judgement table, checked: every unit (e.g. one observer's
+    scale, or one observer's class pair) must show every level 1..p in some trial, else its scale value
+    there is not identified.
+
+    A stray level (a typo ``8`` in a 7-level design) would otherwise set p = 8 and leave level 8 without
+    trials in every other scale; the error names the unit without the level and the rows that use it.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A validated judgement table (:func:`validate_judgements`).
+    units : sequence of str
+        Columns whose value combinations are separate scales (``()``: the whole table is one scale).
+    n_levels : int, optional
+        The design's number of levels (default: the highest level index in the table).
+    source : str, optional
+        File name used in error messages.
+
+    Returns
+    -------
+    int
+        p, at least 3.
+
+    Raises
+    ------
+    JudgementTableError
+        Fewer than 3 levels, a level above ``n_levels``, or a unit without some level 1..p.
+
+    Examples
+    --------
+    >>> t = validate_judgements(pd.DataFrame({"observer": "o", "scale": "s", "s1": [1, 1], "s2": [2, 2],
+    ...                                       "s3": [3, 4], "response": [1, 0]}))
+    >>> design_levels(t)
+    4
+    >>> stray = pd.concat([t, t.iloc[:1].assign(s3=8)])      # a typo: level 8 in a 4-level design
+    >>> design_levels(stray)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    humanlike.trials.judgements.JudgementTableError: level(s) [5, 6, 7] appear in no trial of the scale: ... level(s) 8 used by only 1 row(s), ...
+    """
+    levels = frame[list(LEVEL_COLUMNS)].fillna(0).to_numpy(dtype=np.int64)
+    top = int(levels.max())
+    p = top if n_levels is None else int(n_levels)
+    if p < 3:
+        raise JudgementTableError(f"{_where(source)}difference scaling needs at least 3 levels; the table has {p}")
+    if top > p:
+        high = (levels > p).any(axis=1)
+        raise JudgementTableError(f"{_where(source)}level indices must lie in 1..{p}; {_rows(frame, high)}")
+    keys = [frame[c].astype(str).to_numpy() for c in units]
+    groups = (pd.DataFrame(dict(zip(units, keys))).groupby(list(units), sort=True).indices if units
+              else {(): np.arange(len(frame))})
+    for key, rows in groups.items():
+        seen = np.zeros(p + 1, bool)
+        seen[levels[rows].ravel()] = True
+        unseen = [k for k in range(1, p + 1) if not seen[k]]
+        if not unseen:
+            continue
+        key = key if isinstance(key, tuple) else (key,)
+        unit = ", ".join(f"{c} {v!r}" for c, v in zip(units, key)) or "the scale"
+        uses = np.bincount(levels.ravel(), minlength=p + 1)[1:]
+        used = np.flatnonzero(uses) + 1
+        gap = np.flatnonzero(uses == 0) + 1
+        # Suspects: levels beyond a gap in the numbering, else a level far rarer than the others.
+        suspects = used[used > gap.min()] if gap.size else used[uses[used - 1] < 0.1 * np.median(uses[used - 1])]
+        hint = ""
+        if suspects.size:
+            names = ", ".join(map(str, suspects.tolist()))
+            hint = (f"; level(s) {names} used by only {_rows(frame, np.isin(levels, suspects).any(axis=1))} - "
+                    "outside the design? (give the number of levels, or fix those rows)")
+        raise JudgementTableError(
+            f"{_where(source)}level(s) {unseen} appear in no trial of {unit}: every scale needs trials with "
+            f"every level 1..{p}, else its scale values are not identified{hint}")
+    return p
+
+
+def from_presentation_order(frame: pd.DataFrame, *, source: str | None = None) -> pd.DataFrame:
+    """Rows stored in presentation order (R MLDS's layout, the Python wrapper's) put into physical order.
+
+    Levels and responses are checked first (integers, 0/1), so that flipping a response cannot turn a bad
+    value into another; then :func:`to_physical_order`. Tidy tables are in physical order already and
+    are never reordered: :func:`validate_judgements` refuses their descending rows.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns ``s1..s3``, optional ``s4``, ``response`` (any others are kept).
+    source : str, optional
+        File name used in error messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The reordered copy (with ``reversed``).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"s1": [3], "s2": [2], "s3": [1], "response": [1]})
+    >>> from_presentation_order(t)[["s1", "s3", "response"]].values.tolist()
+    [[1, 3, 0]]
+    """
+    return to_physical_order(_validate_levels_only(frame, source))
+
+
+CANONICAL_KEY = ("observer", "scale", *LEVEL_COLUMNS, "session", "trial", "response")
+
+
+def canonical_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a validated judgement table sorted by what they are, not where they stood.
+
+    Sort key: observer, scale, the levels ``s1..s4`` (a triad's missing ``s4`` first), ``session`` and
+    ``trial`` where present, then the response. Rows equal on this key are interchangeable for every
+    MLDS computation, so any shuffle of a table gives the same sorted table, and everything computed
+    from it (fits, the random draws of the bootstrap and of the goodness-of-fit tests) is the same to
+    the bit. Repeated trials keep their session order (R's ``kk1``, ``kk2``, ``kk3`` pooled: session
+    1 before 2 before 3), as in a file that lists its sessions one after another.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A validated judgement table (:func:`validate_judgements`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same rows, sorted, index reset.
+
+    Examples
+    --------
+    >>> t = validate_judgements(pd.DataFrame({"observer": "o", "scale": "s", "s1": [2, 1, 1], "s2": [3, 2, 2],
+    ...                                       "s3": [4, 3, 3], "response": [1, 1, 0]}))
+    >>> canonical_order(t)[["s1", "response"]].values.tolist()
+    [[1, 0], [1, 1], [2, 1]]
+    """
+    keys = [c for c in CANONICAL_KEY if c in frame.columns]
+    sortable = frame[keys].copy()
+    for name in LEVEL_COLUMNS:
+        if name in sortable:
+            sortable[name] = pd.to_numeric(sortable[name], errors="coerce").fillna(0)
+    if "trial" in sortable:
+        sortable["trial"] = pd.to_numeric(sortable["trial"], errors="coerce").fillna(-1)
+    for name in ("observer", "scale", "session"):
+        if name in sortable:
+            sortable[name] = sortable[name].astype(str)
+    order = sortable.reset_index(drop=True).sort_values(keys, kind="mergesort").index.to_numpy()
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def repeat_groups(frame: pd.DataFrame) -> np.ndarray:
+    """Group ids of rows that differ at most in their response: the same trial repeated, with no session
+    or trial number to tell the repetitions apart (rows of a table in :func:`canonical_order`; a group's
+    rows are then adjacent).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A validated judgement table in canonical order.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        One id per row, 0, 1, ... in row order.
+
+    Examples
+    --------
+    >>> t = canonical_order(validate_judgements(pd.DataFrame({"observer": "o", "scale": "s", "s1": [1, 1, 1],
+    ...     "s2": [2, 2, 2], "s3": [3, 3, 4], "response": [1, 0, 1]})))
+    >>> repeat_groups(t).tolist()
+    [0, 0, 1]
+    """
+    keys = [c for c in CANONICAL_KEY if c in frame.columns and c != "response"]
+    if len(frame) == 0:
+        return np.zeros(0, np.int64)
+    values = frame[keys].astype(str).fillna("<NA>").to_numpy()     # a triad's missing s4 equals itself
+    new_group = np.ones(len(frame), bool)
+    new_group[1:] = np.any(values[1:] != values[:-1], axis=1)
+    return np.cumsum(new_group) - 1
 
 
 def to_physical_order(frame: pd.DataFrame) -> pd.DataFrame:
@@ -376,9 +574,11 @@ def _from_r_frame(raw: pd.DataFrame, path: Path, *, observer, scale, stimulus) -
     return _finish(frame, path, stimulus)
 
 
-def _finish(frame: pd.DataFrame, path: Path, stimulus) -> pd.DataFrame:
+def _finish(frame: pd.DataFrame, path: Path, stimulus, presentation_order: bool = True) -> pd.DataFrame:
     source = str(path)
-    frame = validate_judgements(to_physical_order(_validate_levels_only(frame, source)), source=source)
+    if presentation_order:
+        frame = from_presentation_order(frame, source=source)
+    frame = validate_judgements(frame, source=source)
     if stimulus is None and not all(c in frame.columns for c in VALUE_COLUMNS[:3]):
         stimulus = _stimulus_from_sidecar(path)
     if stimulus is not None:
@@ -386,16 +586,21 @@ def _finish(frame: pd.DataFrame, path: Path, stimulus) -> pd.DataFrame:
     return frame
 
 
-def _validate_levels_only(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+def _validate_levels_only(frame: pd.DataFrame, source: str | None) -> pd.DataFrame:
     """Coerce level and response columns to numbers before reordering, naming bad rows."""
+    missing = [c for c in ("s1", "s2", "s3", "response") if c not in frame.columns]
+    if missing:
+        raise JudgementTableError(f"{_where(source)}judgement table is missing column(s) {missing}")
     out = frame.copy()
+    if "s4" not in out.columns:
+        out["s4"] = pd.NA
     for name in ("s1", "s2", "s3"):
         out[name] = _as_int_column(out, name, source, allow_missing=False)
     out["s4"] = _as_int_column(out, "s4", source, allow_missing=True)
     response = pd.to_numeric(out["response"], errors="coerce")
     bad = ~response.isin([0, 1]).to_numpy()
     if bad.any():
-        raise JudgementTableError(f"{source}: column 'resp'/'Response' must be 0 or 1; {_rows(out, bad)}")
+        raise JudgementTableError(f"{_where(source)}column 'resp'/'Response'/'response' must be 0 or 1; {_rows(out, bad)}")
     out["response"] = response.astype(int)
     return out
 
@@ -514,7 +719,8 @@ def read_judgement_file(path: PathLike, **kwargs) -> pd.DataFrame:
                 frame[name] = default
         if "s4" not in frame.columns:
             frame["s4"] = pd.NA
-        return _finish(frame, path, kwargs.get("stimulus"))
+        # The tidy layout is in physical order by definition: descending rows are refused, not flipped.
+        return _finish(frame, path, kwargs.get("stimulus"), presentation_order=False)
     raise JudgementTableError(
         f"{path}: unknown judgement layout with columns {list(raw.columns)}; expected R MLDS "
         "(resp,S1,S2,S3[,S4]), the Python wrapper (Trial,Response,s1..,i1..) or the tidy table "

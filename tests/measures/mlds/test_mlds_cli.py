@@ -79,3 +79,25 @@ def test_cli_on_the_vignette_data(shared_data, capsys):
     assert main(["mlds", str(shared_data / "mlds" / "Transparency.csv"), "--observer", "O3", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)["results"]
     assert [r["observer"] for r in record] == ["O3"]
+
+
+def test_keep_separated_changes_the_bootstrap_as_r_does(tmp_path, capsys):
+    """--keep-separated (R's boot.mlds keeps separated replicates where glm.fit stopped) must change the
+    intervals and standard deviations of a bootstrap with separated replicates, and say so."""
+    table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.2, repeats=1, seed=3)   # steep: many separated
+    path = tmp_path / "steep.csv"
+    table.to_csv(path, index=False)
+    records = []
+    for flag in ([], ["--keep-separated"]):
+        assert main(["mlds", str(path), "--bootstrap", "200", "--seed", "2", "--json", *flag]) == 0
+        records.append(json.loads(capsys.readouterr().out)["results"][0])
+    exclude, keep = records
+    assert exclude["bootstrap"]["separated_replicates"] == "exclude" and keep["bootstrap"]["separated_replicates"] == "keep"
+    assert exclude["bootstrap"]["separated_share"] == keep["bootstrap"]["separated_share"] > 0.05
+    assert exclude["intervals"]["sigma"] != keep["intervals"]["sigma"]
+    # Kept replicates are finite: nothing undefined; excluded ones are NaN and counted.
+    results = [analyse_mlds(table, bootstrap=200, seed=2, separated_replicates=mode)[0] for mode in ("exclude", "keep")]
+    assert np.isnan(results[0].bootstrap.result.replicates).any()
+    assert np.isfinite(results[1].bootstrap.result.replicates[:, :-1]).all()
+    with pytest.raises(ValueError, match="separated must be one of"):
+        analyse_mlds(table, bootstrap=20, separated_replicates="drop")

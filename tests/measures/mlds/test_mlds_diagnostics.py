@@ -13,7 +13,7 @@ from humanlike.measures.mlds.simulate import decision_variables, simulate_judgem
 from humanlike.resampling.draws import bernoulli_responses
 from humanlike.measures.mlds.fit import fit_mlds
 from humanlike.measures.mlds.diagnostics import (bootstrap_mlds, count_runs, runs_diagnostics, six_point_loglik,
-                                              six_point_rows, six_point_test)
+                                              six_point_rows, six_point_test, six_point_weights)
 from humanlike.measures.mlds.glm import irls, is_separable
 from humanlike.measures.mlds.refit import finite_certificate, refit_many, separated_rows
 
@@ -122,14 +122,59 @@ def test_diagnostics_refuse_unusable_fits():
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize("name", ["AutumnLab/glm/probit", "kk123/glm/probit"])
+@pytest.mark.parametrize("name", [n for n, c in REFERENCE.items() if "lik6pt" in c])
 def test_six_point_likelihood_and_runs_equal_r(shared_data, name):
+    """Get6pts(fit, nrep) + lik6pt: on kk1+kk2+kk3 and on every Transparency observer the quadruples
+    repeat, and every repetition counts (before: only the first, 462 of 1,386 and 210 of 420)."""
     case = REFERENCE[name]
     table = load_judgements([shared_data / "mlds" / f"{f}.csv" for f in case["files"].split("+")])
+    if "observer" in case:
+        table = table[table["observer"] == case["observer"]]
     fit = fit_mlds(table)
     rows = six_point_rows(fit.levels, fit.n_levels)
-    assert len(rows) == case["n_six_point"]
-    weights = np.bincount(rows.ravel(), minlength=fit.n_trials).astype(float)
+    weights, n_conditions = six_point_weights(fit.levels, fit.n_levels)
+    assert len(rows) == n_conditions == case["n_six_point"]
+    np.testing.assert_array_equal(weights, np.bincount(rows.ravel(), minlength=fit.n_trials))
     value = six_point_loglik(fit.responses[None, :].astype(float), fit.fitted[None, :], weights)[0]
     assert value == pytest.approx(case["lik6pt"], rel=1e-8)
-    assert runs_diagnostics(fit, 20, seed=0).observed_runs == case["observed_runs"]
+    assert six_point_test(fit, 20, seed=0).observed == pytest.approx(case["lik6pt"], rel=1e-8)
+    if "observed_runs" in case:
+        assert runs_diagnostics(fit, 20, seed=0).observed_runs == case["observed_runs"]
+
+
+def _get6pts_by_hand(levels, n_levels):
+    """R's Get6pts(fit, nrep), transliterated loop by loop: per condition, the rows of each quadruple in
+    row order, the k-th of the three paired."""
+    from itertools import combinations
+
+    def rows_of(q):
+        return [i for i, row in enumerate(levels.tolist()) if row == list(q)]
+
+    out = []
+    for a, b, c in combinations(range(1, n_levels + 1), 3):
+        for a2, b2, c2 in combinations(range(2, n_levels + 1), 3):
+            if a >= a2:
+                continue
+            found = [rows_of((a, b, a2, b2)), rows_of((b, c, b2, c2)), rows_of((a, c, a2, c2))]
+            out += [[f[k] for f in found] for k in range(min(map(len, found)))]
+    return sorted(out)
+
+
+@pytest.mark.parametrize("repeats", [1, 2, 3])
+def test_six_point_rows_pair_the_kth_repetitions_as_r(repeats):
+    table = simulate_judgements(np.linspace(0, 1, 7) ** 1.5, 0.3, repeats=repeats, seed=repeats)
+    fit = fit_mlds(table)
+    rows = six_point_rows(fit.levels, fit.n_levels)
+    assert len(rows) == 7 * repeats
+    assert sorted(rows.tolist()) == _get6pts_by_hand(fit.levels, fit.n_levels)
+
+
+def test_unbalanced_repetitions_share_their_conditions_whatever_the_row_order():
+    base = np.array([[1, 2, 4, 5], [2, 3, 5, 6], [1, 3, 4, 6]])
+    levels = np.concatenate([base, base, base[:2]])       # A and B three times, E twice: 2 conditions
+    weights, n_conditions = six_point_weights(levels, 6)
+    assert n_conditions == len(six_point_rows(levels, 6)) == 2
+    np.testing.assert_allclose(weights, [2 / 3, 2 / 3, 1, 2 / 3, 2 / 3, 1, 2 / 3, 2 / 3])
+    assert weights.sum() == 3 * n_conditions
+    order = np.random.default_rng(0).permutation(len(levels))
+    np.testing.assert_array_equal(six_point_weights(levels[order], 6)[0], weights[order])

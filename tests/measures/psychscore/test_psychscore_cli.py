@@ -80,7 +80,7 @@ def test_cli_errors(tmp_path, capsys):
     pd.DataFrame({"observer": ["a"], "class_a": ["x"], "class_b": ["y"], "S1": [1], "S2": [2],
                   "response": [1]}).to_csv(bad, index=False)
     assert main(["psychscore", str(bad)]) == 2
-    assert "lacks columns ['s3']" in capsys.readouterr().err
+    assert "bad.csv: judgement table is missing column(s) ['s3']" in capsys.readouterr().err
 
 
 def _image_folder(root):

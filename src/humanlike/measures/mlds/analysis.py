@@ -134,6 +134,8 @@ class MldsResult:
                 "sigma": {"low": float(iv["sigma"][0]), "high": float(iv["sigma"][1])},
             }
             out["bootstrap"] = {"n_resamples": self.bootstrap.result.n_resamples,
+                                "separated_replicates": self.bootstrap.result.settings.get("separated_replicates",
+                                                                                            "exclude"),
                                 "separated_share": self.bootstrap.separated_share,
                                 "not_converged_share": self.bootstrap.not_converged_share}
         if self.six_point is not None:
@@ -184,7 +186,7 @@ class MldsResults(list):
 def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "glm", bootstrap: int = 0,
                  six_point: int = 0, runs: int = 0, seed: int = 0, level: float = 0.95,
                  observer: str | Sequence[str] | None = None, scale: str | Sequence[str] | None = None,
-                 penalty: str | None = None) -> MldsResults:
+                 penalty: str | None = None, separated_replicates: str = "exclude") -> MldsResults:
     """Fit a difference scale per (observer, scale) of a judgement table, with optional diagnostics.
 
     Parameters
@@ -205,6 +207,9 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
         Keep only these observers / scale ids.
     penalty : {None, "firth"}
         See :func:`humanlike.measures.mlds.fit.fit_mlds`.
+    separated_replicates : {"exclude", "keep"}
+        Bootstrap replicates without a finite maximum: left out (default) or kept where IRLS stopped, as
+        R's ``boot.mlds`` (see :func:`humanlike.measures.mlds.diagnostics.bootstrap_mlds`).
 
     Returns
     -------
@@ -256,7 +261,8 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
         if not usable and (bootstrap or six_point or runs):
             result.notes.append(f"no diagnostics: the glm fit is {glm.status!r} ({glm.reason})")
         if usable and bootstrap:
-            result.bootstrap = bootstrap_mlds(glm, bootstrap, seed=seed, level=level, key=key)
+            result.bootstrap = bootstrap_mlds(glm, bootstrap, seed=seed, level=level, key=key,
+                                              separated=separated_replicates)
         if usable and six_point:
             if np.any(glm.levels[:, 3] == 0):
                 result.notes.append("no six-point test: it is defined for quadruples, this scale has triads")

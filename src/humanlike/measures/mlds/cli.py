@@ -53,6 +53,9 @@ def register(sub, plan_sub) -> None:
     mlds.add_argument("--observer", action="append", metavar="O", help="only this observer (repeatable)")
     mlds.add_argument("--firth", action="store_true",
                       help="separated (deterministic) data: report a Firth-penalised scale, flagged, instead of NaN")
+    mlds.add_argument("--keep-separated", action="store_true",
+                      help="bootstrap: keep separated replicates where IRLS stopped, as R's boot.mlds "
+                           "(default: leave them out and report their share)")
     mlds.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     mlds.add_argument("--table", type=Path, help="write the per-level table here (csv/parquet/json)")
     mlds.add_argument("--figure", type=Path, help="write the scale figure here (png/pdf/svg)")
@@ -86,7 +89,8 @@ def run_mlds(args) -> int:
     table = load_judgements(args.files)
     results = analyse_mlds(table, link=args.link, method=args.method, bootstrap=args.bootstrap,
                            six_point=args.six_point, runs=args.runs, seed=args.seed, level=args.level,
-                           observer=args.observer, penalty="firth" if args.firth else None)
+                           observer=args.observer, penalty="firth" if args.firth else None,
+                           separated_replicates="keep" if args.keep_separated else "exclude")
     if args.table:
         run.table(results.to_frame(), args.table)
     if args.figure:

@@ -18,6 +18,15 @@ coefficients), ``standard_scale`` = psi / psi_p (0 .. 1) and ``sigma`` = 1 / sca
 Perfect separation (a deterministic observer) has no finite maximum likelihood; it is detected by a
 linear program and reported as ``status = "separated"`` with NaN scale values and a reason, never as a
 huge number (``penalty="firth"`` gives a flagged, finite, Jeffreys-prior penalised fit instead).
+
+A design that cannot determine the scale (fewer distinct triads/quadruples than free scale values, e.g.
+one triad repeated; levels never compared with the rest) is ``status = "not_identified"`` (design matrix
+of deficient rank; NaN scale). A glm scale that ends below its start (sigma < 0) is ``status =
+"reversed"``: the responses are almost certainly coded the wrong way round (pairs swapped without
+flipping the response). Neither is ``ok``; neither is bootstrapped.
+
+Rows are fitted in canonical order (:func:`humanlike.trials.judgements.canonical_order`), so a fit and
+every simulation from it are the same to the bit however the table's rows are ordered.
 """
 
 from __future__ import annotations
@@ -27,7 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ...trials.judgements import level_arrays, stimulus_values, validate_judgements
+from ...trials.judgements import (canonical_order, design_levels, level_arrays, repeat_groups, stimulus_values,
+                               validate_judgements)
 from .glm import (DOUBLE_EPS, LINKS, R_EPSILON, R_MAXIT, as_link, bernoulli_deviance, irls,
                        is_separable)
 
@@ -94,10 +104,13 @@ class MldsFit:
     misclassified : float
         Share of trials whose response disagrees with the sign of the fitted decision variable.
     fitted : (n,) array
-        Fitted probabilities of response 1.
+        Fitted probabilities of response 1, one per row of the table in canonical order
+        (:func:`humanlike.trials.judgements.canonical_order`).
     status : str
         ``"ok"``, ``"separated"`` (no finite maximum; scale NaN), ``"penalized"`` (Firth fit of
-        separated data), or ``"not_converged"``.
+        separated data), ``"not_identified"`` (the design cannot determine the scale; scale NaN),
+        ``"reversed"`` (the scale ends below its start, sigma < 0: responses coded backwards), or
+        ``"not_converged"``.
     reason : str
         Why a status is not ``"ok"``.
     converged : bool
@@ -107,7 +120,10 @@ class MldsFit:
     parameters : dict
         Method-specific extras (``exponent`` for the power scale, optim convergence code).
     design, responses, levels : arrays
-        What was fitted (kept so that diagnostics refit the same design).
+        What was fitted, rows in canonical order (kept so that diagnostics refit the same design).
+    repeat_groups : (n,) int array or None
+        Rows with one id are the same trial repeated with nothing (session, trial number) to order the
+        repetitions (:func:`humanlike.trials.judgements.repeat_groups`); the runs test averages over their order.
 
     Examples
     --------
@@ -141,6 +157,7 @@ class MldsFit:
     responses: np.ndarray = field(repr=False)
     levels: np.ndarray = field(repr=False)
     parameters: dict = field(default_factory=dict)
+    repeat_groups: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n_levels(self) -> int:
@@ -269,8 +286,9 @@ def prepare(table: pd.DataFrame, n_levels: int | None = None) -> tuple[np.ndarra
     Raises
     ------
     ValueError
-        When the table is invalid, has fewer than 3 levels, uses a level above ``n_levels``, or some level
-        2..p appears in no trial (its scale value is not identified).
+        (:class:`~humanlike.trials.judgements.JudgementTableError`) When the table is invalid, has fewer
+        than 3 levels, uses a level above ``n_levels``, or some level 1..p appears in no trial (its scale
+        value is not identified): :func:`humanlike.trials.judgements.design_levels`.
 
     Examples
     --------
@@ -279,18 +297,9 @@ def prepare(table: pd.DataFrame, n_levels: int | None = None) -> tuple[np.ndarra
     >>> levels.shape[1], levels.shape[0] == responses.shape[0], n_levels
     (4, True, 6)
     """
-    frame = validate_judgements(table)
+    frame = canonical_order(validate_judgements(table))
+    p = design_levels(frame, n_levels=n_levels)
     levels, y = level_arrays(frame)
-    p = int(levels.max()) if n_levels is None else int(n_levels)
-    if p < 3:
-        raise ValueError(f"MLDS needs at least 3 levels; the table has {p}")
-    if levels.max() > p:
-        raise ValueError(f"level index {int(levels.max())} exceeds n_levels={p}")
-    seen = np.zeros(p + 1, bool)
-    seen[levels.ravel()] = True
-    unseen = [i for i in range(2, p + 1) if not seen[i]]
-    if unseen:
-        raise ValueError(f"level(s) {unseen} appear in no judgement; their scale values are not identified")
     return levels, y, p
 
 
@@ -338,8 +347,14 @@ def fit_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "glm",
         raise ValueError(f"unknown penalty {penalty!r}; use one of {PENALTIES}")
     if penalty is not None and method != "glm":
         raise ValueError("penalty='firth' is only defined for method='glm'")
-    frame = validate_judgements(table)
+    frame = canonical_order(validate_judgements(table))
     levels, y, p = prepare(frame, n_levels)
+    fit = _fit_design(frame, levels, y, p, link, method, stimulus, penalty, start_exponent)
+    fit.repeat_groups = repeat_groups(frame)
+    return fit
+
+
+def _fit_design(frame, levels, y, p, link, method, stimulus, penalty, start_exponent) -> MldsFit:
     if stimulus is None:
         stim = stimulus_values(frame, p)
         if np.isnan(stim).any():
@@ -349,8 +364,17 @@ def fit_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "glm",
         if len(stim) != p:
             raise ValueError(f"stimulus has {len(stim)} values for {p} levels")
     x = design_matrix(levels, p)
+    unidentified = identification_problem(x, levels)
+    if unidentified:
+        return _undefined_fit(x, y, levels, link, stim, method, p - 1, "not_identified", unidentified)
     if method == "glm":
-        return _fit_glm(x, y, levels, link, stim, penalty)
+        return _reversal_checked(_fit_glm(x, y, levels, link, stim, penalty))
+    # optim and power keep sigma > 0 by construction: the sign of the glm scale tells whether the
+    # responses run backwards.
+    glm_sign = _reversal_checked(_fit_glm(x, y, levels, link, stim, None))
+    if glm_sign.status == "reversed":
+        return _undefined_fit(x, y, levels, link, stim, method, p - 1 if method == "optim" else 2, "reversed",
+                              glm_sign.reason)
     if method == "optim":
         # The same likelihood as the glm, reparameterised: separated data have no finite optimum here either.
         if is_separable(x, y):
@@ -363,20 +387,103 @@ def fit_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "glm",
     return fit
 
 
-def _separated_fit(x, y, levels, link, stim, method, n_parameters, iterations) -> MldsFit:
+def identification_problem(design: np.ndarray, levels: np.ndarray) -> str:
+    """Why a design cannot determine a difference scale, or ``""`` when it can.
+
+    The scale (psi_2 .. psi_p with psi_1 = 0, in units of sigma) is identified only when the design
+    matrix has full column rank p - 1: then no two scales give the same decision variable on every
+    trial. It has not when there are fewer distinct triads/quadruples than free values (one triad
+    repeated), or when some levels are never compared with the others (disconnected groups of levels).
+
+    Parameters
+    ----------
+    design : numpy.ndarray
+        The design matrix of :func:`design_matrix` (level 1 dropped), shape (n, p - 1).
+    levels : numpy.ndarray of int
+        The (n, 4) levels it was made from (0 in column 4 for triads).
+
+    Returns
+    -------
+    str
+        The reason, naming the rank, the distinct trials and any groups of levels never compared.
+
+    Examples
+    --------
+    >>> one_triad = np.array([[1, 2, 3, 0]] * 5)
+    >>> identification_problem(design_matrix(one_triad, 3), one_triad)[:60]
+    'the design cannot determine the scale: its 1 distinct triad('
+    >>> identification_problem(design_matrix(np.array([[1, 2, 3, 0], [1, 2, 4, 0], [2, 3, 4, 0]]), 4),
+    ...                        np.array([[1, 2, 3, 0], [1, 2, 4, 0], [2, 3, 4, 0]]))
+    ''
+    """
+    x = np.asarray(design, float)
+    k = x.shape[1]
+    rank = int(np.linalg.matrix_rank(x)) if len(x) else 0
+    if rank >= k:
+        return ""
+    lv = np.asarray(levels, np.int64)
+    distinct = len(np.unique(lv, axis=0))
+    kind = "triad(s)" if np.any(lv[:, 3] == 0) else "quadruple(s)"
+    groups = _level_groups(lv, k + 1)
+    split = (f"; levels {' | '.join(', '.join(map(str, g)) for g in groups)} are never compared with each "
+             "other" if len(groups) > 1 else "")
+    return (f"the design cannot determine the scale: its {distinct} distinct {kind} give a design matrix of "
+            f"rank {rank} for {k} free scale values (psi_2..psi_{k + 1}){split}; every scale value needs "
+            "trials that compare it with the others (e.g. all triads or quadruples of the levels)")
+
+
+def _level_groups(levels: np.ndarray, p: int) -> list[list[int]]:
+    """Connected groups of levels, two levels joined when one trial shows both."""
+    parent = list(range(p + 1))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for row in levels:
+        used = [int(v) for v in row if v > 0]
+        for v in used[1:]:
+            parent[root(v)] = root(used[0])
+    groups: dict[int, list[int]] = {}
+    for level in range(1, p + 1):
+        groups.setdefault(root(level), []).append(level)
+    return sorted(groups.values())
+
+
+def _reversal_checked(fit: MldsFit) -> MldsFit:
+    """Flag a finite glm scale that ends below its start (sigma < 0): the responses run backwards."""
+    if fit.status in ("ok", "not_converged", "penalized") and np.isfinite(fit.sigma) and fit.sigma < 0:
+        fit.status = "reversed"
+        fit.reason = (f"the fitted scale ends below its start (sigma = {fit.sigma:.4g} < 0): the responses "
+                      "look coded backwards. response = 1 must mean that the SECOND pair (s3, s4; for a "
+                      "triad s2, s3) looked more different; rows stored with their pairs swapped (s1 > s4) "
+                      "need their response flipped too (to_physical_order does both)")
+    return fit
+
+
+def _undefined_fit(x, y, levels, link, stim, method, n_parameters, status, reason, iterations=0) -> MldsFit:
     p = x.shape[1] + 1
     nan = np.full(p, np.nan)
     null = float(bernoulli_deviance(y, np.full(len(y), 0.5)))
+    separated = status == "separated"
     return MldsFit(
         scale=nan, standard_scale=nan.copy(), sigma=float("nan"), stimulus=stim, link=link, method=method,
-        loglik=0.0, deviance=0.0, null_deviance=null, aic=2.0 * n_parameters, daf=1.0, n_trials=len(y),
+        loglik=0.0 if separated else float("nan"), deviance=0.0 if separated else float("nan"),
+        null_deviance=null, aic=2.0 * n_parameters if separated else float("nan"),
+        daf=1.0 if separated else float("nan"), n_trials=len(y),
         n_parameters=n_parameters, misclassified=float("nan"), fitted=np.full(len(y), np.nan),
-        status="separated",
-        reason=("the responses are perfectly separable by a difference scale (a deterministic observer): "
-                "the likelihood has no finite maximum, so the scale is undefined; the supremum of the "
-                "log-likelihood is 0. Pool more observers/sequences or use penalty='firth'"),
-        converged=False, iterations=iterations, standard_errors=nan.copy(), design=x, responses=y,
-        levels=levels)
+        status=status, reason=reason, converged=False, iterations=iterations, standard_errors=nan.copy(),
+        design=x, responses=y, levels=levels)
+
+
+def _separated_fit(x, y, levels, link, stim, method, n_parameters, iterations) -> MldsFit:
+    return _undefined_fit(
+        x, y, levels, link, stim, method, n_parameters, "separated",
+        ("the responses are perfectly separable by a difference scale (a deterministic observer): "
+         "the likelihood has no finite maximum, so the scale is undefined; the supremum of the "
+         "log-likelihood is 0. Pool more observers/sequences or use penalty='firth'"), iterations)
 
 
 def _fit_glm(x, y, levels, link, stim, penalty) -> MldsFit:

@@ -38,6 +38,8 @@ class Refits:
     separated : (R,) bool
         No finite maximum-likelihood scale (checked by linear programming).
     iterations : (R,) int
+    raw_scale : (R, p) array
+        The scales where IRLS stopped, separated replicates included (R's ``glm.fit`` keeps these).
 
     Examples
     --------
@@ -52,6 +54,7 @@ class Refits:
     converged: np.ndarray
     separated: np.ndarray
     iterations: np.ndarray
+    raw_scale: np.ndarray | None = None
 
     @property
     def standard_scale(self) -> np.ndarray:
@@ -154,12 +157,13 @@ def refit_many(design: np.ndarray, responses: np.ndarray, link: str = "probit", 
         undecided = suspect[~finite & ~witness]
         if undecided.size:
             separated[undecided] = separated_rows(x, y[undecided])
-    scale = np.column_stack([np.zeros(len(y)), result.coefficients])
+    raw_scale = np.column_stack([np.zeros(len(y)), result.coefficients])
+    scale = raw_scale.copy()
     scale[separated] = np.nan
     with np.errstate(over="ignore", invalid="ignore"):
         fitted = as_link(link).inverse(scale[:, 1:] @ x.T)
     return Refits(scale=scale, fitted=fitted, converged=result.converged & ~separated, separated=separated,
-                  iterations=result.iterations)
+                  iterations=result.iterations, raw_scale=raw_scale)
 
 
 def bytes_per_refit(n_trials: int, n_parameters: int) -> int:

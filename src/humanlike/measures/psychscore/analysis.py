@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ...trials.judgements import JudgementTableError, to_physical_order, validate_judgements
+from ...trials.judgements import JudgementTableError, design_levels, from_presentation_order, validate_judgements
 from ...stats.correlation import spearman_rows
 from .metric import scale_skewness
 from ...resampling.draws import BLOCK, item_weights
@@ -31,24 +31,26 @@ from ...resampling.results import Resampled
 from ...resampling.rng import stream
 from .scales import ScaleFits, design_matrix, fit_count_scales, flat_scale_test
 
-REQUIRED = ("observer", "class_a", "class_b", "s1", "s2", "s3", "response")
 RANDOM_BASELINE = "random"
 DEFAULT_RESAMPLES = 1000
 
 
-class JudgementError(ValueError):
+class JudgementError(JudgementTableError):
     """A difference-judgement table the Psychophysical-Score cannot use (names the column/row at fault).
+
+    A :class:`humanlike.trials.judgements.JudgementTableError` (the tables are validated as MLDS validates
+    them).
 
     Examples
     --------
     >>> import pandas as pd
-    >>> table = pd.DataFrame({"observer": "a", "scale": "x", "s1": [1], "s2": [2], "s3": [3], "s4": [4],
-    ...                       "response": [2]})
+    >>> table = pd.DataFrame({"observer": "a", "class_a": "cat", "class_b": "dog", "s1": [1], "s2": [2],
+    ...                       "s3": [3], "s4": [4], "response": [2]})
     >>> try:
     ...     normalise_judgements(table)
     ... except JudgementError as err:
     ...     print(err)
-    row 0: response must be 0 or 1, got np.int64(2)
+    column 'response' must be 0 or 1; 1 row(s), e.g. row 1 (observer=a, scale=cat-dog, s1=1, s2=2, s3=3, s4=4, response=2)
     """
 
 
@@ -90,16 +92,26 @@ class ClassCounts:
     totals: np.ndarray
 
 
-def normalise_judgements(judgements: pd.DataFrame) -> pd.DataFrame:
-    """The judgement table in canonical form: columns renamed from the R layout (``S1``..``S4``), rows
-    in physical order (:func:`humanlike.trials.judgements.to_physical_order`), validated
-    (:func:`~humanlike.trials.judgements.validate_judgements`), and ``class_a``/``class_b`` filled from
-    the scale id where a table has no class pairs (each scale is then its own unit).
+def normalise_judgements(judgements: pd.DataFrame, *, units: str = "class pairs",
+                         source: str | None = None) -> pd.DataFrame:
+    """The judgement table in canonical form, through the one validation of judgement tables
+    (:func:`humanlike.trials.judgements.validate_judgements`, which MLDS uses too).
+
+    Columns in R's layout (``S1``..``S4``) are rows in presentation order and are put into physical
+    order (:func:`humanlike.trials.judgements.from_presentation_order`); the tidy layout (``s1``..``s4``)
+    is in physical order by definition, and a descending row there is an error, never silently flipped.
 
     Parameters
     ----------
     judgements : pandas.DataFrame
-        A difference-judgement table (observer, scale or class_a/class_b, s1..s4 or S1..S4, response).
+        A difference-judgement table (observer, class_a/class_b, scale or sequence, s1..s4 or S1..S4,
+        response).
+    units : {"class pairs", "scales"}
+        ``"class pairs"`` (the Psychophysical-Score): ``class_a`` and ``class_b`` are required, in every
+        row. ``"scales"``: a table without class pairs makes every ``scale`` its own unit (``class_a`` =
+        ``class_b`` = the scale id), e.g. MLDS data sets that are not blend sequences.
+    source : str, optional
+        File name used in error messages.
 
     Returns
     -------
@@ -109,41 +121,41 @@ def normalise_judgements(judgements: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     JudgementError
-        Naming the missing columns, or the row with a response other than 0/1, or what validation rejects.
+        Naming the missing columns, or the rows (1-based) and column at fault.
 
     Examples
     --------
     >>> import pandas as pd
     >>> table = pd.DataFrame({"observer": "a", "scale": "x", "S1": [1, 2], "S2": [2, 3], "S3": [3, 4],
     ...                       "S4": [4, 5], "response": [1, 0]})
-    >>> normalise_judgements(table)[["s1", "s4", "class_a", "class_b"]].values.tolist()
+    >>> normalise_judgements(table, units="scales")[["s1", "s4", "class_a", "class_b"]].values.tolist()
     [[1, 4, 'x', 'x'], [2, 5, 'x', 'x']]
     """
+    if units not in ("class pairs", "scales"):
+        raise ValueError(f"units must be 'class pairs' or 'scales', not {units!r}")
+    where = f"{source}: " if source else ""
+    presentation = any(f"S{k}" in judgements for k in range(1, 5))
     frame = judgements.rename(columns={f"S{k}": f"s{k}" for k in range(1, 5)})
     if "scale" not in frame and "sequence" in frame:
         frame = frame.rename(columns={"sequence": "scale"})
-    if "class_a" not in frame and "class_b" not in frame and "scale" in frame:
+    has_classes = [c for c in ("class_a", "class_b") if c in frame]
+    if units == "scales" and not has_classes and "scale" in frame:
         # Each scale its own unit, named (scale, scale): equal names are never mirrored.
         frame = frame.assign(class_a=frame["scale"].astype(str), class_b=frame["scale"].astype(str))
+    elif len(has_classes) < 2:
+        missing = [c for c in ("class_a", "class_b") if c not in frame]
+        raise JudgementError(
+            f"{where}judgement table lacks columns {missing}: the Psychophysical-Score pools every "
+            "sequence of a class pair into one scale and needs class_a and class_b in every row "
+            "(without class pairs, skewness_table treats each scale id as its own unit)")
     if "scale" not in frame and "class_a" in frame and "class_b" in frame:
         frame = frame.assign(scale=frame["class_a"].astype(str) + "-" + frame["class_b"].astype(str))
-    missing = [c for c in REQUIRED if c not in frame]
-    if missing:
-        raise JudgementError(f"judgement table lacks columns {missing} (needs {list(REQUIRED)})")
     try:
-        return validate_judgements(to_physical_order(_validate_levels(frame)))
+        if presentation:
+            frame = from_presentation_order(frame, source=source)
+        return validate_judgements(frame, source=source, required=("class_a", "class_b"))
     except JudgementTableError as err:
         raise JudgementError(str(err)) from None
-
-
-def _validate_levels(frame: pd.DataFrame) -> pd.DataFrame:
-    """Reject rows whose responses are not 0/1 before reordering would flip them into other values."""
-    response = pd.to_numeric(frame["response"], errors="coerce")
-    bad = ~response.isin([0, 1])
-    if bad.any():
-        row = frame.index[bad.to_numpy()][0]
-        raise JudgementError(f"row {row}: response must be 0 or 1, got {frame.loc[row, 'response']!r}")
-    return frame
 
 
 def orient_judgements(judgements: pd.DataFrame, n_levels: int) -> pd.DataFrame:
@@ -203,7 +215,8 @@ def orient_judgements(judgements: pd.DataFrame, n_levels: int) -> pd.DataFrame:
     return frame
 
 
-def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_levels: int | None = None) -> ClassCounts:
+def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_levels: int | None = None,
+                      *, units: str = "class pairs") -> ClassCounts:
     """Validate, orient and pool a judgement table into counts per observer and class pair.
 
     Parameters
@@ -218,6 +231,8 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
         otherwise the name of one observer.
     n_levels : int, optional
         Levels per sequence (default: the highest level in the table).
+    units : {"class pairs", "scales"}
+        See :func:`normalise_judgements`.
 
     Returns
     -------
@@ -238,12 +253,12 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
     >>> counts.observers, counts.kinds, counts.n_levels
     (['humans', 'model-alien', 'model-humanlike'], ['human', 'model', 'model'], 7)
     """
-    frame = normalise_judgements(judgements)
+    frame = normalise_judgements(judgements, units=units)
     level_cols = ["s1", "s2", "s3", "s4"]
-    top = int(np.nanmax(frame[level_cols].to_numpy(dtype=float, na_value=np.nan)))
-    n_levels = top if n_levels is None else int(n_levels)
-    if top > n_levels:
-        raise JudgementError(f"stimulus levels must lie in 1..{n_levels}, found level {top}")
+    try:
+        n_levels = design_levels(frame, n_levels=n_levels)
+    except JudgementTableError as err:
+        raise JudgementError(str(err)) from None
     frame = orient_judgements(frame, n_levels)
     frame["observer"] = frame["observer"].astype(str)
     if reference == "humans":
@@ -255,6 +270,10 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
         frame.loc[is_human, "observer"] = "humans"
     elif reference not in set(frame["observer"]):
         raise JudgementError(f"reference observer {reference!r} is not in the table")
+    try:   # every scale (observer, class pair) must show every level: else a stray level voids them all
+        design_levels(frame, ("observer", "class_a", "class_b"), n_levels=n_levels)
+    except JudgementTableError as err:
+        raise JudgementError(str(err)) from None
     kinds = (frame.groupby("observer")["observer_kind"].first().astype(str).to_dict()
              if "observer_kind" in frame else {})
     observers = [reference] + sorted(o for o in frame["observer"].unique() if o != reference)
@@ -635,7 +654,7 @@ def skewness_table(judgements: pd.DataFrame, n_levels: int | None = None) -> tup
     """
     frame = judgements.copy()
     first = str(frame["observer"].iloc[0])
-    counts = pool_class_counts(frame, reference=first, n_levels=n_levels)
+    counts = pool_class_counts(frame, reference=first, n_levels=n_levels, units="scales")
     fit = _confirm_separation(counts, fit_count_scales(counts.trials, counts.n_levels, counts.successes, counts.totals))
     skew = scale_skewness(fit.psi)
     return _scale_tables(counts, fit, skew, np.zeros((0,) + skew.shape), 0.95)

@@ -112,9 +112,11 @@ def run_sequences_command(args) -> int:
 
 
 def _read_judgements(paths):
+    """Every file read and validated on its own, so that an error names the file at fault."""
+    from .analysis import normalise_judgements
     from ...trials.judgements import read_raw_judgements
 
-    return [read_raw_judgements(path) for path in paths]
+    return [normalise_judgements(read_raw_judgements(path), source=str(path)) for path in paths]
 
 
 def gather_judgements(args):
@@ -150,13 +152,14 @@ def gather_judgements(args):
     """
     import pandas as pd
 
-    frames = _read_judgements(args.judgements)
-    has_humans = any("observer_kind" in f and (f["observer_kind"] == "human").any() for f in frames)
-    if args.sequences is None:
-        if not frames:
+    if args.sequences is None:   # the options first: a usage error needs no file read
+        if not args.judgements:
             raise ValueError("give judgement files, or --sequences DIR to run observers on sequences")
         if args.network or args.observers or args.simulate_humans:
             raise ValueError("--observers, --network and --simulate-humans need --sequences")
+    frames = _read_judgements(args.judgements)
+    has_humans = any("observer_kind" in f and (f["observer_kind"] == "human").any() for f in frames)
+    if args.sequences is None:
         return pd.concat(frames, ignore_index=True)
     from ..mlds.observers import judgements_from_distances, random_judgements, sequence_distances
     from .simulate import simulate_population
