@@ -101,13 +101,51 @@ class ShapeBiasKernel(SufficientStatisticKernel):
     Output columns (width 3 n + m for n observers, m humans): shape sums (n), texture sums (n), trial sums
     (n), the observer weights of the group's humans (m; ones without an observer level). The aggregation
     forms the ratios, so the overall values are ratios of sums over the classes.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"observer": ["h", "m"] * 2, "observer_kind": ["human", "model"] * 2,
+    ...                   "experiment": "cue-conflict", "condition": "0",
+    ...                   "item": ["cat1-dog1.png"] * 2 + ["cat2-bird3.png"] * 2, "label": "cat",
+    ...                   "response": ["cat", "dog", "cat", "bird"], "correct": [True, False, True, False]})
+    >>> stratum = shape_bias_design(t).strata[0]
+    >>> ShapeBiasKernel().evaluate(stratum, np.array([[1.0, 1.0], [2.0, 0.0]]), None).tolist()
+    [[2.0, 0.0, 0.0, 2.0, 2.0, 2.0, 1.0], [2.0, 0.0, 0.0, 2.0, 2.0, 2.0, 1.0]]
     """
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
+        """Per image: each observer's shape decisions, texture decisions and trials (items x 3 observers).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One shape class of :func:`shape_bias_design`.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (items x 3 n).
+        """
         a = stratum.arrays
         return np.concatenate([a["shape"], a["texture"], a["n_trials"]], axis=1)
 
     def reduce(self, stratum: Stratum, sums: np.ndarray, observer_weights: np.ndarray | None) -> np.ndarray:
+        """The weighted sums, followed by the humans' observer weights (ones where none are drawn).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+        sums : numpy.ndarray
+            Weighted sums of :meth:`statistics`, shape (R x 3 n).
+        observer_weights : numpy.ndarray or None
+            The humans' weights (R x m), or None.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (R x (3 n + m)).
+        """
         m = stratum.group_columns.size
         u = np.ones((1, m)) if observer_weights is None else np.asarray(observer_weights, dtype=float)
         return np.concatenate([sums, np.broadcast_to(u, (sums.shape[0], m))], axis=1)
@@ -318,6 +356,14 @@ def shape_bias_analysis(trials: pd.DataFrame, *, settings: ResamplingSettings | 
     ------
     TrialTableError
         Without cue-conflict trials, or with an image name that is not a cue-conflict name.
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate_shape_bias import simulate_cue_conflict
+    >>> r = shape_bias_analysis(simulate_cue_conflict(seed=0), settings=ResamplingSettings(n_resamples=200))
+    >>> table = r.overall().set_index("observer")
+    >>> round(float(table.loc["model-texture", "shape_bias"]), 3)   # planted 0.2 / (0.2 + 0.7) = 0.222
+    0.274
     """
     settings = settings if settings is not None else ResamplingSettings()
     if validate:

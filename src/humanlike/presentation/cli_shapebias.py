@@ -54,6 +54,12 @@ def run_shapebias_command(args) -> int:
     -------
     int
         0 on success; bad input raises and :func:`humanlike.presentation.cli.main` turns it into exit code 2.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(["shapebias", "raw-data/"]).handler is run_shapebias_command
+    True
     """
     from ..analyses.shape_bias import shape_bias_analysis
 
@@ -103,7 +109,7 @@ def format_shape_bias(result, scope: str = "overall") -> str:
     >>> from humanlike.stats.settings import ResamplingSettings
     >>> r = shape_bias_analysis(simulate_cue_conflict(seed=0), settings=ResamplingSettings(n_resamples=0))
     >>> print(format_shape_bias(r).splitlines()[1])
-    humans                      human            0.955 [nan, nan]         0.912         0.035
+    humans                    human           0.963 [nan, nan]         0.912         0.035
     """
     table = result.overall(scope)
     level = int(round(100 * result.settings["level"]))
