@@ -265,3 +265,24 @@ def test_benchmark_command_prints_and_writes_the_leaderboard(tmp_path, capsys):
     wide = doc["leaderboard"]["humanlike"][0]
     assert narrow["error_consistency_high"] - narrow["error_consistency_low"] < (
         wide["error_consistency_high"] - wide["error_consistency_low"])
+
+
+def test_psychometrics_command(tmp_path, capsys):
+    data = tmp_path / "trials.csv"
+    simulate_benchmark(seed=0, n_humans=4, n_items=48).to_csv(data, index=False)
+    out = tmp_path / "out"
+    assert main(["psychometrics", str(data), "--resamples", "100", "--out", str(out), "--figures", str(out),
+                 "--experiment", "sim-noise", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "sim-noise: accuracy per condition" in text and "observed consistency" in text
+    assert "sim-blur" not in text
+    for name in ("psychometrics.csv", "psychometrics_human_range.csv", "consistency.csv", "psychometrics.json",
+                 "psychometrics-sim-noise.png"):
+        assert (out / name).stat().st_size > 0, name
+    consistency = pd.read_csv(out / "consistency.csv")
+    assert set(consistency["experiment"]) == {"sim-noise", "overall"} and "humans" in set(consistency["observer"])
+    assert main(["psychometrics", str(data), "--resamples", "0", "--no-consistency", "--json", "--quiet"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "consistency" not in doc and doc["n_resamples"] == 0
+    assert main(["psychometrics", str(data), "--experiment", "nope", "--quiet"]) == 2
+    assert "humanlike psychometrics: error: unknown experiment" in capsys.readouterr().err
