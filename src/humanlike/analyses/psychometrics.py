@@ -299,7 +299,8 @@ class PsychometricResult:
         """Tidy rows: experiment, condition, observer, observer_kind, metric, estimate, ci_low, ci_high, ...
 
         Accuracy rows carry the settings' interval (percentile or BCa); entropy rows the basic bootstrap
-        interval, clipped to [0, log2 classes] (column ``interval`` says which).
+        interval, clipped to [0, log2 classes] and widened to include the estimate (column ``interval`` says
+        which).
 
         Parameters
         ----------
@@ -317,14 +318,18 @@ class PsychometricResult:
         # Entropy: the plug-in estimate is biased low, and its resamples (images drawn with replacement, so
         # fewer distinct responses) lower still; near the maximum their whole distribution lies below the
         # estimate and percentile and BCa intervals miss the truth. The basic bootstrap interval
-        # (2 estimate - upper quantile, 2 estimate - lower quantile) carries that shift back (docs page).
+        # (2 estimate - upper quantile, 2 estimate - lower quantile) carries that shift back (docs page). It can
+        # then lie wholly above the plug-in estimate; it is widened to include it (it also reports that number).
         entropy = frame["metric"].isin(["entropy", "entropy_normalised"]).to_numpy()
         if entropy.any() and self.resampled.n_resamples:
             low, high = self.resampled.interval(level, "percentile")
             est = self.resampled.estimate
             top = np.where(frame["metric"] == "entropy", np.log2(len(self.classes)), 1.0)
-            frame.loc[entropy, "ci_low"] = np.clip(2 * est - high, 0, top)[entropy]
-            frame.loc[entropy, "ci_high"] = np.clip(2 * est - low, 0, top)[entropy]
+            with np.errstate(invalid="ignore"):
+                basic_low = np.fmin(np.clip(2 * est - high, 0, top), est)
+                basic_high = np.fmax(np.clip(2 * est - low, 0, top), est)
+            frame.loc[entropy, "ci_low"] = np.where(np.isfinite(low), basic_low, np.nan)[entropy]
+            frame.loc[entropy, "ci_high"] = np.where(np.isfinite(high), basic_high, np.nan)[entropy]
             frame.loc[entropy, "interval"] = "basic"
         frame.insert(3, "observer_kind", frame["observer"].map(self.kinds))
         frame.insert(0, "measure", "psychometrics")
