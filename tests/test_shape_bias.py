@@ -257,3 +257,23 @@ def test_cli_options_change_what_they_claim(tmp_path, capsys):
     assert "--scope 'unicorn'" in capsys.readouterr().err
     assert main(["shapebias", str(data), "--experiment", "edge", "--quiet"]) == 2
     assert "humanlike shapebias: error: no 'edge' trials" in capsys.readouterr().err
+
+
+def test_report_has_the_leaderboard_headline_and_the_shape_bias_section(modelvshuman_dir, tmp_path, capsys):
+    import re
+
+    out = tmp_path / "report.html"
+    assert main(["report", str(modelvshuman_dir / "cue-conflict"), str(modelvshuman_dir / "contrast"),
+                 "--analyses", "ec,shapebias,psychometrics", "--resamples", "50", "--quiet", "--out", str(out)]) == 0
+    html = out.read_text()
+    for anchor in ('id="leaderboard"', 'id="shape-bias"', 'id="psychometrics"', 'id="headline"'):
+        assert anchor in html, anchor
+    segment = html[html.find('id="headline"'):]
+    segment = segment[:segment.find("</table>")]
+    rows = [[re.sub("<.*?>", "", c).strip() for c in re.findall(r"<t[hd].*?</t[hd]>", r, flags=re.S)]
+            for r in re.findall(r"<tr.*?</tr>", segment, flags=re.S)]
+    header, body = rows[0], rows[1:]
+    assert header[:3] == ["observer", "rank", "mean rank"] and "shape bias" in header
+    assert body[0][0] == "humans"
+    mean_ranks = [float(r[2]) for r in body[1:]]
+    assert mean_ranks == sorted(mean_ranks)       # the headline follows model-vs-human's mean rank

@@ -232,6 +232,9 @@ def _demo_report(trials, args) -> Path:
     from .report_sections import build_sections
 
     results = dict(args.demo_results)
+    board = _leaderboard_or_none(results["benchmark"])
+    if board is not None:   # model-vs-human's ranking orders the headline
+        results["leaderboard"] = board
     results["latent"] = latent_correctness_correlation(trials, settings=resampling_settings(args))
     sections, headline = build_sections(results)
     settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
