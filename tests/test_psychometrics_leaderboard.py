@@ -286,3 +286,18 @@ def test_psychometrics_command(tmp_path, capsys):
     assert "consistency" not in doc and doc["n_resamples"] == 0
     assert main(["psychometrics", str(data), "--experiment", "nope", "--quiet"]) == 2
     assert "humanlike psychometrics: error: unknown experiment" in capsys.readouterr().err
+
+
+def test_numbers_do_not_depend_on_chunks_or_threads(monkeypatch):
+    from humanlike.stats import engine
+
+    chunks = []
+    original = engine.resample_chunks
+    monkeypatch.setattr(engine, "resample_chunks", lambda *a, **k: chunks.append(len(original(*a, **k))) or
+                        original(*a, **k))
+    trials = simulate_benchmark(seed=0)
+    one = psychometrics(trials, settings=_settings(n_resamples=400, observer_level="bootstrap", workers=1))
+    many = psychometrics(trials, settings=_settings(n_resamples=400, observer_level="bootstrap", workers=2,
+                                                    memory_budget=2**22))
+    assert chunks[0] == 1 and chunks[1] > 1
+    assert np.array_equal(one.resampled.replicates, many.resampled.replicates)

@@ -277,3 +277,17 @@ def test_report_has_the_leaderboard_headline_and_the_shape_bias_section(modelvsh
     assert body[0][0] == "humans"
     mean_ranks = [float(r[2]) for r in body[1:]]
     assert mean_ranks == sorted(mean_ranks)       # the headline follows model-vs-human's mean rank
+
+
+def test_numbers_do_not_depend_on_chunks_or_threads(monkeypatch):
+    from humanlike.stats import engine
+
+    chunks = []
+    original = engine.resample_chunks
+    monkeypatch.setattr(engine, "resample_chunks", lambda *a, **k: chunks.append(len(original(*a, **k))) or
+                        original(*a, **k))
+    t = simulate_cue_conflict(seed=0)
+    one = shape_bias_analysis(t, settings=_settings(observer_level="bootstrap", workers=1))
+    many = shape_bias_analysis(t, settings=_settings(observer_level="bootstrap", workers=2, memory_budget=2**21))
+    assert chunks[0] == 1 and chunks[1] > 1
+    assert np.array_equal(one.resampled.replicates, many.resampled.replicates)
