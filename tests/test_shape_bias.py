@@ -102,6 +102,10 @@ def test_bad_input_names_what_is_wrong():
     bad.loc[0, "item"] = "cat1.png"
     with pytest.raises(TrialTableError, match="cat1.png"):
         shape_bias_analysis(bad)
+    typo = t.copy()
+    typo.loc[1, "item"] = "cat2-brid1.png"          # a look-alike class name
+    with pytest.raises(TrialTableError, match="cat2-brid1.png.*'brid'"):
+        shape_bias_analysis(typo)
 
 
 # --- resampling ----------------------------------------------------------------------------------------

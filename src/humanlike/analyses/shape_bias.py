@@ -62,8 +62,8 @@ def shape_bias_design(trials: pd.DataFrame, experiment: str = CUE_CONFLICT) -> D
     Raises
     ------
     TrialTableError
-        When the experiment is missing, an image name is not a cue-conflict name, or no trial has two
-        different classes.
+        When the experiment is missing, an image name is not a cue-conflict name or names a texture class that
+        is neither a label nor a response of the data, or no trial has two different classes.
 
     Examples
     --------
@@ -80,6 +80,14 @@ def shape_bias_design(trials: pd.DataFrame, experiment: str = CUE_CONFLICT) -> D
                               f"(experiments found: {sorted(trials['experiment'].unique())[:10]})")
     cue = trials[trials["experiment"] == experiment]
     texture = texture_classes(cue["item"]).to_numpy()
+    # a texture class no image shows as its shape and no observer ever chose is a misspelt name
+    classes = set(trials["label"].astype(str)) | set(trials["response"].astype(str))
+    unknown = ~pd.Series(texture).isin(classes).to_numpy()
+    if unknown.any():
+        item = cue["item"].to_numpy()[unknown][0]
+        raise TrialTableError(f"'{experiment}': image '{item}' names texture class '{texture[unknown][0]}', which is "
+                              "neither a label nor a response of the data; cue-conflict names end in "
+                              "'<shape><k>-<texture><m>.png'")
     conflict = cue.loc[cue["label"].to_numpy() != texture].assign(shape_class=lambda f: f["label"])
     texture = texture[cue["label"].to_numpy() != texture]
     if conflict.empty:
