@@ -186,7 +186,7 @@ def test_leaderboard_on_simulated_benchmark():
     assert t.loc[models, "mean_rank"].to_numpy() == pytest.approx(expected.loc[models].to_numpy())
     assert (t.loc[models, "place_low"] <= t.loc[models, "place"]).all()
     assert (t.loc[models, "place"] <= t.loc[models, "place_high"]).all()
-    assert t.loc[models, "probability_first"].sum() >= 1.0 - 1e-9
+    assert t.loc[models, "probability_first"].sum() == pytest.approx(1.0)
     # planted: model-alien has no error consistency with humans (last in that column in every resample)
     assert t.loc["model-alien", "error_consistency_rank_low"] == len(models)
     assert np.isnan(t.loc[HUMANS, "place"]) and np.isfinite(t.loc[HUMANS, "error_consistency"])
@@ -301,3 +301,22 @@ def test_numbers_do_not_depend_on_chunks_or_threads(monkeypatch):
                                                     memory_budget=2**22))
     assert chunks[0] == 1 and chunks[1] > 1
     assert np.array_equal(one.resampled.replicates, many.resampled.replicates)
+
+
+def test_planted_twins_share_their_places():
+    """Two models with the same parameters (twins) between a clearly better and a clearly worse one: their
+    place intervals cover both places 2 and 3, the worst is 4 in every resample, and P(first) sums to 1."""
+    from humanlike.data.simulate import SDTObserver
+
+    models = (SDTObserver("good", "model", noise_sd=0.0, sensitivity=0.9, bias=0.1, shared=0.8),
+              SDTObserver("twin-a", "model", noise_sd=0.0, sensitivity=0.6, bias=0.2, shared=0.3),
+              SDTObserver("twin-b", "model", noise_sd=0.0, sensitivity=0.6, bias=0.2, shared=0.3),
+              SDTObserver("alien", "model", noise_sd=0.0, sensitivity=0.3, bias=0.3, shared=0.0))
+    board = leaderboard(run_benchmark(simulate_benchmark(seed=0, models=models), exclusions=None, n_resamples=300,
+                                      seed=0))
+    t = board.table.set_index("observer")
+    for twin in ("twin-a", "twin-b"):
+        assert t.loc[twin, "place_low"] <= 2 and t.loc[twin, "place_high"] >= 3, twin
+    assert (t.loc["alien", "place"], t.loc["alien", "place_low"], t.loc["alien", "place_high"]) == (4, 4, 4)
+    assert t.loc[["good", "twin-a", "twin-b", "alien"], "probability_first"].sum() == pytest.approx(1.0)
+    assert board.ood_table["probability_first"].sum() == pytest.approx(1.0)

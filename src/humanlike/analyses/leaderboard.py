@@ -125,6 +125,13 @@ class Leaderboard:
                            "consistency (higher first) over the models, ties averaged; ordered by their mean"}
 
 
+def _share_first(places: np.ndarray) -> np.ndarray:
+    """Per model, the share of resamples (rows) in which it is first; a first place shared by k models counts
+    1/k for each (as :func:`humanlike.stats.ranking.ranking_stability`), so the shares sum to 1."""
+    first = places == np.nanmin(places, axis=1, keepdims=True)
+    return (first / first.sum(axis=1, keepdims=True)).mean(axis=0)
+
+
 def _place(mean_rank: np.ndarray) -> np.ndarray:
     """Place in the table: rank of the mean rank (1 = lowest mean rank), ties averaged."""
     return ranks_descending(-np.asarray(mean_rank, dtype=float))
@@ -194,7 +201,7 @@ def leaderboard(result: BenchmarkResult, level: float | None = None) -> Leaderbo
                 boot_ranks[:, :, j], level)
         table["mean_rank_low"], table["mean_rank_high"] = percentile_interval(boot_mean, level)
         table["place_low"], table["place_high"] = percentile_interval(boot_place, level)
-        table["probability_first"] = (boot_place == boot_place.min(axis=1, keepdims=True)).mean(axis=0)
+        table["probability_first"] = _share_first(boot_place)
     else:
         for name in ["mean_rank_low", "mean_rank_high", "place_low", "place_high", "probability_first",
                      *[f"{RANK_NAMES[m]}_{s}" for m in metrics for s in ("low", "high")]]:
@@ -216,7 +223,7 @@ def leaderboard(result: BenchmarkResult, level: float | None = None) -> Leaderbo
     if n_resamples:
         boot_place = ranks_descending(acc_boot)
         ood["place_low"], ood["place_high"] = percentile_interval(boot_place, level)
-        ood["probability_first"] = (boot_place == boot_place.min(axis=1, keepdims=True)).mean(axis=0)
+        ood["probability_first"] = _share_first(boot_place)
     else:
         ood["place_low"] = ood["place_high"] = ood["probability_first"] = np.nan
     ood = ood.sort_values(["place", "observer"], kind="stable").reset_index(drop=True)
