@@ -14,7 +14,7 @@ matplotlib.use("Agg")  # files, never a window: the CLI runs on headless machine
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..analyses.psychometrics import HUMAN_MEAN, HUMANS, PsychometricResult, condition_order  # noqa: E402
+from ..analyses.psychometrics import HUMANS, PsychometricResult, condition_order  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"
 MARKERS = "osD^v<>phX*P"
@@ -95,5 +95,3 @@ def psychometric_figure(result: PsychometricResult, experiment: str):
     fig.tight_layout()
     return fig
 
-
-__all__ = ["HUMAN_MEAN", "psychometric_figure"]
