@@ -174,8 +174,25 @@ def figure_psych(data, args):
     return [_save(psychscore_figure(result, title=title), args.out, "psychscore_silhouettes.png")]
 
 
+def figure_mvh(data, args):
+    """model-vs-human's report: shape bias per class (humans with intervals over images and humans), and the
+    psychometric figure of the contrast experiment."""
+    from dataclasses import replace
+
+    from humanlike.measures.psychometrics.analysis import psychometrics
+    from humanlike.measures.shapebias.analysis import shape_bias_analysis
+    from humanlike.measures.psychometrics.plot import psychometric_figure
+    from humanlike.measures.shapebias.plot import shape_bias_figure
+
+    two_level = replace(settings(args), observer_level="bootstrap")
+    shape = shape_bias_analysis(data.mvh(), settings=two_level, validate=False)
+    curves = psychometrics(data.mvh(), settings=two_level, experiments=["contrast"], validate=False)
+    return [_save(shape_bias_figure(shape), args.out, "mvh_shape_bias.png"),
+            _save(psychometric_figure(curves, "contrast"), args.out, "mvh_psychometrics_contrast.png")]
+
+
 FIGURES = {"ec": figure_ec, "dmc": figure_dmc, "ood": figure_ood, "dvc": figure_dvc, "mlds": figure_mlds,
-           "psych": figure_psych}
+           "psych": figure_psych, "mvh": figure_mvh}
 
 
 def main(argv=None) -> int:

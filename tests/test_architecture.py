@@ -19,7 +19,7 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "humanlike"
 LAYERS = ("trials", "resampling", "stats", "files", "measures", "app")
 HEAVY = ("torch", "torchvision", "timm", "dask", "distributed")
-MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore")
+MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics")
 #: Modules of ``humanlike.measures`` that every measure may use (not a measure themselves).
 SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options")
 #: What a measure (or the shared measure modules, "shared") may import from another measure, and why.
@@ -37,6 +37,8 @@ CROSS_MEASURE: dict[str, set[str]] = {
     # the benchmark rows gain DMC and latent DVC beside EC; the demo runs every measure (the demo moves to app/
     # in issue 21, phase 2)
     "ec": {"humanlike.measures.dmc.analysis", "humanlike.measures.dvc.choices"},
+    # the psychometric figures put observed consistency beside error consistency
+    "psychometrics": {"humanlike.measures.ec.analysis"},
 }
 #: Upward imports still allowed (lazy, inside the demo's handler): the demo moves to app/ in issue 21, phase 2.
 UPWARD_EXCEPTIONS = {"humanlike.measures.ec.cli": {"humanlike.app.report", "humanlike.app.report_sections"}}

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..files import check_output_folder
 from ..measures.options import add_resampling_options, resampling_settings
 
-REPORT_ANALYSES = ("ec", "dmc", "ood", "dvc", "mlds")
+REPORT_ANALYSES = ("ec", "dmc", "ood", "dvc", "mlds", "shapebias", "psychometrics")
 
 
 def analyses_list(text: str) -> list[str]:

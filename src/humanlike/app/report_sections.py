@@ -42,6 +42,7 @@ class HeadlineMeasure:
 
     name: str
     values: pd.DataFrame  # columns: observer, estimate, ci_low, ci_high
+    higher_is_better: bool = True  # the direction the headline sorts in when this measure comes first
 
 
 @dataclass
@@ -76,8 +77,10 @@ def _headline_table(measures: list[HeadlineMeasure], sort_by: str | None = None)
             "estimate": m.name, "ci_low": f"{m.name} low", "ci_high": f"{m.name} high"})
         table = part if table is None else table.merge(part, on="observer", how="outer")
     key = sort_by or measures[0].name
+    ascending = not next((m.higher_is_better for m in measures if m.name == key), True)
     is_human = table["observer"] == HUMAN_ROW
-    ordered = pd.concat([table[is_human], table[~is_human].sort_values(key, ascending=False, na_position="last")])
+    ordered = pd.concat([table[is_human], table[~is_human].sort_values(key, ascending=ascending,
+                                                                       na_position="last")])
     ordered = ordered.reset_index(drop=True)
     ranks = (ordered["observer"] != HUMAN_ROW).to_numpy()
     rank = pd.array([pd.NA] * len(ordered), dtype="Int64")
@@ -384,10 +387,162 @@ def psychscore_section(result) -> SectionResult:
     return SectionResult(section)
 
 
+# --- model-vs-human's report: leaderboard, shape bias, psychometric figures ------------------------------
+
+
+def leaderboard_section(board) -> SectionResult:
+    """model-vs-human's leaderboard as the report's first section; its mean rank orders the headline.
+
+    Parameters
+    ----------
+    board : Leaderboard
+        From :func:`humanlike.measures.ec.leaderboard.leaderboard`.
+
+    Returns
+    -------
+    SectionResult
+        Tables ``leaderboard`` and ``leaderboard-ood``; headline measures ``mean rank`` (lower first: it
+        orders the headline), ``accuracy diff.`` (lower is better), ``observed consistency`` and
+        ``OOD accuracy``.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.benchmark import run_benchmark
+    >>> from humanlike.measures.ec.leaderboard import leaderboard
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> board = leaderboard(run_benchmark(simulate_benchmark(seed=0), exclusions=None, n_resamples=50))
+    >>> made = leaderboard_section(board)
+    >>> [t.key for t in made.section.tables], [m.name for m in made.headline]
+    (['leaderboard', 'leaderboard-ood'], ['mean rank', 'accuracy diff.', 'observed consistency', 'OOD accuracy'])
+    """
+    table, ood = board.table, board.ood_table
+
+    def measure(name, frame, column, higher_is_better=True):
+        values = frame[["observer", column, f"{column}_low", f"{column}_high"]].rename(columns={
+            column: "estimate", f"{column}_low": "ci_low", f"{column}_high": "ci_high"})
+        return HeadlineMeasure(name, values.dropna(subset=["estimate"]), higher_is_better)
+
+    level = int(round(100 * board.level))
+    section = ReportSection(
+        "leaderboard", "Leaderboard (model-vs-human's ranking)",
+        "Models ranked as the model-vs-human benchmark ranks them: each of accuracy difference (lower is better), "
+        "observed consistency and error consistency is ranked over the models, and the mean of the three ranks "
+        f"orders the table; OOD accuracy is ranked on its own. Every value has its {level}% bootstrap interval; "
+        "the ranks are recomputed in every resample, which gives each model's interval of places and its "
+        "probability of ranking first.",
+        tables=[ReportTable("leaderboard", "Most human-like", table),
+                ReportTable("leaderboard-ood", "Highest OOD accuracy", ood)],
+        methods={"experiments": ", ".join(board.experiments), "level": board.level,
+                 "ranking": "mean of the three ranks (ties share the average rank), as model-vs-human"})
+    return SectionResult(section, [measure("mean rank", table, "mean_rank", False),
+                                   measure("accuracy diff.", table, "accuracy_difference", False),
+                                   measure("observed consistency", table, "observed_consistency"),
+                                   measure("OOD accuracy", ood, "ood_accuracy")])
+
+
+def shape_bias_section(result) -> SectionResult:
+    """Shape bias on cue-conflict images as a report section, with model-vs-human's figure.
+
+    Parameters
+    ----------
+    result : ShapeBiasResult
+        From :func:`humanlike.measures.shapebias.analysis.shape_bias_analysis`.
+
+    Returns
+    -------
+    SectionResult
+        Tables ``shape-bias`` (overall) and ``shape-bias-classes`` (per class), the figure, and the headline
+        measure ``shape bias`` (the pooled humans as the ``humans`` row).
+
+    Examples
+    --------
+    >>> from humanlike.measures.shapebias.analysis import shape_bias_analysis
+    >>> from humanlike.measures.shapebias.simulate import simulate_cue_conflict
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> made = shape_bias_section(shape_bias_analysis(simulate_cue_conflict(seed=0),
+    ...                                               settings=ResamplingSettings(n_resamples=50)))
+    >>> [t.key for t in made.section.tables], made.headline[0].name
+    (['shape-bias', 'shape-bias-classes'], 'shape bias')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
+    from ..measures.shapebias.plot import shape_bias_figure
+
+    overall = result.overall()
+    per_class = result.per_class().reset_index()
+    rng = result.human_range().set_index("scope")
+    summary = ("Shape bias on cue-conflict images (Geirhos et al. 2019, model-vs-human's definition): shape "
+               "decisions / (shape + texture decisions) over trials whose shape and texture classes differ.")
+    if "overall" in rng.index:
+        r = rng.loc["overall"]
+        summary += (f" Single humans range from {r['min']:.3f} to {r['max']:.3f}; 'humans' pools every human trial, "
+                    "'human mean' averages each human's value.")
+    section = ReportSection(
+        "shape-bias", "Shape bias (cue conflict)", summary,
+        tables=[ReportTable("shape-bias", "Shape bias, overall", overall),
+                ReportTable("shape-bias-classes", "Shape bias per shape class (estimates)", per_class)],
+        figures=[ReportFigure("shape-bias", "Shape vs texture decisions per class", shape_bias_figure(result),
+                              alt="Per shape class, the fraction of texture (bottom axis) and shape (top axis) "
+                                  "decisions of the pooled humans with intervals and of each model.")],
+        methods=_settings_text(result.settings))
+    values = overall.rename(columns={"shape_bias": "estimate"})[["observer", "estimate", "ci_low", "ci_high"]]
+    values = values[values["observer"] != "human mean"]
+    values = values[(overall["observer_kind"] == "model").to_numpy()[values.index] | (values["observer"] == HUMAN_ROW)]
+    return SectionResult(section, [HeadlineMeasure("shape bias", values)])
+
+
+def psychometrics_section(result) -> SectionResult:
+    """Accuracy and entropy per condition (model-vs-human's psychometric figures) as a report section.
+
+    Parameters
+    ----------
+    result : PsychometricResult
+        From :func:`humanlike.measures.psychometrics.analysis.psychometrics`.
+
+    Returns
+    -------
+    SectionResult
+        One accuracy table and one figure per experiment with more than one condition; no headline measure.
+
+    Examples
+    --------
+    >>> from humanlike.measures.psychometrics.analysis import psychometrics
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> made = psychometrics_section(psychometrics(simulate_benchmark(seed=0), settings=ResamplingSettings(n_resamples=20)))
+    >>> [t.key for t in made.section.tables][:2], made.headline
+    (['psychometrics-sim-blur', 'psychometrics-sim-contrast'], [])
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
+    from ..measures.psychometrics.plot import psychometric_figure
+
+    tables, figures = [], []
+    for experiment in result.experiments():
+        table = result.table(experiment, "accuracy")
+        if table.shape[1] < 2:
+            continue
+        tables.append(ReportTable(f"psychometrics-{experiment}", f"{experiment}: accuracy per condition",
+                                  table.reset_index()))
+        figures.append(ReportFigure(f"psychometrics-{experiment}", f"{experiment}: accuracy and entropy",
+                                    psychometric_figure(result, experiment),
+                                    alt=f"Accuracy and response entropy per condition of {experiment}: humans "
+                                        "with interval and range, each model."))
+    section = ReportSection(
+        "psychometrics", "Accuracy and entropy per condition",
+        "model-vs-human's psychometric figures: accuracy (humans: every human trial pooled) and response entropy "
+        "in bits (humans: the mean of each human's) per condition, with bootstrap intervals over images (and "
+        "humans for the human summaries); entropy intervals are basic bootstrap intervals.",
+        tables=tables, figures=figures, methods=_settings_text(result.settings))
+    return SectionResult(section)
+
+
 # Adapters by analysis name, in page order; other analyses register theirs here.
 ADAPTERS: dict[str, Callable[[object], SectionResult]] = {
+    "leaderboard": leaderboard_section,
     "benchmark": ec_section, "dmc": dmc_section, "latent": latent_section, "ood": ood_section, "mlds": mlds_section,
     "psychscore": psychscore_section,
+    "shapebias": shape_bias_section, "psychometrics": psychometrics_section,
 }
 
 
@@ -397,8 +552,9 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
     Parameters
     ----------
     results : dict
-        ``{adapter name: result}`` (names of :data:`ADAPTERS`: ``benchmark``, ``dmc``, ``latent``, ``ood``,
-        ``mlds``, ``psychscore``); missing or None entries are skipped.
+        ``{adapter name: result}`` (names of :data:`ADAPTERS`: ``leaderboard``, ``benchmark``, ``dmc``,
+        ``latent``, ``ood``, ``mlds``, ``psychscore``, ``shapebias``, ``psychometrics``); missing or None entries
+        are skipped.
 
     Returns
     -------
@@ -438,7 +594,8 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     trials : pandas.DataFrame
         The trial table.
     analyses : list of str
-        Any of ``"ec"``, ``"dmc"``, ``"dvc"``, ``"ood"``.
+        Any of ``"ec"`` (with the leaderboard), ``"dmc"``, ``"dvc"``, ``"ood"``, ``"shapebias"`` (where the data hold
+        the cue-conflict experiment), ``"psychometrics"``.
     settings : ResamplingSettings
         The one settings object of every analysis.
     exclusions : dict or None
@@ -459,7 +616,7 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     >>> results, notes = run_report_analyses(trials.assign(decision_margin=np.nan), ["ec", "dmc"],
     ...                                      ResamplingSettings(n_resamples=0), None)
     >>> sorted(results), notes
-    (['benchmark'], ['decision-margin consistency skipped: no model has decision margins'])
+    (['benchmark', 'leaderboard'], ['decision-margin consistency skipped: no model has decision margins'])
     """
     from dataclasses import replace
 
@@ -471,6 +628,13 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     notes: list[str] = []
     if "ec" in analyses:
         results["benchmark"] = run_benchmark(trials, exclusions=exclusions, settings=settings)
+        _add_leaderboard(results, notes)
+    if "shapebias" in analyses:
+        _add_shape_bias(results, notes, trials, settings)
+    if "psychometrics" in analyses:
+        from ..measures.psychometrics.analysis import psychometrics
+
+        results["psychometrics"] = psychometrics(trials, settings=settings, validate=False)
     if "dmc" in analyses:
         has_margins = "decision_margin" in trials and trials.loc[trials["observer_kind"] == "model",
                                                                   "decision_margin"].notna().any()
@@ -488,6 +652,27 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
         else:
             results["ood"] = ood
     return results, notes
+
+
+def _add_leaderboard(results: dict, notes: list[str]) -> None:
+    """model-vs-human's leaderboard of the benchmark result (it orders the headline), or a note why not."""
+    from ..measures.ec.leaderboard import leaderboard
+
+    try:
+        results["leaderboard"] = leaderboard(results["benchmark"])
+    except ValueError as err:
+        notes.append(f"leaderboard skipped: {err}")
+
+
+def _add_shape_bias(results: dict, notes: list[str], trials: pd.DataFrame, settings) -> None:
+    """The shape bias where the data hold the cue-conflict experiment, or a note why not."""
+    from ..measures.shapebias.analysis import shape_bias_analysis
+    from ..trials.schema import TrialTableError
+
+    try:
+        results["shapebias"] = shape_bias_analysis(trials, settings=settings, validate=False)
+    except TrialTableError as err:
+        notes.append(f"shape bias skipped: {err}")
 
 
 def _run_ood_for_report(trials: pd.DataFrame, settings):

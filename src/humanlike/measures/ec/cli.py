@@ -232,6 +232,9 @@ def _demo_report(trials, args) -> Path:
     from ...app.report_sections import build_sections
 
     results = dict(args.demo_results)
+    board = _leaderboard_or_none(results["benchmark"])
+    if board is not None:   # model-vs-human's ranking orders the headline
+        results["leaderboard"] = board
     results["latent"] = latent_correctness_correlation(trials, settings=resampling_settings(args))
     sections, headline = build_sections(results)
     settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
@@ -368,22 +371,44 @@ def run_benchmark_command(args) -> int:
                            settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
     result = _with_dmc_rows(result, trials, args,
                             exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
+    board = _leaderboard_or_none(result)
+    document = result.to_json_dict()
+    if board is not None:
+        document["leaderboard"] = board.to_json_dict()
     if args.out is not None:
         run.add_table(result.rows, "benchmark", args.format)
         run.add_table(result.details.pairs, "pairs", args.format)
         if result.ranking is not None:
             run.add_table(result.ranking.to_frame(), "ranking", args.format)
-        run.json(result.to_json_dict(), args.out / "benchmark.json")
+        if board is not None:
+            run.add_table(board.table, "leaderboard", args.format)
+            run.add_table(board.ood_table, "leaderboard_ood", args.format)
+        run.json(document, args.out / "benchmark.json")
     if args.figure is not None:
         from .plot import benchmark_figure
 
         run.figure(benchmark_figure(result), args.figure)
     run.finish()
     if args.json:
-        emit_json(result.to_json_dict())
+        emit_json(document)
     else:
         print(format_overall(result))
+        if board is not None:
+            from .leaderboard_view import format_leaderboard
+
+            print()
+            print(format_leaderboard(board))
     return 0
+
+
+def _leaderboard_or_none(result):
+    """model-vs-human's leaderboard of a benchmark result; None when it has no model to rank."""
+    from .leaderboard import leaderboard
+
+    try:
+        return leaderboard(result)
+    except ValueError:
+        return None
 
 
 # --- ec ----------------------------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""Accuracy, response entropy and observed consistency per condition: the psychometric figures of model-vs-human."""

@@ -1,0 +1,203 @@
+"""The ``humanlike psychometrics`` command: accuracy and entropy per condition, observed beside error
+consistency per experiment, every value with its interval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..options import add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs
+
+
+def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
+    """Register ``humanlike psychometrics`` on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (none here).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> register(sub, None)
+    >>> args = parser.parse_args(["psychometrics", "raw-data/", "--experiment", "contrast"])
+    >>> args.observer_level, args.experiment, args.handler.__name__
+    ('bootstrap', ['contrast'], 'run_psychometrics_command')
+    """
+    p = sub.add_parser("psychometrics", help="accuracy and response entropy per condition, observed beside error "
+                                             "consistency per experiment (model-vs-human's figures), with intervals")
+    p.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
+    # The humans' summaries get intervals over images and humans by default.
+    add_resampling_options(p, observer_level="bootstrap")
+    add_output_options(p, out_default=None)
+    p.add_argument("--experiment", action="append", help="only this experiment (repeatable; default: all)")
+    p.add_argument("--no-consistency", action="store_true",
+                   help="skip observed and error consistency per experiment (they need every pair of observers)")
+    p.add_argument("--figures", type=Path, help="folder for one figure per experiment (PNG)")
+    p.set_defaults(handler=run_psychometrics_command)
+
+
+def consistency_by_experiment(result) -> pd.DataFrame:
+    """Observed consistency beside error consistency, per experiment and observer, from an EC result.
+
+    Parameters
+    ----------
+    result : ErrorConsistencyResult
+        From :func:`humanlike.measures.ec.analysis.error_consistency`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns experiment (and ``overall``: the mean over experiments), observer (``humans``: the human–human
+        mean), and per metric (observed_consistency,
+        error_consistency) its estimate, ``_low`` and ``_high``; model–model rows dropped.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.analysis import error_consistency
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> r = error_consistency(simulate_benchmark(seed=0), n_resamples=50)
+    >>> table = consistency_by_experiment(r)
+    >>> list(table.columns)[:4]
+    ['experiment', 'observer', 'observed_consistency', 'observed_consistency_low']
+    """
+    frame = result.to_frame()
+    frame = frame[(frame["group"] != "model-model") & frame["metric"].isin(["observed_consistency",
+                                                                            "error_consistency"])]
+    parts = []
+    for metric in ("observed_consistency", "error_consistency"):
+        part = frame[frame["metric"] == metric][["scope", "group", "estimate", "ci_low", "ci_high"]]
+        parts.append(part.rename(columns={"estimate": metric, "ci_low": f"{metric}_low", "ci_high": f"{metric}_high"})
+                     .set_index(["scope", "group"]))
+    out = parts[0].join(parts[1]).reset_index().rename(columns={"scope": "experiment", "group": "observer"})
+    return out
+
+
+def run_psychometrics_command(args) -> int:
+    """Handle ``humanlike psychometrics`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        0 on success; bad input raises and :func:`humanlike.app.cli.main` turns it into exit code 2.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> build_parser().parse_args(["psychometrics", "raw-data/"]).handler is run_psychometrics_command
+    True
+    """
+    from .analysis import psychometrics
+
+    settings = resampling_settings(args)
+    run = run_outputs(args, settings)
+    trials = load_data(args.data)   # validated by the loader
+    result = psychometrics(trials, settings=settings, experiments=args.experiment, validate=False)
+    consistency = None
+    if not args.no_consistency:
+        from ..ec.analysis import error_consistency
+
+        consistency = consistency_by_experiment(error_consistency(trials, experiments=args.experiment,
+                                                                  settings=settings, validate=False))
+    document = result.to_json_dict()
+    if consistency is not None:
+        document["consistency"] = [{k: (None if isinstance(v, float) and not np.isfinite(v) else v)
+                                    for k, v in r.items()} for r in consistency.to_dict("records")]
+    if args.out is not None:
+        run.add_table(result.to_frame(), "psychometrics", args.format)
+        run.add_table(result.human_range(), "psychometrics_human_range", args.format)
+        if consistency is not None:
+            run.add_table(consistency, "consistency", args.format)
+        run.json(document, args.out / "psychometrics.json")
+    if args.figures is not None:
+        from .plot import psychometric_figure
+
+        for experiment in result.experiments():
+            run.figure(psychometric_figure(result, experiment), args.figures / f"psychometrics-{experiment}.png")
+    run.finish()
+    if args.json:
+        emit_json(document)
+    else:
+        print(format_psychometrics(result, consistency))
+    return 0
+
+
+def _cell(value, low, high) -> str:
+    if not np.isfinite(value):
+        return "nan"
+    return f"{value:.2f}" if not (np.isfinite(low) and np.isfinite(high)) else f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def format_psychometrics(result, consistency: pd.DataFrame | None = None) -> str:
+    """Per experiment: accuracy per condition of humans (with interval and the single humans' range) and of
+    each model; then observed beside error consistency.
+
+    Parameters
+    ----------
+    result : PsychometricResult
+        From :func:`humanlike.measures.psychometrics.analysis.psychometrics`.
+    consistency : pandas.DataFrame, optional
+        From :func:`consistency_by_experiment`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from humanlike.measures.psychometrics.analysis import psychometrics
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = psychometrics(simulate_benchmark(seed=0), settings=ResamplingSettings(n_resamples=0))
+    >>> print(format_psychometrics(r).splitlines()[0])
+    sim-blur: accuracy per condition
+    """
+    frame = result.to_frame()
+    level = int(round(100 * result.settings["level"]))
+    lines = []
+    for experiment in result.experiments():
+        table = result.table(experiment, "accuracy")
+        entropy = result.table(experiment, "entropy")
+        conditions = list(table.columns)
+        width = max([24] + [len(str(o)) + 2 for o in table.index])
+        lines.append(f"{experiment}: accuracy per condition")
+        lines.append(f"{'observer':<{width}}" + "".join(f"{c:>11}" for c in conditions))
+        for observer, row in table.iterrows():
+            if observer == "human mean" or (result.kinds.get(observer) == "human" and observer != "humans"):
+                continue
+            lines.append(f"{observer:<{width}}" + "".join(f"{v:>11.3f}" for v in row.to_numpy()))
+        humans = frame[(frame["experiment"] == experiment) & (frame["observer"] == "humans")]
+        if not humans.empty:
+            rng = result.human_range()
+            rng = rng[(rng["experiment"] == experiment) & (rng["metric"] == "accuracy")].set_index("condition")
+            acc = humans[humans["metric"] == "accuracy"].set_index("condition")
+            lines.append(f"{'humans ' + str(level) + '% interval':<{width}}" + "".join(
+                f"{acc.loc[c, 'ci_low']:>6.2f}-{acc.loc[c, 'ci_high']:.2f}" for c in conditions))
+            lines.append(f"{'single humans (range)':<{width}}" + "".join(
+                f"{rng.loc[c, 'min']:>6.2f}-{rng.loc[c, 'max']:.2f}" for c in conditions))
+            lines.append(f"{'humans entropy [bits]':<{width}}" + "".join(
+                f"{v:>11.2f}" for v in entropy.loc["humans"].to_numpy()))
+        if consistency is not None:
+            part = consistency[consistency["experiment"] == experiment]
+            if not part.empty:
+                lines.append(f"{'':<{width}}{'observed consistency':>24}{'error consistency':>24}")
+                for r in part.to_dict("records"):
+                    lines.append(f"{r['observer']:<{width}}"
+                                 f"{_cell(r['observed_consistency'], r['observed_consistency_low'], r['observed_consistency_high']):>24}"
+                                 f"{_cell(r['error_consistency'], r['error_consistency_low'], r['error_consistency_high']):>24}")
+        lines.append("")
+    lines.append(f"(humans' accuracy: all human trials pooled, entropy: mean of each human's, as model-vs-human; "
+                 f"[{level}% bootstrap interval]; consistency: mean over conditions, humans = human-human pairs)")
+    return "\n".join(lines)
