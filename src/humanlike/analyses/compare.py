@@ -1,0 +1,340 @@
+"""Is model A more human-like than model B? Paired comparisons of a measure's result (docs/compare.md).
+
+One small adapter per measure result extracts ``{model: score, paired replicates}`` and the human ceiling
+(:class:`humanlike.stats.comparison.Scores`); :func:`compare` hands them to the measure-agnostic machinery
+(:func:`humanlike.stats.comparison.compare_scores`). For error consistency on one 2x2 table per pair (one
+human, one condition) the exact label-exchange test is added (:func:`ec_label_exchange_test`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..metrics.ec import kappa
+from ..stats.comparison import ComparisonResult, Scores, compare_scores
+from .dmc_kernel import DMC, MODEL_HUMAN_MEAN
+from .dmc_results import DMCResult
+from .ec_result import ErrorConsistencyResult
+from .errorconsistency import select_trials
+from .pairwise import HUMANS
+
+EC = "error_consistency"
+#: The exact test of one EC table, as named in the output's ``test`` column.
+EXCHANGE_TEST = "exact label exchange"
+
+
+def _replicates(resampled, n: int) -> np.ndarray:
+    reps = np.asarray(resampled.replicates, dtype=float)
+    return reps if reps.shape[0] else np.zeros((0, n))
+
+
+def ec_scores(result: ErrorConsistencyResult, *, scope: str = "overall") -> Scores:
+    """The models' error consistency with the humans, the human–human ceiling, and their paired replicates.
+
+    Parameters
+    ----------
+    result : ErrorConsistencyResult
+        From :func:`humanlike.analyses.errorconsistency.error_consistency`.
+    scope : str
+        ``"overall"`` (mean over experiments) or one experiment.
+
+    Returns
+    -------
+    Scores
+        With ``per_experiment`` (for the Brain-Score convention) filled from the experiments' rows.
+
+    Raises
+    ------
+    ValueError
+        On an unknown scope, or a result without models.
+    """
+    ec = result.resampled.where(metric=EC)
+    scopes = sorted({lab[0] for lab in ec.labels})
+    if scope not in scopes:
+        raise ValueError(f"no error-consistency scope {scope!r}; scopes: {scopes}")
+    models = sorted({lab[1] for lab in ec.labels if lab[2] == "model-human"})
+    if not models:
+        raise ValueError("the error-consistency result has no model (no model–human pairs to compare)")
+    here = ec.where(scope=scope)
+    model_cols = here.where(group=models, kind="model-human")
+    present = [lab[1] for lab in model_cols.labels]
+    ceiling = here.where(group=HUMANS)
+    experiments = [e for e in result.settings.get("experiments", []) if e in scopes]
+    per = None
+    if experiments:
+        est = np.full((len(experiments), len(present)), np.nan)
+        reps = np.full((ec.n_resamples, len(experiments), len(present)), np.nan)
+        ceil = np.full(len(experiments), np.nan)
+        ceil_reps = np.full((ec.n_resamples, len(experiments)), np.nan)
+        for e, name in enumerate(experiments):
+            cols = ec.where(scope=name)
+            for k, model in enumerate(present):
+                col = cols.where(group=model, kind="model-human")
+                if len(col):
+                    est[e, k] = col.estimate[0]
+                    reps[:, e, k] = _replicates(col, 1)[:, 0]
+            hum = cols.where(group=HUMANS)
+            if len(hum):
+                ceil[e] = hum.estimate[0]
+                ceil_reps[:, e] = _replicates(hum, 1)[:, 0]
+        per = {"experiments": experiments, "estimate": est, "replicates": reps, "ceiling": ceil,
+               "ceiling_replicates": ceil_reps}
+    return Scores(EC, scope, tuple(present), model_cols.estimate, _replicates(model_cols, len(present)),
+                  float(ceiling.estimate[0]) if len(ceiling) else np.nan,
+                  _replicates(ceiling, 1)[:, 0] if len(ceiling) else None, 0.0, dict(result.settings), per,
+                  tuple(model_cols.reasons))
+
+
+def dmc_scores(result: DMCResult, *, scope: str = "overall") -> Scores:
+    """The models' decision-margin consistency with the pooled humans, the split-half ceiling, replicates.
+
+    Parameters
+    ----------
+    result : DMCResult
+        From :func:`humanlike.analyses.dmc.decision_margin_consistency`.
+    scope : str
+        ``"overall"`` (mean over experiments) or one experiment (mean over its conditions).
+
+    Returns
+    -------
+    Scores
+        ``per_experiment`` is None (Brain-Score has no DMC convention).
+
+    Raises
+    ------
+    ValueError
+        On an unknown scope, or a result without models.
+    """
+    level = "overall" if scope == "overall" else "experiment"
+    dmc = result.resampled.where(metric=DMC, level=level, condition="")
+    scopes = sorted({lab[1] for lab in result.resampled.labels if lab[0] in ("overall", "experiment")})
+    here = dmc.where(scope=scope)
+    if not len(here):
+        raise ValueError(f"no decision-margin-consistency scope {scope!r}; scopes: {scopes}")
+    models = sorted({lab[3] for lab in here.labels if lab[4] == "model-human" and lab[3] != MODEL_HUMAN_MEAN})
+    if not models:
+        raise ValueError("the decision-margin-consistency result has no model with margins to compare")
+    model_cols = here.where(group=models, kind="model-human")
+    present = [lab[3] for lab in model_cols.labels]
+    ceiling = here.where(group=HUMANS)
+    return Scores(DMC, scope, tuple(present), model_cols.estimate, _replicates(model_cols, len(present)),
+                  float(ceiling.estimate[0]) if len(ceiling) else np.nan,
+                  _replicates(ceiling, 1)[:, 0] if len(ceiling) else None, 0.0, dict(result.settings), None,
+                  tuple(model_cols.reasons))
+
+
+#: The adapters: result class -> function giving its :class:`~humanlike.stats.comparison.Scores`.
+ADAPTERS = {ErrorConsistencyResult: ec_scores, DMCResult: dmc_scores}
+
+
+def scores_of(result, *, scope: str = "overall") -> Scores:
+    """The :class:`~humanlike.stats.comparison.Scores` of any supported measure result.
+
+    Parameters
+    ----------
+    result : ErrorConsistencyResult or DMCResult
+        A measure's result.
+    scope : str
+        ``"overall"`` or one experiment.
+
+    Returns
+    -------
+    Scores
+
+    Raises
+    ------
+    TypeError
+        For a result with no adapter.
+    """
+    for cls, adapter in ADAPTERS.items():
+        if isinstance(result, cls):
+            return adapter(result, scope=scope)
+    raise TypeError(f"no comparison for {type(result).__name__}; supported: "
+                    f"{[c.__name__ for c in ADAPTERS]}")
+
+
+def exchange_counts(human, model_a, model_b) -> np.ndarray:
+    """The 8 joint counts of (human, A, B) correctness on one table, as (human correct?, A, B) bits.
+
+    Parameters
+    ----------
+    human, model_a, model_b : array_like of bool
+        Correctness per trial, aligned.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (2, 2, 2): ``counts[h, a, b]`` trials with human correct ``h``, A correct ``a``, B correct ``b``.
+
+    Examples
+    --------
+    >>> exchange_counts([1, 1, 0], [1, 0, 0], [1, 1, 1])[1].tolist()
+    [[0, 1], [0, 1]]
+    """
+    h, a, b = (np.asarray(x, dtype=bool).astype(int) for x in (human, model_a, model_b))
+    counts = np.zeros((2, 2, 2), dtype=np.int64)
+    np.add.at(counts, (h, a, b), 1)
+    return counts
+
+
+def _kappa_with_human(counts: np.ndarray, which: int) -> np.ndarray:
+    """EC of model A (which=0) or B (1) with the human, from joint counts with leading batch axes."""
+    table = counts.sum(axis=-1 if which == 0 else -2)  # [..., human, model]
+    # kappa(a, b, c, d): both correct, only 1 (human) correct, only 2 (model) correct, both wrong
+    return kappa(table[..., 1, 1], table[..., 1, 0], table[..., 0, 1], table[..., 0, 0])
+
+
+def ec_label_exchange_test(human, model_a, model_b) -> tuple[float, float, str]:
+    """Exact test that models A and B are exchangeable on every trial of one table (one human, one condition).
+
+    Null: on each trial, the pair (A's correctness, B's correctness) is as likely as (B's, A's), given the
+    human's — so A and B have the same accuracy and the same EC with the human. Under it, the labels A and B
+    may be swapped on every trial independently; only discordant trials change anything: with ``d_h`` trials
+    where A and B disagree among those where the human is correct (``h = 1``) or wrong (``h = 0``), the count
+    of "A correct, B wrong" among them is Binomial(d_h, 1/2), the two independent. The statistic is
+    ``|EC(A, human) - EC(B, human)|``; the p-value is the exact probability of a statistic at least as large
+    as the observed one (relative tolerance 1e-12), summed over all ``(d_1 + 1)(d_0 + 1)`` outcomes; outcomes
+    with an undefined statistic count as at least as large (conservative). Identical models (no discordant
+    trial) give p = 1.
+
+    Parameters
+    ----------
+    human, model_a, model_b : array_like of bool
+        Correctness per trial, aligned.
+
+    Returns
+    -------
+    (difference, p_value, reason) : tuple
+        ``EC(A) - EC(B)``, the exact p-value, and why it is undefined ("" when defined).
+
+    Examples
+    --------
+    >>> h = [1] * 30 + [0] * 10
+    >>> diff, p, why = ec_label_exchange_test(h, h, h)
+    >>> diff, p, why
+    (0.0, 1.0, '')
+    """
+    from scipy import stats
+
+    counts = exchange_counts(human, model_a, model_b)
+    observed = _kappa_with_human(counts, 0) - _kappa_with_human(counts, 1)
+    if not np.isfinite(observed):
+        return float("nan"), float("nan"), "EC of a model with the human undefined"
+    d1 = int(counts[1, 1, 0] + counts[1, 0, 1])
+    d0 = int(counts[0, 1, 0] + counts[0, 0, 1])
+    x1 = np.arange(d1 + 1)[:, None]
+    x0 = np.arange(d0 + 1)[None, :]
+    prob = stats.binom.pmf(x1, d1, 0.5) * stats.binom.pmf(x0, d0, 0.5)
+    table = np.broadcast_to(counts, (d1 + 1, d0 + 1, 2, 2, 2)).copy()
+    table[..., 1, 1, 0] = x1
+    table[..., 1, 0, 1] = d1 - x1
+    table[..., 0, 1, 0] = x0
+    table[..., 0, 0, 1] = d0 - x0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stat = np.abs(_kappa_with_human(table, 0) - _kappa_with_human(table, 1))
+    extreme = ~(stat < abs(observed) * (1 - 1e-12) - 1e-15)   # NaN counts as extreme
+    return float(observed), float(min(1.0, prob[extreme].sum())), ""
+
+
+def ec_exchange_tests(trials: pd.DataFrame, result: ErrorConsistencyResult, scores: Scores) -> pd.DataFrame | None:
+    """The exact label-exchange test for every pair of models, where the scope is one table per pair.
+
+    That is when the scope's trials (after the result's own exclusions, experiment and condition filters)
+    hold one human and one condition; otherwise None.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table the result was computed from.
+    result : ErrorConsistencyResult
+        The result (its settings name the selection).
+    scores : Scores
+        The models compared.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        Columns model_a, model_b, p_value, test, reason.
+    """
+    from .errorconsistency import MODELVSHUMAN_EXCLUSIONS
+
+    settings = result.settings
+    exclusions = MODELVSHUMAN_EXCLUSIONS if settings.get("exclusions") else None
+    experiments = settings.get("experiments")
+    if scores.scope != "overall":
+        experiments = [scores.scope]
+    selected = select_trials(trials, experiments=experiments, condition=settings.get("condition"),
+                             exclusions=exclusions, validate=False)
+    humans = selected.loc[selected["observer_kind"] == "human", "observer"].unique()
+    cells = selected[["experiment", "condition"]].drop_duplicates()
+    if len(humans) != 1 or len(cells) != 1:
+        return None
+    wide = selected.pivot_table(index="item", columns="observer", values="correct", aggfunc="first")
+    rows = []
+    for i, a in enumerate(scores.models):
+        for b in scores.models[i + 1:]:
+            both = wide[[humans[0], a, b]].dropna()
+            if both.empty:
+                rows.append((a, b, np.nan, EXCHANGE_TEST, "no trial seen by the human and both models"))
+                continue
+            _, p, why = ec_label_exchange_test(*(both[c].to_numpy(dtype=bool) for c in (humans[0], a, b)))
+            rows.append((a, b, p, EXCHANGE_TEST, why))
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "p_value", "test", "reason"])
+
+
+def compare(result, *, models=None, correction: str = "holm", level: float = 0.95, normalise: str | None = None,
+            scope: str = "overall", trials: pd.DataFrame | None = None) -> ComparisonResult:
+    """Is model A more human-like than model B? Every pair of models, each against the human ceiling.
+
+    The differences, their intervals and p-values come from the paired replicates the result already keeps
+    (the same resampled items and observers for every model); definitions in
+    :mod:`humanlike.stats.comparison` and docs/compare.md.
+
+    Parameters
+    ----------
+    result : ErrorConsistencyResult or DMCResult
+        A measure's result, computed with resamples.
+    models : sequence of str, optional
+        The models to compare (default: all with a score); the family of pairs is these models' pairs.
+    correction : {"holm", "bh", "none"}
+        Multiple-testing correction within each family.
+    level : float
+        Confidence level; ``1 - level`` is the alpha that decides "resolved".
+    normalise : {"ceiling", "brainscore"}, optional
+        Compare ceiling-normalised scores: the ratio to the human ceiling, or Brain-Score's ceiled EC
+        (error consistency only).
+    scope : str
+        ``"overall"`` or one experiment.
+    trials : pandas.DataFrame, optional
+        The trial table of an EC result: where the scope is one table per pair (one human, one condition), the
+        exact label-exchange test (:func:`ec_label_exchange_test`) is added for every pair.
+
+    Returns
+    -------
+    ComparisonResult
+
+    Raises
+    ------
+    ValueError
+        Naming an unknown model, fewer than two models, an unknown correction or normalisation.
+    TypeError
+        For a result of a measure without an adapter.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.errorconsistency import error_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> r = error_consistency(simulate_benchmark(seed=0), experiments=["sim-noise"], n_resamples=200, seed=0)
+    >>> c = compare(r, models=["model-humanlike", "model-alien"])
+    >>> row = c.pairs.iloc[0]
+    >>> row["model_a"], row["model_b"], bool(row["resolved"])
+    ('model-humanlike', 'model-alien', True)
+    """
+    scores = scores_of(result, scope=scope)
+    if models is not None:
+        scores = scores.select(models)
+    extra = None
+    if trials is not None and isinstance(result, ErrorConsistencyResult):
+        extra = ec_exchange_tests(trials, result, scores)
+    return compare_scores(scores, correction=correction, level=level, normalise=normalise, extra_tests=extra)
