@@ -14,7 +14,8 @@ import sys
 from .options import optional_module
 
 # Command families, each a module with register(subparsers, plan_subparsers); absent ones are skipped.
-COMMAND_MODULES = ("cli_ec", "cli_dmc", "cli_ood", "cli_dvc", "cli_mlds", "cli_psychscore", "cli_models", "cli_report")
+COMMAND_MODULES = ("cli_ec", "cli_dmc", "cli_ood", "cli_dvc", "cli_mlds", "cli_psychscore", "cli_models", "cli_report",
+                   "cli_compare")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -690,7 +690,16 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
     if has_ceiling and scores.n_resamples >= 2:
         lo, hi = _interval(scores.ceiling_replicates[:, None], np.array([scores.ceiling]), level)
         ceiling.update(ci_low=float(lo[0]), ci_high=float(hi[0]))
-    settings = dict(scores.settings, level=level, correction=correction, normalise=normalise,
+    notes = []
+    if scores.n_resamples:
+        floor = 2.0 / (scores.n_resamples + 1)
+        n_pairs = int(frames[0]["p_value"].notna().sum())
+        best = floor * (n_pairs if correction == "holm" else 1)
+        if best > 1 - level:
+            notes.append(f"with {scores.n_resamples} resamples the smallest bootstrap p-value is {floor:.2g}; "
+                         f"after {correction} over {n_pairs} pairs no pair can be resolved at alpha "
+                         f"{1 - level:.2g}: use more resamples (at least {math.ceil(2 * n_pairs / (1 - level))})")
+    settings = dict(scores.settings, level=level, correction=correction, normalise=normalise, notes=notes,
                     measure=scores.measure, scope=scores.scope, n_resamples=scores.n_resamples,
                     p_value="bootstrap: min(1, 2 (1 + min(#{d* <= 0}, #{d* >= 0})) / (1 + R))")
     return ComparisonResult(comparisons, score_frame, ceiling, settings)
