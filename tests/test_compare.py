@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanlike.analyses.compare import compare, ec_label_exchange_test, exchange_counts
+from humanlike.analyses.compare import compare
+from humanlike.stats.ec_exchange import ec_label_exchange_test, exchange_counts
 from humanlike.analyses.dmc import decision_margin_consistency
 from humanlike.analyses.errorconsistency import error_consistency
 from humanlike.data.simulate import SDTObserver, simulate_benchmark, simulate_copy_pair

@@ -3,7 +3,8 @@
 One small adapter per measure result extracts ``{model: score, paired replicates}`` and the human ceiling
 (:class:`humanlike.stats.comparison.Scores`); :func:`compare` hands them to the measure-agnostic machinery
 (:func:`humanlike.stats.comparison.compare_scores`). For error consistency on one 2x2 table per pair (one
-human, one condition) the exact label-exchange test is added (:func:`ec_label_exchange_test`).
+human, one condition) the exact label-exchange test is added
+(:func:`humanlike.stats.ec_exchange.ec_label_exchange_test`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..metrics.ec import kappa
 from ..stats.comparison import ComparisonResult, Scores, compare_scores
+from ..stats.ec_exchange import ec_label_exchange_test
 from .dmc_kernel import DMC, MODEL_HUMAN_MEAN
 from .dmc_results import DMCResult
 from .ec_result import ErrorConsistencyResult
@@ -154,89 +155,6 @@ def scores_of(result, *, scope: str = "overall") -> Scores:
                     f"{[c.__name__ for c in ADAPTERS]}")
 
 
-def exchange_counts(human, model_a, model_b) -> np.ndarray:
-    """The 8 joint counts of (human, A, B) correctness on one table, as (human correct?, A, B) bits.
-
-    Parameters
-    ----------
-    human, model_a, model_b : array_like of bool
-        Correctness per trial, aligned.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (2, 2, 2): ``counts[h, a, b]`` trials with human correct ``h``, A correct ``a``, B correct ``b``.
-
-    Examples
-    --------
-    >>> exchange_counts([1, 1, 0], [1, 0, 0], [1, 1, 1])[1].tolist()
-    [[0, 1], [0, 1]]
-    """
-    h, a, b = (np.asarray(x, dtype=bool).astype(int) for x in (human, model_a, model_b))
-    counts = np.zeros((2, 2, 2), dtype=np.int64)
-    np.add.at(counts, (h, a, b), 1)
-    return counts
-
-
-def _kappa_with_human(counts: np.ndarray, which: int) -> np.ndarray:
-    """EC of model A (which=0) or B (1) with the human, from joint counts with leading batch axes."""
-    table = counts.sum(axis=-1 if which == 0 else -2)  # [..., human, model]
-    # kappa(a, b, c, d): both correct, only 1 (human) correct, only 2 (model) correct, both wrong
-    return kappa(table[..., 1, 1], table[..., 1, 0], table[..., 0, 1], table[..., 0, 0])
-
-
-def ec_label_exchange_test(human, model_a, model_b) -> tuple[float, float, str]:
-    """Exact test that models A and B are exchangeable on every trial of one table (one human, one condition).
-
-    Null: on each trial, the pair (A's correctness, B's correctness) is as likely as (B's, A's), given the
-    human's — so A and B have the same accuracy and the same EC with the human. Under it, the labels A and B
-    may be swapped on every trial independently; only discordant trials change anything: with ``d_h`` trials
-    where A and B disagree among those where the human is correct (``h = 1``) or wrong (``h = 0``), the count
-    of "A correct, B wrong" among them is Binomial(d_h, 1/2), the two independent. The statistic is
-    ``|EC(A, human) - EC(B, human)|``; the p-value is the exact probability of a statistic at least as large
-    as the observed one (relative tolerance 1e-12), summed over all ``(d_1 + 1)(d_0 + 1)`` outcomes; outcomes
-    with an undefined statistic count as at least as large (conservative). Identical models (no discordant
-    trial) give p = 1.
-
-    Parameters
-    ----------
-    human, model_a, model_b : array_like of bool
-        Correctness per trial, aligned.
-
-    Returns
-    -------
-    (difference, p_value, reason) : tuple
-        ``EC(A) - EC(B)``, the exact p-value, and why it is undefined ("" when defined).
-
-    Examples
-    --------
-    >>> h = [1] * 30 + [0] * 10
-    >>> diff, p, why = ec_label_exchange_test(h, h, h)
-    >>> diff, p, why
-    (0.0, 1.0, '')
-    """
-    from scipy import stats
-
-    counts = exchange_counts(human, model_a, model_b)
-    observed = _kappa_with_human(counts, 0) - _kappa_with_human(counts, 1)
-    if not np.isfinite(observed):
-        return float("nan"), float("nan"), "EC of a model with the human undefined"
-    d1 = int(counts[1, 1, 0] + counts[1, 0, 1])
-    d0 = int(counts[0, 1, 0] + counts[0, 0, 1])
-    x1 = np.arange(d1 + 1)[:, None]
-    x0 = np.arange(d0 + 1)[None, :]
-    prob = stats.binom.pmf(x1, d1, 0.5) * stats.binom.pmf(x0, d0, 0.5)
-    table = np.broadcast_to(counts, (d1 + 1, d0 + 1, 2, 2, 2)).copy()
-    table[..., 1, 1, 0] = x1
-    table[..., 1, 0, 1] = d1 - x1
-    table[..., 0, 1, 0] = x0
-    table[..., 0, 0, 1] = d0 - x0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        stat = np.abs(_kappa_with_human(table, 0) - _kappa_with_human(table, 1))
-    extreme = ~(stat < abs(observed) * (1 - 1e-12) - 1e-15)   # NaN counts as extreme
-    return float(observed), float(min(1.0, prob[extreme].sum())), ""
-
-
 def ec_exchange_tests(trials: pd.DataFrame, result: ErrorConsistencyResult, scores: Scores) -> pd.DataFrame | None:
     """The exact label-exchange test for every pair of models, where the scope is one table per pair.
 
@@ -308,7 +226,8 @@ def compare(result, *, models=None, correction: str = "holm", level: float = 0.9
         ``"overall"`` or one experiment.
     trials : pandas.DataFrame, optional
         The trial table of an EC result: where the scope is one table per pair (one human, one condition), the
-        exact label-exchange test (:func:`ec_label_exchange_test`) is added for every pair.
+        exact label-exchange test (:func:`humanlike.stats.ec_exchange.ec_label_exchange_test`) is added for
+        every pair.
 
     Returns
     -------
