@@ -312,3 +312,45 @@ def test_cli_compare_clear_errors(tmp_path, duplicated, capsys):
     assert "brainscore" in capsys.readouterr().err
     assert main(["compare", str(data), "--measure", "ec", "--resamples", "0", "--quiet"]) == 2
     assert "--resamples" in capsys.readouterr().err
+
+
+# --- planning -----------------------------------------------------------------------------------------------------
+
+
+def test_joint_cells_reproduce_the_planted_kappas_and_accuracies():
+    from humanlike.stats.compare_planning import joint_cell_probabilities
+
+    p = joint_cell_probabilities(0.5, 0.1, 0.8, 0.7, 0.9)
+    assert p.sum() == pytest.approx(1.0)
+    ta, tb = p.sum(axis=2), p.sum(axis=1)   # [human, model]
+    assert ta[1].sum() == pytest.approx(0.8) and ta[:, 1].sum() == pytest.approx(0.7) and tb[:, 1].sum() == pytest.approx(0.9)
+    assert float(kappa(ta[1, 1], ta[1, 0], ta[0, 1], ta[0, 0])) == pytest.approx(0.5)
+    assert float(kappa(tb[1, 1], tb[1, 0], tb[0, 1], tb[0, 0])) == pytest.approx(0.1)
+
+
+def test_simulated_comparisons_null_and_power_and_seed():
+    from humanlike.stats.compare_planning import simulate_dmc_comparisons, simulate_ec_comparisons
+
+    null = simulate_ec_comparisons(300, 0.3, 0.3, 0.8, 0.8, n_sets=300, n_resamples=300, seed=4)
+    assert null.rejection_rate() <= _upper(300) and null.rejection_rate(test="exact") <= _upper(300)
+    assert simulate_ec_comparisons(300, 0.3, 0.3, 0.8, 0.8, n_sets=300, n_resamples=300, seed=4).difference.tolist() \
+        == null.difference.tolist()
+    strong = simulate_ec_comparisons(800, 0.6, 0.1, 0.8, 0.8, n_sets=100, n_resamples=300, exact=False, seed=4)
+    assert strong.rejection_rate() > 0.9 and strong.true_difference == pytest.approx(0.5)
+    dmc = simulate_dmc_comparisons(150, 8, 0.4, 0.4, n_sets=200, n_resamples=300, seed=5)
+    assert dmc.true_difference == 0.0 and dmc.rejection_rate() <= _upper(200)
+
+
+def test_cli_plan_compare_json(capsys):
+    from humanlike.presentation.cli import main
+
+    assert main(["plan", "compare", "--delta", "0.3", "--trials", "100", "800", "--sets", "60", "--resamples", "100",
+                 "--no-exact", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    power = {r["size"]: r["power"] for r in doc["power"]}
+    assert power[800] > power[100] and doc["needed"]["bootstrap"] == 800 and "exact" not in doc["needed"]
+    assert main(["plan", "compare", "--measure", "dmc", "--delta", "0.3", "--items", "60", "--sets", "30",
+                 "--resamples", "100", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["design"]["unit"] == "items"
+    assert main(["plan", "compare", "--delta", "0.9", "--kappa", "0.5"]) == 2   # kappa 1.4 cannot exist
+    assert "error" in capsys.readouterr().err

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ..stats.comparison import CORRECTIONS, NORMALISATIONS
 from .options import (
-    add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs,
+    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
+    resampling_settings, run_outputs, seed_value,
 )
 
 #: Each measure's default ``--observer-level`` (the same as its own command's).
@@ -32,8 +33,8 @@ def register(sub, plan_sub) -> None:
     >>> sub = parser.add_subparsers(dest="command")
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
     >>> register(sub, plan_sub)
-    >>> sorted(sub.choices)
-    ['compare', 'plan']
+    >>> sorted(sub.choices), sorted(plan_sub.choices)
+    (['compare', 'plan'], ['compare'])
     """
     cmp = sub.add_parser(
         "compare", help="is model A more human-like than model B? paired differences, p-values, the ceiling",
@@ -64,6 +65,36 @@ def register(sub, plan_sub) -> None:
     cmp.set_defaults(observer_level=None)   # None: the measure's own default (OBSERVER_LEVEL_DEFAULTS)
     add_output_options(cmp, out_default=None)
     cmp.set_defaults(handler=run_compare_command)
+
+    plan = plan_sub.add_parser(
+        "compare", help="trials (EC) or items (DMC) needed to resolve a difference between two models",
+        description="Power of the paired comparison to resolve a planted difference between two models, by "
+                    "simulation: EC from the copy model (one human, one table; the paired bootstrap and the exact "
+                    "label-exchange test), DMC from the margin model (items, observers; the paired bootstrap). "
+                    "docs/compare.md")
+    plan.add_argument("--measure", choices=("ec", "dmc"), default="ec", help="the measure (default %(default)s)")
+    plan.add_argument("--delta", type=float_in(-1, 1), required=True,
+                      help="planted difference: in EC (ec) or in the margin-truth correlation rho (dmc)")
+    plan.add_argument("--kappa", type=float_in(-1, 1), default=0.2, help="model B's EC with the human (ec; default 0.2)")
+    plan.add_argument("--accuracy", type=probability, nargs=2, default=(0.8, 0.8), metavar=("HUMAN", "MODELS"),
+                      help="accuracies of the human and of both models (ec; default 0.8 0.8)")
+    plan.add_argument("--trials", type=int_at_least(10), nargs="+", default=[100, 200, 400, 800, 1600, 3200],
+                      help="numbers of trials to simulate (ec)")
+    plan.add_argument("--rho", type=float_in(-1, 1), default=0.4,
+                      help="model B's margin-truth correlation (dmc; default 0.4)")
+    plan.add_argument("--observers", type=int_at_least(1), default=8, help="human observers (dmc; default 8)")
+    plan.add_argument("--items", type=int_at_least(3), nargs="+", default=[50, 100, 200, 400, 800],
+                      help="numbers of items to simulate (dmc)")
+    plan.add_argument("--power", type=probability, default=0.8, help="target power (default 0.8)")
+    plan.add_argument("--alpha", type=probability, default=0.05,
+                      help="level of one comparison (divide by the family size for a Holm/Bonferroni plan)")
+    plan.add_argument("--sets", type=int_at_least(20), default=400, help="simulated data sets per size (default 400)")
+    plan.add_argument("--resamples", type=int_at_least(50), default=400,
+                      help="bootstrap resamples per data set (default 400)")
+    plan.add_argument("--no-exact", action="store_true", help="skip the exact label-exchange test (ec; faster)")
+    plan.add_argument("--seed", type=seed_value, default=0)
+    plan.add_argument("--json", action="store_true")
+    plan.set_defaults(handler=run_plan_compare)
 
 
 def compare_settings(args):
@@ -217,3 +248,51 @@ def format_comparison(comparison) -> str:
     notes = s.get("notes") or []
     lines += ["", *[f"note: {n}" for n in notes]] if notes else []
     return "\n".join(lines)
+
+
+def run_plan_compare(args) -> int:
+    """Handle ``humanlike plan compare``; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        0 on success; bad input raises and :func:`humanlike.presentation.cli.main` exits 2 with one line.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(["plan", "compare", "--delta", "0.1"]).handler is run_plan_compare
+    True
+    """
+    from ..stats.compare_planning import plan_dmc_comparison, plan_ec_comparison
+
+    if args.measure == "ec":
+        a_human, a_model = args.accuracy
+        plan = plan_ec_comparison(args.delta, kappa_b=args.kappa, a_human=a_human, a_model=a_model,
+                                  trials=sorted(set(args.trials)), target=args.power, alpha=args.alpha,
+                                  n_sets=args.sets, n_resamples=args.resamples, exact=not args.no_exact,
+                                  seed=args.seed)
+    else:
+        plan = plan_dmc_comparison(args.delta, rho_b=args.rho, n_observers=args.observers,
+                                   items=sorted(set(args.items)), target=args.power, alpha=args.alpha,
+                                   n_sets=args.sets, n_resamples=args.resamples, seed=args.seed)
+    doc = {"measure": plan.measure, "true_difference": plan.true_difference, "target_power": plan.target,
+           "alpha": plan.alpha, "design": plan.design, "needed": plan.needed,
+           "power": plan.to_frame().to_dict("records")}
+    if args.json:
+        emit_json(doc)
+        return 0
+    unit = plan.design["unit"]
+    print(f"power to resolve a difference of {plan.true_difference:+.3f} in {plan.measure} (alpha {plan.alpha}, "
+          f"{plan.design['n_sets']} simulated data sets per size):")
+    wide = plan.to_frame().pivot(index="size", columns="test", values="power").rename_axis(unit).reset_index()
+    print(wide.to_string(index=False))
+    for test, size in plan.needed.items():
+        print(f"{test}: " + (f"{size} {unit} reach power {plan.target}" if size is not None
+                             else f"power {plan.target} not reached within {int(plan.sizes.max())} {unit}"))
+    return 0
