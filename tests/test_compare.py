@@ -354,3 +354,36 @@ def test_cli_plan_compare_json(capsys):
     assert json.loads(capsys.readouterr().out)["design"]["unit"] == "items"
     assert main(["plan", "compare", "--delta", "0.9", "--kappa", "0.5"]) == 2   # kappa 1.4 cannot exist
     assert "error" in capsys.readouterr().err
+
+
+# --- the DVC and OOD-alignment adapters -------------------------------------------------------------------------
+
+
+def test_identical_models_dvc(duplicated):
+    from humanlike.analyses.dvc_choices import latent_correctness_correlation
+    from humanlike.stats.settings import ResamplingSettings
+
+    r = latent_correctness_correlation(duplicated, settings=ResamplingSettings(n_resamples=99, seed=0))
+    c = compare(r)
+    row = _twin_row(c).iloc[0]
+    assert row["difference"] == 0.0 and row["p_value"] == 1.0
+    assert c.settings["measure"] == "tetrachoric_correctness"
+
+
+def test_ood_alignment_adapter_compares_ratios_with_one():
+    from humanlike.analyses.ood_alignment import OODAlignment
+
+    rng = np.random.default_rng(0)
+    reps = np.array([0.9, 0.5]) + 0.03 * rng.normal(size=(400, 2))
+    ratios = pd.DataFrame({"regime": "near", "model": ["b", "a"], "ratio": [0.5, 0.9]})
+    empty = pd.DataFrame()
+    alignment = OODAlignment(empty, empty, ratios, empty, ("a", "b"), {"near": reps}, {"seed": 0})
+    c = compare(alignment)
+    assert c.scores["model"].tolist() == ["a", "b"] and c.scores["estimate"].tolist() == [0.9, 0.5]
+    vs = c.to_frame().set_index("comparison")
+    assert "ceiling vs chance" not in vs.index   # the ratio's reference 1 is fixed, not estimated
+    near = c.to_frame()
+    assert near.loc[near["comparison"] == "model vs ceiling", "difference"].tolist() == pytest.approx([-0.1, -0.5])
+    assert bool(c.pairs["resolved"].iloc[0])
+    with pytest.raises(ValueError, match="regime"):
+        compare(alignment, scope="far")

@@ -16,7 +16,10 @@ from ..stats.comparison import ComparisonResult, Scores, compare_scores
 from ..stats.ec_exchange import ec_label_exchange_test
 from .dmc_kernel import DMC, MODEL_HUMAN_MEAN
 from .dmc_results import DMCResult
+from .dvc_choices import LatentBenchmarkResult
 from .ec_result import ErrorConsistencyResult
+from .ood import OODResult
+from .ood_alignment import OODAlignment
 from .errorconsistency import select_trials
 from .pairwise import HUMANS
 
@@ -125,8 +128,87 @@ def dmc_scores(result: DMCResult, *, scope: str = "overall") -> Scores:
                   tuple(model_cols.reasons))
 
 
+def dvc_scores(result: LatentBenchmarkResult, *, scope: str = "overall") -> Scores:
+    """The models' latent correlation with the humans (decision-variable correlation from choices), the
+    human–human ceiling, and their paired replicates.
+
+    Parameters
+    ----------
+    result : LatentBenchmarkResult
+        From :func:`humanlike.analyses.dvc_choices.latent_correctness_correlation` (or
+        :func:`~humanlike.analyses.dvc_choices.margin_probit_correlation`).
+    scope : str
+        ``"overall"`` or one experiment.
+
+    Returns
+    -------
+    Scores
+
+    Raises
+    ------
+    ValueError
+        On an unknown scope, or a result without models.
+    """
+    values = result.values
+    scopes = sorted({lab[0] for lab in values.labels})
+    if scope not in scopes:
+        raise ValueError(f"no {result.metric} scope {scope!r}; scopes: {scopes}")
+    here = values.where(scope=scope)
+    models = sorted({lab[1] for lab in here.labels if lab[2] == "model-human"})
+    if not models:
+        raise ValueError(f"the {result.metric} result has no model (no model–human pairs to compare)")
+    model_cols = here.where(group=models, kind="model-human")
+    ceiling = here.where(group=HUMANS)
+    return Scores(result.metric, scope, tuple(lab[1] for lab in model_cols.labels), model_cols.estimate,
+                  _replicates(model_cols, len(model_cols)),
+                  float(ceiling.estimate[0]) if len(ceiling) else np.nan,
+                  _replicates(ceiling, 1)[:, 0] if len(ceiling) else None, 0.0, dict(values.settings), None,
+                  tuple(model_cols.reasons))
+
+
+def ood_alignment_scores(result, *, scope: str | None = None) -> Scores:
+    """The models' OOD error-alignment ratios in one regime, with their paired replicates.
+
+    The ratio is already relative to the humans (model's ½(EC+MA) with humans over the humans' own), so the
+    human reference is the fixed value 1: models are compared with 1 (``ceiling_fixed``), and there is no
+    ceiling-against-chance test.
+
+    Parameters
+    ----------
+    result : OODResult or OODAlignment
+        From :func:`humanlike.analyses.ood.ood_analysis` (its ``alignment``) or
+        :func:`humanlike.analyses.ood_alignment.ood_alignment`.
+    scope : str, optional
+        The regime (default: the first, the reference-like regime; ``"overall"`` means the same).
+
+    Returns
+    -------
+    Scores
+
+    Raises
+    ------
+    ValueError
+        On an unknown regime, or an alignment without replicates.
+    """
+    alignment = result.alignment if isinstance(result, OODResult) else result
+    regimes = list(alignment.ratio_replicates)
+    if not regimes:
+        raise ValueError("the OOD alignment has no resampled regime ratios (run with resamples)")
+    regime = regimes[0] if scope in (None, "overall") else scope
+    if regime not in alignment.ratio_replicates:
+        raise ValueError(f"no OOD regime {regime!r}; regimes: {regimes}")
+    table = alignment.regime_ratios[alignment.regime_ratios["regime"] == regime].set_index("model")
+    models = list(alignment.models)
+    estimate = table["ratio"].reindex(models).to_numpy(dtype=float)
+    replicates = np.asarray(alignment.ratio_replicates[regime], dtype=float)
+    return Scores("ood_alignment_ratio", regime, tuple(models), estimate, replicates, 1.0,
+                  np.ones(replicates.shape[0]), 0.0, dict(alignment.settings), None,
+                  ceiling_fixed=True)
+
+
 #: The adapters: result class -> function giving its :class:`~humanlike.stats.comparison.Scores`.
-ADAPTERS = {ErrorConsistencyResult: ec_scores, DMCResult: dmc_scores}
+ADAPTERS = {ErrorConsistencyResult: ec_scores, DMCResult: dmc_scores, LatentBenchmarkResult: dvc_scores,
+            OODResult: ood_alignment_scores, OODAlignment: ood_alignment_scores}
 
 
 def scores_of(result, *, scope: str = "overall") -> Scores:
@@ -134,7 +216,7 @@ def scores_of(result, *, scope: str = "overall") -> Scores:
 
     Parameters
     ----------
-    result : ErrorConsistencyResult or DMCResult
+    result : ErrorConsistencyResult, DMCResult, LatentBenchmarkResult, OODResult or OODAlignment
         A measure's result.
     scope : str
         ``"overall"`` or one experiment.
@@ -211,7 +293,7 @@ def compare(result, *, models=None, correction: str = "holm", level: float = 0.9
 
     Parameters
     ----------
-    result : ErrorConsistencyResult or DMCResult
+    result : ErrorConsistencyResult, DMCResult, LatentBenchmarkResult, OODResult or OODAlignment
         A measure's result, computed with resamples.
     models : sequence of str, optional
         The models to compare (default: all with a score); the family of pairs is these models' pairs.
@@ -223,7 +305,7 @@ def compare(result, *, models=None, correction: str = "holm", level: float = 0.9
         Compare ceiling-normalised scores: the ratio to the human ceiling, or Brain-Score's ceiled EC
         (error consistency only).
     scope : str
-        ``"overall"`` or one experiment.
+        ``"overall"`` or one experiment (for the OOD alignment: a regime; ``"overall"`` is the first regime).
     trials : pandas.DataFrame, optional
         The trial table of an EC result: where the scope is one table per pair (one human, one condition), the
         exact label-exchange test (:func:`humanlike.stats.ec_exchange.ec_label_exchange_test`) is added for

@@ -14,7 +14,7 @@ from .options import (
 )
 
 #: Each measure's default ``--observer-level`` (the same as its own command's).
-OBSERVER_LEVEL_DEFAULTS = {"ec": "none", "dmc": "jackknife"}
+OBSERVER_LEVEL_DEFAULTS = {"ec": "none", "dmc": "jackknife", "dvc": "none", "ood-alignment": "none"}
 
 
 def register(sub, plan_sub) -> None:
@@ -48,7 +48,10 @@ def register(sub, plan_sub) -> None:
     cmp.add_argument("--models", nargs="+", metavar="MODEL",
                      help="compare only these models (the family is their pairs; default: every model)")
     cmp.add_argument("--scope", default="overall",
-                     help="'overall' (mean over experiments, default) or one experiment's score")
+                     help="'overall' (mean over experiments, default) or one experiment's score; for "
+                          "ood-alignment a regime ('overall': the first regime)")
+    cmp.add_argument("--reference", nargs="+", metavar="EXP=COND",
+                     help="ood-alignment: the reference (undistorted) conditions, as `humanlike ood --reference`")
     cmp.add_argument("--experiment", action="append", metavar="NAME",
                      help="analyse only this experiment (repeatable; default: every experiment)")
     cmp.add_argument("--condition", help="one condition (default: mean over the experiment's conditions)")
@@ -120,15 +123,17 @@ def compare_settings(args):
     return replace(settings, observer_level=level)
 
 
-def measure_result(trials, measure: str, settings, *, exclusions, experiments=None, condition=None):
+def measure_result(trials, measure: str, settings, *, exclusions, experiments=None, condition=None,
+                   reference=None):
     """The measure's result on a trial table, with the replicates the comparison needs.
 
     Parameters
     ----------
     trials : pandas.DataFrame
         The trial table.
-    measure : {"ec", "dmc"}
-        The measure.
+    measure : {"ec", "dmc", "dvc", "ood-alignment"}
+        The measure (``dvc``: the latent correlation of correctness, as ``humanlike dvc choices``;
+        ``ood-alignment``: the OOD spectrum's error-alignment ratios, as ``humanlike ood``).
     settings : ResamplingSettings
         Resampling settings.
     exclusions : dict or None
@@ -137,16 +142,33 @@ def measure_result(trials, measure: str, settings, *, exclusions, experiments=No
         Experiments to analyse.
     condition : str, optional
         One condition.
+    reference : list of str, optional
+        ``EXP=COND`` reference conditions (ood-alignment).
 
     Returns
     -------
-    ErrorConsistencyResult or DMCResult
+    ErrorConsistencyResult, DMCResult, LatentBenchmarkResult or OODResult
     """
     if measure == "ec":
         from ..analyses.errorconsistency import error_consistency
 
         return error_consistency(trials, experiments=experiments, condition=condition, exclusions=exclusions,
                                  settings=settings, validate=False)
+    if measure == "dvc":
+        from ..analyses.dvc_choices import latent_correctness_correlation
+
+        if condition is not None:
+            raise ValueError("--condition is not available for --measure dvc (it averages over conditions)")
+        return latent_correctness_correlation(trials, experiments=experiments, exclusions=exclusions,
+                                              settings=settings, validate=False)
+    if measure == "ood-alignment":
+        from ..analyses.ood import ood_analysis
+        from .cli_ood import parse_reference
+
+        if exclusions or experiments or condition:
+            raise ValueError("--measure ood-alignment takes the whole spectrum: no --exclusions, --experiment "
+                             "or --condition")
+        return ood_analysis(trials, parse_reference(reference), settings=settings)
     from ..analyses.dmc import decision_margin_consistency
 
     return decision_margin_consistency(trials, experiments=experiments, condition=condition, exclusions=exclusions,
@@ -182,7 +204,7 @@ def run_compare_command(args) -> int:
     trials = load_data(args.data)
     exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
     result = measure_result(trials, args.measure, settings, exclusions=exclusions, experiments=args.experiment,
-                            condition=args.condition)
+                            condition=args.condition, reference=args.reference)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=RuntimeWarning)
         comparison = compare(result, models=args.models, correction=args.correction, level=args.level,

@@ -19,7 +19,10 @@ from ..stats.comparison import ComparisonResult  # noqa: E402
 MODEL_COLOUR = "#1f77b4"
 CEILING_COLOUR = "#d62728"
 MEASURE_LABELS = {"error_consistency": "error consistency with humans (kappa)",
-                  "decision_margin_consistency": "decision-margin consistency with humans (r)"}
+                  "decision_margin_consistency": "decision-margin consistency with humans (r)",
+                  "tetrachoric_correctness": "latent correlation of correctness with humans",
+                  "margin_probit": "latent (probit) correlation with humans",
+                  "ood_alignment_ratio": "error-alignment ratio to humans"}
 
 
 def comparison_figure(comparison: ComparisonResult, title: str | None = None):

@@ -213,6 +213,9 @@ class Scores:
         "ceiling": (E,), "ceiling_replicates": (R, E)}``.
     reasons : tuple of str
         Why a model's score is undefined ("" where it is defined), one per model.
+    ceiling_fixed : bool
+        The ceiling is a fixed reference (e.g. 1 for a score that is already a ratio to the humans): models are
+        compared with it, but it is not tested against chance.
     """
 
     measure: str
@@ -226,6 +229,7 @@ class Scores:
     settings: dict = field(default_factory=dict)
     per_experiment: dict | None = None
     reasons: tuple = ()
+    ceiling_fixed: bool = False
 
     def __post_init__(self) -> None:
         estimate = np.asarray(self.estimate, dtype=float).reshape(-1)
@@ -281,7 +285,7 @@ class Scores:
             per = dict(per, estimate=per["estimate"][:, idx], replicates=per["replicates"][:, :, idx])
         return Scores(self.measure, self.scope, tuple(models), self.estimate[idx], self.replicates[:, idx],
                       self.ceiling, self.ceiling_replicates, self.chance, self.settings, per,
-                      tuple(self.reasons[k] for k in idx))
+                      tuple(self.reasons[k] for k in idx), self.ceiling_fixed)
 
 
 def ceiling_ratio(estimate, replicates, ceiling, ceiling_replicates) -> tuple[np.ndarray, np.ndarray]:
@@ -666,6 +670,7 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
                             est, np.full(m, ceiling_est), ceil_diff, ceil_reps, level, correction, scale, test,
                             scores, reasons, null))
         cr = scores.ceiling_replicates[:, None]
+    if has_ceiling and not scores.ceiling_fixed:
         frames.append(_rows("ceiling vs chance", "the human ceiling vs chance", ["human ceiling"], ["chance"],
                             np.array([scores.ceiling]), np.array([scores.chance]),
                             np.array([scores.ceiling - scores.chance]), cr - scores.chance, level, correction,
