@@ -387,3 +387,15 @@ def test_ood_alignment_adapter_compares_ratios_with_one():
     assert bool(c.pairs["resolved"].iloc[0])
     with pytest.raises(ValueError, match="regime"):
         compare(alignment, scope="far")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_compact_letters_share_a_letter_exactly_when_unresolved(seed):
+    rng = np.random.default_rng(seed)
+    names = [f"m{k}" for k in range(9)]
+    resolved = {frozenset((a, b)) for i, a in enumerate(names) for b in names[i + 1:] if rng.uniform() < 0.5}
+    letters = compact_letters(names, resolved)
+    for i, a in enumerate(names):
+        assert letters[a]
+        for b in names[i + 1:]:
+            assert bool(set(letters[a]) & set(letters[b])) == (frozenset((a, b)) not in resolved)
