@@ -52,6 +52,15 @@ def ec_scores(result: ErrorConsistencyResult, *, scope: str = "overall") -> Scor
     ------
     ValueError
         On an unknown scope, or a result without models.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.errorconsistency import error_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> r = error_consistency(simulate_benchmark(seed=0, n_humans=3, n_items=32), n_resamples=10, seed=0)
+    >>> s = ec_scores(r)
+    >>> s.models[:2], s.replicates.shape, round(s.ceiling, 3) == round(float(r.table().iloc[0]["estimate"]), 3)
+    (('model-alien', 'model-humanlike'), (10, 5), True)
     """
     ec = result.resampled.where(metric=EC)
     scopes = sorted({lab[0] for lab in ec.labels})
@@ -109,6 +118,15 @@ def dmc_scores(result: DMCResult, *, scope: str = "overall") -> Scores:
     ------
     ValueError
         On an unknown scope, or a result without models.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dmc import decision_margin_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> r = decision_margin_consistency(simulate_benchmark(seed=0, n_humans=4, n_items=32), n_resamples=10, seed=0)
+    >>> s = dmc_scores(r)
+    >>> len(s.models), s.replicates.shape, s.per_experiment is None
+    (5, (10, 5), True)
     """
     level = "overall" if scope == "overall" else "experiment"
     dmc = result.resampled.where(metric=DMC, level=level, condition="")
@@ -148,8 +166,20 @@ def dvc_scores(result: LatentBenchmarkResult, *, scope: str = "overall") -> Scor
     ------
     ValueError
         On an unknown scope, or a result without models.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.dvc_choices import latent_correctness_correlation
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.stats.settings import ResamplingSettings
+    >>> r = latent_correctness_correlation(simulate_benchmark(seed=0, n_humans=3, n_items=32),
+    ...                                    settings=ResamplingSettings(n_resamples=10, seed=0))
+    >>> s = dvc_scores(r)
+    >>> s.measure, len(s.models)
+    ('tetrachoric_correctness', 5)
     """
     values = result.values
+
     scopes = sorted({lab[0] for lab in values.labels})
     if scope not in scopes:
         raise ValueError(f"no {result.metric} scope {scope!r}; scopes: {scopes}")
@@ -189,6 +219,17 @@ def ood_alignment_scores(result, *, scope: str | None = None) -> Scores:
     ------
     ValueError
         On an unknown regime, or an alignment without replicates.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humanlike.analyses.ood_alignment import OODAlignment
+    >>> ratios = pd.DataFrame({"regime": "near", "model": ["a", "b"], "ratio": [0.9, 0.5]})
+    >>> alignment = OODAlignment(pd.DataFrame(), pd.DataFrame(), ratios, pd.DataFrame(), ("a", "b"),
+    ...                          {"near": np.array([[0.9, 0.5], [0.8, 0.6]])}, {})
+    >>> s = ood_alignment_scores(alignment)
+    >>> s.scope, s.estimate.tolist(), s.ceiling, s.ceiling_fixed
+    ('near', [0.9, 0.5], 1.0, True)
     """
     alignment = result.alignment if isinstance(result, OODResult) else result
     regimes = list(alignment.ratio_replicates)
@@ -229,6 +270,13 @@ def scores_of(result, *, scope: str = "overall") -> Scores:
     ------
     TypeError
         For a result with no adapter.
+
+    Examples
+    --------
+    >>> scores_of("not a result")
+    Traceback (most recent call last):
+    ...
+    TypeError: no comparison for str; supported: ['ErrorConsistencyResult', 'DMCResult', 'LatentBenchmarkResult', 'OODResult', 'OODAlignment']
     """
     for cls, adapter in ADAPTERS.items():
         if isinstance(result, cls):
@@ -256,6 +304,16 @@ def ec_exchange_tests(trials: pd.DataFrame, result: ErrorConsistencyResult, scor
     -------
     pandas.DataFrame or None
         Columns model_a, model_b, p_value, test, reason.
+
+    Examples
+    --------
+    >>> from humanlike.analyses.errorconsistency import error_consistency
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> t = simulate_benchmark(seed=0, n_humans=1, n_items=64, experiments={"sim": {"0": 0.7}})
+    >>> r = error_consistency(t, n_resamples=10, seed=0)
+    >>> tests = ec_exchange_tests(t, r, ec_scores(r))
+    >>> len(tests), tests["test"].iloc[0]   # 10 pairs of 5 models
+    (10, 'exact label exchange')
     """
     from .errorconsistency import MODELVSHUMAN_EXCLUSIONS
 

@@ -148,6 +148,15 @@ def measure_result(trials, measure: str, settings, *, exclusions, experiments=No
     Returns
     -------
     ErrorConsistencyResult, DMCResult, LatentBenchmarkResult or OODResult
+
+    Examples
+    --------
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> from humanlike.stats.settings import ResamplingSettings
+    >>> r = measure_result(simulate_benchmark(seed=0, n_humans=3, n_items=32), "ec",
+    ...                    ResamplingSettings(n_resamples=10), exclusions=None)
+    >>> type(r).__name__
+    'ErrorConsistencyResult'
     """
     if measure == "ec":
         from ..analyses.errorconsistency import error_consistency
@@ -244,6 +253,16 @@ def format_comparison(comparison) -> str:
     -------
     str
         Lines of text.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.stats.comparison import Scores, compare_scores
+    >>> reps = np.array([0.4, 0.2]) + np.random.default_rng(0).normal(0, 0.01, (200, 2))
+    >>> text = format_comparison(compare_scores(Scores("error_consistency", "overall", ("a", "b"), [0.4, 0.2],
+    ...                                                reps, 0.5, np.full(200, 0.5))))
+    >>> print(text.splitlines()[1])
+    human ceiling +0.500 [+0.500, +0.500]
     """
     s = comparison.settings
     lines = [f"{s['measure']} ({s['scope']}), {s['n_resamples']} paired resamples, level {s['level']}, "

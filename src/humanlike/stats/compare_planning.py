@@ -100,6 +100,13 @@ class SimulatedComparisons:
         The exact label-exchange p-value (EC only, when asked for).
     true_difference : float
         The planted population difference.
+
+    Examples
+    --------
+    >>> sim = SimulatedComparisons(np.array([0.1, 0.0]), np.array([0.05, -0.1]), np.array([0.2, 0.1]),
+    ...                            np.array([0.01, 0.9]), None, 0.1)
+    >>> sim.rejection_rate(0.05), sim.coverage()
+    (0.5, 1.0)
     """
 
     difference: np.ndarray
@@ -129,7 +136,12 @@ class SimulatedComparisons:
         return float(np.mean(np.nan_to_num(p, nan=2.0) <= alpha))
 
     def coverage(self) -> float:
-        """Share of data sets whose interval contains the planted difference (an undefined interval misses)."""
+        """Share of data sets whose interval contains the planted difference (an undefined interval misses).
+
+        Returns
+        -------
+        float
+        """
         return float(np.mean((self.ci_low <= self.true_difference) & (self.true_difference <= self.ci_high)))
 
 
@@ -170,6 +182,13 @@ def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seed
     -------
     (difference, ci_low, ci_high, p_value) : tuple of numpy.ndarray
         Each of shape (S,).
+
+    Examples
+    --------
+    >>> counts = np.array([[40, 5, 5, 10, 10, 5, 5, 20]])   # cells (h, a, b) in binary order 000 ... 111
+    >>> d, lo, hi, p = paired_bootstrap_ec(counts, 200, 0.95, [np.random.default_rng(0)])
+    >>> d.round(3).tolist(), bool(lo[0] <= d[0] <= hi[0])
+    ([0.0], True)
     """
     counts = np.asarray(counts, dtype=np.int64)
     ka, kb = _kappas(counts)
@@ -330,6 +349,13 @@ class ComparisonPlan:
         The planted population difference.
     design : dict
         Every other parameter of the simulation.
+
+    Examples
+    --------
+    >>> plan = ComparisonPlan("error_consistency", np.array([100, 400]), {"bootstrap": np.array([0.3, 0.9])},
+    ...                       {"bootstrap": 400}, 0.8, 0.05, 0.2, {"unit": "trials"})
+    >>> plan.to_frame()[["size", "power", "reaches_target"]].values.tolist()
+    [[100, 0.3, False], [400, 0.9, True]]
     """
 
     measure: str

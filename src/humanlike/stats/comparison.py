@@ -216,6 +216,13 @@ class Scores:
     ceiling_fixed : bool
         The ceiling is a fixed reference (e.g. 1 for a score that is already a ratio to the humans): models are
         compared with it, but it is not tested against chance.
+
+    Examples
+    --------
+    >>> s = Scores("error_consistency", "overall", ("a", "b", "c"), [0.3, 0.2, 0.1], np.zeros((4, 3)), 0.4,
+    ...            np.full(4, 0.4))
+    >>> s.select(["c", "a"]).estimate.tolist(), s.n_resamples
+    ([0.1, 0.3], 4)
     """
 
     measure: str
@@ -385,6 +392,13 @@ def normalised_scores(scores: Scores, normalise: str) -> tuple[np.ndarray, np.nd
     ------
     ValueError
         On an unknown normalisation, or ``"brainscore"`` for a measure without per-experiment scores.
+
+    Examples
+    --------
+    >>> s = Scores("error_consistency", "overall", ("a",), [0.2], [[0.2], [0.1]], 0.4, [0.4, 0.5])
+    >>> est, reps, scale = normalised_scores(s, "ceiling")
+    >>> est.tolist(), reps[:, 0].tolist(), scale
+    ([0.5], [0.5, 0.2], 'ratio to human ceiling')
     """
     if normalise == "ceiling":
         est, reps = ceiling_ratio(scores.estimate, scores.replicates, scores.ceiling, scores.ceiling_replicates)
@@ -486,6 +500,14 @@ class ComparisonResult:
         The human ceiling: estimate, ci_low, ci_high, chance.
     settings : dict
         The level, correction, normalisation and the settings of the measure's result.
+
+    Examples
+    --------
+    >>> reps = np.array([0.5, 0.1]) + np.random.default_rng(0).normal(0, 0.01, (300, 2))
+    >>> c = compare_scores(Scores("error_consistency", "overall", ("a", "b"), [0.5, 0.1], reps, 0.6,
+    ...                           np.full(300, 0.6)))
+    >>> c.resolved_pairs() == {frozenset({"a", "b"})}, sorted(c.to_frame()["comparison"].unique())
+    (True, ['ceiling vs chance', 'model vs ceiling', 'pair'])
     """
 
     comparisons: pd.DataFrame
@@ -510,7 +532,13 @@ class ComparisonResult:
         return c[c["comparison"] == "pair"].reset_index(drop=True)
 
     def resolved_pairs(self) -> set:
-        """The pairs (frozensets of two model names) whose difference is resolved."""
+        """The pairs whose difference is resolved.
+
+        Returns
+        -------
+        set of frozenset
+            Each a frozenset of two model names.
+        """
         p = self.pairs
         return {frozenset((a, b)) for a, b in p.loc[p["resolved"], ["model_a", "model_b"]].itertuples(index=False)}
 
