@@ -399,3 +399,18 @@ def test_compact_letters_share_a_letter_exactly_when_unresolved(seed):
         assert letters[a]
         for b in names[i + 1:]:
             assert bool(set(letters[a]) & set(letters[b])) == (frozenset((a, b)) not in resolved)
+
+
+def test_brainscore_of_one_experiment_uses_that_experiment_only(duplicated):
+    r = error_consistency(duplicated, n_resamples=50, seed=0)
+    one = compare(r, scope="sim-blur", normalise="brainscore").scores.set_index("model")
+    table = r.table(scope="sim-blur").set_index("group")
+    ceiling = table.loc["humans", "estimate"]
+    expected = np.clip(abs(table.loc["model-medium", "estimate"]) / abs(ceiling), 0, 1)
+    assert one.loc["model-medium", "normalised"] == pytest.approx(expected)
+
+
+def test_observer_bootstrap_keeps_the_pairing(duplicated):
+    r = error_consistency(duplicated, n_resamples=99, seed=0, observer_level="bootstrap")
+    row = _twin_row(compare(r)).iloc[0]
+    assert row["difference"] == 0.0 and row["p_value"] == 1.0

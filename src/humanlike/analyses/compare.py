@@ -73,7 +73,8 @@ def ec_scores(result: ErrorConsistencyResult, *, scope: str = "overall") -> Scor
     model_cols = here.where(group=models, kind="model-human")
     present = [lab[1] for lab in model_cols.labels]
     ceiling = here.where(group=HUMANS)
-    experiments = [e for e in result.settings.get("experiments", []) if e in scopes]
+    # Brain-Score's ceiled score of the scope: each experiment's, averaged over the experiments of the scope
+    experiments = [e for e in result.settings.get("experiments", []) if e in scopes and scope in ("overall", e)]
     per = None
     if experiments:
         est = np.full((len(experiments), len(present)), np.nan)

@@ -109,12 +109,12 @@ def exchange_test_from_counts(counts) -> tuple[float, float, str]:
     x1 = np.arange(d1 + 1)[:, None]
     x0 = np.arange(d0 + 1)[None, :]
     prob = stats.binom.pmf(x1, d1, 0.5) * stats.binom.pmf(x0, d0, 0.5)
-    table = np.broadcast_to(counts, (d1 + 1, d0 + 1, 2, 2, 2)).copy()
-    table[..., 1, 1, 0] = x1
-    table[..., 1, 0, 1] = d1 - x1
-    table[..., 0, 1, 0] = x0
-    table[..., 0, 0, 1] = d0 - x0
+    # Only the discordant cells move: (1, 1, 0) = x1, (1, 0, 1) = d1 - x1, (0, 1, 0) = x0, (0, 0, 1) = d0 - x0.
+    both, human_only = counts[1, 1, 1], counts[1, 0, 0]
+    models_only, neither = counts[0, 1, 1], counts[0, 0, 0]
     with np.errstate(divide="ignore", invalid="ignore"):
-        stat = np.abs(_kappa_with_human(table, 0) - _kappa_with_human(table, 1))
+        kappa_a = kappa(both + x1, human_only + (d1 - x1), models_only + x0, neither + (d0 - x0))
+        kappa_b = kappa(both + (d1 - x1), human_only + x1, models_only + (d0 - x0), neither + x0)
+        stat = np.abs(kappa_a - kappa_b)
     extreme = ~(stat < abs(observed) * (1 - 1e-12) - 1e-15)   # NaN counts as extreme
     return float(observed), float(min(1.0, prob[extreme].sum())), ""
