@@ -70,6 +70,7 @@ def part_level(args) -> dict:
                                  bootstrap=sim.rejection_rate(ALPHA), exact=sim.rejection_rate(ALPHA, "exact"),
                                  seconds=time.perf_counter() - t))
                 print(rows[-1], flush=True)
+                RESULTS.mkdir(parents=True, exist_ok=True)
                 partial = RESULTS / "compare_level.partial.json"
                 partial.write_text(json.dumps({"rows": rows, "n_resamples": args.resamples}, indent=1))
     return {"rows": rows, "n_resamples": args.resamples}
@@ -161,7 +162,10 @@ def part_markdown(args) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    level = json.loads((RESULTS / "compare_level.json").read_text())
+    level_file = RESULTS / "compare_level.json"
+    if not level_file.exists():   # an interrupted run: its finished cells
+        level_file = RESULTS / "compare_level.partial.json"
+    level = json.loads(level_file.read_text())
     cov = json.loads((RESULTS / "compare_coverage.json").read_text())
     pipe = json.loads((RESULTS / "compare_pipeline.json").read_text())
     power = json.loads((RESULTS / "compare_power.json").read_text())

@@ -662,7 +662,6 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
                     test, scores, pair_reasons)]
     if extra_tests is not None and len(extra_tests):
         extra = extra_tests.copy()
-        padj = adjust(extra["p_value"].to_numpy(dtype=float), correction)
         size = int(np.isfinite(extra["p_value"].to_numpy(dtype=float)).sum())
         position = {n: k for k, n in enumerate(names)}
         flip = extra["model_a"].map(position) > extra["model_b"].map(position)
