@@ -414,3 +414,47 @@ def test_observer_bootstrap_keeps_the_pairing(duplicated):
     r = error_consistency(duplicated, n_resamples=99, seed=0, observer_level="bootstrap")
     row = _twin_row(compare(r)).iloc[0]
     assert row["difference"] == 0.0 and row["p_value"] == 1.0
+
+
+# --- every option changes what it claims ---------------------------------------------------------------------------
+
+
+def test_cli_options_exclusions_figure_level_scope(tmp_path, capsys):
+    from humanlike.presentation.cli import main
+
+    trials = simulate_benchmark(seed=3, n_humans=3, n_items=40,
+                                experiments={"contrast": {"c100": 1.0, "c50": 0.6}, "rotation": {"0": 1.0, "90": 0.7}})
+    data = tmp_path / "trials.csv"
+    trials.to_csv(data, index=False)
+    base = ["compare", str(data), "--measure", "ec", "--resamples", "60", "--quiet", "--json"]
+
+    def scores(*extra):
+        assert main([*base, *extra]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        return doc, {r["model"]: r["estimate"] for r in doc["scores"]}
+
+    doc, plain = scores()
+    _, excluded = scores("--exclusions")   # drops contrast c100 and rotation 0
+    assert plain != excluded
+    narrow, _ = scores("--level", "0.5")
+    wide = {(r["model_a"], r["model_b"]): r["ci_high"] - r["ci_low"] for r in doc["comparisons"]}
+    assert all(r["ci_high"] - r["ci_low"] < wide[(r["model_a"], r["model_b"])] + 1e-12
+               for r in narrow["comparisons"] if r["ci_low"] is not None)
+    _, rotation = scores("--scope", "rotation")
+    assert rotation != plain
+    figure = tmp_path / "cmp.png"
+    assert main([*base, "--figure", str(figure)]) == 0 and figure.stat().st_size > 1000
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_bootstrap_p_value_symmetric_and_holm_dominates(seed):
+    rng = np.random.default_rng(seed)
+    d = rng.normal(rng.normal(), 1, size=int(rng.integers(5, 200)))
+    assert float(bootstrap_p_value(d)) == float(bootstrap_p_value(-d))
+    assert 2 / (d.size + 1) - 1e-12 <= float(bootstrap_p_value(d)) <= 1
+    p = rng.uniform(size=int(rng.integers(1, 15))) ** 3
+    h, b = holm(p), adjust(p, "bh")
+    assert (h >= p - 1e-15).all() and (b >= p - 1e-15).all() and (h >= b - 1e-12).all()
+    order = np.argsort(p)
+    assert (np.diff(h[order]) >= -1e-15).all()   # monotone in the raw p-values
