@@ -458,3 +458,26 @@ def test_bootstrap_p_value_symmetric_and_holm_dominates(seed):
     assert (h >= p - 1e-15).all() and (b >= p - 1e-15).all() and (h >= b - 1e-12).all()
     order = np.argsort(p)
     assert (np.diff(h[order]) >= -1e-15).all()   # monotone in the raw p-values
+
+
+# --- the real benchmark (docs/compare_results.md) ------------------------------------------------------------------
+
+
+def test_real_benchmark_ec_conclusions(mvh_trials):
+    from humanlike.analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = error_consistency(mvh_trials, exclusions=MODELVSHUMAN_EXCLUSIONS, n_resamples=2000, seed=0,
+                              validate=False)
+        c = compare(r)
+        bs = compare(r, normalise="brainscore").scores
+    assert len(c.scores) == 9 and (c.pairs["family_size"] == 36).all()
+    vs = c.to_frame()
+    ceiling_rows = vs[vs["comparison"] == "model vs ceiling"]
+    assert ceiling_rows["resolved"].all() and (ceiling_rows["difference"] < -0.15).all()
+    assert c.scores["model"].iloc[-1] == "bagnet33"
+    bag = c.pairs[c.pairs["model_b"] == "bagnet33"]
+    assert len(bag) == 8 and bag["resolved"].all()
+    assert 0 < c.pairs["resolved"].sum() < 36   # some differences resolved, not all
+    assert ((bs["normalised"] >= 0) & (bs["normalised"] <= 1)).all()
