@@ -411,8 +411,7 @@ def test_brainscore_of_one_experiment_uses_that_experiment_only(duplicated):
 
 
 def test_observer_bootstrap_keeps_the_pairing(duplicated):
-    with warnings.catch_warnings():   # 3 resampled humans: some human-human kappas undefined, as the engine says
-        warnings.simplefilter("ignore", category=RuntimeWarning)
+    with pytest.warns(RuntimeWarning, match="undefined"):   # 3 resampled humans: some human-human kappas undefined
         r = error_consistency(duplicated, n_resamples=99, seed=0, observer_level="bootstrap")
     row = _twin_row(compare(r)).iloc[0]
     assert row["difference"] == 0.0 and row["p_value"] == 1.0
