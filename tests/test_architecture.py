@@ -19,7 +19,7 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "humanlike"
 LAYERS = ("trials", "resampling", "stats", "files", "measures", "app")
 HEAVY = ("torch", "torchvision", "timm", "dask", "distributed")
-MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics")
+MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics", "compare")
 #: Modules of ``humanlike.measures`` that every measure may use (not a measure themselves).
 SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options")
 #: What a measure (or the shared measure modules, "shared") may import from another measure, and why.
@@ -39,6 +39,12 @@ CROSS_MEASURE: dict[str, set[str]] = {
     "ec": {"humanlike.measures.dmc.analysis", "humanlike.measures.dvc.choices"},
     # the psychometric figures put observed consistency beside error consistency
     "psychometrics": {"humanlike.measures.ec.analysis"},
+    # paired comparisons read the paired replicates of every measure's result, and plan with EC's copy model
+    "compare": {"humanlike.measures.ec.exchange", "humanlike.measures.ec.result", "humanlike.measures.ec.copy_model",
+                "humanlike.measures.ec.metric", "humanlike.measures.ec.analysis", "humanlike.measures.dmc.kernel",
+                "humanlike.measures.dmc.result", "humanlike.measures.dmc.analysis", "humanlike.measures.dvc.choices",
+                "humanlike.measures.ood.analysis", "humanlike.measures.ood.alignment",
+                "humanlike.measures.ood.cli"},
 }
 #: Upward imports still allowed (lazy, inside the demo's handler): the demo moves to app/ in issue 21, phase 2.
 UPWARD_EXCEPTIONS = {"humanlike.measures.ec.cli": {"humanlike.app.report", "humanlike.app.report_sections"}}

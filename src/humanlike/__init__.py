@@ -5,6 +5,7 @@ it. Layers: trials -> resampling -> stats -> files -> measures (one folder per m
 """
 
 from .measures.ec.benchmark import BenchmarkResult, run_benchmark
+from .measures.compare.adapters import compare
 from .measures.dmc.consistency_accuracy import consistency_vs_accuracy
 from .measures.dmc.analysis import decision_margin_consistency
 from .measures.dmc.result import DMCResult
@@ -40,7 +41,7 @@ __all__ = [
     "MldsResult", "MldsResults", "OODResult", "Output", "PairAggregation", "PsychScoreResult", "Representation",
     "Resampled", "ResamplingSettings", "ResourceError", "SelfConsistencyResult", "Stratum",
     "SufficientStatisticKernel", "TrialTableError", "UndefinedPolicy", "analyse_mlds", "bootstrap", "build_design",
-    "choice_dvc", "consistency_vs_accuracy", "decision_margin_consistency", "dvc_representations",
+    "choice_dvc", "compare", "consistency_vs_accuracy", "decision_margin_consistency", "dvc_representations",
     "error_consistency", "error_overlap", "kappa", "latent_correctness_correlation", "load_judgements",
     "load_modelvshuman", "load_representation", "load_trials", "margin_probit_correlation", "ood_analysis",
     "psychophysical_score", "run_benchmark", "save_representation", "self_consistency", "simulate_benchmark",

@@ -15,7 +15,8 @@ from ..measures.options import optional_module
 
 # Command families, each a module with register(subparsers, plan_subparsers); absent ones are skipped.
 COMMAND_MODULES = ("measures.ec.cli", "measures.dmc.cli", "measures.ood.cli", "measures.dvc.cli", "measures.mlds.cli",
-                   "measures.psychscore.cli", "measures.shapebias.cli", "measures.psychometrics.cli", "app.cli_models",
+                   "measures.psychscore.cli", "measures.shapebias.cli", "measures.psychometrics.cli", "measures.compare.cli",
+                   "app.cli_models",
                    "app.cli_report")
 
 

@@ -546,6 +546,68 @@ ADAPTERS: dict[str, Callable[[object], SectionResult]] = {
 }
 
 
+# --- which differences are resolved (paired comparisons, docs/compare.md) --------------------------------
+
+
+def compare_section(results: dict) -> SectionResult:
+    """"Which differences are resolved": per measure, the paired comparisons of every pair of models.
+
+    Parameters
+    ----------
+    results : dict
+        ``{"EC": ErrorConsistencyResult, "DMC": DMCResult}`` (either may be missing or None).
+
+    Returns
+    -------
+    SectionResult
+        Per measure a table of the pairs (difference, interval, Holm-adjusted p, resolved) and the comparison
+        figure; no headline measure.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.analysis import error_consistency
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> ec = error_consistency(simulate_benchmark(seed=0, n_humans=4, n_items=48), n_resamples=50, seed=0)
+    >>> made = compare_section({"EC": ec})
+    >>> [t.key for t in made.section.tables]
+    ['compare-ec']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
+    import warnings
+
+    from ..measures.compare.adapters import compare
+    from ..measures.compare.plot import comparison_figure
+
+    tables, figures, summary = [], [], []
+    for name, result in results.items():
+        if result is None:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)
+            comparison = compare(result)
+        pairs = comparison.pairs
+        resolved = int(pairs["resolved"].sum())
+        summary.append(f"{name}: {resolved} of {len(pairs)} pairs resolved")
+        key = f"compare-{name.lower()}"
+        tables.append(ReportTable(key, f"{name}: differences between models", pairs[
+            ["model_a", "model_b", "difference", "ci_low", "ci_high", "p_value", "p_adjusted", "resolved", "family"]],
+            caption="difference = model A - model B (A the higher-scoring); interval and p-value from the paired "
+                    "bootstrap replicates; p_adjusted: Holm over all pairs; resolved: p_adjusted <= 1 - level"))
+        figures.append(ReportFigure(key, f"{name}: which differences are resolved", comparison_figure(comparison),
+                                    alt=f"{name} of every model with its interval, ordered by score, the human "
+                                        "ceiling band, letters shared by models whose difference is not resolved."))
+    section = ReportSection(
+        "compare", "Which differences are resolved",
+        "Two models scored on the same trials are correlated, so overlapping intervals say little about their "
+        "difference; here each difference has its own interval and test from the paired resamples ("
+        + "; ".join(summary) + ").", tables=tables, figures=figures)
+    return SectionResult(section)
+
+
+ADAPTERS["compare"] = compare_section
+
+
 def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], ReportTable | None]:
     """Sections (in :data:`ADAPTERS` order) and the headline table for the results given by name.
 
@@ -616,7 +678,7 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     >>> results, notes = run_report_analyses(trials.assign(decision_margin=np.nan), ["ec", "dmc"],
     ...                                      ResamplingSettings(n_resamples=0), None)
     >>> sorted(results), notes
-    (['benchmark', 'leaderboard'], ['decision-margin consistency skipped: no model has decision margins'])
+    (['benchmark', 'compare', 'leaderboard'], ['decision-margin consistency skipped: no model has decision margins'])
     """
     from dataclasses import replace
 
@@ -651,6 +713,9 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
             notes.append(ood)
         else:
             results["ood"] = ood
+    if "benchmark" in results or "dmc" in results:   # the paired comparisons of both measures' models
+        results["compare"] = {"EC": results["benchmark"].details if "benchmark" in results else None,
+                              "DMC": results.get("dmc")}
     return results, notes
 
 

@@ -1,0 +1,1 @@
+"""Paired comparisons of models on any measure that keeps paired replicates: differences, ceilings, planning."""

@@ -1,0 +1,400 @@
+"""Is model A more human-like than model B? Paired comparisons of a measure's result (docs/compare.md).
+
+One small adapter per measure result extracts ``{model: score, paired replicates}`` and the human ceiling
+(:class:`humanlike.stats.comparison.Scores`); :func:`compare` hands them to the measure-agnostic machinery
+(:func:`humanlike.stats.comparison.compare_scores`). For error consistency on one 2x2 table per pair (one
+human, one condition) the exact label-exchange test is added
+(:func:`humanlike.measures.ec.exchange.ec_label_exchange_test`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...stats.comparison import ComparisonResult, Scores, compare_scores
+from ..ec.exchange import ec_label_exchange_test
+from ..dmc.kernel import DMC, MODEL_HUMAN_MEAN
+from ..dmc.result import DMCResult
+from ..dvc.choices import LatentBenchmarkResult
+from ..ec.result import ErrorConsistencyResult
+from ..ood.analysis import OODResult
+from ..ood.alignment import OODAlignment
+from ...trials.selection import select_trials
+from ..pairwise import HUMANS
+
+EC = "error_consistency"
+#: The exact test of one EC table, as named in the output's ``test`` column.
+EXCHANGE_TEST = "exact label exchange"
+
+
+def _replicates(resampled, n: int) -> np.ndarray:
+    reps = np.asarray(resampled.replicates, dtype=float)
+    return reps if reps.shape[0] else np.zeros((0, n))
+
+
+def ec_scores(result: ErrorConsistencyResult, *, scope: str = "overall") -> Scores:
+    """The models' error consistency with the humans, the human–human ceiling, and their paired replicates.
+
+    Parameters
+    ----------
+    result : ErrorConsistencyResult
+        From :func:`humanlike.measures.ec.analysis.error_consistency`.
+    scope : str
+        ``"overall"`` (mean over experiments) or one experiment.
+
+    Returns
+    -------
+    Scores
+        With ``per_experiment`` (for the Brain-Score convention) filled from the experiments' rows.
+
+    Raises
+    ------
+    ValueError
+        On an unknown scope, or a result without models.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.analysis import error_consistency
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> r = error_consistency(simulate_benchmark(seed=0, n_humans=3, n_items=32), n_resamples=10, seed=0)
+    >>> s = ec_scores(r)
+    >>> s.models[:2], s.replicates.shape, round(s.ceiling, 3) == round(float(r.table().iloc[0]["estimate"]), 3)
+    (('model-alien', 'model-humanlike'), (10, 5), True)
+    """
+    ec = result.resampled.where(metric=EC)
+    scopes = sorted({lab[0] for lab in ec.labels})
+    if scope not in scopes:
+        raise ValueError(f"no error-consistency scope {scope!r}; scopes: {scopes}")
+    models = sorted({lab[1] for lab in ec.labels if lab[2] == "model-human"})
+    if not models:
+        raise ValueError("the error-consistency result has no model (no model–human pairs to compare)")
+    here = ec.where(scope=scope)
+    model_cols = here.where(group=models, kind="model-human")
+    present = [lab[1] for lab in model_cols.labels]
+    ceiling = here.where(group=HUMANS)
+    # Brain-Score's ceiled score of the scope: each experiment's, averaged over the experiments of the scope
+    experiments = [e for e in result.settings.get("experiments", []) if e in scopes and scope in ("overall", e)]
+    per = None
+    if experiments:
+        est = np.full((len(experiments), len(present)), np.nan)
+        reps = np.full((ec.n_resamples, len(experiments), len(present)), np.nan)
+        ceil = np.full(len(experiments), np.nan)
+        ceil_reps = np.full((ec.n_resamples, len(experiments)), np.nan)
+        for e, name in enumerate(experiments):
+            cols = ec.where(scope=name)
+            for k, model in enumerate(present):
+                col = cols.where(group=model, kind="model-human")
+                if len(col):
+                    est[e, k] = col.estimate[0]
+                    reps[:, e, k] = _replicates(col, 1)[:, 0]
+            hum = cols.where(group=HUMANS)
+            if len(hum):
+                ceil[e] = hum.estimate[0]
+                ceil_reps[:, e] = _replicates(hum, 1)[:, 0]
+        per = {"experiments": experiments, "estimate": est, "replicates": reps, "ceiling": ceil,
+               "ceiling_replicates": ceil_reps}
+    return Scores(EC, scope, tuple(present), model_cols.estimate, _replicates(model_cols, len(present)),
+                  float(ceiling.estimate[0]) if len(ceiling) else np.nan,
+                  _replicates(ceiling, 1)[:, 0] if len(ceiling) else None, 0.0, dict(result.settings), per,
+                  tuple(model_cols.reasons))
+
+
+def dmc_scores(result: DMCResult, *, scope: str = "overall") -> Scores:
+    """The models' decision-margin consistency with the pooled humans, the split-half ceiling, replicates.
+
+    Parameters
+    ----------
+    result : DMCResult
+        From :func:`humanlike.measures.dmc.analysis.decision_margin_consistency`.
+    scope : str
+        ``"overall"`` (mean over experiments) or one experiment (mean over its conditions).
+
+    Returns
+    -------
+    Scores
+        ``per_experiment`` is None (Brain-Score has no DMC convention).
+
+    Raises
+    ------
+    ValueError
+        On an unknown scope, or a result without models.
+
+    Examples
+    --------
+    >>> from humanlike.measures.dmc.analysis import decision_margin_consistency
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> r = decision_margin_consistency(simulate_benchmark(seed=0, n_humans=4, n_items=32), n_resamples=10, seed=0)
+    >>> s = dmc_scores(r)
+    >>> len(s.models), s.replicates.shape, s.per_experiment is None
+    (5, (10, 5), True)
+    """
+    level = "overall" if scope == "overall" else "experiment"
+    dmc = result.resampled.where(metric=DMC, level=level, condition="")
+    scopes = sorted({lab[1] for lab in result.resampled.labels if lab[0] in ("overall", "experiment")})
+    here = dmc.where(scope=scope)
+    if not len(here):
+        raise ValueError(f"no decision-margin-consistency scope {scope!r}; scopes: {scopes}")
+    models = sorted({lab[3] for lab in here.labels if lab[4] == "model-human" and lab[3] != MODEL_HUMAN_MEAN})
+    if not models:
+        raise ValueError("the decision-margin-consistency result has no model with margins to compare")
+    model_cols = here.where(group=models, kind="model-human")
+    present = [lab[3] for lab in model_cols.labels]
+    ceiling = here.where(group=HUMANS)
+    return Scores(DMC, scope, tuple(present), model_cols.estimate, _replicates(model_cols, len(present)),
+                  float(ceiling.estimate[0]) if len(ceiling) else np.nan,
+                  _replicates(ceiling, 1)[:, 0] if len(ceiling) else None, 0.0, dict(result.settings), None,
+                  tuple(model_cols.reasons))
+
+
+def dvc_scores(result: LatentBenchmarkResult, *, scope: str = "overall") -> Scores:
+    """The models' latent correlation with the humans (decision-variable correlation from choices), the
+    human–human ceiling, and their paired replicates.
+
+    Parameters
+    ----------
+    result : LatentBenchmarkResult
+        From :func:`humanlike.measures.dvc.choices.latent_correctness_correlation` (or
+        :func:`~humanlike.measures.dvc.choices.margin_probit_correlation`).
+    scope : str
+        ``"overall"`` or one experiment.
+
+    Returns
+    -------
+    Scores
+
+    Raises
+    ------
+    ValueError
+        On an unknown scope, or a result without models.
+
+    Examples
+    --------
+    >>> from humanlike.measures.dvc.choices import latent_correctness_correlation
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = latent_correctness_correlation(simulate_benchmark(seed=0, n_humans=3, n_items=32),
+    ...                                    settings=ResamplingSettings(n_resamples=10, seed=0))
+    >>> s = dvc_scores(r)
+    >>> s.measure, len(s.models)
+    ('tetrachoric_correctness', 5)
+    """
+    values = result.values
+
+    scopes = sorted({lab[0] for lab in values.labels})
+    if scope not in scopes:
+        raise ValueError(f"no {result.metric} scope {scope!r}; scopes: {scopes}")
+    here = values.where(scope=scope)
+    models = sorted({lab[1] for lab in here.labels if lab[2] == "model-human"})
+    if not models:
+        raise ValueError(f"the {result.metric} result has no model (no model–human pairs to compare)")
+    model_cols = here.where(group=models, kind="model-human")
+    ceiling = here.where(group=HUMANS)
+    return Scores(result.metric, scope, tuple(lab[1] for lab in model_cols.labels), model_cols.estimate,
+                  _replicates(model_cols, len(model_cols)),
+                  float(ceiling.estimate[0]) if len(ceiling) else np.nan,
+                  _replicates(ceiling, 1)[:, 0] if len(ceiling) else None, 0.0, dict(values.settings), None,
+                  tuple(model_cols.reasons))
+
+
+def ood_alignment_scores(result, *, scope: str | None = None) -> Scores:
+    """The models' OOD error-alignment ratios in one regime, with their paired replicates.
+
+    The ratio is already relative to the humans (model's ½(EC+MA) with humans over the humans' own), so the
+    human reference is the fixed value 1: models are compared with 1 (``ceiling_fixed``), and there is no
+    ceiling-against-chance test.
+
+    Parameters
+    ----------
+    result : OODResult or OODAlignment
+        From :func:`humanlike.measures.ood.analysis.ood_analysis` (its ``alignment``) or
+        :func:`humanlike.measures.ood.alignment.ood_alignment`.
+    scope : str, optional
+        The regime (default: the first, the reference-like regime; ``"overall"`` means the same).
+
+    Returns
+    -------
+    Scores
+
+    Raises
+    ------
+    ValueError
+        On an unknown regime, or an alignment without replicates.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humanlike.measures.ood.alignment import OODAlignment
+    >>> ratios = pd.DataFrame({"regime": "near", "model": ["a", "b"], "ratio": [0.9, 0.5]})
+    >>> alignment = OODAlignment(pd.DataFrame(), pd.DataFrame(), ratios, pd.DataFrame(), ("a", "b"),
+    ...                          {"near": np.array([[0.9, 0.5], [0.8, 0.6]])}, {})
+    >>> s = ood_alignment_scores(alignment)
+    >>> s.scope, s.estimate.tolist(), s.ceiling, s.ceiling_fixed
+    ('near', [0.9, 0.5], 1.0, True)
+    """
+    alignment = result.alignment if isinstance(result, OODResult) else result
+    regimes = list(alignment.ratio_replicates)
+    if not regimes:
+        raise ValueError("the OOD alignment has no resampled regime ratios (run with resamples)")
+    regime = regimes[0] if scope in (None, "overall") else scope
+    if regime not in alignment.ratio_replicates:
+        raise ValueError(f"no OOD regime {regime!r}; regimes: {regimes}")
+    table = alignment.regime_ratios[alignment.regime_ratios["regime"] == regime].set_index("model")
+    models = list(alignment.models)
+    estimate = table["ratio"].reindex(models).to_numpy(dtype=float)
+    replicates = np.asarray(alignment.ratio_replicates[regime], dtype=float)
+    return Scores("ood_alignment_ratio", regime, tuple(models), estimate, replicates, 1.0,
+                  np.ones(replicates.shape[0]), 0.0, dict(alignment.settings), None,
+                  ceiling_fixed=True)
+
+
+#: The adapters: result class -> function giving its :class:`~humanlike.stats.comparison.Scores`.
+ADAPTERS = {ErrorConsistencyResult: ec_scores, DMCResult: dmc_scores, LatentBenchmarkResult: dvc_scores,
+            OODResult: ood_alignment_scores, OODAlignment: ood_alignment_scores}
+
+
+def scores_of(result, *, scope: str = "overall") -> Scores:
+    """The :class:`~humanlike.stats.comparison.Scores` of any supported measure result.
+
+    Parameters
+    ----------
+    result : ErrorConsistencyResult, DMCResult, LatentBenchmarkResult, OODResult or OODAlignment
+        A measure's result.
+    scope : str
+        ``"overall"`` or one experiment.
+
+    Returns
+    -------
+    Scores
+
+    Raises
+    ------
+    TypeError
+        For a result with no adapter.
+
+    Examples
+    --------
+    >>> scores_of("not a result")
+    Traceback (most recent call last):
+    ...
+    TypeError: no comparison for str; supported: ['ErrorConsistencyResult', 'DMCResult', 'LatentBenchmarkResult', 'OODResult', 'OODAlignment']
+    """
+    for cls, adapter in ADAPTERS.items():
+        if isinstance(result, cls):
+            return adapter(result, scope=scope)
+    raise TypeError(f"no comparison for {type(result).__name__}; supported: "
+                    f"{[c.__name__ for c in ADAPTERS]}")
+
+
+def ec_exchange_tests(trials: pd.DataFrame, result: ErrorConsistencyResult, scores: Scores) -> pd.DataFrame | None:
+    """The exact label-exchange test for every pair of models, where the scope is one table per pair.
+
+    That is when the scope's trials (after the result's own exclusions, experiment and condition filters)
+    hold one human and one condition; otherwise None.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table the result was computed from.
+    result : ErrorConsistencyResult
+        The result (its settings name the selection).
+    scores : Scores
+        The models compared.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        Columns model_a, model_b, p_value, test, reason.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.analysis import error_consistency
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> t = simulate_benchmark(seed=0, n_humans=1, n_items=64, experiments={"sim": {"0": 0.7}})
+    >>> r = error_consistency(t, n_resamples=10, seed=0)
+    >>> tests = ec_exchange_tests(t, r, ec_scores(r))
+    >>> len(tests), tests["test"].iloc[0]   # 10 pairs of 5 models
+    (10, 'exact label exchange')
+    """
+    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
+
+    settings = result.settings
+    exclusions = MODELVSHUMAN_EXCLUSIONS if settings.get("exclusions") else None
+    experiments = settings.get("experiments")
+    if scores.scope != "overall":
+        experiments = [scores.scope]
+    selected = select_trials(trials, experiments=experiments, condition=settings.get("condition"),
+                             exclusions=exclusions, validate=False)
+    humans = selected.loc[selected["observer_kind"] == "human", "observer"].unique()
+    cells = selected[["experiment", "condition"]].drop_duplicates()
+    if len(humans) != 1 or len(cells) != 1:
+        return None
+    wide = selected.pivot_table(index="item", columns="observer", values="correct", aggfunc="first")
+    rows = []
+    for i, a in enumerate(scores.models):
+        for b in scores.models[i + 1:]:
+            both = wide[[humans[0], a, b]].dropna()
+            if both.empty:
+                rows.append((a, b, np.nan, EXCHANGE_TEST, "no trial seen by the human and both models"))
+                continue
+            _, p, why = ec_label_exchange_test(*(both[c].to_numpy(dtype=bool) for c in (humans[0], a, b)))
+            rows.append((a, b, p, EXCHANGE_TEST, why))
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "p_value", "test", "reason"])
+
+
+def compare(result, *, models=None, correction: str = "holm", level: float = 0.95, normalise: str | None = None,
+            scope: str = "overall", trials: pd.DataFrame | None = None) -> ComparisonResult:
+    """Is model A more human-like than model B? Every pair of models, each against the human ceiling.
+
+    The differences, their intervals and p-values come from the paired replicates the result already keeps
+    (the same resampled items and observers for every model); definitions in
+    :mod:`humanlike.stats.comparison` and docs/compare.md.
+
+    Parameters
+    ----------
+    result : ErrorConsistencyResult, DMCResult, LatentBenchmarkResult, OODResult or OODAlignment
+        A measure's result, computed with resamples.
+    models : sequence of str, optional
+        The models to compare (default: all with a score); the family of pairs is these models' pairs.
+    correction : {"holm", "bh", "none"}
+        Multiple-testing correction within each family.
+    level : float
+        Confidence level; ``1 - level`` is the alpha that decides "resolved".
+    normalise : {"ceiling", "brainscore"}, optional
+        Compare ceiling-normalised scores: the ratio to the human ceiling, or Brain-Score's ceiled EC
+        (error consistency only).
+    scope : str
+        ``"overall"`` or one experiment (for the OOD alignment: a regime; ``"overall"`` is the first regime).
+    trials : pandas.DataFrame, optional
+        The trial table of an EC result: where the scope is one table per pair (one human, one condition), the
+        exact label-exchange test (:func:`humanlike.measures.ec.exchange.ec_label_exchange_test`) is added for
+        every pair.
+
+    Returns
+    -------
+    ComparisonResult
+
+    Raises
+    ------
+    ValueError
+        Naming an unknown model, fewer than two models, an unknown correction or normalisation.
+    TypeError
+        For a result of a measure without an adapter.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.analysis import error_consistency
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> r = error_consistency(simulate_benchmark(seed=0), experiments=["sim-noise"], n_resamples=200, seed=0)
+    >>> c = compare(r, models=["model-humanlike", "model-alien"])
+    >>> row = c.pairs.iloc[0]
+    >>> row["model_a"], row["model_b"], bool(row["resolved"])
+    ('model-humanlike', 'model-alien', True)
+    """
+    scores = scores_of(result, scope=scope)
+    if models is not None:
+        scores = scores.select(models)
+    extra = None
+    if trials is not None and isinstance(result, ErrorConsistencyResult):
+        extra = ec_exchange_tests(trials, result, scores)
+    return compare_scores(scores, correction=correction, level=level, normalise=normalise, extra_tests=extra)

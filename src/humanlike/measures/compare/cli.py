@@ -1,0 +1,339 @@
+"""``humanlike compare``: is model A more human-like than model B? (docs/compare.md)."""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+from ...stats.comparison import CORRECTIONS, NORMALISATIONS
+from ..options import (
+    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
+    resampling_settings, run_outputs, seed_value,
+)
+
+#: Each measure's default ``--observer-level`` (the same as its own command's).
+OBSERVER_LEVEL_DEFAULTS = {"ec": "none", "dmc": "jackknife", "dvc": "none", "ood-alignment": "none"}
+
+
+def register(sub, plan_sub) -> None:
+    """Register ``compare`` (and ``plan compare``) on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan``.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
+    >>> register(sub, plan_sub)
+    >>> sorted(sub.choices), sorted(plan_sub.choices)
+    (['compare', 'plan'], ['compare'])
+    """
+    cmp = sub.add_parser(
+        "compare", help="is model A more human-like than model B? paired differences, p-values, the ceiling",
+        description="Every pair of models: the difference of their scores with its interval from the paired "
+                    "bootstrap replicates, a bootstrap p-value of a zero difference and a correction over the "
+                    "family of pairs; each model against the human ceiling, the ceiling against chance. "
+                    "docs/compare.md")
+    cmp.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
+    cmp.add_argument("--measure", choices=tuple(OBSERVER_LEVEL_DEFAULTS), required=True,
+                     help="the measure whose scores are compared")
+    cmp.add_argument("--models", nargs="+", metavar="MODEL",
+                     help="compare only these models (the family is their pairs; default: every model)")
+    cmp.add_argument("--scope", default="overall",
+                     help="'overall' (mean over experiments, default) or one experiment's score; for "
+                          "ood-alignment a regime ('overall': the first regime)")
+    cmp.add_argument("--reference", nargs="+", metavar="EXP=COND",
+                     help="ood-alignment: the reference (undistorted) conditions, as `humanlike ood --reference`")
+    cmp.add_argument("--experiment", action="append", metavar="NAME",
+                     help="analyse only this experiment (repeatable; default: every experiment)")
+    cmp.add_argument("--condition", help="one condition (default: mean over the experiment's conditions)")
+    cmp.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                     help="multiple-testing correction within each family (default %(default)s)")
+    cmp.add_argument("--normalise", choices=NORMALISATIONS, default=None,
+                     help="compare ceiling-normalised scores: 'ceiling' = score / human ceiling; 'brainscore' = "
+                          "Brain-Score's ceiled EC (clip(|raw|/|ceiling|, 0, 1) per experiment, mean over them)")
+    cmp.add_argument("--exclusions", action=argparse.BooleanOptionalAction, default=False,
+                     help="drop the model-vs-human benchmark's excluded conditions first (default: keep all, "
+                          "as `humanlike ec` and `humanlike dmc` do)")
+    cmp.add_argument("--figure", type=Path, help="write the comparison figure here (png/pdf/svg)")
+    add_resampling_options(cmp)
+    cmp.set_defaults(observer_level=None)   # None: the measure's own default (OBSERVER_LEVEL_DEFAULTS)
+    add_output_options(cmp, out_default=None)
+    cmp.set_defaults(handler=run_compare_command)
+
+    plan = plan_sub.add_parser(
+        "compare", help="trials (EC) or items (DMC) needed to resolve a difference between two models",
+        description="Power of the paired comparison to resolve a planted difference between two models, by "
+                    "simulation: EC from the copy model (one human, one table; the paired bootstrap and the exact "
+                    "label-exchange test), DMC from the margin model (items, observers; the paired bootstrap). "
+                    "docs/compare.md")
+    plan.add_argument("--measure", choices=("ec", "dmc"), default="ec", help="the measure (default %(default)s)")
+    plan.add_argument("--delta", type=float_in(-1, 1), required=True,
+                      help="planted difference: in EC (ec) or in the margin-truth correlation rho (dmc)")
+    plan.add_argument("--kappa", type=float_in(-1, 1), default=0.2, help="model B's EC with the human (ec; default 0.2)")
+    plan.add_argument("--accuracy", type=probability, nargs=2, default=(0.8, 0.8), metavar=("HUMAN", "MODELS"),
+                      help="accuracies of the human and of both models (ec; default 0.8 0.8)")
+    plan.add_argument("--trials", type=int_at_least(10), nargs="+", default=[100, 200, 400, 800, 1600, 3200],
+                      help="numbers of trials to simulate (ec)")
+    plan.add_argument("--rho", type=float_in(-1, 1), default=0.4,
+                      help="model B's margin-truth correlation (dmc; default 0.4)")
+    plan.add_argument("--observers", type=int_at_least(1), default=8, help="human observers (dmc; default 8)")
+    plan.add_argument("--items", type=int_at_least(3), nargs="+", default=[50, 100, 200, 400, 800],
+                      help="numbers of items to simulate (dmc)")
+    plan.add_argument("--power", type=probability, default=0.8, help="target power (default 0.8)")
+    plan.add_argument("--alpha", type=probability, default=0.05,
+                      help="level of one comparison (divide by the family size for a Holm/Bonferroni plan)")
+    plan.add_argument("--sets", type=int_at_least(20), default=400, help="simulated data sets per size (default 400)")
+    plan.add_argument("--resamples", type=int_at_least(50), default=400,
+                      help="bootstrap resamples per data set (default 400)")
+    plan.add_argument("--no-exact", action="store_true", help="skip the exact label-exchange test (ec; faster)")
+    plan.add_argument("--seed", type=seed_value, default=0)
+    plan.add_argument("--json", action="store_true")
+    plan.set_defaults(handler=run_plan_compare)
+
+
+def compare_settings(args):
+    """The resampling settings of a ``compare`` command line (the measure's default observer level).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A parsed ``compare`` command line.
+
+    Returns
+    -------
+    ResamplingSettings
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> compare_settings(build_parser().parse_args(["compare", "d/", "--measure", "dmc"])).observer_level
+    'jackknife'
+    """
+    settings = resampling_settings(argparse.Namespace(**{**vars(args), "observer_level": "none"}))
+    level = args.observer_level or OBSERVER_LEVEL_DEFAULTS[args.measure]
+    return replace(settings, observer_level=level)
+
+
+def measure_result(trials, measure: str, settings, *, exclusions, experiments=None, condition=None,
+                   reference=None):
+    """The measure's result on a trial table, with the replicates the comparison needs.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    measure : {"ec", "dmc", "dvc", "ood-alignment"}
+        The measure (``dvc``: the latent correlation of correctness, as ``humanlike dvc choices``;
+        ``ood-alignment``: the OOD spectrum's error-alignment ratios, as ``humanlike ood``).
+    settings : ResamplingSettings
+        Resampling settings.
+    exclusions : dict or None
+        Conditions to drop first.
+    experiments : list of str, optional
+        Experiments to analyse.
+    condition : str, optional
+        One condition.
+    reference : list of str, optional
+        ``EXP=COND`` reference conditions (ood-alignment).
+
+    Returns
+    -------
+    ErrorConsistencyResult, DMCResult, LatentBenchmarkResult or OODResult
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = measure_result(simulate_benchmark(seed=0, n_humans=3, n_items=32), "ec",
+    ...                    ResamplingSettings(n_resamples=10), exclusions=None)
+    >>> type(r).__name__
+    'ErrorConsistencyResult'
+    """
+    if measure == "ec":
+        from ..ec.analysis import error_consistency
+
+        return error_consistency(trials, experiments=experiments, condition=condition, exclusions=exclusions,
+                                 settings=settings, validate=False)
+    if measure == "dvc":
+        from ..dvc.choices import latent_correctness_correlation
+
+        if condition is not None:
+            raise ValueError("--condition is not available for --measure dvc (it averages over conditions)")
+        return latent_correctness_correlation(trials, experiments=experiments, exclusions=exclusions,
+                                              settings=settings, validate=False)
+    if measure == "ood-alignment":
+        from ..ood.analysis import ood_analysis
+        from ..ood.cli import parse_reference
+
+        if exclusions or experiments or condition:
+            raise ValueError("--measure ood-alignment takes the whole spectrum: no --exclusions, --experiment "
+                             "or --condition")
+        return ood_analysis(trials, parse_reference(reference), settings=settings)
+    from ..dmc.analysis import decision_margin_consistency
+
+    return decision_margin_consistency(trials, experiments=experiments, condition=condition, exclusions=exclusions,
+                                       settings=settings, validate=False)
+
+
+def run_compare_command(args) -> int:
+    """Handle ``humanlike compare`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        0 on success; bad input raises and :func:`humanlike.app.cli.main` exits 2 with one line.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> build_parser().parse_args(["compare", "raw/", "--measure", "ec"]).handler is run_compare_command
+    True
+    """
+    from .adapters import compare
+    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
+
+    settings = compare_settings(args)
+    if settings.n_resamples < 2:
+        raise ValueError("compare needs bootstrap replicates: --resamples must be at least 2")
+    run = run_outputs(args, settings)
+    trials = load_data(args.data)
+    exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
+    result = measure_result(trials, args.measure, settings, exclusions=exclusions, experiments=args.experiment,
+                            condition=args.condition, reference=args.reference)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=RuntimeWarning)
+        comparison = compare(result, models=args.models, correction=args.correction, level=args.level,
+                             normalise=args.normalise, scope=args.scope,
+                             trials=trials if args.measure == "ec" else None)
+    doc = comparison.to_json_dict()
+    doc["settings"]["exclusions"] = "model-vs-human" if exclusions else "none"
+    if args.out is not None:
+        run.add_table(comparison.to_frame(), "compare_pairs", args.format)
+        run.add_table(comparison.scores, "compare_scores", args.format)
+        run.json(doc, args.out / "compare.json")
+    if args.figure is not None:
+        from .plot import comparison_figure
+
+        run.figure(comparison_figure(comparison), args.figure)
+    run.finish()
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(format_comparison(comparison))
+    return 0
+
+
+def _num(value, digits: int = 3) -> str:
+    return "  n/a" if value != value else f"{value:+.{digits}f}"
+
+
+def format_comparison(comparison) -> str:
+    """The comparison as text: scores with letters, resolved and unresolved pairs, models vs the ceiling.
+
+    Parameters
+    ----------
+    comparison : ComparisonResult
+        From :func:`humanlike.measures.compare.adapters.compare`.
+
+    Returns
+    -------
+    str
+        Lines of text.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.stats.comparison import Scores, compare_scores
+    >>> reps = np.array([0.4, 0.2]) + np.random.default_rng(0).normal(0, 0.01, (200, 2))
+    >>> text = format_comparison(compare_scores(Scores("error_consistency", "overall", ("a", "b"), [0.4, 0.2],
+    ...                                                reps, 0.5, np.full(200, 0.5))))
+    >>> print(text.splitlines()[1])
+    human ceiling +0.500 [+0.500, +0.500]
+    """
+    s = comparison.settings
+    lines = [f"{s['measure']} ({s['scope']}), {s['n_resamples']} paired resamples, level {s['level']}, "
+             f"correction {s['correction']}" + (f", normalised: {s['normalise']}" if s["normalise"] else "")]
+    c = comparison.ceiling
+    lines.append(f"human ceiling {_num(c['estimate'])} [{_num(c['ci_low'])}, {_num(c['ci_high'])}]")
+    lines.append("")
+    lines.append("models by score (models sharing a letter are not resolved from one another):")
+    norm = s["normalise"] is not None
+    for row in comparison.scores.itertuples(index=False):
+        extra = (f"   normalised {_num(row.normalised)} [{_num(row.normalised_low)}, {_num(row.normalised_high)}]"
+                 if norm else "")
+        lines.append(f"  {row.rank:>3}. {row.model:<28} {_num(row.estimate)} [{_num(row.ci_low)}, "
+                     f"{_num(row.ci_high)}]  {row.letters:<6}{extra}")
+    frame = comparison.to_frame()
+    for family, rows in frame.groupby("family", sort=False):
+        lines.append("")
+        lines.append(f"{family}, {rows['test'].iloc[0]}:")
+        for row in rows.itertuples(index=False):
+            mark = "resolved" if row.resolved else "not resolved"
+            interval = (f" [{_num(row.ci_low)}, {_num(row.ci_high)}]" if row.ci_low == row.ci_low else "")
+            lines.append(f"  {row.model_a} - {row.model_b}: {_num(row.difference)}{interval}  "
+                         f"p {row.p_value:.4f}, adjusted {row.p_adjusted:.4f}  {mark}")
+    notes = s.get("notes") or []
+    lines += ["", *[f"note: {n}" for n in notes]] if notes else []
+    return "\n".join(lines)
+
+
+def run_plan_compare(args) -> int:
+    """Handle ``humanlike plan compare``; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        0 on success; bad input raises and :func:`humanlike.app.cli.main` exits 2 with one line.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> build_parser().parse_args(["plan", "compare", "--delta", "0.1"]).handler is run_plan_compare
+    True
+    """
+    from .planning import plan_dmc_comparison, plan_ec_comparison
+
+    if args.measure == "ec":
+        a_human, a_model = args.accuracy
+        plan = plan_ec_comparison(args.delta, kappa_b=args.kappa, a_human=a_human, a_model=a_model,
+                                  trials=sorted(set(args.trials)), target=args.power, alpha=args.alpha,
+                                  n_sets=args.sets, n_resamples=args.resamples, exact=not args.no_exact,
+                                  seed=args.seed)
+    else:
+        plan = plan_dmc_comparison(args.delta, rho_b=args.rho, n_observers=args.observers,
+                                   items=sorted(set(args.items)), target=args.power, alpha=args.alpha,
+                                   n_sets=args.sets, n_resamples=args.resamples, seed=args.seed)
+    doc = {"measure": plan.measure, "true_difference": plan.true_difference, "target_power": plan.target,
+           "alpha": plan.alpha, "design": plan.design, "needed": plan.needed,
+           "power": plan.to_frame().to_dict("records")}
+    if args.json:
+        emit_json(doc)
+        return 0
+    unit = plan.design["unit"]
+    print(f"power to resolve a difference of {plan.true_difference:+.3f} in {plan.measure} (alpha {plan.alpha}, "
+          f"{plan.design['n_sets']} simulated data sets per size):")
+    wide = plan.to_frame().pivot(index="size", columns="test", values="power").rename_axis(unit).reset_index()
+    print(wide.to_string(index=False))
+    for test, size in plan.needed.items():
+        print(f"{test}: " + (f"{size} {unit} reach power {plan.target}" if size is not None
+                             else f"power {plan.target} not reached within {int(plan.sizes.max())} {unit}"))
+    return 0

@@ -1,0 +1,495 @@
+"""Planning a model comparison: the power to resolve a difference, by simulation (docs/compare.md).
+
+**EC (copy model).** One human and two models answer the same ``n`` trials. The human is correct with
+probability ``a_human``; each model copies the human independently of the other with its own EC and accuracy
+(Klein et al.'s copy model, :func:`humanlike.measures.ec.copy_model.cell_probabilities`), so the 8 joint cells
+(human, A, B correct) have probabilities ``P(h) P(a | h) P(b | h)``. The comparison's paired bootstrap of a
+single table resamples the trials jointly for the three observers, i.e. multinomial counts of the 8 joint
+cells with the observed shares: :func:`paired_bootstrap_ec` does exactly that, vectorised over data sets
+and resamples. The exact label-exchange test is :func:`humanlike.measures.ec.exchange.exchange_test_from_counts`.
+
+**DMC (margin model).** ``n_items`` items with true human accuracies ``pi_i ~ Uniform(lo, hi)``; ``n_observers``
+humans answer each item once (Bernoulli(pi_i), sampling error only, as :mod:`humanlike.measures.dmc.planning`);
+the pooled human index is their mean. A model's margin is ``rho z_i + sqrt(1 - rho^2) e_i`` with ``z_i`` the
+standardised true accuracy and ``e_i`` its own standard-normal noise, so its population correlation with the
+true accuracy is ``rho``, and its DMC (correlation with the pooled index) is ``rho`` times the square root of
+the index's reliability. The paired bootstrap resamples items, the same items for both models.
+
+Every data set ``k`` is drawn from the stream ``stream(seed, "compare-plan", k)``, so numbers depend neither on
+chunking nor on the number of data sets asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ec.copy_model import cell_probabilities
+from ..ec.metric import kappa
+from ...stats.comparison import bootstrap_p_value
+from ..ec.exchange import exchange_test_from_counts
+from ...resampling.rng import stream
+
+TESTS = ("bootstrap", "exact")
+
+
+def joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b) -> np.ndarray:
+    """Probabilities of the 8 joint cells (human, A, B correct) under the copy model, A and B independent given
+    the human.
+
+    Parameters
+    ----------
+    kappa_a, kappa_b : float
+        EC of model A and of model B with the human.
+    a_human, a_model_a, a_model_b : float
+        Accuracies.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (2, 2, 2), ``p[h, a, b]``, summing to 1.
+
+    Raises
+    ------
+    ValueError
+        When a kappa cannot be realised with the accuracies.
+
+    Examples
+    --------
+    >>> p = joint_cell_probabilities(0.0, 0.0, 0.5, 0.5, 0.5)
+    >>> p.round(3).ravel().tolist()
+    [0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125]
+    """
+    out = np.zeros((2, 2, 2))
+    conditional = []
+    for k, a in ((kappa_a, a_model_a), (kappa_b, a_model_b)):
+        p11, p10, p01, p00 = (float(v) for v in cell_probabilities(k, a_human, a))
+        given_correct = p11 / (p11 + p10) if p11 + p10 > 0 else 0.0
+        given_wrong = p01 / (p01 + p00) if p01 + p00 > 0 else 0.0
+        conditional.append((given_wrong, given_correct))   # P(model correct | human wrong / correct)
+    for h, ph in ((0, 1 - a_human), (1, a_human)):
+        qa, qb = conditional[0][h], conditional[1][h]
+        out[h] = ph * np.outer([1 - qa, qa], [1 - qb, qb])
+    return out
+
+
+def _kappas(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """EC of A and of B with the human from joint counts [..., 8] (cells ordered h, a, b)."""
+    c = counts.reshape(*counts.shape[:-1], 2, 2, 2).astype(float)
+    ta, tb = c.sum(axis=-1), c.sum(axis=-2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ka = kappa(ta[..., 1, 1], ta[..., 1, 0], ta[..., 0, 1], ta[..., 0, 0])
+        kb = kappa(tb[..., 1, 1], tb[..., 1, 0], tb[..., 0, 1], tb[..., 0, 0])
+    return ka, kb
+
+
+@dataclass(frozen=True)
+class SimulatedComparisons:
+    """Per simulated data set: the difference, its bootstrap interval and the p-values of the tests.
+
+    Attributes
+    ----------
+    difference : numpy.ndarray
+        Estimated ``score_A - score_B`` per data set.
+    ci_low, ci_high : numpy.ndarray
+        The percentile interval of the paired bootstrap (NaN where undefined).
+    p_bootstrap : numpy.ndarray
+        The bootstrap p-value of a zero difference (:func:`humanlike.stats.comparison.bootstrap_p_value`).
+    p_exact : numpy.ndarray or None
+        The exact label-exchange p-value (EC only, when asked for; possibly of the first data sets only).
+    true_difference : float
+        The planted population difference.
+
+    Examples
+    --------
+    >>> sim = SimulatedComparisons(np.array([0.1, 0.0]), np.array([0.05, -0.1]), np.array([0.2, 0.1]),
+    ...                            np.array([0.01, 0.9]), None, 0.1)
+    >>> sim.rejection_rate(0.05), sim.coverage()
+    (0.5, 1.0)
+    """
+
+    difference: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    p_bootstrap: np.ndarray
+    p_exact: np.ndarray | None
+    true_difference: float
+
+    def rejection_rate(self, alpha: float = 0.05, test: str = "bootstrap") -> float:
+        """Share of data sets in which ``test`` declares the difference resolved (p <= alpha; NaN p: not).
+
+        Parameters
+        ----------
+        alpha : float
+            The level.
+        test : {"bootstrap", "exact"}
+            Which test.
+
+        Returns
+        -------
+        float
+        """
+        p = self.p_bootstrap if test == "bootstrap" else self.p_exact
+        if p is None:
+            raise ValueError(f"no {test} p-values were simulated")
+        return float(np.mean(np.nan_to_num(p, nan=2.0) <= alpha))
+
+    def coverage(self) -> float:
+        """Share of data sets whose interval contains the planted difference (an undefined interval misses).
+
+        Returns
+        -------
+        float
+        """
+        return float(np.mean((self.ci_low <= self.true_difference) & (self.true_difference <= self.ci_high)))
+
+
+def _percentile(reps: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    alpha = (1 - level) / 2
+    with np.errstate(invalid="ignore"), _quiet_nan():
+        low, high = np.nanquantile(reps, [alpha, 1 - alpha], axis=1)
+    return low, high
+
+
+class _quiet_nan:
+    def __enter__(self):
+        import warnings
+
+        self._c = warnings.catch_warnings()
+        self._c.__enter__()
+        warnings.simplefilter("ignore", category=RuntimeWarning)
+
+    def __exit__(self, *exc):
+        return self._c.__exit__(*exc)
+
+
+def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seeds) -> tuple[np.ndarray, ...]:
+    """The paired trial bootstrap of one table per data set: difference, percentile interval, p-value.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Joint counts, shape (S, 8) (cells ordered human, A, B correct bits).
+    n_resamples : int
+        Resamples per data set.
+    level : float
+        Interval level.
+    seeds : sequence of numpy.random.Generator
+        One generator per data set.
+
+    Returns
+    -------
+    (difference, ci_low, ci_high, p_value) : tuple of numpy.ndarray
+        Each of shape (S,).
+
+    Examples
+    --------
+    >>> counts = np.array([[40, 5, 5, 10, 10, 5, 5, 20]])   # cells (h, a, b) in binary order 000 ... 111
+    >>> d, lo, hi, p = paired_bootstrap_ec(counts, 200, 0.95, [np.random.default_rng(0)])
+    >>> d.round(3).tolist(), bool(lo[0] <= d[0] <= hi[0])
+    ([0.0], True)
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    ka, kb = _kappas(counts)
+    diff = ka - kb
+    n = counts.sum(axis=1)
+    reps = np.empty((counts.shape[0], n_resamples))
+    for s, rng in enumerate(seeds):
+        draws = rng.multinomial(n[s], counts[s] / n[s], size=n_resamples)
+        ra, rb = _kappas(draws)
+        reps[s] = ra - rb
+    low, high = _percentile(reps, level)
+    defined = np.isfinite(diff)
+    p = bootstrap_p_value(reps.T)
+    return diff, np.where(defined, low, np.nan), np.where(defined, high, np.nan), np.where(defined, p, np.nan)
+
+
+def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_human: float, a_model_a: float,
+                            a_model_b: float | None = None, *, n_sets: int = 1000, n_resamples: int = 1000,
+                            level: float = 0.95, exact: bool = True, n_exact: int | None = None,
+                            seed: int = 0) -> SimulatedComparisons:
+    """Simulate ``n_sets`` one-table comparisons of two models' EC under the copy model.
+
+    Parameters
+    ----------
+    n_trials : int
+        Trials of the table.
+    kappa_a, kappa_b : float
+        Planted EC of model A and of model B with the human.
+    a_human, a_model_a : float
+        Accuracies of the human and model A.
+    a_model_b : float, optional
+        Accuracy of model B (default: A's).
+    n_sets : int
+        Simulated data sets.
+    n_resamples : int
+        Bootstrap resamples per data set.
+    level : float
+        Interval level.
+    exact : bool
+        Also compute the exact label-exchange p-value per data set.
+    n_exact : int, optional
+        Compute the exact test on the first ``n_exact`` data sets only (it enumerates up to
+        ``(n / 2)^2`` outcomes per data set at accuracies near 0.5); default all.
+    seed : int
+        Seed; data set k uses ``stream(seed, "compare-plan", "ec", k)``.
+
+    Returns
+    -------
+    SimulatedComparisons
+
+    Examples
+    --------
+    >>> sim = simulate_ec_comparisons(200, 0.3, 0.3, 0.8, 0.8, n_sets=50, n_resamples=200, seed=0)
+    >>> 0.0 <= sim.rejection_rate() <= 0.2, sim.true_difference
+    (True, 0.0)
+    """
+    a_model_b = a_model_a if a_model_b is None else a_model_b
+    p = joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b).ravel()
+    gens = [stream(seed, "compare-plan", "ec", k) for k in range(n_sets)]
+    counts = np.stack([g.multinomial(int(n_trials), p) for g in gens])
+    diff, low, high, pb = paired_bootstrap_ec(counts, n_resamples, level, gens)
+    pe = None
+    if exact:
+        pe = np.array([exchange_test_from_counts(c.reshape(2, 2, 2))[1] for c in counts[:n_exact]])
+    return SimulatedComparisons(diff, low, high, pb, pe, float(kappa_a) - float(kappa_b))
+
+
+def _rows_corr(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson correlation of matching rows (last axis)."""
+    xc = x - x.mean(axis=-1, keepdims=True)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (xc * yc).sum(-1) / np.sqrt((xc * xc).sum(-1) * (yc * yc).sum(-1))
+
+
+def simulate_dmc_comparisons(n_items: int, n_observers: int, rho_a: float, rho_b: float, *,
+                             accuracy_range: tuple[float, float] = (0.2, 0.95), n_sets: int = 500,
+                             n_resamples: int = 500, level: float = 0.95, seed: int = 0) -> SimulatedComparisons:
+    """Simulate ``n_sets`` comparisons of two models' DMC under the margin model (module docstring).
+
+    The planted difference reported is the population ``DMC_A - DMC_B`` = ``(rho_a - rho_b) sqrt(R)`` with
+    ``R`` the reliability of the pooled index, ``V / (V + E[pi (1 - pi)] / n_observers)``
+    (V the variance of the true accuracies).
+
+    Parameters
+    ----------
+    n_items : int
+        Items (at least 3).
+    n_observers : int
+        Human observers, each answering every item once.
+    rho_a, rho_b : float
+        Correlation of each model's margins with the items' true accuracies, in [-1, 1].
+    accuracy_range : (float, float)
+        True item accuracies are Uniform(lo, hi).
+    n_sets : int
+        Simulated data sets.
+    n_resamples : int
+        Item-bootstrap resamples per data set.
+    level : float
+        Interval level.
+    seed : int
+        Seed; data set k uses ``stream(seed, "compare-plan", "dmc", k)``.
+
+    Returns
+    -------
+    SimulatedComparisons
+        ``p_exact`` is None.
+
+    Examples
+    --------
+    >>> sim = simulate_dmc_comparisons(100, 8, 0.5, 0.5, n_sets=40, n_resamples=200, seed=0)
+    >>> sim.true_difference, sim.rejection_rate() <= 0.2
+    (0.0, True)
+    """
+    lo, hi = accuracy_range
+    if not 0 <= lo < hi <= 1:
+        raise ValueError(f"accuracy_range must satisfy 0 <= lo < hi <= 1, got {accuracy_range}")
+    if n_items < 3 or n_observers < 1:
+        raise ValueError("a DMC comparison needs at least 3 items and 1 observer")
+    for rho in (rho_a, rho_b):
+        if not -1 <= rho <= 1:
+            raise ValueError(f"rho must lie in [-1, 1], got {rho}")
+    variance = (hi - lo) ** 2 / 12
+    noise = (lo + hi) / 2 - (hi**3 - lo**3) / (3 * (hi - lo))   # E[pi (1 - pi)] for Uniform(lo, hi)
+    reliability = variance / (variance + noise / n_observers)
+    diff = np.empty(n_sets)
+    reps = np.empty((n_sets, n_resamples))
+    for k in range(n_sets):
+        g = stream(seed, "compare-plan", "dmc", k)
+        pi = g.uniform(lo, hi, n_items)
+        z = (pi - (lo + hi) / 2) / np.sqrt(variance)
+        index = g.binomial(n_observers, pi) / n_observers
+        ma = rho_a * z + np.sqrt(1 - rho_a**2) * g.standard_normal(n_items)
+        mb = rho_b * z + np.sqrt(1 - rho_b**2) * g.standard_normal(n_items)
+        diff[k] = _rows_corr(ma, index) - _rows_corr(mb, index)
+        idx = g.integers(0, n_items, size=(n_resamples, n_items))
+        reps[k] = _rows_corr(ma[idx], index[idx]) - _rows_corr(mb[idx], index[idx])
+    low, high = _percentile(reps, level)
+    p = bootstrap_p_value(reps.T)
+    return SimulatedComparisons(diff, low, high, p, None, float((rho_a - rho_b) * np.sqrt(reliability)))
+
+
+@dataclass(frozen=True)
+class ComparisonPlan:
+    """Power to resolve a planted difference, per design size, and the smallest size reaching the target.
+
+    Attributes
+    ----------
+    measure : str
+        ``"error_consistency"`` or ``"decision_margin_consistency"``.
+    sizes : numpy.ndarray
+        Trials (EC) or items (DMC) simulated.
+    power : dict
+        ``{test: numpy.ndarray of power per size}``.
+    needed : dict
+        ``{test: smallest simulated size with power >= target, or None}``.
+    target : float
+        The power asked for.
+    alpha : float
+        The level of the (uncorrected) test.
+    true_difference : float
+        The planted population difference.
+    design : dict
+        Every other parameter of the simulation.
+
+    Examples
+    --------
+    >>> plan = ComparisonPlan("error_consistency", np.array([100, 400]), {"bootstrap": np.array([0.3, 0.9])},
+    ...                       {"bootstrap": 400}, 0.8, 0.05, 0.2, {"unit": "trials"})
+    >>> plan.to_frame()[["size", "power", "reaches_target"]].values.tolist()
+    [[100, 0.3, False], [400, 0.9, True]]
+    """
+
+    measure: str
+    sizes: np.ndarray
+    power: dict
+    needed: dict
+    target: float
+    alpha: float
+    true_difference: float
+    design: dict
+
+    def to_frame(self):
+        """One row per (size, test): measure, size, test, power, reaches_target.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+
+        rows = [{"measure": self.measure, "size": int(n), "test": t, "power": float(p[k]),
+                 "reaches_target": bool(p[k] >= self.target), "true_difference": self.true_difference}
+                for t, p in self.power.items() for k, n in enumerate(self.sizes)]
+        return pd.DataFrame(rows)
+
+
+def plan_ec_comparison(delta: float, *, kappa_b: float = 0.2, a_human: float = 0.8, a_model: float = 0.8,
+                       trials=(100, 200, 400, 800, 1600, 3200), target: float = 0.8, alpha: float = 0.05,
+                       n_sets: int = 400, n_resamples: int = 400, exact: bool = True,
+                       seed: int = 0) -> ComparisonPlan:
+    """Trials needed to resolve ``EC_A - EC_B = delta`` (one human, one table, copy model) with power ``target``.
+
+    Parameters
+    ----------
+    delta : float
+        Planted difference; model A's EC is ``kappa_b + delta``.
+    kappa_b : float
+        Model B's EC with the human.
+    a_human, a_model : float
+        Accuracies (both models alike).
+    trials : sequence of int
+        Numbers of trials simulated.
+    target : float
+        Power to reach.
+    alpha : float
+        Level of the test (one comparison; divide by the family size for a Bonferroni/Holm plan).
+    n_sets, n_resamples : int
+        Simulated data sets per size and bootstrap resamples per data set.
+    exact : bool
+        Also the exact label-exchange test.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    ComparisonPlan
+
+    Raises
+    ------
+    ValueError
+        When a kappa cannot be realised with the accuracies.
+
+    Examples
+    --------
+    >>> plan = plan_ec_comparison(0.3, trials=(100, 400), n_sets=60, n_resamples=200, exact=False)
+    >>> bool(plan.power["bootstrap"][1] > plan.power["bootstrap"][0])
+    True
+    """
+    sizes = np.asarray(trials, dtype=int)
+    tests = TESTS if exact else ("bootstrap",)
+    power = {t: np.empty(sizes.size) for t in tests}
+    for k, n in enumerate(sizes):
+        sim = simulate_ec_comparisons(int(n), kappa_b + delta, kappa_b, a_human, a_model, n_sets=n_sets,
+                                      n_resamples=n_resamples, exact=exact, seed=seed)
+        for t in tests:
+            power[t][k] = sim.rejection_rate(alpha, t)
+    needed = {t: (int(sizes[np.argmax(power[t] >= target)]) if (power[t] >= target).any() else None) for t in tests}
+    return ComparisonPlan("error_consistency", sizes, power, needed, target, alpha, float(delta),
+                          dict(kappa_a=kappa_b + delta, kappa_b=kappa_b, a_human=a_human, a_model=a_model,
+                               n_sets=n_sets, n_resamples=n_resamples, seed=seed, unit="trials"))
+
+
+def plan_dmc_comparison(delta_rho: float, *, rho_b: float = 0.4, n_observers: int = 8,
+                        items=(50, 100, 200, 400, 800), accuracy_range=(0.2, 0.95), target: float = 0.8,
+                        alpha: float = 0.05, n_sets: int = 300, n_resamples: int = 300,
+                        seed: int = 0) -> ComparisonPlan:
+    """Items needed to resolve two models' DMC differing by ``delta_rho`` in margin–truth correlation.
+
+    Parameters
+    ----------
+    delta_rho : float
+        Model A's margin–truth correlation is ``rho_b + delta_rho``.
+    rho_b : float
+        Model B's.
+    n_observers : int
+        Humans answering every item.
+    items : sequence of int
+        Numbers of items simulated.
+    accuracy_range : (float, float)
+        True item accuracies Uniform(lo, hi).
+    target, alpha : float
+        Power to reach; level of the test.
+    n_sets, n_resamples : int
+        Data sets per size and bootstrap resamples per data set.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    ComparisonPlan
+        ``true_difference`` is the population DMC difference (attenuated by the index's reliability).
+
+    Examples
+    --------
+    >>> plan = plan_dmc_comparison(0.3, items=(50, 400), n_sets=40, n_resamples=200)
+    >>> bool(plan.power["bootstrap"][1] > plan.power["bootstrap"][0])
+    True
+    """
+    sizes = np.asarray(items, dtype=int)
+    power = {"bootstrap": np.empty(sizes.size)}
+    true = float("nan")
+    for k, n in enumerate(sizes):
+        sim = simulate_dmc_comparisons(int(n), n_observers, rho_b + delta_rho, rho_b,
+                                       accuracy_range=accuracy_range, n_sets=n_sets, n_resamples=n_resamples,
+                                       seed=seed)
+        power["bootstrap"][k] = sim.rejection_rate(alpha)
+        true = sim.true_difference
+    p = power["bootstrap"]
+    needed = {"bootstrap": int(sizes[np.argmax(p >= target)]) if (p >= target).any() else None}
+    return ComparisonPlan("decision_margin_consistency", sizes, power, needed, target, alpha, true,
+                          dict(rho_a=rho_b + delta_rho, rho_b=rho_b, n_observers=n_observers,
+                               accuracy_range=list(accuracy_range), n_sets=n_sets, n_resamples=n_resamples,
+                               seed=seed, unit="items"))

@@ -1,0 +1,737 @@
+"""Paired comparisons of scores that share their bootstrap replicates (docs/compare.md).
+
+Every measure's resampling runs all its output columns through the same resampled items (and observers), so
+replicate ``r`` of model A and replicate ``r`` of model B come from the same resampled data set. The
+difference of two scores therefore has its own bootstrap distribution, ``d*_r = a*_r - b*_r``, whose spread
+includes the (usually positive) correlation of the two estimates; overlapping marginal intervals say little
+about it.
+
+Definitions (one place; docs/compare.md states the same):
+
+* **difference** ``d = a - b`` of the two point estimates, its interval the percentile interval of the
+  defined ``d*_r`` at the chosen level.
+* **p-value** of ``d = 0``: the two-sided bootstrap test obtained by inverting the percentile interval, with
+  the usual +1 correction,
+  ``p = min(1, 2 (1 + min(#{d*_r <= 0}, #{d*_r >= 0})) / (1 + R))`` over the ``R`` defined replicates.
+  Uncorrected, ``2 min(#{d* <= 0}, #{d* >= 0}) / R`` is the smallest ``alpha`` at which the ``1 - alpha``
+  percentile interval excludes 0; the +1 keeps p above 0 (at least ``2 / (R + 1)``) and is never smaller.
+  Identical scores (``d*_r = 0`` for every r) give exactly p = 1.
+* **family** and **correction**: the p-values of one family (all pairs of the models compared; the models
+  against the ceiling; the ceiling against chance) are adjusted together, by Holm's step-down (default, controls
+  the family-wise error rate under any dependence) or Benjamini-Hochberg (false discovery rate,
+  :func:`humanlike.stats.multiple.benjamini_hochberg`). A comparison is **resolved** when its adjusted p-value
+  is at most ``alpha = 1 - level``.
+* **ratio** to a ceiling: ``a / c`` with the percentile interval of ``a*_r / c*_r`` (same replicates).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..resampling.intervals import check_level, percentile_interval
+from .multiple import benjamini_hochberg
+
+#: Multiple-testing corrections offered: Holm's step-down (family-wise error), Benjamini-Hochberg (FDR), none.
+CORRECTIONS = ("holm", "bh", "none")
+
+#: Columns of :meth:`ComparisonResult.to_frame`.
+COMPARISON_COLUMNS = ["measure", "scope", "comparison", "model_a", "model_b", "estimate_a", "estimate_b",
+                      "difference", "ci_low", "ci_high", "p_value", "p_adjusted", "resolved", "family",
+                      "family_size", "correction", "test", "scale", "undefined_share", "reason"]
+
+#: Columns of :meth:`ComparisonResult.scores_frame`.
+SCORE_COLUMNS = ["measure", "scope", "model", "estimate", "ci_low", "ci_high", "normalised", "normalised_low",
+                 "normalised_high", "scale", "rank", "letters", "undefined_share", "reason"]
+
+#: The bootstrap test of a zero difference, as named in the output's ``test`` column.
+BOOTSTRAP_TEST = "paired bootstrap (percentile-interval inversion)"
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error rate under any dependence).
+
+    ``adjusted_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))`` over the sorted finite p-values; NaN p-values are
+    left out of the family (``m`` counts the finite ones) and stay NaN.
+
+    Parameters
+    ----------
+    pvalues : array_like of float
+        P-values in [0, 1] (NaN allowed), any shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values, same shape.
+
+    Raises
+    ------
+    ValueError
+        If a finite p-value is outside [0, 1].
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    >>> holm([0.02, float("nan")]).tolist()
+    [0.02, nan]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    flat = p.ravel()
+    finite = ~np.isnan(flat)
+    if np.any((flat[finite] < 0) | (flat[finite] > 1)):
+        raise ValueError("p-values must lie in [0, 1] (or be NaN)")
+    out = np.full(flat.shape, np.nan)
+    pf = flat[finite]
+    m = pf.size
+    if m:
+        order = np.argsort(pf, kind="stable")
+        stepped = np.maximum.accumulate(pf[order] * (m - np.arange(m)))
+        adjusted = np.empty(m)
+        adjusted[order] = np.minimum(stepped, 1.0)
+        out[finite] = adjusted
+    return out.reshape(p.shape)
+
+
+def adjust(pvalues, correction: str) -> np.ndarray:
+    """P-values adjusted over one family by ``correction`` (``"holm"``, ``"bh"`` or ``"none"``).
+
+    Parameters
+    ----------
+    pvalues : array_like of float
+        The family's p-values (NaN ones are left out of it).
+    correction : {"holm", "bh", "none"}
+        Holm's step-down, Benjamini-Hochberg, or no adjustment.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values.
+
+    Raises
+    ------
+    ValueError
+        On an unknown correction.
+
+    Examples
+    --------
+    >>> adjust([0.01, 0.04, 0.03], "bh").round(3).tolist()
+    [0.03, 0.04, 0.04]
+    """
+    if correction == "holm":
+        return holm(pvalues)
+    if correction == "bh":
+        return benjamini_hochberg(pvalues).adjusted
+    if correction == "none":
+        return np.asarray(pvalues, dtype=float).copy()
+    raise ValueError(f"correction must be one of {CORRECTIONS}, not {correction!r}")
+
+
+def bootstrap_p_value(replicates, null: float = 0.0) -> np.ndarray:
+    """Two-sided bootstrap p-value of ``difference == null`` from the replicates of the difference.
+
+    ``p = min(1, 2 (1 + min(#{d* <= null}, #{d* >= null})) / (1 + R))`` per column over its ``R`` defined
+    (non-NaN) replicates: the percentile-interval inversion with a +1 correction (see the module docstring).
+    NaN where no replicate is defined.
+
+    Parameters
+    ----------
+    replicates : array_like
+        Replicates of the difference, shape (R,) or (R, K).
+    null : float
+        The value tested (0 for a difference; 1 for a ratio).
+
+    Returns
+    -------
+    numpy.ndarray
+        One p-value per column, shape (K,) (or a 0-d array for 1-d input).
+
+    Examples
+    --------
+    >>> bootstrap_p_value(np.zeros(999)).tolist()   # identical scores
+    1.0
+    >>> float(bootstrap_p_value(np.arange(1.0, 1000.0)))   # every replicate above 0
+    0.002
+    """
+    d = np.asarray(replicates, dtype=float)
+    one = d.ndim == 1
+    d = d[:, None] if one else d
+    defined = ~np.isnan(d)
+    n = defined.sum(axis=0)
+    below = np.sum(defined & (d <= null), axis=0)
+    above = np.sum(defined & (d >= null), axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.minimum(1.0, 2.0 * (1.0 + np.minimum(below, above)) / (1.0 + n))
+    p = np.where(n > 0, p, np.nan)
+    return p[0] if one else p
+
+
+def _interval(replicates: np.ndarray, estimate: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    if replicates.shape[0] < 2:
+        nan = np.full(replicates.shape[1], np.nan)
+        return nan, nan.copy()
+    low, high = percentile_interval(replicates, level)
+    defined = (np.sum(~np.isnan(replicates), axis=0) >= 2) & np.isfinite(estimate)
+    return np.where(defined, low, np.nan), np.where(defined, high, np.nan)
+
+
+def _undefined_share(replicates: np.ndarray) -> np.ndarray:
+    if replicates.shape[0] == 0:
+        return np.full(replicates.shape[1], np.nan)
+    return np.isnan(replicates).mean(axis=0)
+
+
+@dataclass(frozen=True)
+class Scores:
+    """What a measure's result hands to the comparison: one score per model, the human ceiling, paired replicates.
+
+    Attributes
+    ----------
+    measure : str
+        The measure's name (``"error_consistency"``, ...).
+    scope : str
+        Which score (``"overall"`` or an experiment).
+    models : tuple of str
+        Model names.
+    estimate : numpy.ndarray
+        Scores, shape (M,).
+    replicates : numpy.ndarray
+        Their bootstrap replicates, shape (R, M), row r of every model from the same resampled data.
+    ceiling : float
+        The human–human score (NaN where the measure has none).
+    ceiling_replicates : numpy.ndarray
+        Its replicates, shape (R,), from the same resamples.
+    chance : float
+        The score of an observer unrelated to the humans (0 for a kappa or a correlation).
+    settings : dict
+        The settings of the result the scores come from.
+    per_experiment : dict or None
+        For the Brain-Score convention: ``{"experiments": names, "estimate": (E, M), "replicates": (R, E, M),
+        "ceiling": (E,), "ceiling_replicates": (R, E)}``.
+    reasons : tuple of str
+        Why a model's score is undefined ("" where it is defined), one per model.
+    ceiling_fixed : bool
+        The ceiling is a fixed reference (e.g. 1 for a score that is already a ratio to the humans): models are
+        compared with it, but it is not tested against chance.
+
+    Examples
+    --------
+    >>> s = Scores("error_consistency", "overall", ("a", "b", "c"), [0.3, 0.2, 0.1], np.zeros((4, 3)), 0.4,
+    ...            np.full(4, 0.4))
+    >>> s.select(["c", "a"]).estimate.tolist(), s.n_resamples
+    ([0.1, 0.3], 4)
+    """
+
+    measure: str
+    scope: str
+    models: tuple
+    estimate: np.ndarray
+    replicates: np.ndarray
+    ceiling: float = float("nan")
+    ceiling_replicates: np.ndarray | None = None
+    chance: float = 0.0
+    settings: dict = field(default_factory=dict)
+    per_experiment: dict | None = None
+    reasons: tuple = ()
+    ceiling_fixed: bool = False
+
+    def __post_init__(self) -> None:
+        estimate = np.asarray(self.estimate, dtype=float).reshape(-1)
+        replicates = np.asarray(self.replicates, dtype=float)
+        if replicates.ndim == 1:
+            replicates = replicates[:, None]
+        if replicates.size == 0:
+            replicates = np.zeros((0, estimate.size))
+        if replicates.shape[1] != estimate.size or len(self.models) != estimate.size:
+            raise ValueError(f"{len(self.models)} models, {estimate.size} scores and {replicates.shape[1]} "
+                             "replicate columns do not match")
+        ceiling_replicates = (np.full(replicates.shape[0], np.nan) if self.ceiling_replicates is None
+                              else np.asarray(self.ceiling_replicates, dtype=float).reshape(-1))
+        if ceiling_replicates.size != replicates.shape[0]:
+            raise ValueError(f"{ceiling_replicates.size} ceiling replicates for {replicates.shape[0]} resamples")
+        object.__setattr__(self, "models", tuple(str(m) for m in self.models))
+        object.__setattr__(self, "estimate", estimate)
+        object.__setattr__(self, "replicates", replicates)
+        object.__setattr__(self, "ceiling_replicates", ceiling_replicates)
+        object.__setattr__(self, "reasons", tuple(self.reasons) if self.reasons else ("",) * estimate.size)
+
+    @property
+    def n_resamples(self) -> int:
+        """Number of paired replicates."""
+        return int(self.replicates.shape[0])
+
+    def select(self, models) -> Scores:
+        """The scores of some models, in the order given.
+
+        Parameters
+        ----------
+        models : sequence of str
+            Model names, each one of :attr:`models`.
+
+        Returns
+        -------
+        Scores
+
+        Raises
+        ------
+        ValueError
+            Naming a model that has no score, or naming one twice.
+        """
+        models = [str(m) for m in models]
+        missing = [m for m in models if m not in self.models]
+        if missing:
+            raise ValueError(f"no {self.measure} score for model(s) {missing}; models: {list(self.models)}")
+        if len(set(models)) != len(models):
+            raise ValueError(f"a model is named twice in {models}")
+        idx = [self.models.index(m) for m in models]
+        per = self.per_experiment
+        if per is not None:
+            per = dict(per, estimate=per["estimate"][:, idx], replicates=per["replicates"][:, :, idx])
+        return Scores(self.measure, self.scope, tuple(models), self.estimate[idx], self.replicates[:, idx],
+                      self.ceiling, self.ceiling_replicates, self.chance, self.settings, per,
+                      tuple(self.reasons[k] for k in idx), self.ceiling_fixed)
+
+
+def ceiling_ratio(estimate, replicates, ceiling, ceiling_replicates) -> tuple[np.ndarray, np.ndarray]:
+    """Scores over the ceiling, ``a / c``, with the same ratio in every paired replicate.
+
+    Parameters
+    ----------
+    estimate : array_like
+        Scores, shape (M,).
+    replicates : array_like
+        Their replicates, shape (R, M).
+    ceiling : float
+        The human–human score.
+    ceiling_replicates : array_like
+        Its replicates, shape (R,).
+
+    Returns
+    -------
+    (ratio, ratio_replicates) : tuple of numpy.ndarray
+        Shapes (M,) and (R, M); NaN where the ceiling (or its replicate) is 0 or undefined.
+
+    Examples
+    --------
+    >>> ratio, reps = ceiling_ratio([0.2, 0.4], [[0.2, 0.4], [0.1, 0.5]], 0.5, [0.5, 0.25])
+    >>> ratio.tolist(), reps.tolist()
+    ([0.4, 0.8], [[0.4, 0.8], [0.4, 2.0]])
+    """
+    c = float(ceiling)
+    cr = np.asarray(ceiling_replicates, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.asarray(estimate, dtype=float) / (c if c != 0 else np.nan)
+        reps = np.asarray(replicates, dtype=float) / np.where(cr != 0, cr, np.nan)[:, None]
+    return ratio, reps
+
+
+def brainscore_ceiled(raw, ceiling) -> np.ndarray:
+    """Brain-Score's ceiled score of one Geirhos et al. (2021) error-consistency benchmark.
+
+    ``clip(|raw| / |ceiling|, 0, 1)``, where ``raw`` is the model's EC with the humans (mean over conditions,
+    then over subjects) and ``ceiling`` the human–human EC (mean over conditions, then over subject pairs). The
+    absolute values are Brain-Score's ``ErrorConsistency.aggregate`` (``abs`` of the mean, applied to both);
+    the division and the clipping to [0, 1] its ``_Geirhos2021ErrorConsistency.__call__`` (``raw_score /
+    ceiling`` then ``bound_score``). A ceiling of 0 gives 1 (inf clipped), an undefined one NaN. Source:
+    brain-score/vision, ``brainscore_vision/benchmarks/geirhos2021/benchmark.py`` and
+    ``brainscore_vision/metrics/error_consistency/metric.py`` (docs/compare.md).
+
+    Parameters
+    ----------
+    raw : array_like
+        Model–human EC, any shape.
+    ceiling : array_like
+        Human–human EC, broadcastable against ``raw``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Ceiled scores in [0, 1] (NaN where an input is NaN).
+
+    Examples
+    --------
+    >>> brainscore_ceiled([0.1, -0.1, 0.5], 0.4).tolist()
+    [0.25, 0.25, 1.0]
+    """
+    raw = np.abs(np.asarray(raw, dtype=float))
+    ceiling = np.abs(np.asarray(ceiling, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = raw / ceiling
+    ratio = np.where(np.isnan(raw) | np.isnan(ceiling), np.nan, ratio)
+    return np.clip(ratio, 0.0, 1.0)
+
+
+#: Normalisations offered (None = the raw scores).
+NORMALISATIONS = ("ceiling", "brainscore")
+
+
+def normalised_scores(scores: Scores, normalise: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """The models' scores on a ceiling-normalised scale, with paired replicates.
+
+    ``"ceiling"``: model score / human ceiling (:func:`ceiling_ratio`), on the scope's scores.
+    ``"brainscore"``: per experiment :func:`brainscore_ceiled`, then the mean over experiments (how the
+    Brain-Score leaderboard averages a parent's benchmarks; experiments where a model's score is undefined are
+    left out of its mean), in every replicate alike.
+
+    Parameters
+    ----------
+    scores : Scores
+        The models' scores (``per_experiment`` needed for ``"brainscore"``).
+    normalise : {"ceiling", "brainscore"}
+        The normalisation.
+
+    Returns
+    -------
+    (estimate, replicates, scale) : tuple
+        Shapes (M,) and (R, M), and the scale's name for the output.
+
+    Raises
+    ------
+    ValueError
+        On an unknown normalisation, or ``"brainscore"`` for a measure without per-experiment scores.
+
+    Examples
+    --------
+    >>> s = Scores("error_consistency", "overall", ("a",), [0.2], [[0.2], [0.1]], 0.4, [0.4, 0.5])
+    >>> est, reps, scale = normalised_scores(s, "ceiling")
+    >>> est.tolist(), reps[:, 0].tolist(), scale
+    ([0.5], [0.5, 0.2], 'ratio to human ceiling')
+    """
+    if normalise == "ceiling":
+        est, reps = ceiling_ratio(scores.estimate, scores.replicates, scores.ceiling, scores.ceiling_replicates)
+        return est, reps, "ratio to human ceiling"
+    if normalise == "brainscore":
+        per = scores.per_experiment
+        if per is None:
+            raise ValueError(f"--normalise brainscore is Brain-Score's convention for the error-consistency "
+                             f"benchmarks; {scores.measure} has no such convention (use --normalise ceiling)")
+        with np.errstate(invalid="ignore"), _quiet():
+            est = np.nanmean(brainscore_ceiled(per["estimate"], per["ceiling"][:, None]), axis=0)
+            reps = (np.nanmean(brainscore_ceiled(per["replicates"], per["ceiling_replicates"][:, :, None]), axis=1)
+                    if per["replicates"].shape[0] else np.zeros((0, est.size)))
+        return est, reps, "Brain-Score ceiled (mean over experiments)"
+    raise ValueError(f"normalise must be one of {NORMALISATIONS} or None, not {normalise!r}")
+
+
+class _quiet:
+    def __enter__(self):
+        import warnings
+
+        self._catch = warnings.catch_warnings()
+        self._catch.__enter__()
+        warnings.simplefilter("ignore", category=RuntimeWarning)
+
+    def __exit__(self, *exc):
+        return self._catch.__exit__(*exc)
+
+
+def compact_letters(names, resolved_pairs) -> dict[str, str]:
+    """Compact letter display: models sharing a letter are not resolved from one another.
+
+    Models are taken in the order given (by score); each letter covers a maximal run of models whose pairs
+    are all unresolved (the insert-and-absorb algorithm of Piepho 2004, for a linear order it is exact).
+
+    Parameters
+    ----------
+    names : sequence of str
+        Models in display order.
+    resolved_pairs : set of frozenset
+        The pairs whose difference is resolved.
+
+    Returns
+    -------
+    dict
+        ``{model: letters}``.
+
+    Examples
+    --------
+    >>> compact_letters(["a", "b", "c"], {frozenset({"a", "c"})})
+    {'a': 'a', 'b': 'ab', 'c': 'b'}
+    """
+    names = list(names)
+    groups: list[set] = [set(names)]
+    for pair in resolved_pairs:
+        x, y = tuple(pair)
+        new = []
+        for g in groups:
+            if x in g and y in g:
+                new += [g - {x}, g - {y}]
+            else:
+                new.append(g)
+        # absorb groups contained in another
+        new = [g for k, g in enumerate(new) if g and not any((g < h) or (g == h and j < k)
+                                                             for j, h in enumerate(new) if j != k)]
+        groups = new
+    order = {n: k for k, n in enumerate(names)}
+    groups.sort(key=lambda g: (min(order[n] for n in g), -len(g)))
+    letters = {n: "" for n in names}
+    for k, g in enumerate(groups):
+        letter = _letter(k)
+        for n in g:
+            letters[n] += letter
+    return {n: "".join(sorted(letters[n], key=_letter_rank)) for n in names}
+
+
+def _letter(k: int) -> str:
+    alphabet = "abcdefghijklmnopqrstuvwxyz"
+    return alphabet[k] if k < 26 else alphabet[k // 26 - 1] + alphabet[k % 26]
+
+
+def _letter_rank(c: str) -> int:
+    return ord(c)
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """Paired comparisons of models on one measure: every pair, each model against the ceiling, the ceiling
+    against chance, and the scores (optionally ceiling-normalised) with a compact letter display.
+
+    Attributes
+    ----------
+    comparisons : pandas.DataFrame
+        One row per comparison, columns :data:`COMPARISON_COLUMNS`; ``comparison`` is ``"pair"``,
+        ``"model vs ceiling"`` or ``"ceiling vs chance"``; ``family`` names the family the correction ran over.
+    scores : pandas.DataFrame
+        One row per model (by score, best first), columns :data:`SCORE_COLUMNS`.
+    ceiling : dict
+        The human ceiling: estimate, ci_low, ci_high, chance.
+    settings : dict
+        The level, correction, normalisation and the settings of the measure's result.
+
+    Examples
+    --------
+    >>> reps = np.array([0.5, 0.1]) + np.random.default_rng(0).normal(0, 0.01, (300, 2))
+    >>> c = compare_scores(Scores("error_consistency", "overall", ("a", "b"), [0.5, 0.1], reps, 0.6,
+    ...                           np.full(300, 0.6)))
+    >>> c.resolved_pairs() == {frozenset({"a", "b"})}, sorted(c.to_frame()["comparison"].unique())
+    (True, ['ceiling vs chance', 'model vs ceiling', 'pair'])
+    """
+
+    comparisons: pd.DataFrame
+    scores: pd.DataFrame
+    ceiling: dict
+    settings: dict
+
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy comparison table (:attr:`comparisons`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns :data:`COMPARISON_COLUMNS`.
+        """
+        return self.comparisons
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        """The pairwise rows of :meth:`to_frame`."""
+        c = self.comparisons
+        return c[c["comparison"] == "pair"].reset_index(drop=True)
+
+    def resolved_pairs(self) -> set:
+        """The pairs whose difference is resolved.
+
+        Returns
+        -------
+        set of frozenset
+            Each a frozenset of two model names.
+        """
+        p = self.pairs
+        return {frozenset((a, b)) for a, b in p.loc[p["resolved"], ["model_a", "model_b"]].itertuples(index=False)}
+
+    def to_json_dict(self) -> dict:
+        """JSON-ready: settings, ceiling, scores and comparisons (non-finite numbers as None).
+
+        Returns
+        -------
+        dict
+            Keys ``settings``, ``ceiling``, ``scores``, ``comparisons``.
+        """
+        return {"settings": _plain_dict(self.settings), "ceiling": _plain_dict(self.ceiling),
+                "scores": _records(self.scores), "comparisons": _records(self.comparisons)}
+
+
+def _plain(value):
+    if isinstance(value, (float, np.floating)):
+        return None if not math.isfinite(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def _plain_dict(d: dict) -> dict:
+    return {k: _plain(v) for k, v in d.items()}
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def _rows(kind, family, a_names, b_names, est_a, est_b, diff, diff_reps, level, correction, scale, test,
+          scores: Scores, reasons, null: float = 0.0) -> pd.DataFrame:
+    low, high = _interval(diff_reps, diff, level)
+    p = bootstrap_p_value(diff_reps, null) if diff_reps.shape[0] else np.full(diff.size, np.nan)
+    p = np.where(np.isfinite(diff), p, np.nan)
+    padj = adjust(p, correction)
+    size = int(np.isfinite(p).sum())
+    frame = pd.DataFrame({
+        "measure": scores.measure, "scope": scores.scope, "comparison": kind,
+        "model_a": list(a_names), "model_b": list(b_names), "estimate_a": est_a, "estimate_b": est_b,
+        "difference": diff, "ci_low": low, "ci_high": high, "p_value": p, "p_adjusted": padj,
+        "resolved": np.nan_to_num(padj, nan=2.0) <= 1 - level,
+        "family": f"{family} ({size} test{'s' if size != 1 else ''})", "family_size": size,
+        "correction": correction, "test": test, "scale": scale,
+        "undefined_share": _undefined_share(diff_reps), "reason": list(reasons),
+    })
+    return frame
+
+
+def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0.95,
+                   normalise: str | None = None, extra_tests: pd.DataFrame | None = None) -> ComparisonResult:
+    """Every pair of models, each model against the ceiling, and the ceiling against chance.
+
+    Pairs are formed in order of score (best first), so ``difference = estimate_a - estimate_b >= 0``. With
+    ``normalise``, the scores and their pairwise differences are on the normalised scale
+    (:func:`normalised_scores`) and each model is compared with the ceiling as ``normalised - 1``; the ceiling
+    against chance stays on the raw scale. Definitions: module docstring and docs/compare.md.
+
+    Parameters
+    ----------
+    scores : Scores
+        The models' scores with paired replicates.
+    correction : {"holm", "bh", "none"}
+        The correction within each family.
+    level : float
+        Confidence level of the intervals; ``alpha = 1 - level`` decides "resolved".
+    normalise : {"ceiling", "brainscore"} or None
+        Compare normalised scores (None: raw).
+    extra_tests : pandas.DataFrame, optional
+        Further pairwise tests (columns model_a, model_b, p_value, test, reason), e.g. the exact label-exchange
+        test of one EC table: added as rows with comparison ``"pair"`` and their own family, corrected alike.
+
+    Returns
+    -------
+    ComparisonResult
+
+    Raises
+    ------
+    ValueError
+        On an unknown correction or normalisation, a level outside (0, 1), or fewer than two models.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> common = rng.normal(size=(400, 1))
+    >>> reps = np.c_[0.5, 0.3, 0.29] + 0.02 * common + 0.01 * rng.normal(size=(400, 3))
+    >>> s = Scores("error_consistency", "overall", ("a", "b", "c"), [0.5, 0.3, 0.29], reps, 0.6,
+    ...            0.6 + 0.02 * common[:, 0])
+    >>> result = compare_scores(s)
+    >>> result.pairs[["model_a", "model_b", "resolved"]].values.tolist()
+    [['a', 'b', True], ['a', 'c', True], ['b', 'c', False]]
+    >>> result.scores["letters"].tolist()
+    ['a', 'b', 'b']
+    """
+    check_level(level)
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {CORRECTIONS}, not {correction!r}")
+    if normalise is not None and normalise not in NORMALISATIONS:
+        raise ValueError(f"normalise must be one of {NORMALISATIONS} or None, not {normalise!r}")
+    if len(scores.models) < 2:
+        raise ValueError(f"a comparison needs at least two models; got {list(scores.models)}")
+    if normalise is None:
+        est, reps, scale = scores.estimate, scores.replicates, "raw"
+    else:
+        est, reps, scale = normalised_scores(scores, normalise)
+    # models by score, best first (undefined last), ties in the order given
+    order = sorted(range(len(scores.models)), key=lambda k: (not np.isfinite(est[k]), -np.nan_to_num(est[k])))
+    names = [scores.models[k] for k in order]
+    est, reps = est[order], reps[:, order]
+    raw_est, raw_reps = scores.estimate[order], scores.replicates[:, order]
+    reasons = [scores.reasons[k] for k in order]
+    m = len(names)
+    ia, ib = np.triu_indices(m, k=1)
+    pair_reasons = [("; ".join(r for r in (reasons[i], reasons[j]) if r)) for i, j in zip(ia, ib)]
+    test = BOOTSTRAP_TEST if scores.n_resamples else "none (no resamples)"
+    frames = [_rows("pair", f"all pairs of {m} models", [names[i] for i in ia], [names[j] for j in ib],
+                    est[ia], est[ib], est[ia] - est[ib], reps[:, ia] - reps[:, ib], level, correction, scale,
+                    test, scores, pair_reasons)]
+    if extra_tests is not None and len(extra_tests):
+        extra = extra_tests.copy()
+        size = int(np.isfinite(extra["p_value"].to_numpy(dtype=float)).sum())
+        position = {n: k for k, n in enumerate(names)}
+        flip = extra["model_a"].map(position) > extra["model_b"].map(position)
+        extra.loc[flip, ["model_a", "model_b"]] = extra.loc[flip, ["model_b", "model_a"]].to_numpy()
+        pair_order = {(a, b): k for k, (a, b) in enumerate(zip(frames[0]["model_a"], frames[0]["model_b"]))}
+        extra = extra.assign(_order=[pair_order.get((a, b), len(pair_order))
+                                     for a, b in zip(extra["model_a"], extra["model_b"])])
+        extra = extra.sort_values("_order", kind="stable").drop(columns="_order").reset_index(drop=True)
+        padj = adjust(extra["p_value"].to_numpy(dtype=float), correction)
+        diff_lookup = {(f["model_a"], f["model_b"]): (f["estimate_a"], f["estimate_b"], f["difference"])
+                       for f in frames[0].to_dict("records")}
+        values = [diff_lookup.get((a, b), (np.nan, np.nan, np.nan))
+                  for a, b in zip(extra["model_a"], extra["model_b"])]
+        frames.append(pd.DataFrame({
+            "measure": scores.measure, "scope": scores.scope, "comparison": "pair",
+            "model_a": extra["model_a"].to_numpy(), "model_b": extra["model_b"].to_numpy(),
+            "estimate_a": [v[0] for v in values], "estimate_b": [v[1] for v in values],
+            "difference": [v[2] for v in values], "ci_low": np.nan, "ci_high": np.nan,
+            "p_value": extra["p_value"].to_numpy(dtype=float), "p_adjusted": padj,
+            "resolved": np.nan_to_num(padj, nan=2.0) <= 1 - level,
+            "family": f"{extra['test'].iloc[0]}: all pairs of {m} models ({size} test{'s' if size != 1 else ''})",
+            "family_size": size, "correction": correction, "test": extra["test"].to_numpy(), "scale": scale,
+            "undefined_share": np.nan, "reason": extra["reason"].to_numpy()}))
+    has_ceiling = np.isfinite(scores.ceiling)
+    if has_ceiling:
+        if normalise is None:
+            ceiling_est, ceiling_reps, null = scores.ceiling, scores.ceiling_replicates[:, None], 0.0
+            ceil_diff, ceil_reps = est - ceiling_est, reps - ceiling_reps
+        else:   # on the normalised scale the ceiling is 1 (Brain-Score's clipped scores reach it, never exceed)
+            ceiling_est, null = 1.0, 0.0
+            ceil_diff, ceil_reps = est - 1.0, reps - 1.0
+        frames.append(_rows("model vs ceiling", f"{m} models vs the human ceiling", names, ["human ceiling"] * m,
+                            est, np.full(m, ceiling_est), ceil_diff, ceil_reps, level, correction, scale, test,
+                            scores, reasons, null))
+        cr = scores.ceiling_replicates[:, None]
+    if has_ceiling and not scores.ceiling_fixed:
+        frames.append(_rows("ceiling vs chance", "the human ceiling vs chance", ["human ceiling"], ["chance"],
+                            np.array([scores.ceiling]), np.array([scores.chance]),
+                            np.array([scores.ceiling - scores.chance]), cr - scores.chance, level, correction,
+                            "raw", test, scores, [""]))
+    comparisons = pd.concat(frames, ignore_index=True)[COMPARISON_COLUMNS]
+
+    resolved = {frozenset((a, b)) for a, b, r in
+                frames[0][["model_a", "model_b", "resolved"]].itertuples(index=False) if r}
+    letters = compact_letters(names, resolved)
+    raw_low, raw_high = _interval(raw_reps, raw_est, level)
+    if normalise is None:
+        n_est, n_low, n_high = np.full(m, np.nan), np.full(m, np.nan), np.full(m, np.nan)
+    else:
+        n_low, n_high = _interval(reps, est, level)
+        n_est = est
+    score_frame = pd.DataFrame({
+        "measure": scores.measure, "scope": scores.scope, "model": names, "estimate": raw_est, "ci_low": raw_low,
+        "ci_high": raw_high, "normalised": n_est, "normalised_low": n_low, "normalised_high": n_high,
+        "scale": scale, "rank": np.arange(1, m + 1), "letters": [letters[n] for n in names],
+        "undefined_share": _undefined_share(reps), "reason": reasons})[SCORE_COLUMNS]
+    ceiling = {"estimate": scores.ceiling, "ci_low": np.nan, "ci_high": np.nan, "chance": scores.chance}
+    if has_ceiling and scores.n_resamples >= 2:
+        lo, hi = _interval(scores.ceiling_replicates[:, None], np.array([scores.ceiling]), level)
+        ceiling.update(ci_low=float(lo[0]), ci_high=float(hi[0]))
+    notes = []
+    if scores.n_resamples:
+        floor = 2.0 / (scores.n_resamples + 1)
+        n_pairs = int(frames[0]["p_value"].notna().sum())
+        best = floor * (n_pairs if correction == "holm" else 1)
+        if best > 1 - level:
+            notes.append(f"with {scores.n_resamples} resamples the smallest bootstrap p-value is {floor:.2g}; "
+                         f"after {correction} over {n_pairs} pairs no pair can be resolved at alpha "
+                         f"{1 - level:.2g}: use more resamples (at least {math.ceil(2 * n_pairs / (1 - level))})")
+    settings = dict(scores.settings, level=level, correction=correction, normalise=normalise, notes=notes,
+                    measure=scores.measure, scope=scores.scope, n_resamples=scores.n_resamples,
+                    p_value="bootstrap: min(1, 2 (1 + min(#{d* <= 0}, #{d* >= 0})) / (1 + R))")
+    return ComparisonResult(comparisons, score_frame, ceiling, settings)
