@@ -85,6 +85,31 @@ _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _INFINITY = {"inf": "inf", "+inf": "inf", "infinity": "inf", "+infinity": "inf", "-inf": "-inf", "-infinity": "-inf"}
 
 
+def clean_name(text: str) -> str:
+    """A name as humanlike compares it: Unicode NFC, without format characters (zero-width spaces, byte-order
+    marks, soft hyphens, direction marks), stripped.
+
+    Parameters
+    ----------
+    text : str
+        An observer, experiment, condition, item or label name.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> clean_name("subject\u200b-01"), clean_name("Jose\u0301") == "Jos\u00e9"
+    ('subject-01', True)
+    """
+    text = str(text)
+    if text.isascii():
+        return text.strip()
+    kept = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return unicodedata.normalize("NFC", kept).strip()
+
+
 def number_spelling(text) -> str | None:
     """The canonical spelling of a label that spells a number (``0.00``, ``0.0`` and ``0`` are ``"0"``), else None.
 
@@ -301,7 +326,7 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True,
             )
         out[name] = out[name].astype(str)
     for name in _STRING_COLUMNS:
-        out[name] = out[name].str.strip()
+        out[name] = _clean_column(out[name], name)
         blank = (out[name] == "").to_numpy()
         if blank.any():
             hint = f" (write '{NO_ANSWER}' for no answer)" if name == "response" else ""
@@ -317,6 +342,13 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True,
             f"column 'observer_kind' has unknown value(s) {sorted(unknown)} (allowed: {list(OBSERVER_KINDS)}) in "
             + _describe(out, bad)
         )
+    reserved = sorted(o for o in out["observer"].unique() if o.casefold() in RESERVED_OBSERVER_NAMES)
+    if reserved:
+        raise TrialTableError(
+            f"observer '{reserved[0]}' has a reserved name: {sorted(RESERVED_OBSERVER_NAMES)} label the groups the "
+            "analyses report (the human-human ceiling, the model-model mean); rename the observer")
+    _warn_case_only(out, "observer", "observers")
+    _warn_case_only(out, "experiment", "experiments")
     per_observer = out.groupby("observer")["observer_kind"].nunique()
     if (per_observer > 1).any():
         raise TrialTableError(
@@ -374,7 +406,8 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True,
                 wrong = sorted(group.loc[bad, "response"].unique())[:5]
                 raise TrialTableError(
                     f"experiment '{experiment}': response(s) {wrong} are outside the label set "
-                    f"{sorted(label_set)} (declare the task's labels with labels=...): "
+                    f"{sorted(label_set)} (declare the task's labels: labels=[...] in Python, --labels A B C on "
+                    f"the command line): "
                     f"{_describe(group, bad.to_numpy())}"
                 )
 
@@ -391,6 +424,35 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True,
     order = [c.name for c in COLUMNS if c.name in out.columns]
     extra = [c for c in out.columns if c not in order]
     return out[order + extra].reset_index(drop=True)
+
+
+def _clean_column(column: pd.Series, name: str) -> pd.Series:
+    """:func:`clean_name` on every distinct value; a warning names spellings that differ only invisibly."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    originals = [str(u) for u in uniques]
+    cleaned = [clean_name(u) for u in originals]
+    if cleaned == originals:
+        return column
+    variants: dict[str, list[str]] = {}
+    for original, clean in zip(originals, cleaned):
+        variants.setdefault(clean, []).append(original)
+    for clean, spellings in variants.items():
+        if len(spellings) > 1 and any(v.strip() != clean for v in spellings):   # more than surrounding blanks
+            warnings.warn(f"column '{name}': {sorted(ascii(v) for v in spellings)} differ only by invisible "
+                          f"characters or Unicode normalisation; read as one name {ascii(clean)}",
+                          UserWarning, stacklevel=4)
+    return pd.Series(np.asarray(cleaned, dtype=object)[codes], index=column.index, dtype=column.dtype)
+
+
+def _warn_case_only(out: pd.DataFrame, name: str, what: str) -> None:
+    """Warn where names of ``name`` differ only by case (``Subject-01``, ``subject-01``): kept apart, but said."""
+    by_fold: dict[str, list[str]] = {}
+    for value in out[name].unique():
+        by_fold.setdefault(str(value).casefold(), []).append(str(value))
+    for variants in by_fold.values():
+        if len(variants) > 1:
+            warnings.warn(f"{what} {sorted(variants)} differ only by case: they are kept apart; rename one if they "
+                          "are the same", UserWarning, stacklevel=4)
 
 
 def _unify_condition_spellings(out: pd.DataFrame) -> pd.Series:

@@ -436,7 +436,8 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     Parameters
     ----------
     trials : pandas.DataFrame
-        The trial table.
+        A validated trial table (as :func:`humanlike.data.loaders.load_trials` gives: its declared labels and
+        human observers are kept, not re-derived).
     analyses : list of str
         Any of ``"ec"``, ``"dmc"``, ``"dvc"``, ``"ood"``.
     settings : ResamplingSettings
@@ -470,17 +471,19 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     results: dict[str, object] = {}
     notes: list[str] = []
     if "ec" in analyses:
-        results["benchmark"] = run_benchmark(trials, exclusions=exclusions, settings=settings)
+        results["benchmark"] = run_benchmark(trials, exclusions=exclusions, settings=settings, validate=False)
     if "dmc" in analyses:
         has_margins = "decision_margin" in trials and trials.loc[trials["observer_kind"] == "model",
                                                                   "decision_margin"].notna().any()
         if has_margins:
             dmc_settings = settings if settings.observer_level != "none" else replace(settings, observer_level="jackknife")
-            results["dmc"] = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_settings)
+            results["dmc"] = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_settings,
+                                                         validate=False)
         else:
             notes.append("decision-margin consistency skipped: no model has decision margins")
     if "dvc" in analyses:
-        results["latent"] = latent_correctness_correlation(trials, exclusions=exclusions, settings=settings)
+        results["latent"] = latent_correctness_correlation(trials, exclusions=exclusions, settings=settings,
+                                                           validate=False)
     if "ood" in analyses:
         ood = _run_ood_for_report(trials, settings)
         if isinstance(ood, str):
@@ -501,10 +504,11 @@ def _run_ood_for_report(trials: pd.DataFrame, settings):
 
     try:
         try:
-            return ood_analysis(trials, None, settings=settings)
+            return ood_analysis(trials, None, settings=settings, validate=False)
         except ResourceError:
             # The spectrum keeps replicates of every pair and regime (~30,000 outputs on the benchmark with the
             # decision-margin models): give it twice the budget rather than drop it from the page.
-            return ood_analysis(trials, None, settings=replace(settings, memory_budget=2 * settings.memory_budget))
+            return ood_analysis(trials, None, settings=replace(settings, memory_budget=2 * settings.memory_budget),
+                                validate=False)
     except (TrialTableError, ValueError) as err:
         return f"OOD spectrum skipped: {err}"
