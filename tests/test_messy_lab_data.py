@@ -401,7 +401,7 @@ def test_plan_dmc_takes_its_documented_default_distribution(capsys):
             "--json"]
     assert cli.main(argv) == 0, capsys.readouterr().err
     capsys.readouterr()
-    assert cli.main(argv[:4] + ["0.8", "0.2"] + argv[6:]) == 2
+    assert cli.main(argv[:5] + ["0.8", "0.2"] + argv[7:]) == 2
     assert "0 <= A < B <= 1" in capsys.readouterr().err
     assert cli.main(["plan", "dmc", "--distribution", "beta", "--params", "0", "2", "--sims", "5", "--json"]) == 2
     assert "A > 0 and B > 0" in capsys.readouterr().err
