@@ -232,10 +232,10 @@ def _demo_report(trials, args) -> Path:
     """The demo's analyses on one page (``report.html``), from the results computed above."""
     from ..analyses.dvc_choices import latent_correctness_correlation
     from .report import render_report
-    from .report_sections import build_sections
+    from .report_sections import build_sections, items_only
 
     results = dict(args.demo_results)
-    results["latent"] = latent_correctness_correlation(trials, settings=resampling_settings(args))
+    results["latent"] = latent_correctness_correlation(trials, settings=items_only(resampling_settings(args)))
     sections, headline = build_sections(results)
     settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
     provenance = {"data": f"simulate_benchmark(seed={args.seed})", "trials": len(trials),

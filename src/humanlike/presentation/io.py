@@ -353,7 +353,15 @@ def save_figure(fig, path) -> Path:
     """
     path = Path(path)
     fmt = path.suffix.lstrip(".") or "png"
-    return _atomic(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight"))
+    # No creation date in SVG/PDF files: the same run writes the same bytes.
+    undated = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}.get(fmt)
+    import matplotlib
+
+    def save(tmp):
+        with matplotlib.rc_context({"svg.hashsalt": "humanlike"}):   # element ids from the content, not uuid4
+            fig.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight", metadata=undated)
+
+    return _atomic(path, save)
 
 
 def _sha256(path: Path) -> str:

@@ -428,6 +428,30 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
     return sections, _headline_table(measures)
 
 
+def items_only(settings):
+    """``settings`` with observer level ``"none"``, for analyses that resample items only (the latent
+    correlation) when one settings object serves several analyses (report, demo).
+
+    Parameters
+    ----------
+    settings : ResamplingSettings
+        The run's settings.
+
+    Returns
+    -------
+    ResamplingSettings
+
+    Examples
+    --------
+    >>> from humanlike.stats.settings import ResamplingSettings
+    >>> items_only(ResamplingSettings(observer_level="bootstrap")).observer_level
+    'none'
+    """
+    from dataclasses import replace
+
+    return settings if settings.observer_level == "none" else replace(settings, observer_level="none")
+
+
 def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exclusions) -> tuple[dict, list[str]]:
     """Run the report's analyses on one trial table with one settings object.
 
@@ -482,8 +506,11 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
         else:
             notes.append("decision-margin consistency skipped: no model has decision margins")
     if "dvc" in analyses:
-        results["latent"] = latent_correctness_correlation(trials, exclusions=exclusions, settings=settings,
-                                                           validate=False)
+        results["latent"] = latent_correctness_correlation(trials, exclusions=exclusions,
+                                                           settings=items_only(settings), validate=False)
+        if settings.observer_level != "none":
+            notes.append(f"latent correlation: items resampled only (it has no observer level; "
+                         f"--observer-level {settings.observer_level} applies to the other analyses)")
     if "ood" in analyses:
         ood = _run_ood_for_report(trials, settings)
         if isinstance(ood, str):
