@@ -317,7 +317,7 @@ def test_a_pair_sharing_no_trial_is_nan_with_its_reason():
 @pytest.mark.parametrize("argv,pattern", [
     (["demo", "--out", ""], "empty path"),
     (["plan", "dmc", "--distribution", "uniform", "--params", "0.9", "0.1"], "0 <= A < B <= 1"),
-    (["plan", "dmc", "--distribution", "beta", "--params", "-1", "2"], "A > 0 and B > 0"),
+    (["plan", "dmc", "--distribution", "beta", "--params", "0", "2"], "A > 0 and B > 0"),
 ])
 def test_cli_refuses_bad_plans_and_empty_outputs(argv, pattern, capsys):
     from humanlike.presentation.cli import main

@@ -134,6 +134,24 @@ def test_one_condition_spelled_two_ways_is_one_condition_with_a_warning():
     pd.testing.assert_frame_equal(a, b)
 
 
+def test_an_evaluation_folder_written_by_pandas_aligns_with_the_raw_items(tmp_path):
+    """A model run saved by pandas spells the raw folder's condition "0" as "0.0": its items still align."""
+    import json
+
+    write_raw(tmp_path, "edge", "subject-01", ROWS)
+    folder = tmp_path / "evaluated"
+    folder.mkdir()
+    (folder / "evaluation.json").write_text(json.dumps({"format": "humanlike-evaluation", "trials": "trials.csv"}))
+    pd.DataFrame({"observer": "net", "observer_kind": "model", "experiment": "edge", "condition": 0.0,
+                  "item": ["run_cat1.png", "run_dog1.png", "run_dog2.png"], "label": ["cat", "dog", "dog"],
+                  "response": ["cat", "dog", "dog"], "correct": True}).to_csv(folder / "trials.csv", index=False)
+    assert "0.0," in (folder / "trials.csv").read_text()
+    trials = load_trials([tmp_path / "raw-data", folder], cache=False)
+    items = trials.groupby("observer")["item"].agg(set)
+    assert items["net"] == items["subject-01"] == {"cat1.png", "dog1.png", "dog2.png"}
+    assert trials["condition"].nunique() == 1
+
+
 # ---------------------------------------------------------------------------------------------------------
 # 2. Reserved group names
 # ---------------------------------------------------------------------------------------------------------

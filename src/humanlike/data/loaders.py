@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .cache import cached_table
-from .schema import NO_ANSWER, TrialTableError, clean_name, validate_trials
+from .schema import NO_ANSWER, TrialTableError, clean_name, condition_mask, validate_trials
 
 PathLike = str | os.PathLike
 
@@ -674,7 +674,9 @@ def _with_evaluations(frames: list[pd.DataFrame], folders: Sequence[Path]) -> li
 def _match_items(trials: pd.DataFrame, reference: pd.DataFrame) -> pd.Series:
     items = trials["item"].copy()
     for (experiment, condition), rows in trials.groupby(["experiment", "condition"]):
-        known = reference.loc[(reference["experiment"] == experiment) & (reference["condition"] == condition), "item"]
+        same_experiment = reference.loc[reference["experiment"] == experiment]
+        # the condition as the other sources spell it (a pandas-written "0.0" is their "0.00")
+        known = same_experiment.loc[condition_mask(same_experiment["condition"], condition), "item"]
         known = set(known.unique())
         if not known:
             continue

@@ -91,7 +91,7 @@ def register(sub, plan_sub) -> None:
     plan.add_argument("--distribution", choices=("uniform", "beta", "data"), default="uniform",
                       help="true item accuracies: uniform(A, B), beta(A, B) or the human item accuracies of "
                            "--data (noisy estimates, so a little over-dispersed)")
-    plan.add_argument("--params", type=float, nargs=2, metavar=("A", "B"),
+    plan.add_argument("--params", type=float_in(0), nargs=2, metavar=("A", "B"),
                       help="distribution parameters (default: uniform 0 1, with 0 <= A < B <= 1; beta 2 2, "
                            "with A, B > 0)")
     plan.add_argument("--items", type=int_at_least(2, 100_000), default=160, help="items per simulated data set (default %(default)s)")
