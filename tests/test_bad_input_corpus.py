@@ -310,3 +310,138 @@ def test_cli_psychscore_refuses_what_mlds_refuses(tmp_path, capsys, edit, patter
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("humanlike psychscore: error: ") and "Traceback" not in err
     assert re.search(pattern, err), err
+# --- issue 22: the data people really have ------------------------------------------------------------------
+# Each class ends as a documented result (docs/formats.md) or a clear error naming what is at fault.
+
+RESERVED_CASES = [
+    ("model named humans", "humans"),
+    ("model named model-model", "model-model"),
+    ("model named model-human (mean)", "model-human (mean)"),
+    ("model named HUMANS", "HUMANS"),
+]
+
+
+@pytest.mark.parametrize("name", [c[1] for c in RESERVED_CASES], ids=[c[0] for c in RESERVED_CASES])
+def test_observers_named_like_a_group_are_refused(name):
+    import re
+
+    frame = _good().assign(observer=lambda f: f["observer"].replace({"resnet50": name}))
+    with pytest.raises(TrialTableError, match=f"observer '{re.escape(name)}' has a reserved name"):
+        validate_trials(frame)
+
+
+def _respelled(frame, column, mapping, rows=None):
+    out = frame.copy()
+    pick = np.ones(len(out), bool) if rows is None else rows(out)
+    out.loc[pick, column] = out.loc[pick, column].replace(mapping)
+    return out
+
+
+# (id, builder, column, expected distinct values after validation, warning it must give or None)
+ACCEPTED_CASES = [
+    ("condition 0.9 beside 0.90", lambda: _respelled(_good(), "condition", {"0.90": "0.9"},
+                                                     lambda f: f["observer"] == "resnet50"),
+     "condition", {"0.90"}, "spell the same number"),
+    ("condition 0 written 0.0 everywhere", lambda: _good(conditions=("0",)).assign(condition="0.0"),
+     "condition", {"0.0"}, None),
+    ("condition False beside false", lambda: _respelled(_good(conditions=("false",)), "condition", {"false": "False"},
+                                                        lambda f: (f["observer"] == "resnet50") & (f["item"] == "img0")),
+     "condition", {"false"}, "differ only by case"),
+    ("zero-width space in an observer", lambda: _respelled(_good(), "observer", {"subject-01": "subject\u200b-01"},
+                                                           lambda f: f["item"].isin(["img0", "img1"])),
+     "observer", {"subject-01", "resnet50"}, "invisible"),
+    ("NFD spelling of an observer", lambda: _respelled(_good(), "observer", {"subject-01": "Jose\u0301"}),
+     "observer", {"Jos\u00e9", "resnet50"}, None),
+    ("byte-order mark in an experiment", lambda: _good().assign(experiment="\ufeffnoise"),
+     "experiment", {"noise"}, None),
+    ("observers differing only by case", lambda: pd.concat([_good(), _good().assign(observer=lambda f: f[
+        "observer"].replace({"subject-01": "Subject-01", "resnet50": "ResNet50"}))], ignore_index=True),
+     "observer", {"subject-01", "Subject-01", "resnet50", "ResNet50"}, "differ only by case"),
+]
+
+
+@pytest.mark.parametrize("build,column,expected,warning", [c[1:] for c in ACCEPTED_CASES],
+                         ids=[c[0] for c in ACCEPTED_CASES])
+def test_look_alike_spellings_end_as_documented(build, column, expected, warning):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = validate_trials(build())
+    assert set(out[column]) == expected
+    said = " | ".join(str(w.message) for w in caught)
+    if warning is None:
+        assert not said
+    else:
+        assert warning in said
+
+
+@pytest.mark.parametrize("file_name,kind", [("subject-01", "human"), ("Subject-01", "human"), ("SUBJ_02", "human"),
+                                            ("participant3", "human"), ("p04", "human"), ("resnet50", "model"),
+                                            ("subject\u200b-05", "human")])
+def test_raw_file_names_say_who_is_human(tmp_path, file_name, kind):
+    folder = tmp_path / "raw-data" / "edge"
+    folder.mkdir(parents=True)
+    header = "subj,session,trial,rt,object_response,category,condition,imagename\n"
+    (folder / f"edge_{file_name}_session_1.csv").write_text(
+        header + "x,1,1,0.5,cat,cat,0,0001_edg_s01_cat1.png\nx,1,2,0.5,cat,dog,0,0002_edg_s01_dog1.png\n",
+        encoding="utf-8")
+    out = load_trials(tmp_path, cache=False)
+    assert out["observer_kind"].unique().tolist() == [kind]
+    assert "\u200b" not in out["observer"].iloc[0]
+
+
+def test_declared_humans_that_name_nobody_are_refused(tmp_path):
+    path = tmp_path / "t.csv"
+    _good().to_csv(path, index=False)
+    with pytest.raises(TrialTableError, match="declared human 'alice' names no observer"):
+        load_trials(path, humans=["alice"])
+    assert set(load_trials(path, humans=["resnet*"]).query("observer_kind == 'human'")["observer"]) == {"resnet50"}
+
+
+def test_exclusions_naming_nothing_are_said():
+    from humanlike.trials.selection import apply_exclusions
+
+    with pytest.warns(UserWarning, match=r"\['0.5'\] of experiment 'noise' name nothing"):
+        apply_exclusions(_good(), {"noise": ("0.5",)})
+    assert len(apply_exclusions(_good(), {"noise": ("0.9",)})) == 0   # 0.9 names the data's 0.90
+
+
+def test_a_pair_sharing_no_trial_is_nan_with_its_reason():
+    from humanlike.measures.ec.analysis import error_consistency
+
+    frame = pd.concat([_good(conditions=("0.1",)), _good(conditions=("0.2",)).query("observer == 'resnet50'"),
+                       _good(conditions=("0.2",)).query("observer == 'subject-01'").assign(item=lambda f: "x" + f["item"])],
+                      ignore_index=True)
+    result = error_consistency(frame, n_resamples=10, seed=0)
+    row = result.pairs.set_index("condition").loc["0.2"]
+    assert np.isnan(row["error_consistency"]) and "no trial shared" in row["reason"]
+    assert np.isfinite(result.pairs.set_index("condition").loc["0.1", "error_consistency"])
+
+
+@pytest.mark.parametrize("argv,pattern", [
+    (["demo", "--out", ""], "empty path"),
+    (["plan", "dmc", "--distribution", "uniform", "--params", "0.9", "0.1"], "0 <= A < B <= 1"),
+    (["plan", "dmc", "--distribution", "beta", "--params", "0", "2"], "A > 0 and B > 0"),
+])
+def test_cli_refuses_bad_plans_and_empty_outputs(argv, pattern, capsys):
+    from humanlike.app.cli import main
+
+    assert _run_cli(main, argv) == 2
+    assert pattern in capsys.readouterr().err
+
+
+def test_cli_three_afc_data_needs_and_takes_labels(tmp_path, capsys):
+    from humanlike.app.cli import main
+
+    frame = _with(_good(n_items=8), 0, response="bird", correct=False)
+    frame.loc[frame["label"] == "dog", "label"] = "cow"
+    frame["correct"] = frame["response"] == frame["label"]
+    frame.loc[frame["response"] == "dog", "response"] = "cow"
+    frame["correct"] = frame["response"] == frame["label"]
+    path = tmp_path / "afc.csv"
+    frame.to_csv(path, index=False)
+    argv = ["ec", str(path), "--resamples", "10", "--out", str(tmp_path / "o"), "--quiet"]
+    assert _run_cli(main, argv) == 2
+    assert "--labels" in capsys.readouterr().err
+    assert _run_cli(main, [*argv, "--labels", "cat", "cow", "bird"]) == 0

@@ -64,12 +64,43 @@ def _umask() -> int:
     return mask
 
 
+def _unnamed_file(folder: Path) -> int | None:
+    """A file descriptor of an unnamed file in ``folder`` (Linux ``O_TMPFILE``), or None where there is none.
+
+    The file has no name until it is linked: if the process is killed (SIGKILL included) before that, the
+    kernel frees it and nothing is left in the folder.
+    """
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, flag | os.O_WRONLY, 0o666)
+    except OSError:   # a file system without O_TMPFILE, or no write permission (the named path says which)
+        return None
+
+
+def _link_unnamed(fd: int, target: Path) -> bool:
+    """Give the unnamed file of ``fd`` the name ``target`` (linkat through /proc, following the link)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        at_fdcwd, at_symlink_follow = -100, 0x400
+        return libc.linkat(at_fdcwd, f"/proc/self/fd/{fd}".encode(), at_fdcwd, os.fsencode(target),
+                           at_symlink_follow) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def _atomic(path: Path, write) -> Path:
     """Write through a temporary file in the same folder and rename it into place, so a reader never
     sees a half-written file.
 
-    The temporary file is removed on any failure, KeyboardInterrupt included, and the final file gets
-    the permissions of a file created normally (0666 minus the umask), not mkstemp's private 0600.
+    On Linux the temporary file is unnamed (``O_TMPFILE``) until the write is complete, so even a killed
+    process (SIGKILL) leaves the old file and no temporary file behind; it is named for an instant only, to be
+    renamed into place. Elsewhere a named temporary file is removed on any failure, KeyboardInterrupt included.
+    The final file gets the permissions of a file created normally (0666 minus the umask), not mkstemp's
+    private 0600.
     """
     path = Path(path)
     if path.is_dir():
@@ -80,6 +111,23 @@ def _atomic(path: Path, write) -> Path:
         raise OutputPathError(f"{path.parent}: exists and is not a folder; choose another output folder") from None
     except PermissionError:
         raise OutputPathError(f"{path.parent}: cannot be created (permission denied)") from None
+    fd = _unnamed_file(path.parent)
+    if fd is not None:
+        tmp = None
+        try:
+            write(Path(f"/proc/self/fd/{fd}"))
+            tmp = path.parent / f".{path.name}.{os.getpid()}.{fd}.tmp"
+            tmp.unlink(missing_ok=True)
+            if _link_unnamed(fd, tmp):
+                os.chmod(tmp, 0o666 & ~_umask())
+                os.replace(tmp, path)
+                tmp = None
+                return path
+            tmp = None   # no link: write again through a named file below
+        finally:
+            os.close(fd)
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
     tmp = None
     try:
         try:
@@ -305,7 +353,15 @@ def save_figure(fig, path) -> Path:
     """
     path = Path(path)
     fmt = path.suffix.lstrip(".") or "png"
-    return _atomic(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight"))
+    # No creation date in SVG/PDF files: the same run writes the same bytes.
+    undated = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}.get(fmt)
+    import matplotlib
+
+    def save(tmp):
+        with matplotlib.rc_context({"svg.hashsalt": "humanlike"}):   # element ids from the content, not uuid4
+            fig.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight", metadata=undated)
+
+    return _atomic(path, save)
 
 
 def _sha256(path: Path) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..measures.options import count, emit_json, positive_count, show_progress
+from ..measures.options import count, emit_json, output_path, positive_count, show_progress
 
 
 def register(sub, plan_sub) -> None:
@@ -38,7 +38,7 @@ def register(sub, plan_sub) -> None:
                     "pip install humanlike[models].")
     parser.add_argument("inputs", nargs="+", metavar="MODEL... STIMULI",
                         help="one or more models, then the stimulus folder or manifest CSV")
-    parser.add_argument("--out", type=Path, required=True, help="evaluation folder to write (merged if present)")
+    parser.add_argument("--out", type=output_path, required=True, help="evaluation folder to write (merged if present)")
     parser.add_argument("--experiment", help="experiment name (default: the stimulus folder's name)")
     parser.add_argument("--name", help="observer name for a single MODEL (default: the architecture's name)")
     parser.add_argument("--weights", default="default",

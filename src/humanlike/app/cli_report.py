@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from ..files import check_output_folder
-from ..measures.options import add_resampling_options, resampling_settings
+from ..measures.options import add_data_options, add_resampling_options, output_path, resampling_settings
 
 REPORT_ANALYSES = ("ec", "dmc", "ood", "dvc", "mlds", "shapebias", "psychometrics")
 
@@ -69,9 +69,10 @@ def register(sub, plan_sub) -> None:
                     "request) with the headline table, every figure and table, the settings and the data's "
                     "provenance.")
     report.add_argument("data", nargs="*", type=Path, help="raw-data folders or tidy trial files")
+    add_data_options(report)
     report.add_argument("--judgements", nargs="+", type=Path, default=[], metavar="FILE",
                         help="difference-judgement files: adds difference scales (MLDS) with bootstrap intervals")
-    report.add_argument("--out", type=Path, default=Path("report.html"),
+    report.add_argument("--out", type=output_path, default=Path("report.html"),
                         help="the HTML file (default %(default)s): one file, written atomically, that records "
                              "its own command line and settings (so no run manifest)")
     report.add_argument("--analyses", type=analyses_list, default=list(REPORT_ANALYSES),
@@ -146,7 +147,7 @@ def run_report(args) -> int:
     exclusions = None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS
     results, notes, provenance = {}, [], {}
     if args.data:
-        trials = load_data(args.data)
+        trials = load_data(args.data, args)
         results, notes = run_report_analyses(trials, args.analyses, settings, exclusions)
         provenance.update(content_hash(args.data))
         provenance.update(trials=len(trials), observers=int(trials["observer"].nunique()),

@@ -135,8 +135,9 @@ def _figure_svg(figure) -> str:
     import matplotlib
 
     buffer = io.BytesIO()
-    with matplotlib.rc_context({"svg.fonttype": "path"}):
-        figure.savefig(buffer, format="svg", bbox_inches="tight")
+    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "humanlike"}):
+        # No creation date in the SVG: the same run gives the same page, byte for byte.
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     import matplotlib.pyplot as plt
 
     plt.close(figure)

@@ -646,6 +646,30 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
     return sections, _headline_table(measures)
 
 
+def items_only(settings):
+    """``settings`` with observer level ``"none"``, for analyses that resample items only (the latent
+    correlation) when one settings object serves several analyses (report, demo).
+
+    Parameters
+    ----------
+    settings : ResamplingSettings
+        The run's settings.
+
+    Returns
+    -------
+    ResamplingSettings
+
+    Examples
+    --------
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> items_only(ResamplingSettings(observer_level="bootstrap")).observer_level
+    'none'
+    """
+    from dataclasses import replace
+
+    return settings if settings.observer_level == "none" else replace(settings, observer_level="none")
+
+
 def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exclusions) -> tuple[dict, list[str]]:
     """Run the report's analyses on one trial table with one settings object.
 
@@ -654,7 +678,8 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     Parameters
     ----------
     trials : pandas.DataFrame
-        The trial table.
+        A validated trial table (as :func:`humanlike.trials.loaders.load_trials` gives: its declared labels and
+        human observers are kept, not re-derived).
     analyses : list of str
         Any of ``"ec"`` (with the leaderboard), ``"dmc"``, ``"dvc"``, ``"ood"``, ``"shapebias"`` (where the data hold
         the cue-conflict experiment), ``"psychometrics"``.
@@ -689,7 +714,7 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
     results: dict[str, object] = {}
     notes: list[str] = []
     if "ec" in analyses:
-        results["benchmark"] = run_benchmark(trials, exclusions=exclusions, settings=settings)
+        results["benchmark"] = run_benchmark(trials, exclusions=exclusions, settings=settings, validate=False)
         _add_leaderboard(results, notes)
     if "shapebias" in analyses:
         _add_shape_bias(results, notes, trials, settings)
@@ -702,11 +727,16 @@ def run_report_analyses(trials: pd.DataFrame, analyses: list[str], settings, exc
                                                                   "decision_margin"].notna().any()
         if has_margins:
             dmc_settings = settings if settings.observer_level != "none" else replace(settings, observer_level="jackknife")
-            results["dmc"] = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_settings)
+            results["dmc"] = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_settings,
+                                                         validate=False)
         else:
             notes.append("decision-margin consistency skipped: no model has decision margins")
     if "dvc" in analyses:
-        results["latent"] = latent_correctness_correlation(trials, exclusions=exclusions, settings=settings)
+        results["latent"] = latent_correctness_correlation(trials, exclusions=exclusions,
+                                                           settings=items_only(settings), validate=False)
+        if settings.observer_level != "none":
+            notes.append(f"latent correlation: items resampled only (it has no observer level; "
+                         f"--observer-level {settings.observer_level} applies to the other analyses)")
     if "ood" in analyses:
         ood = _run_ood_for_report(trials, settings)
         if isinstance(ood, str):
@@ -751,10 +781,11 @@ def _run_ood_for_report(trials: pd.DataFrame, settings):
 
     try:
         try:
-            return ood_analysis(trials, None, settings=settings)
+            return ood_analysis(trials, None, settings=settings, validate=False)
         except ResourceError:
             # The spectrum keeps replicates of every pair and regime (~30,000 outputs on the benchmark with the
             # decision-margin models): give it twice the budget rather than drop it from the page.
-            return ood_analysis(trials, None, settings=replace(settings, memory_budget=2 * settings.memory_budget))
+            return ood_analysis(trials, None, settings=replace(settings, memory_budget=2 * settings.memory_budget),
+                                validate=False)
     except (TrialTableError, ValueError) as err:
         return f"OOD spectrum skipped: {err}"

@@ -362,6 +362,39 @@ OUT_HELP = ("folder for tables and figures; the run's record humanlike-manifest.
             "every file with its sha256, 'complete': true) is written last")
 
 
+def output_path(text: str) -> Path:
+    """argparse type of ``--out`` (and other output paths): a path, never empty.
+
+    An empty value would resolve to the current folder and scatter the outputs there.
+
+    Parameters
+    ----------
+    text : str
+        The value given.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For an empty or blank value.
+
+    Examples
+    --------
+    >>> output_path("results")
+    PosixPath('results')
+    >>> output_path("")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: an empty path would write into the current folder; name a folder or file
+    """
+    if not str(text).strip():
+        raise argparse.ArgumentTypeError("an empty path would write into the current folder; name a folder or file")
+    return Path(text)
+
+
 def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None = DEFAULT_OUT) -> None:
     """The output options shared by the commands: ``--out``, ``--format``, ``--json``, ``--quiet``.
 
@@ -381,7 +414,7 @@ def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None
     >>> args.out, args.format, args.json
     (None, 'parquet', False)
     """
-    parser.add_argument("--out", type=Path, default=out_default, help=OUT_HELP)
+    parser.add_argument("--out", type=output_path, default=out_default, help=OUT_HELP)
     parser.add_argument("--format", choices=("csv", "parquet", "json"), default="csv",
                         help="table format (default %(default)s; JSON tables are NAME.table.json)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
@@ -544,13 +577,71 @@ def emit_json(obj) -> None:
     sys.stdout.write(to_json_text(obj) + "\n")
 
 
-def load_data(paths):
+def add_data_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every command that loads trial tables: ``--humans`` and ``--labels``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_data_options(parser)
+    >>> args = parser.parse_args(["--humans", "alice", "P*", "--labels", "left", "right", "up"])
+    >>> args.humans, args.labels
+    (['alice', 'P*'], ['left', 'right', 'up'])
+    """
+    parser.add_argument("--humans", nargs="+", metavar="NAME",
+                        help="the human observers: names or shell patterns ('P*'); every other observer is a "
+                             "model (default: recognised from raw file names, or the observer_kind column)")
+    parser.add_argument("--labels", nargs="+", metavar="LABEL",
+                        help="the task's response options (e.g. a 3-AFC task: --labels A B C), or one file with "
+                             "one label per line (default: the labels the items have)")
+
+
+def data_labels(values):
+    """The label set of ``--labels``: the values, or the lines of the one file given (blank lines skipped).
+
+    Parameters
+    ----------
+    values : list of str or None
+        The option's values.
+
+    Returns
+    -------
+    list of str or None
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For a file without labels.
+
+    Examples
+    --------
+    >>> data_labels(["A", "B", "C"]), data_labels(None)
+    (['A', 'B', 'C'], None)
+    """
+    if not values:
+        return None
+    if len(values) == 1 and Path(values[0]).is_file():
+        labels = [line.strip() for line in Path(values[0]).read_text(encoding="utf-8").splitlines() if line.strip()]
+        if not labels:
+            raise argparse.ArgumentTypeError(f"--labels: {values[0]} holds no label (one per line)")
+        return labels
+    return list(values)
+
+
+def load_data(paths, args=None):
     """The trial table of the DATA arguments of a command (folders or files, aligned).
 
     Parameters
     ----------
     paths : path-like or list of path-like
         Raw-data folders or tidy trial files (:func:`humanlike.trials.loaders.load_trials`).
+    args : argparse.Namespace, optional
+        The command's options: ``--humans`` and ``--labels`` (:func:`add_data_options`) where present.
 
     Returns
     -------
@@ -570,7 +661,7 @@ def load_data(paths):
     """
     from ..trials.loaders import load_trials
 
-    return load_trials(paths)
+    return load_trials(paths, humans=getattr(args, "humans", None), labels=data_labels(getattr(args, "labels", None)))
 
 
 def optional_module(name: str):

@@ -28,11 +28,12 @@ import numpy as np
 import pandas as pd
 
 from .cache import cached_table
-from .schema import NO_ANSWER, TrialTableError, validate_trials
+from .schema import NO_ANSWER, TrialTableError, clean_name, condition_mask, validate_trials
 
 PathLike = str | os.PathLike
 
-HUMAN_PATTERN = r"^subject-\d+$"
+# Human observers as labs name their files: subject-01, Subject_01, subj01, sub-12, participant-7, P03, S1.
+HUMAN_PATTERN = r"(?i)^(?:subject|subj|sub|participant|s|p)[-_ ]?\d+$"
 _FILE_PATTERN = re.compile(r"^(?P<experiment>.+?)_(?P<observer>.+)_session[_-]\d+\.csv$")
 # Human image names carry a trial index, an experiment code and a subject code before the stimulus:
 # 0001_cl_s01_cr_oven_40_n04111531_14126.png; model files say "dnn" where humans say "s01".
@@ -135,7 +136,8 @@ def _file_names(path: Path) -> tuple[str, str]:
             raise TrialTableError(f"{path}: file name does not follow <experiment>_<observer>_session-1.csv")
     else:
         observer = match.group("observer")
-    return experiment, observer
+    # Clean before the human pattern sees it: a zero-width space must not turn a participant into a model.
+    return clean_name(experiment), clean_name(observer)
 
 
 def _read_raw_file(path: Path, human_pattern: str) -> pd.DataFrame:
@@ -324,8 +326,9 @@ def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = 
     ----------
     paths : path-like or sequence of path-like
         Raw-data folders: the ``raw-data`` folder itself, its parent, or one experiment folder.
-    human_pattern : str, default ``r"^subject-\d+$"``
-        Regular expression of the observer names that are humans (the others are models).
+    human_pattern : str, default :data:`HUMAN_PATTERN`
+        Regular expression of the observer names that are humans (the others are models); the default takes
+        ``subject-01``, ``Subject_01``, ``subj01``, ``sub-12``, ``participant-7``, ``P03``, ``S1`` (any case).
     on_conflict : {"prefer-margins", "first", "last", "error"}, default "prefer-margins"
         What to do with an observer found in several folders (see above).
     parser : {"arrow", "pandas"}, default "arrow"
@@ -435,7 +438,7 @@ def _resolve_conflicts(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
 
 def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
                 on_conflict: str = "prefer-margins", labels: Sequence[str] | None = None,
-                cache: bool = True) -> pd.DataFrame:
+                cache: bool = True, humans: Sequence[str] | None = None) -> pd.DataFrame:
     r"""Load a trial table from a tidy CSV/Parquet file, a raw-data folder, or several of them.
 
     Tidy files are validated as they are (label columns read as strings; errors name the file);
@@ -448,8 +451,13 @@ def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HU
     ----------
     paths : path-like or sequence of path-like
         Tidy files, raw-data folders and evaluation folders.
-    human_pattern : str, default ``r"^subject-\d+$"``
-        Observer names that are humans, in raw-data folders.
+    human_pattern : str, default :data:`HUMAN_PATTERN`
+        Observer names that are humans, in raw-data folders (``subject-01``, ``Subject_01``, ``subj01``,
+        ``participant-7``, ``P03``, ... in any case).
+    humans : sequence of str, optional
+        Declare the human observers: names or shell-style patterns (``"P*"``); every other observer is a model.
+        Overrides ``human_pattern`` and tidy files' ``observer_kind``. A name or pattern that matches no
+        observer is an error.
     on_conflict : str, default "prefer-margins"
         See :func:`load_raw_data`.
     labels : sequence of str, optional
@@ -505,9 +513,58 @@ def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HU
             lambda: load_raw_data(folders, human_pattern=human_pattern, on_conflict=on_conflict), enabled=cache))
     if evaluated:
         frames = _with_evaluations(frames, evaluated)
-    if len(frames) == 1:
-        return frames[0]
-    return validate_trials(pd.concat(frames, ignore_index=True), labels=labels)
+    trials = frames[0] if len(frames) == 1 else validate_trials(pd.concat(frames, ignore_index=True), labels=labels)
+    return trials if humans is None else declare_humans(trials, humans)
+
+
+def declare_humans(trials: pd.DataFrame, humans: Sequence[str]) -> pd.DataFrame:
+    """The table with ``observer_kind`` set from a declaration: the observers ``humans`` names are human, every
+    other observer a model.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A validated trial table.
+    humans : sequence of str
+        Observer names or shell-style patterns (``*``, ``?``, ``[...]``), compared after Unicode cleaning
+        (:func:`humanlike.trials.schema.clean_name`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``observer_kind`` replaced.
+
+    Raises
+    ------
+    TrialTableError
+        When a name or pattern matches no observer (naming it and the observers), or none is given.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"observer": ["alice", "net"], "observer_kind": "model", "experiment": "e",
+    ...                   "condition": "0", "item": "i", "label": "cat", "response": "cat", "correct": True})
+    >>> declare_humans(t, ["al*"])["observer_kind"].tolist()
+    ['human', 'model']
+    """
+    import fnmatch
+
+    if isinstance(humans, str):
+        humans = [humans]
+    patterns = [clean_name(h) for h in humans]
+    if not patterns:
+        raise TrialTableError("no human observer declared (give at least one name or pattern)")
+    observers = sorted(trials["observer"].unique())
+    chosen: set[str] = set()
+    for pattern in patterns:
+        hits = [o for o in observers if fnmatch.fnmatchcase(o, pattern)]
+        if not hits:
+            raise TrialTableError(f"declared human '{pattern}' names no observer (observers: {observers[:20]}"
+                                  f"{' ...' if len(observers) > 20 else ''})")
+        chosen.update(hits)
+    out = trials.copy()
+    out["observer_kind"] = np.where(out["observer"].isin(sorted(chosen)), "human", "model")
+    out["observer_kind"] = out["observer_kind"].astype(trials["observer_kind"].dtype)
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -617,7 +674,9 @@ def _with_evaluations(frames: list[pd.DataFrame], folders: Sequence[Path]) -> li
 def _match_items(trials: pd.DataFrame, reference: pd.DataFrame) -> pd.Series:
     items = trials["item"].copy()
     for (experiment, condition), rows in trials.groupby(["experiment", "condition"]):
-        known = reference.loc[(reference["experiment"] == experiment) & (reference["condition"] == condition), "item"]
+        same_experiment = reference.loc[reference["experiment"] == experiment]
+        # the condition as the other sources spell it (a pandas-written "0.0" is their "0.00")
+        known = same_experiment.loc[condition_mask(same_experiment["condition"], condition), "item"]
         known = set(known.unique())
         if not known:
             continue

@@ -5,10 +5,9 @@ The exclusion table is a fact of the model-vs-human benchmark (the condition str
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from .schema import TrialTableError, first_presentations, validate_trials
+from .schema import TrialTableError, condition_mask, first_presentations, match_conditions, validate_trials, warn_unmatched
 
 # The model-vs-human benchmark's excluded conditions, as the condition strings of its raw data
 # (METHODS.md §2). Experiments not listed keep every condition; the five single-condition experiments
@@ -54,7 +53,11 @@ def exclusions_table(exclusions: dict[str, tuple[str, ...]] = MODELVSHUMAN_EXCLU
 
 
 def apply_exclusions(trials: pd.DataFrame, exclusions: dict[str, tuple[str, ...]] | None) -> pd.DataFrame:
-    """Drop excluded (experiment, condition) rows; condition strings compare case-insensitively.
+    """Drop excluded (experiment, condition) rows; conditions match by the number they spell (``0.00`` names
+    ``0.0``), else case-insensitively (:func:`humanlike.trials.schema.condition_key`).
+
+    An excluded condition that names nothing in an experiment of the data is reported with a warning (an
+    experiment absent from the data is not).
 
     Parameters
     ----------
@@ -74,13 +77,24 @@ def apply_exclusions(trials: pd.DataFrame, exclusions: dict[str, tuple[str, ...]
     >>> trials = simulate_benchmark(seed=0)
     >>> len(trials), len(apply_exclusions(trials, {"sim-noise": ("0.00",)}))  # 11 observers x 160 items dropped
     (28160, 26400)
+    >>> len(apply_exclusions(trials, {"sim-noise": ("0",)}))  # the same condition, spelled as pandas writes it
+    26400
     """
     if not exclusions:
         return trials
-    drop = np.zeros(len(trials), dtype=bool)
-    conditions = trials["condition"].str.lower()
+    present = trials[["experiment", "condition"]].drop_duplicates()
+    conditions_of = present.groupby("experiment", sort=False)["condition"].agg(list).to_dict()
+    drop_pairs = []
     for experiment, excluded in exclusions.items():
-        drop |= ((trials["experiment"] == experiment) & conditions.isin([c.lower() for c in excluded])).to_numpy()
+        if experiment not in conditions_of:
+            continue
+        matched = match_conditions(conditions_of[experiment], excluded)
+        warn_unmatched("exclusion", experiment, [c for c, hits in matched.items() if not hits],
+                       conditions_of[experiment])
+        drop_pairs += [(experiment, c) for hits in matched.values() for c in hits]
+    if not drop_pairs:
+        return trials
+    drop = pd.MultiIndex.from_frame(trials[["experiment", "condition"]]).isin(drop_pairs)
     return trials.loc[~drop]
 
 
@@ -130,10 +144,13 @@ def select_trials(trials: pd.DataFrame, *, experiments: list[str] | None = None,
             raise TrialTableError(f"unknown experiment(s) {unknown}; available: {sorted(trials['experiment'].unique())}")
         trials = trials[trials["experiment"].isin(experiments)]
     if condition is not None:
-        if not (trials["condition"] == str(condition)).any():
+        chosen = condition_mask(trials["condition"], condition)
+        if not chosen.any():
             raise TrialTableError(f"condition '{condition}' not found; available: "
                                   f"{sorted(trials['condition'].unique())}")
-        trials = trials[trials["condition"] == str(condition)]
+        trials = trials[chosen]
     if trials.empty:
         raise TrialTableError("no trials left after the exclusions and filters")
     return trials
+
+

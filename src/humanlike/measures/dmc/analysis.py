@@ -72,7 +72,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ...trials.schema import TrialTableError, validate_trials
+from ...trials.schema import TrialTableError, condition_mask, validate_trials
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output
 from ...resampling.results import Resampled
@@ -230,10 +230,11 @@ def decision_margin_consistency(
                                   f"available: {sorted(trials['experiment'].unique())}")
         trials = trials[trials["experiment"].isin(experiments)]
     if condition is not None:
-        if not (trials["condition"] == str(condition)).any():
+        chosen = condition_mask(trials["condition"], condition)
+        if not chosen.any():
             raise TrialTableError(f"condition '{condition}' not found; "
                                   f"available: {sorted(trials['condition'].unique())}")
-        trials = trials[trials["condition"] == str(condition)]
+        trials = trials[chosen]
     if trials.empty:
         raise TrialTableError("no trials left after the exclusions and filters")
 
@@ -254,7 +255,7 @@ def decision_margin_consistency(
     if "repeat" in sc_trials.columns:
         kept = sc_trials[sc_trials["experiment"].isin(names)]
         if condition is not None:
-            kept = kept[kept["condition"] == str(condition)]
+            kept = kept[condition_mask(kept["condition"], condition)]
         self_cons = self_consistency(apply_exclusions(kept, exclusions), validate=False)
     record = settings.to_dict()
     record.update(method=method, scale="dprime" if dprime else "accuracy", max_splits=max_splits,

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ...trials.schema import condition_mask
+from ..options import add_data_options
 from ..options import (
     add_output_options, add_resampling_options, demo_outputs, emit_json, float_in, int_at_least, load_data,
     positive_count, probability, resampling_settings, run_outputs, seed_value, show_progress,
@@ -46,6 +48,7 @@ def register(sub, plan_sub) -> None:
     dmc.add_argument("data", nargs="+", type=Path,
                      help="raw-data folder(s) or trial file(s); e.g. the model-vs-human humans and the "
                           "decision-margin fork's models together")
+    add_data_options(dmc)
     dmc.add_argument("--experiment", action="append", metavar="NAME",
                      help="experiment name (repeat the option for several; default: every experiment)")
     dmc.add_argument("--condition", help="one condition (default: mean over the experiment's conditions)")
@@ -88,10 +91,12 @@ def register(sub, plan_sub) -> None:
     plan.add_argument("--distribution", choices=("uniform", "beta", "data"), default="uniform",
                       help="true item accuracies: uniform(A, B), beta(A, B) or the human item accuracies of "
                            "--data (noisy estimates, so a little over-dispersed)")
-    plan.add_argument("--params", type=float_in(0, open_low=True), nargs=2, metavar=("A", "B"),
-                      help="distribution parameters (default: uniform 0 1, beta 2 2)")
+    plan.add_argument("--params", type=float_in(0), nargs=2, metavar=("A", "B"),
+                      help="distribution parameters (default: uniform 0 1, with 0 <= A < B <= 1; beta 2 2, "
+                           "with A, B > 0)")
     plan.add_argument("--items", type=int_at_least(2, 100_000), default=160, help="items per simulated data set (default %(default)s)")
     plan.add_argument("--data", nargs="+", type=Path, help="trial data for --distribution data")
+    add_data_options(plan)
     plan.add_argument("--experiment", help="experiment of --data")
     plan.add_argument("--condition", help="condition of --data (default: all of the experiment's items)")
     plan.add_argument("--sims", type=int_at_least(2, 100_000), default=200, help="simulated data sets per N (default %(default)s)")
@@ -128,7 +133,7 @@ def run_dmc_command(args) -> int:
 
     settings = resampling_settings(args)
     run = run_outputs(args, settings)
-    trials = load_data(args.data)
+    trials = load_data(args.data, args)
     exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
     result = decision_margin_consistency(
         trials, experiments=args.experiment, condition=args.condition, exclusions=exclusions,
@@ -379,16 +384,20 @@ def demo_extras(trials, args) -> list[Path]:
 def _truth_spec(args):
     if args.distribution == "uniform":
         a, b = args.params if args.params else (0.0, 1.0)
+        if not 0.0 <= a < b <= 1.0:
+            raise ValueError(f"--params {a:g} {b:g}: a uniform distribution of accuracies needs 0 <= A < B <= 1")
         return ("uniform", a, b), args.items
     if args.distribution == "beta":
         a, b = args.params if args.params else (2.0, 2.0)
+        if not (a > 0 and b > 0 and np.isfinite(a) and np.isfinite(b)):
+            raise ValueError(f"--params {a:g} {b:g}: a beta distribution needs A > 0 and B > 0")
         return ("beta", a, b), args.items
     if not args.data or not args.experiment:
         raise ValueError("--distribution data needs --data and --experiment")
-    trials = load_data(args.data)
+    trials = load_data(args.data, args)
     rows = trials[(trials["experiment"] == args.experiment) & (trials["observer_kind"] == "human")]
     if args.condition is not None:
-        rows = rows[rows["condition"] == str(args.condition)]
+        rows = rows[condition_mask(rows["condition"], args.condition)]
     if rows.empty:
         raise ValueError(f"no human responses for experiment {args.experiment!r}"
                          + (f", condition {args.condition!r}" if args.condition else ""))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..options import add_data_options
 from ..options import (
     add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, positive_count,
     resampling_settings, run_outputs,
@@ -71,6 +72,7 @@ def register(sub, plan_sub) -> None:
                     "of correctness per pair and condition, aggregated like error consistency, and each "
                     "model's decision margin against each human's correctness (probit), where margins exist.")
     ch.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
+    add_data_options(ch)
     ch.add_argument("--experiment", action="append", metavar="NAME", help="experiment (repeatable)")
     ch.add_argument("--passes", choices=("first", "split"), default="first",
                     help="two-category data: 'split' treats each pass as an observer (double-pass self-DVC)")
@@ -185,7 +187,7 @@ def run_choices(args) -> int:
     from ...trials.schema import TrialTableError
 
     run = run_outputs(args, resampling_settings(args))
-    trials = load_data(args.data)
+    trials = load_data(args.data, args)
     if args.experiment:
         unknown = sorted(set(args.experiment) - set(trials["experiment"]))
         if unknown:

@@ -215,6 +215,14 @@ def pair_p_values(counts: np.ndarray, method: str = "exact", policy: UndefinedPo
     """
     if method not in P_VALUE_METHODS:
         raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, not {method!r}")
+    counts = np.asarray(counts)
+    shared = counts.sum(axis=0) > 0
+    if not shared.all():
+        # A pair that shares no trial in a condition (an observer skipped it) has no table and no test.
+        out = np.full(shared.shape, np.nan)
+        if shared.any():
+            out[shared] = pair_p_values(counts[:, shared], method, policy, seed)
+        return out
     if method == "exact":
         return ec_test_exact(*counts).p_value
     if method == "beta-posterior":
@@ -227,6 +235,13 @@ def pair_p_values(counts: np.ndarray, method: str = "exact", policy: UndefinedPo
     if proper.any():
         out[proper] = ec_test_beta_posterior(*(x[proper] for x in counts), seed=seed, policy=policy,
                                              prior=(0.0, 0.0), extreme="greater").p_value
+    return out
+
+
+def _share(part: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    """part / whole, NaN where whole is 0 (a pair without shared trials has no accuracies)."""
+    out = np.full(np.shape(whole), np.nan)
+    np.divide(part, whole, out=out, where=np.asarray(whole) > 0)
     return out
 
 
@@ -287,8 +302,8 @@ def pair_measures(design: Design, kernel: PairKernel, p_value: str = "exact", se
                 "kind_1": kinds[layout.first], "kind_2": kinds[layout.second],
                 "both_correct": a.astype(int), "only_1_correct": b.astype(int),
                 "only_2_correct": c.astype(int), "both_wrong": d.astype(int),
-                "accuracy_1": counts["first"][0] / counts["trials"][0],
-                "accuracy_2": counts["second"][0] / counts["trials"][0]})
+                "accuracy_1": _share(counts["first"][0], counts["trials"][0]),
+                "accuracy_2": _share(counts["second"][0], counts["trials"][0])})
             for m in kernel.measures:
                 frame[m] = values[m][0]
                 if m == "error_consistency":

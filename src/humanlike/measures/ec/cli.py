@@ -12,6 +12,7 @@ import pandas as pd
 from .result import PAIR_INTERVALS
 from .analysis import P_VALUE_METHODS
 from ...resampling.settings import ResamplingSettings
+from ..options import add_data_options
 from ..options import (
     add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
     resampling_settings, run_outputs, seed_value, show_progress,
@@ -54,6 +55,7 @@ def register(sub, plan_sub) -> None:
 
     bench = sub.add_parser("benchmark", help="the model-vs-human benchmark with bootstrap intervals")
     bench.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
+    add_data_options(bench)
     _add_ec_options(bench)
     bench.add_argument("--no-exclusions", action="store_true",
                        help="keep every condition (default: the benchmark's exclusion table)")
@@ -61,6 +63,7 @@ def register(sub, plan_sub) -> None:
 
     ec = sub.add_parser("ec", help="pairwise error consistency per experiment, with intervals and p-values")
     ec.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
+    add_data_options(ec)
     ec.add_argument("--experiment", action="append",
                     help="experiment name (repeatable; default: every experiment)")
     ec.add_argument("--condition", help="one condition (default: mean over the experiment's conditions)")
@@ -229,13 +232,13 @@ def _demo_report(trials, args) -> Path:
     """The demo's analyses on one page (``report.html``), from the results computed above."""
     from ..dvc.choices import latent_correctness_correlation
     from ...app.report import render_report
-    from ...app.report_sections import build_sections
+    from ...app.report_sections import build_sections, items_only
 
     results = dict(args.demo_results)
     board = _leaderboard_or_none(results["benchmark"])
     if board is not None:   # model-vs-human's ranking orders the headline
         results["leaderboard"] = board
-    results["latent"] = latent_correctness_correlation(trials, settings=resampling_settings(args))
+    results["latent"] = latent_correctness_correlation(trials, settings=items_only(resampling_settings(args)))
     sections, headline = build_sections(results)
     settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
     provenance = {"data": f"simulate_benchmark(seed={args.seed})", "trials": len(trials),
@@ -365,7 +368,7 @@ def run_benchmark_command(args) -> int:
     from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
 
     run = run_outputs(args, ec_settings(args))
-    trials = load_data(args.data)   # validated by the loader
+    trials = load_data(args.data, args)   # validated by the loader
     policy, p_value = ec_choices(args)
     result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
                            settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
@@ -436,7 +439,7 @@ def run_ec_command(args) -> int:
     from .analysis import error_consistency
 
     run = run_outputs(args, ec_settings(args))
-    trials = load_data(args.data)   # validated by the loader
+    trials = load_data(args.data, args)   # validated by the loader
     policy, p_value = ec_choices(args)
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
                                settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,

@@ -37,6 +37,7 @@ class UndefinedPolicy(str, Enum):
 
 REASON_BOTH_CONSTANT = "both observers constant (expected agreement is 1)"
 REASON_FEWER_THAN_TWO = "fewer than two trials"
+REASON_NO_SHARED_TRIAL = "no trial shared by the pair (an observer has no response in this condition)"
 
 
 def _as_float(*arrays):
@@ -211,7 +212,8 @@ def kappa_reason(a, b, c, d) -> np.ndarray:
     Kappa is undefined only when the expected agreement is 1: both observers constant *and* equal (both
     always right or both always wrong). One observer always right and the other always wrong gives
     expected agreement 0 and kappa 0 (defined, reason ''). A table of fewer than two trials is reported
-    as ``"fewer than two trials"`` (one trial makes both observers constant whatever they answer).
+    as ``"fewer than two trials"`` (one trial makes both observers constant whatever they answer), a table of
+    none (a pair that shares no trial: an observer skipped the condition) as :data:`REASON_NO_SHARED_TRIAL`.
 
     Parameters
     ----------
@@ -235,7 +237,8 @@ def kappa_reason(a, b, c, d) -> np.ndarray:
     undefined = ((p1 == 0) & (p2 == 0)) | ((p1 == 1) & (p2 == 1))
     reason = np.where(undefined, REASON_BOTH_CONSTANT, "")
     whole = (a == np.floor(a)) & (b == np.floor(b)) & (c == np.floor(c)) & (d == np.floor(d))
-    return np.where((n < 2) & whole, REASON_FEWER_THAN_TWO, reason).astype(object)
+    reason = np.where((n < 2) & whole, REASON_FEWER_THAN_TWO, reason)
+    return np.where(n == 0, REASON_NO_SHARED_TRIAL, reason).astype(object)
 
 
 def kappa_from_counts_and_margins(n11, k1, k2, n, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT):

@@ -24,6 +24,7 @@ from humanlike.measures.ec.copy_model import cell_probabilities
 from humanlike.measures.ec.metric import kappa as kappa_fn
 from humanlike.resampling.rng import SeedLike, make_rng
 from humanlike.measures.ec.significance import kappa_standard_error
+from humanlike.measures.ec.metric import kappa_max, kappa_min
 
 _METHODS = ("analytic", "simulation")
 
@@ -154,8 +155,9 @@ def expected_ec_ci_width(
 ) -> CIWidthResult:
     """Expected width of a ``level`` confidence interval for EC with ``n_trials`` trials (vectorised).
 
-    ``analytic``: ``2 z SE`` with ``SE = sqrt(V1 / n)`` the Fleiss-Cohen-Everitt standard error at the copy
-    model's cell probabilities (a Wald interval before clipping to [-1, 1]).
+    ``analytic``: the Wald interval ``kappa ± z SE`` with ``SE = sqrt(V1 / n)`` the Fleiss-Cohen-Everitt standard
+    error at the copy model's cell probabilities, clipped to the kappas the two accuracies allow
+    (``[kappa_min, kappa_max]``, within [-1, 1]): a bounded kappa never gets a width above the range it can take.
 
     ``simulation``: the central ``level`` range of kappa over ``n_sim`` data sets simulated from the copy
     model (undefined kappas dropped). A percentile bootstrap interval of one data set spans the central
@@ -196,6 +198,11 @@ def expected_ec_ci_width(
 
     >>> expected_ec_ci_width([100, 400], 0.8, 0.8, 0.3).width.round(3).tolist()
     [0.449, 0.224]
+
+    With two trials the Wald interval would be 2.97 wide; clipped to the attainable kappas it is at most their range:
+
+    >>> float(expected_ec_ci_width(2, 0.75, 0.75, 0.3).width) <= 2.0
+    True
     >>> simulated = expected_ec_ci_width(100, 0.8, 0.8, 0.3, method="simulation", n_sim=500, seed=0)
     >>> 0.35 < float(simulated.width) < 0.55
     True
@@ -205,7 +212,10 @@ def expected_ec_ci_width(
     z = _z(level)
     n, a1b, a2b, kb = np.broadcast_arrays(_n_array(n_trials), *[np.asarray(x, dtype=float) for x in (a1, a2, kappa)])
     if method == "analytic":
-        width = 2.0 * z * np.sqrt(np.asarray(unit_kappa_variance(a1b, a2b, kb), dtype=float) / n)
+        half = z * np.sqrt(np.asarray(unit_kappa_variance(a1b, a2b, kb), dtype=float) / n)
+        low = np.maximum(kb - half, np.asarray(kappa_min(a1b, a2b), dtype=float))
+        high = np.minimum(kb + half, np.asarray(kappa_max(a1b, a2b), dtype=float))
+        width = high - low
     else:
         rng = make_rng(seed)
         width = np.empty(n.shape, dtype=float)

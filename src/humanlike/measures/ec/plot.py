@@ -17,6 +17,13 @@ HUMAN_COLOUR = "#d62728"
 MODEL_COLOUR = "#1f77b4"
 
 
+
+def _bar_lengths(estimate, low, high) -> np.ndarray:
+    """Error-bar lengths below and above each estimate: a percentile interval need not contain its estimate
+    (at a low --level it often does not), so lengths are clipped at 0; NaN draws no bar."""
+    estimate, low, high = (np.asarray(v, dtype=float) for v in (estimate, low, high))
+    return np.nan_to_num(np.clip(np.vstack([estimate - low, high - estimate]), 0, None))
+
 def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency with humans"):
     """Models ranked by error consistency with humans, and EC against OOD accuracy.
 
@@ -58,8 +65,8 @@ def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency wi
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, max(4.5, 0.35 * len(models) + 1.5)),
                                       gridspec_kw={"wspace": 0.35})
     y = np.arange(len(models))
-    err = np.vstack([models["estimate"] - models["ci_low"], models["ci_high"] - models["estimate"]])
-    left.errorbar(models["estimate"], y, xerr=np.nan_to_num(err), fmt="o", color=MODEL_COLOUR, capsize=3)
+    left.errorbar(models["estimate"], y, xerr=_bar_lengths(models["estimate"], models["ci_low"], models["ci_high"]),
+                  fmt="o", color=MODEL_COLOUR, capsize=3)
     left.set_yticks(y, models.index)
     if HUMANS in ec.index:
         h = ec.loc[HUMANS]
@@ -77,16 +84,16 @@ def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency wi
         right.plot(grid, kappa_max(grid, p_h), color="grey", ls="--",
                    label=f"kappa_max given human accuracy {p_h:.2f}")
         right.errorbar([p_h], [ec.loc[HUMANS, "estimate"]],
-                       yerr=[[ec.loc[HUMANS, "estimate"] - ec.loc[HUMANS, "ci_low"]],
-                             [ec.loc[HUMANS, "ci_high"] - ec.loc[HUMANS, "estimate"]]],
+                       yerr=_bar_lengths([ec.loc[HUMANS, "estimate"]], [ec.loc[HUMANS, "ci_low"]],
+                                         [ec.loc[HUMANS, "ci_high"]]),
                        fmt="s", color=HUMAN_COLOUR, capsize=3, label="humans")
     placed = [n for n in models.index if n in acc.index]
     for name in placed:
         row = models.loc[name]
         right.errorbar([acc.loc[name, "estimate"]], [row["estimate"]],
-                       xerr=[[acc.loc[name, "estimate"] - acc.loc[name, "ci_low"]],
-                             [acc.loc[name, "ci_high"] - acc.loc[name, "estimate"]]],
-                       yerr=[[row["estimate"] - row["ci_low"]], [row["ci_high"] - row["estimate"]]],
+                       xerr=_bar_lengths([acc.loc[name, "estimate"]], [acc.loc[name, "ci_low"]],
+                                         [acc.loc[name, "ci_high"]]),
+                       yerr=_bar_lengths([row["estimate"]], [row["ci_low"]], [row["ci_high"]]),
                        fmt="o", color=MODEL_COLOUR, capsize=2, alpha=0.8)
     # Labels in a column right of the axes, spread so they never overlap, with leader lines.
     label_y = spread_labels([models.loc[n, "estimate"] for n in placed], gap=0.045)
@@ -168,7 +175,7 @@ def ranking_figure(ranking, title: str = "Rank stability under resampling"):
     frame = ranking.to_frame().iloc[::-1]
     fig, ax = plt.subplots(figsize=(6, 0.35 * len(frame) + 1.5))
     y = np.arange(len(frame))
-    ax.errorbar(frame["rank"], y, xerr=[frame["rank"] - frame["rank_low"], frame["rank_high"] - frame["rank"]],
+    ax.errorbar(frame["rank"], y, xerr=_bar_lengths(frame["rank"], frame["rank_low"], frame["rank_high"]),
                 fmt="o", color=MODEL_COLOUR, capsize=3)
     ax.set_yticks(y, [f"{n}  (P best {p:.2f})" for n, p in zip(frame["observer"], frame["probability_best"])])
     ax.invert_xaxis()

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ...files import RunOutputs
+from ..options import add_data_options
 from ..options import (
     add_output_options, add_resampling_options, demo_outputs, emit_json, int_at_least, load_data, positive_count,
     probability, resampling_settings, run_outputs,
@@ -41,6 +42,7 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                     "reference conditions), Gaussian-mixture regimes, tests, and the error alignment "
                     "(EC, MA, CLED) of every model with the humans per condition and regime.")
     ood.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
+    add_data_options(ood)
     add_resampling_options(ood)
     ood.add_argument("--preset", choices=("default", "paper"), default="default",
                      help="'paper': Xu et al.'s choices (tested family of 65/66 graded conditions, alpha 0.01, plain "
@@ -195,7 +197,7 @@ def run_ood_command(args) -> int:
     if args.alpha is not None and not 0 < args.alpha < 1:
         raise ValueError(f"--alpha must lie in (0, 1), got {args.alpha}")
     run = run_outputs(args, resampling_settings(args))
-    trials = load_data(args.data)
+    trials = load_data(args.data, args)
     result = ood_analysis(
         trials, parse_reference(args.reference), settings=resampling_settings(args), preset=args.preset,
         families=parse_families(args.families), regimes=args.regimes, max_regimes=args.max_regimes,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ...trials.schema import TrialTableError, first_presentations, validate_trials
+from ...trials.schema import TrialTableError, first_presentations, match_conditions, validate_trials, warn_unmatched
 from ...resampling.draws import observer_weights
 from ...stats.multiple import benjamini_hochberg
 from .regimes import RegimeFit, RegimeStability, fit_regimes, regime_names, regime_stability_bootstrap
@@ -52,6 +52,9 @@ REASON_OUTSIDE_FAMILY = "outside the tested family"
 
 def resolve_reference(trials: pd.DataFrame, reference) -> dict[str, tuple[str, ...]]:
     """{experiment: (conditions,)}; the default keeps the DEFAULT_REFERENCE entries present in the data.
+
+    Conditions match by the number they spell (``0.0`` names the data's ``0``), else case-insensitively
+    (:func:`humanlike.trials.schema.condition_key`); the data's spellings are returned.
 
     Parameters
     ----------
@@ -83,9 +86,17 @@ def resolve_reference(trials: pd.DataFrame, reference) -> dict[str, tuple[str, .
     humanlike.trials.schema.TrialTableError: reference condition sim-noise=0.5 is not in the data (conditions of 'sim-noise': ['0.00', '0.10', '0.20', '0.35'])
     """
     present = trials[["experiment", "condition"]].drop_duplicates()
-    pairs = set(zip(present["experiment"], present["condition"]))
+    conditions_of = present.groupby("experiment", sort=False)["condition"].agg(list).to_dict()
     if reference is None:
-        out = {e: (c,) for e, c in DEFAULT_REFERENCE.items() if (e, c) in pairs}
+        # Matched by the number a label spells (a pandas-written "0.0" is the reference "0"); a default whose
+        # experiment is in the data but names none of its conditions is said, not silently dropped.
+        out = {}
+        for e, c in DEFAULT_REFERENCE.items():
+            hits = match_conditions(conditions_of.get(e, []), [c])[c]
+            if hits:
+                out[e] = tuple(hits)
+            elif e in conditions_of:
+                warn_unmatched("default reference", e, [c], conditions_of[e])
         if not out:
             raise TrialTableError(
                 "none of the default reference conditions (model-vs-human: "
@@ -99,12 +110,13 @@ def resolve_reference(trials: pd.DataFrame, reference) -> dict[str, tuple[str, .
     out: dict[str, list[str]] = {}
     for e, c in items:
         e, c = str(e), str(c)
-        if (e, c) not in pairs:
-            avail = sorted(present.loc[present["experiment"] == e, "condition"])
+        hits = match_conditions(conditions_of.get(e, []), [c])[c]
+        if not hits:
+            avail = sorted(conditions_of.get(e, []))
             where = (f"conditions of '{e}': {avail}" if avail
                      else f"experiments: {sorted(present['experiment'].unique())}")
             raise TrialTableError(f"reference condition {e}={c} is not in the data ({where})")
-        out.setdefault(e, []).append(c)
+        out.setdefault(e, []).extend(h for h in hits if h not in out.get(e, []))
     if not out:
         raise TrialTableError("the reference is empty")
     return {e: tuple(cs) for e, cs in out.items()}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..options import (
-    OUT_HELP, add_resampling_options, bounded_resample_count, demo_outputs, emit_json, float_in, int_at_least,
+    output_path, OUT_HELP, add_resampling_options, bounded_resample_count, demo_outputs, emit_json, float_in, int_at_least,
     positive_count, run_outputs,
 )
 
@@ -35,7 +35,7 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
         description="Pick instance pairs of every class pair by mask overlap (Jaccard), convert to grey "
                     "((R+G+B)/3), blur, alpha-blend; write the images and a stimulus manifest.")
     seq.add_argument("images", type=Path, help="folder with one sub-folder of images per class")
-    seq.add_argument("--out", type=Path, required=True,
+    seq.add_argument("--out", type=output_path, required=True,
                      help="output folder (images/ and manifest.csv; humanlike-manifest.json, the run's record, last)")
     seq.add_argument("--levels", type=int_at_least(3, 101), default=7, help="blend levels (default %(default)s)")
     seq.add_argument("--pairs-per-class-pair", type=positive_count, default=10,
@@ -70,7 +70,7 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
     # Every resample refits every scale of every observer (~1e6 small GLM fits per 1,000 resamples on
     # the silhouettes), so this command defaults to 1,000 rather than the project-wide default.
     ps.set_defaults(resamples=1000)
-    ps.add_argument("--out", type=Path, help=OUT_HELP)
+    ps.add_argument("--out", type=output_path, help=OUT_HELP)
     ps.add_argument("--json", action="store_true", help="print the result as JSON")
     ps.add_argument("--figure", type=Path, help="figure file: skewness distributions and scores (PNG/PDF)")
     ps.set_defaults(handler=run_psychscore_command)
