@@ -214,7 +214,7 @@ class MeasureResult:
     - :meth:`interval` at any level and by any method, without recomputing,
     - :meth:`to_frame`: the tidy table, the same core columns for every measure (``measure, scope, group``, the
       measure's other label columns, ``estimate, ci_low, ci_high, undefined_share, reason``, then the measure's
-      extra columns from :meth:`frame_extras`),
+      extra columns from :meth:`frame_rows`),
     - :meth:`to_json_dict` (the measure's own JSON document; the base gives the tidy rows),
     - :meth:`save` / :meth:`load`: the whole result to one file and back, so that it can be reported again
       without recomputation.
@@ -273,9 +273,11 @@ class MeasureResult:
         """
         return self.resampled_values().interval(level, method)
 
-    def frame_extras(self, frame, level: float | None = None, method: str | None = None):
-        """Columns a measure adds after the core columns (the base adds none)."""
-        return frame
+    def frame_rows(self, level: float | None = None, method: str | None = None):
+        """The measure's rows before :meth:`to_frame` puts the core columns first: by default the
+        :class:`~humanlike.resampling.results.Resampled` table (label columns, estimate, ci_low, ci_high,
+        undefined_share, reason); a measure overrides it to add columns (counts, the interval's name, ...)."""
+        return self.resampled_values().to_frame(level, method)
 
     def to_frame(self, level: float | None = None, method: str | None = None):
         """The tidy table: one row per estimate, the core columns first (the same for every measure).
@@ -292,9 +294,7 @@ class MeasureResult:
         pandas.DataFrame
             Columns :data:`LABEL_COLUMNS`, the measure's other label columns, :data:`VALUE_COLUMNS`, then extras.
         """
-        values = self.resampled_values()
-        frame = values.to_frame(level, method)
-        frame = self.frame_extras(frame, level, method)
+        frame = self.frame_rows(level, method).copy()
         renames = {}
         if self.scope_label != "scope" and self.scope_label in frame and "scope" not in frame:
             renames[self.scope_label] = "scope"
@@ -305,7 +305,8 @@ class MeasureResult:
         for name in ("scope", "group"):
             if name not in frame:
                 frame[name] = ""
-        labels = [c for c in values.label_names if c in frame and c not in CORE_COLUMNS]
+        label_names = [renames.get(c, c) for c in self.resampled_values().label_names]
+        labels = [c for c in label_names if c in frame and c not in CORE_COLUMNS]
         extras = [c for c in frame.columns if c not in CORE_COLUMNS and c not in labels]
         return frame[[*LABEL_COLUMNS, *labels, *VALUE_COLUMNS, *extras]].reset_index(drop=True)
 

@@ -88,7 +88,7 @@ def run_mlds(args) -> int:
                            six_point=args.six_point, runs=args.runs, seed=args.seed, level=args.level,
                            observer=args.observer, penalty="firth" if args.firth else None)
     if args.table:
-        run.table(results.to_frame(), args.table)
+        run.table(results.scale_table(), args.table)
     if args.figure:
         from .plot import mlds_scale_figure
 
@@ -108,7 +108,7 @@ def _print_result(result) -> None:
               f"{fit.n_trials} trials, status {fit.status}\n")
     if fit.reason:
         out.write(f"  {fit.reason}\n")
-    frame = result.to_frame().drop(columns=["observer", "scale_id", "reason"])
+    frame = result.scale_table().drop(columns=["observer", "scale_id", "reason"])
     out.write(frame.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
     out.write(f"  sigma {fit.sigma:.6g}   logLik {fit.loglik:.4f}   AIC {fit.aic:.4f}   DAF {fit.daf:.4f}   "
               f"misclassified {fit.misclassified:.4f}\n")

@@ -47,8 +47,8 @@ def simulate(seed: int = 0) -> Example:
     from .simulate import simulate_judgements
 
     levels = np.linspace(0, 1, 7)
-    tables = [simulate_judgements(levels ** 2, 0.15, repeats=2, seed=seed, observer="a"),
-              simulate_judgements(levels ** 0.7, 0.2, repeats=2, seed=seed + 1, observer="b")]
+    tables = [simulate_judgements(levels ** 2, 0.3, repeats=3, seed=seed, observer="a"),
+              simulate_judgements(levels ** 0.7, 0.3, repeats=3, seed=seed + 1, observer="b")]
     return Example(pd.concat(tables, ignore_index=True))
 
 

@@ -40,7 +40,8 @@ def mlds_section(results) -> SectionResult:
         "difference-scaling", "Difference scaling (MLDS)",
         "Maximum-likelihood difference scales (Maloney & Yang; as R's MLDS computes them): the perceptual scale "
         "of each observer and stimulus sequence, with parametric-bootstrap intervals where asked.",
-        tables=[ReportTable("mlds-fits", "Fits", fits), ReportTable("mlds-scales", "Scales", results.to_frame())],
+        tables=[ReportTable("mlds-fits", "Fits", fits),
+                ReportTable("mlds-scales", "Scales", results.scale_table())],
         figures=[ReportFigure("mlds-scales", "Perceptual scales", mlds_scale_figure(results),
                               alt="The fitted perceptual scale of each observer against the stimulus level.")])
     return SectionResult(section)

@@ -35,7 +35,7 @@ def psychscore_section(result) -> SectionResult:
         "Skewness of every class-level perceptual scale per observer, and the |Spearman correlation| of each "
         f"observer's skewness values with the reference's ({result.reference}) over class pairs "
         "(RichardWebster et al.).",
-        tables=[ReportTable("psychscore", "Scores", result.to_frame()),
+        tables=[ReportTable("psychscore", "Scores", result.to_wide()),
                 ReportTable("psychscore-chance", "Are the scales more than chance?", result.chance)],
         figures=[ReportFigure("psychscore", "Skewness distributions and scores", psychscore_figure(result),
                               alt="Per observer, the distribution of scale skewness over class pairs, and each "
