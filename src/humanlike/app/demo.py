@@ -100,6 +100,19 @@ def demo_report(trials, args) -> Path:
     -------
     pathlib.Path
         The page written.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.files import RunOutputs
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> out = Path(tempfile.mkdtemp())
+    >>> args = argparse.Namespace(out=out, resamples=0, level=0.95, seed=0, interval="percentile",
+    ...                           observer_level="none", memory_budget=2**30, workers=None,
+    ...                           run_outputs=RunOutputs(out), demo_results={})
+    >>> demo_report(simulate_benchmark(seed=0, n_humans=3, n_items=24), args).name
+    'report.html'
     """
     from .report import render_report
     from .report_sections import build_sections

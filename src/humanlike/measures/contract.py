@@ -153,37 +153,114 @@ class Measure:
     depends_on: tuple[str, ...] = ()
 
     def run(self, data, *, settings=None, **options) -> MeasureResult:
-        """Run :attr:`analysis` (``settings`` keyword-only, measure options as keywords)."""
+        """Run :attr:`analysis` (``settings`` keyword-only, measure options as keywords).
+
+        Parameters
+        ----------
+        data : object
+            The analysis' input (a trial table, a judgement table).
+        settings : ResamplingSettings, optional
+            The one settings object (default: the analysis' default).
+        **options
+            The measure's own options.
+
+        Returns
+        -------
+        MeasureResult
+        """
         return resolve(self.analysis)(data, settings=settings, **options)
 
     def register_cli(self, subparsers, plan_subparsers) -> None:
-        """Add the measure's commands to the ``humanlike`` parser (see :attr:`cli`)."""
+        """Add the measure's commands to the ``humanlike`` parser (see :attr:`cli`).
+
+        Parameters
+        ----------
+        subparsers, plan_subparsers : argparse._SubParsersAction
+            The subcommands of ``humanlike`` and of ``humanlike plan``.
+        """
         resolve(self.cli)(subparsers, plan_subparsers)
 
     def run_for_report(self, data, *, settings, exclusions=None):
-        """What the report page computes for this measure (see :attr:`report_run`)."""
+        """What the report page computes for this measure (see :attr:`report_run`).
+
+        Parameters
+        ----------
+        data : object
+            The input of kind :attr:`report_input`.
+        settings : ResamplingSettings
+            The report's one settings object, passed on unchanged.
+        exclusions : dict or None
+            Conditions to drop per experiment.
+
+        Returns
+        -------
+        MeasureResult
+        """
         if self.report_run is None:
             raise ValueError(f"{self.name} has no analysis of its own on the report")
         return resolve(self.report_run)(data, settings=settings, exclusions=exclusions)
 
     def section(self, result):
-        """The result as a section of the report page (a ``SectionResult``, see :attr:`report_section`)."""
+        """The result as a section of the report page (see :attr:`report_section`).
+
+        Parameters
+        ----------
+        result : MeasureResult
+            What :meth:`run_for_report` (or the demo part) gave.
+
+        Returns
+        -------
+        SectionResult
+        """
         if self.report_section is None:
             raise ValueError(f"{self.name} has no report section")
         return resolve(self.report_section)(result)
 
     def run_demo(self, trials, args) -> list[Path]:
-        """The measure's part of ``humanlike demo`` (see :attr:`demo`); no files where it has none."""
+        """The measure's part of ``humanlike demo`` (see :attr:`demo`).
+
+        Parameters
+        ----------
+        trials : pandas.DataFrame
+            The demo's simulated trial table.
+        args : argparse.Namespace
+            The demo's namespace (``run_outputs``, ``demo_results``, ``demo_json``, ``demo_summary``).
+
+        Returns
+        -------
+        list of pathlib.Path
+            The files written (none where the measure has no demo part).
+        """
         return [] if self.demo is None else list(resolve(self.demo)(trials, args))
 
     def simulated(self, seed: int = 0) -> Example:
-        """Small simulated data for the measure's analysis (see :attr:`simulate`)."""
+        """Small simulated data for the measure's analysis (see :attr:`simulate`).
+
+        Parameters
+        ----------
+        seed : int
+            Seed of the simulation.
+
+        Returns
+        -------
+        Example
+        """
         if self.simulate is None:
             raise ValueError(f"{self.name} declares no simulated data")
         return resolve(self.simulate)(seed)
 
     def broken_inputs(self, example: Example) -> list[tuple[str, Example]]:
-        """Broken copies of ``example`` with the name the error must mention (see :attr:`bad_inputs`)."""
+        """Broken copies of ``example`` with the name the error must mention (see :attr:`bad_inputs`).
+
+        Parameters
+        ----------
+        example : Example
+            From :meth:`simulated`.
+
+        Returns
+        -------
+        list of (str, Example)
+        """
         return [] if self.bad_inputs is None else list(resolve(self.bad_inputs)(example))
 
 
@@ -191,6 +268,16 @@ def trial_table_bad_inputs(example: Example) -> list[tuple[str, Example]]:
     """Broken copies of a trial-table example: a missing column and an unknown experiment.
 
     Shared by the measures that take a trial table (their analyses take ``experiments=``).
+
+    Parameters
+    ----------
+    example : Example
+        A trial table and the analysis' options.
+
+    Returns
+    -------
+    list of (str, Example)
+        ``("correct", the table without its correct column)`` and ``("no-such-experiment", ...)``.
 
     Examples
     --------
@@ -240,7 +327,13 @@ class MeasureResult:
     group_label: ClassVar[str] = "group"
 
     def resampled_values(self) -> Resampled:
-        """The :class:`~humanlike.resampling.results.Resampled` behind the tidy frame."""
+        """The :class:`~humanlike.resampling.results.Resampled` behind the tidy frame.
+
+        Returns
+        -------
+        Resampled
+            The values named by :attr:`resampled_field` (empty where the result has none).
+        """
         values = getattr(self, self.resampled_field)
         if values is None:
             return Resampled(np.zeros(0), np.zeros((0, 0)), [], ("scope", "group"))
@@ -276,7 +369,20 @@ class MeasureResult:
     def frame_rows(self, level: float | None = None, method: str | None = None):
         """The measure's rows before :meth:`to_frame` puts the core columns first: by default the
         :class:`~humanlike.resampling.results.Resampled` table (label columns, estimate, ci_low, ci_high,
-        undefined_share, reason); a measure overrides it to add columns (counts, the interval's name, ...)."""
+        undefined_share, reason); a measure overrides it to add columns (counts, the interval's name, ...).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of ``ci_low``/``ci_high`` (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per estimate.
+        """
         return self.resampled_values().to_frame(level, method)
 
     def to_frame(self, level: float | None = None, method: str | None = None):
@@ -311,7 +417,13 @@ class MeasureResult:
         return frame[[*LABEL_COLUMNS, *labels, *VALUE_COLUMNS, *extras]].reset_index(drop=True)
 
     def to_json_dict(self) -> dict:
-        """JSON-ready dict: the measure, the interval in force and the tidy rows (measures extend it)."""
+        """JSON-ready dict: the measure, the interval in force and the tidy rows (measures have their own).
+
+        Returns
+        -------
+        dict
+            Keys measure, settings, level, interval, n_resamples, rows.
+        """
         values = self.resampled_values()
         return {"measure": self.measure, **values.to_json_dict(), "rows": _records(self.to_frame())}
 

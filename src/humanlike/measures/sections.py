@@ -177,6 +177,23 @@ class SectionResult:
 
 
 def settings_text(settings: dict) -> dict[str, object]:
+    """The choices in force that a section's methods list shows (resamples, level, interval, seed, ...).
+
+    Parameters
+    ----------
+    settings : dict
+        A result's settings.
+
+    Returns
+    -------
+    dict
+        The entries of ``settings`` a reader needs to repeat the numbers.
+
+    Examples
+    --------
+    >>> settings_text({"n_resamples": 200, "seed": 3, "memory_budget": 2**31})
+    {'n_resamples': 200, 'seed': 3}
+    """
     keep = ("n_resamples", "level", "interval", "observer_level", "seed", "policy", "exclusions", "experiments")
     return {k: settings[k] for k in keep if k in settings}
 

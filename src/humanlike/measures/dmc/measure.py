@@ -11,6 +11,16 @@ from ..contract import Example, Measure
 def simulate(seed: int = 0) -> Example:
     """A small simulated benchmark with decision margins (4 humans, 2 experiments, 48 items).
 
+    Parameters
+    ----------
+    seed : int
+        Seed of the simulation.
+
+    Returns
+    -------
+    Example
+        The data and the options that keep the analysis small.
+
     Examples
     --------
     >>> "decision_margin" in simulate(0).data

@@ -87,6 +87,17 @@ def report_analysis(trials, *, settings, exclusions=None):
     ------
     NotApplicable
         When no model has decision margins (the report then leaves DMC out, with a note).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=3, n_items=24)
+    >>> report_analysis(trials.assign(decision_margin=np.nan), settings=ResamplingSettings(n_resamples=0))
+    Traceback (most recent call last):
+    ...
+    humanlike.measures.sections.NotApplicable: no model has decision margins
     """
     from dataclasses import replace
 

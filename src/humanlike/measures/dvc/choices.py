@@ -327,7 +327,20 @@ class LatentBenchmarkResult(MeasureResult):
     resampled_field = "values"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """The tidy frame's rows, with the ``metric`` column after the core columns."""
+        """The tidy frame's rows, with the ``metric`` column after the core columns.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of ``ci_low``/``ci_high`` (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per estimate.
+        """
         frame = self.values.to_frame(level, method)
         frame["metric"] = self.metric
         return frame

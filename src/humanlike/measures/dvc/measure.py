@@ -13,6 +13,16 @@ from ..contract import Example, Measure
 def simulate(seed: int = 0) -> Example:
     """A small simulated benchmark (3 humans, 2 experiments, 40 items).
 
+    Parameters
+    ----------
+    seed : int
+        Seed of the simulation.
+
+    Returns
+    -------
+    Example
+        The data and the options that keep the analysis small.
+
     Examples
     --------
     >>> sorted(simulate(0).options)
@@ -38,6 +48,14 @@ def demo(trials, args) -> list:
     -------
     list
         No files.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> args = argparse.Namespace(demo_results={}, resamples=0, level=0.95, seed=0, interval="percentile",
+    ...                           observer_level="none", memory_budget=2**30, workers=None, quiet=True)
+    >>> demo(simulate(0).data, args), type(args.demo_results["dvc"]).__name__
+    ([], 'LatentBenchmarkResult')
     """
     from ..options import resampling_settings
     from .choices import latent_correctness_correlation

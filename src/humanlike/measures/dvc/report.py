@@ -70,6 +70,15 @@ def report_analysis(trials, *, settings, exclusions=None):
     Returns
     -------
     LatentBenchmarkResult
+
+    Examples
+    --------
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> result = report_analysis(simulate_benchmark(seed=0, n_humans=3, n_items=24),
+    ...                          settings=ResamplingSettings(n_resamples=0))
+    >>> result.metric
+    'tetrachoric_correctness'
     """
     from .choices import latent_correctness_correlation
 

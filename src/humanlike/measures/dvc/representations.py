@@ -230,7 +230,20 @@ class DVCResult(MeasureResult):
         return frame[keep].reset_index(drop=True)
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """The tidy frame's rows (``scope`` is the table: overall, pair, class), with ``split_sd``."""
+        """The tidy frame's rows (``scope`` is the table: overall, pair, class), with ``split_sd``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of ``ci_low``/``ci_high`` (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per estimate.
+        """
         frame = self.summary.to_frame(level, method)
         frame["split_sd"] = self.split_sd if self.split_sd is not None else np.nan
         return frame
@@ -369,7 +382,7 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
     >>> r = dvc_representations(fa, fb, labels, n_components=5, n_splits=2,
     ...                         settings=ResamplingSettings(n_resamples=0))
-    >>> 0.4 < r.estimate < 0.8
+    >>> 0.4 < r.dvc < 0.8
     True
     """
     options = options or DVCOptions()

@@ -71,7 +71,20 @@ class BenchmarkResult(MeasureResult):
         return np.array([lab[1] != MODEL_MODEL for lab in self.details.resampled.labels], dtype=bool)
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """The tidy frame's rows: the benchmark's EC columns (no model–model, no DMC rows), with ``n_pairs``."""
+        """The tidy frame's rows: the benchmark's EC columns (no model–model, no DMC rows), with ``n_pairs``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of ``ci_low``/``ci_high`` (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per estimate.
+        """
         frame = self.resampled.to_frame(level, method)
         frame["n_pairs"] = self.details.n_pairs[self._columns()].astype(int)
         return frame

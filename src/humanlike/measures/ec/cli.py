@@ -166,6 +166,34 @@ def with_dmc_rows(result, trials, args, exclusions):
 
     The DMC result is left in ``args.demo_results["dmc"]`` when the namespace has that dict (the demo), so the
     demo's DMC part and its report page reuse it.
+
+    Parameters
+    ----------
+    result : BenchmarkResult
+        The benchmark.
+    trials : pandas.DataFrame
+        Its trial table (DMC needs a ``decision_margin`` column; without one the result is returned as it is).
+    args : argparse.Namespace
+        The command line (``resamples``, ``level``, ``seed``, ``quiet``).
+    exclusions : dict or None
+        The benchmark's exclusions, applied to DMC too.
+
+    Returns
+    -------
+    BenchmarkResult
+        The result whose rows gain DMC rows for the models with margins.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from humanlike.measures.ec.benchmark import run_benchmark
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=3, n_items=24)
+    >>> trials = trials[trials["experiment"] == "sim-blur"]
+    >>> args = argparse.Namespace(resamples=0, level=0.95, seed=0, quiet=True)
+    >>> rows = with_dmc_rows(run_benchmark(trials, exclusions=None, n_resamples=0), trials, args, None).rows
+    >>> "decision_margin_consistency" in set(rows["metric"])
+    True
     """
     from dataclasses import replace
 

@@ -25,6 +25,22 @@ def demo(trials, args) -> list[Path]:
     -------
     list of pathlib.Path
         The files written.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.files import RunOutputs
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> out = Path(tempfile.mkdtemp())
+    >>> args = argparse.Namespace(out=out, format="csv", resamples=0, level=0.95, seed=0, interval="percentile",
+    ...                           observer_level="none", memory_budget=2**30, workers=None, quiet=True,
+    ...                           run_outputs=RunOutputs(out), demo_results={}, demo_json={}, demo_summary=[])
+    >>> trials = simulate_benchmark(seed=0, n_humans=3, n_items=24)
+    >>> [p.name for p in demo(trials[trials["experiment"] == "sim-blur"], args)]
+    ['benchmark.csv', 'pairs.csv', 'benchmark.png']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     from .benchmark import run_benchmark
     from .plot import benchmark_figure, ranking_figure

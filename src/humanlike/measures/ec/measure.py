@@ -11,6 +11,16 @@ from ..contract import Example, Measure
 def simulate(seed: int = 0) -> Example:
     """A small simulated benchmark (3 humans and the 5 simulated models, 40 items) for the common test.
 
+    Parameters
+    ----------
+    seed : int
+        Seed of the simulation.
+
+    Returns
+    -------
+    Example
+        The data and the options that keep the analysis small.
+
     Examples
     --------
     >>> example = simulate(0)

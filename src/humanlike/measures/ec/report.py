@@ -75,6 +75,15 @@ def report_analysis(trials, *, settings, exclusions=None):
     -------
     BenchmarkResult
         The benchmark rows, ranking and the error-consistency details.
+
+    Examples
+    --------
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> result = report_analysis(simulate_benchmark(seed=0, n_humans=3, n_items=24),
+    ...                          settings=ResamplingSettings(n_resamples=0))
+    >>> sorted(result.rows["scope"].unique())[-1]
+    'sim-rotation'
     """
     from .benchmark import run_benchmark
 

@@ -147,7 +147,20 @@ class ErrorConsistencyResult(MeasureResult):
     measure = "ec"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """The tidy frame's rows, with ``n_pairs`` and ``interval_method`` beside the core columns."""
+        """The tidy frame's rows, with ``n_pairs`` and ``interval_method`` beside the core columns.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of ``ci_low``/``ci_high`` (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per estimate.
+        """
         frame = self.resampled.to_frame(level, method)
         frame["n_pairs"] = self.n_pairs.astype(int)
         # Every aggregate (a mean over pairs) keeps the bootstrap through the aggregation.

@@ -103,7 +103,12 @@ class MldsResult(MeasureResult):
 
     def resampled_values(self) -> Resampled:
         """The scale values (``standard_scale`` and ``scale`` per stimulus level, ``sigma``) with the bootstrap's
-        replicates (none without a bootstrap), labelled (observer, scale_id, quantity, level)."""
+        replicates (none without a bootstrap), labelled (observer, scale_id, quantity, level).
+
+        Returns
+        -------
+        Resampled
+        """
         if self.bootstrap is not None:
             values = self.bootstrap.result
         else:
@@ -181,7 +186,7 @@ class MldsResults(list, MeasureResult):
     >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)  # 105 quadruples
     >>> results = analyse_mlds(table, bootstrap=20, seed=1)
     >>> len(results), results.scale_table().shape, results.to_frame().shape
-    (1, (7, 11), (15, 11))
+    (1, (7, 11), (15, 10))
     """
 
     measure = "mlds"
@@ -190,7 +195,12 @@ class MldsResults(list, MeasureResult):
 
     def resampled_values(self) -> Resampled:
         """Every result's values (:meth:`MldsResult.resampled_values`) side by side; a result with fewer
-        resamples (none: no bootstrap) gets undefined (NaN) replicates to fill."""
+        resamples (none: no bootstrap) gets undefined (NaN) replicates to fill.
+
+        Returns
+        -------
+        Resampled
+        """
         parts = [r.resampled_values() for r in self]
         if not parts:
             return Resampled(np.zeros(0), np.zeros((0, 0)), [], ("observer", "scale_id", "quantity", "level"))

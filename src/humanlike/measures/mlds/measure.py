@@ -24,6 +24,13 @@ def analysis(judgements, *, settings=None, **options):
     Returns
     -------
     MldsResults
+
+    Examples
+    --------
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> results = analysis(simulate(0).data, settings=ResamplingSettings(n_resamples=20, seed=1))
+    >>> len(results), results.to_frame()["measure"].iloc[0]
+    (2, 'mlds')
     """
     from ...resampling.settings import ResamplingSettings
     from .analysis import analyse_mlds
@@ -35,6 +42,16 @@ def analysis(judgements, *, settings=None, **options):
 
 def simulate(seed: int = 0) -> Example:
     """Quadruple judgements of two simulated observers on a 7-level scale.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the simulation.
+
+    Returns
+    -------
+    Example
+        The data and the options that keep the analysis small.
 
     Examples
     --------
@@ -54,6 +71,16 @@ def simulate(seed: int = 0) -> Example:
 
 def bad_inputs(example: Example) -> list[tuple[str, Example]]:
     """Broken copies of the example: a missing column and an unknown observer.
+
+    Parameters
+    ----------
+    example : Example
+        From :func:`simulate`.
+
+    Returns
+    -------
+    list of (str, Example)
+        What the error must name, and the broken example.
 
     Examples
     --------

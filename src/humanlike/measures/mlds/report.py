@@ -63,6 +63,15 @@ def report_analysis(judgements, *, settings, exclusions=None):  # noqa: ARG001 -
     Returns
     -------
     MldsResults
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.measures.mlds.simulate import simulate_judgements
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)
+    >>> len(report_analysis(table, settings=ResamplingSettings(n_resamples=0)))
+    1
     """
     from .analysis import analyse_mlds
 

@@ -11,6 +11,16 @@ from ..contract import Example, Measure
 def simulate(seed: int = 0) -> Example:
     """A small simulated benchmark (4 humans, 48 items) with its reference conditions and small search options.
 
+    Parameters
+    ----------
+    seed : int
+        Seed of the simulation.
+
+    Returns
+    -------
+    Example
+        The data and the options that keep the analysis small.
+
     Examples
     --------
     >>> sorted(simulate(0).options)
@@ -26,6 +36,16 @@ def simulate(seed: int = 0) -> Example:
 
 def bad_inputs(example: Example) -> list[tuple[str, Example]]:
     """Broken copies of the example: a missing column and a reference naming an unknown experiment.
+
+    Parameters
+    ----------
+    example : Example
+        From :func:`simulate`.
+
+    Returns
+    -------
+    list of (str, Example)
+        What the error must name, and the broken example.
 
     Examples
     --------

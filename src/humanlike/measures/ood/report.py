@@ -65,6 +65,19 @@ def report_analysis(trials, *, settings, exclusions=None):  # noqa: ARG001 - the
     Returns
     -------
     OODResult
+
+    Examples
+    --------
+    Simulated data have none of the model-vs-human reference conditions: the report shows why in the section.
+
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> try:
+    ...     report_analysis(simulate_benchmark(seed=0, n_humans=3, n_items=24),
+    ...                     settings=ResamplingSettings(n_resamples=0))
+    ... except ValueError as err:
+    ...     print(type(err).__name__)
+    TrialTableError
     """
     from .analysis import ood_analysis
 

@@ -24,6 +24,13 @@ def analysis(judgements, *, settings=None, **options):
     Returns
     -------
     PsychScoreResult
+
+    Examples
+    --------
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = analysis(simulate(0).data, settings=ResamplingSettings(n_resamples=20, seed=1))
+    >>> result.reference, result.to_frame()["measure"].iloc[0]
+    ('humans', 'psychscore')
     """
     from ...resampling.settings import ResamplingSettings
     from .analysis import psychophysical_score
@@ -35,6 +42,16 @@ def analysis(judgements, *, settings=None, **options):
 
 def simulate(seed: int = 0) -> Example:
     """Judgements of 2 simulated people and two model observers on 3 classes.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the simulation.
+
+    Returns
+    -------
+    Example
+        The data and the options that keep the analysis small.
 
     Examples
     --------
@@ -48,6 +65,16 @@ def simulate(seed: int = 0) -> Example:
 
 def bad_inputs(example: Example) -> list[tuple[str, Example]]:
     """Broken copies of the example: a missing column and an unknown reference observer.
+
+    Parameters
+    ----------
+    example : Example
+        From :func:`simulate`.
+
+    Returns
+    -------
+    list of (str, Example)
+        What the error must name, and the broken example.
 
     Examples
     --------
