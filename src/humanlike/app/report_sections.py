@@ -121,7 +121,7 @@ def run_report_analyses(data: dict, analyses: list[str], settings, exclusions) -
     for measure in measures():
         if measure.name not in analyses or measure.report_run is None or data.get(measure.report_input) is None:
             continue
-        title = measure.title[0].lower() + measure.title[1:]
+        title = measure.title if measure.title[:2].isupper() else measure.title[0].lower() + measure.title[1:]
         try:
             results[measure.name] = measure.run_for_report(data[measure.report_input], settings=settings,
                                                            exclusions=exclusions)
