@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..files import atomic_write_text
-from ..measures.sections import ReportFigure, ReportSection, ReportTable
+from ..measures.sections import ReportFigure, ReportSection, ReportTable  # the blocks a page is made of (kept here too)
 
 TEMPLATE = "report.html.j2"
 
