@@ -68,7 +68,7 @@ def main() -> None:
     t = time.perf_counter()
     result = psychophysical_score(judgements, n_resamples=args.resamples, seed=0)
     timings["score"] = time.perf_counter() - t
-    print(result.to_frame().to_string(), flush=True)
+    print(result.to_wide().to_string(), flush=True)
     print(result.chance.to_string(), flush=True)
     doc = result.to_json_dict()
     doc["timings_s"] = timings

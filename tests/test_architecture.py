@@ -2,9 +2,10 @@
 
 trials -> resampling -> stats -> files -> measures -> app: a module imports only from its own layer or lower
 ones; a measure's folder imports the shared core, its own folder, the shared measure modules and only the other
-measures' modules declared in ``CROSS_MEASURE``; torch and Dask only inside ``humanlike.models`` (and, lazily,
-inside command handlers); no private name crosses a module; no import circle among module-level imports; a name
-is imported from the module that defines it.
+measures' modules its registered entry declares (``depends_on`` in ``measures/<name>/measure.py``, read here as
+text); ``app/`` reaches measures only through the registry (it imports no module of a measure's folder); torch and
+Dask only inside ``humanlike.models`` (and, lazily, inside command handlers); no private name crosses a module; no
+import circle among module-level imports; a name is imported from the module that defines it.
 """
 
 from __future__ import annotations
@@ -19,35 +20,32 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "humanlike"
 LAYERS = ("trials", "resampling", "stats", "files", "measures", "app")
 HEAVY = ("torch", "torchvision", "timm", "dask", "distributed")
-MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics", "compare")
-#: Modules of ``humanlike.measures`` that every measure may use (not a measure themselves).
-SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options")
-#: What a measure (or the shared measure modules, "shared") may import from another measure, and why.
+#: The measures: every folder of humanlike/measures with a measure.py (what the registry finds).
+MEASURES = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/measure.py")))
+#: Modules of ``humanlike.measures`` that every measure may use (not a measure themselves): the contract, the
+#: registry, the report's building blocks, the shared options and pair machinery.
+SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options", "humanlike.measures.contract",
+                          "humanlike.measures.registry", "humanlike.measures.sections")
+
+
+def declared_dependencies(measure: str) -> set[str]:
+    """The ``depends_on`` modules of a measure's registered entry, read from its measure.py as text."""
+    tree = ast.parse((SOURCE / "measures" / measure / "measure.py").read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "depends_on":
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+#: What a measure (or the shared measure modules, "shared") may import from another measure: each measure's own
+#: declaration (its entry's ``depends_on``, with the reason beside it there).
 CROSS_MEASURE: dict[str, set[str]] = {
     # the pair kernels compute kappa and the error overlap
     "shared": {"humanlike.measures.ec.metric"},
-    # DMC reports EC beside DMC (consistency against accuracy, self-consistency)
-    "dmc": {"humanlike.measures.ec.metric", "humanlike.measures.ec.analysis"},
-    # DVC of representations reports kappa of the cross-validated choices
-    "dvc": {"humanlike.measures.ec.metric"},
-    # EC, MA and CLED side by side: the alignment sums use kappa
-    "ood": {"humanlike.measures.ec.metric"},
-    # the Psychophysical-Score fits MLDS scales and uses the MLDS machine observers
-    "psychscore": {"humanlike.measures.mlds.glm", "humanlike.measures.mlds.observers"},
-    # the benchmark rows gain DMC and latent DVC beside EC; the demo runs every measure (the demo moves to app/
-    # in issue 21, phase 2)
-    "ec": {"humanlike.measures.dmc.analysis", "humanlike.measures.dvc.choices"},
-    # the psychometric figures put observed consistency beside error consistency
-    "psychometrics": {"humanlike.measures.ec.analysis"},
-    # paired comparisons read the paired replicates of every measure's result, and plan with EC's copy model
-    "compare": {"humanlike.measures.ec.exchange", "humanlike.measures.ec.result", "humanlike.measures.ec.copy_model",
-                "humanlike.measures.ec.metric", "humanlike.measures.ec.analysis", "humanlike.measures.dmc.kernel",
-                "humanlike.measures.dmc.result", "humanlike.measures.dmc.analysis", "humanlike.measures.dvc.choices",
-                "humanlike.measures.ood.analysis", "humanlike.measures.ood.alignment",
-                "humanlike.measures.ood.cli"},
+    **{m: declared_dependencies(m) for m in MEASURES},
 }
-#: Upward imports still allowed (lazy, inside the demo's handler): the demo moves to app/ in issue 21, phase 2.
-UPWARD_EXCEPTIONS = {"humanlike.measures.ec.cli": {"humanlike.app.report", "humanlike.app.report_sections"}}
+#: Upward imports still allowed (none: the demo moved to app/demo.py).
+UPWARD_EXCEPTIONS: dict[str, set[str]] = {}
 
 
 def module_name(path: Path) -> str:
@@ -106,6 +104,7 @@ def test_the_source_is_found():
     modules = {module_name(p) for p in source_files()}
     assert {"humanlike.resampling.engine", "humanlike.resampling.kernels", "humanlike.app.cli"} <= modules
     assert {f"humanlike.measures.{m}.cli" for m in MEASURES} <= modules
+    assert set(MEASURES) == {"ec", "dmc", "ood", "dvc", "mlds", "psychscore"}
     assert set(SHARED_MEASURE_MODULES) <= modules
     assert len(modules) > 80
 
@@ -159,6 +158,41 @@ def test_every_declared_cross_measure_import_is_used():
     stale = [f"{own}: {target}" for own, targets in CROSS_MEASURE.items() for target in targets
              if (own, target) not in used]
     assert not stale, stale
+
+
+def app_reaches_into_measures() -> list[str]:
+    """Imports (and dotted module names in strings) by which app/ reaches a measure's folder."""
+    modules = {module_name(p) for p in source_files()}
+    wrong = []
+    for path in sorted((SOURCE / "app").rglob("*.py")):
+        module = module_name(path)
+        for target, names, _ in imports_of(path):
+            for imported in {f"{target}.{n}" for n in names if f"{target}.{n}" in modules} or {target}:
+                if measure_of(imported) not in (None, "shared"):
+                    wrong.append(f"{module} imports {imported}")
+        # docstrings may show a measure in an example; code may not name one (no importlib side door)
+        docstrings = {id(node.body[0].value) for node in ast.walk(parsed(path))
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body
+                      and isinstance(node.body[0], ast.Expr)}
+        for node in ast.walk(parsed(path)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                for m in MEASURES:
+                    if re.search(rf"(^|humanlike\.)measures\.{m}(\.|$)", node.value):
+                        wrong.append(f"{module} names humanlike.measures.{m} in a string")
+    return wrong
+
+
+def test_app_reaches_measures_only_through_the_registry():
+    # the command line, the demo and the report iterate humanlike.measures.registry; a new measure joins them
+    # by registering, without an edit in app/
+    wrong = app_reaches_into_measures()
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_measure_folder_is_registered():
+    # a folder without measure.py is invisible to the command line, the demo and the report
+    folders = {p.name for p in (SOURCE / "measures").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == set(MEASURES)
 
 
 def test_measure_of_finds_the_folder():
@@ -300,3 +334,12 @@ def test_relative_imports_are_resolved(source, expected):
 def test_an_undeclared_cross_measure_import_is_found(monkeypatch):
     monkeypatch.setitem(CROSS_MEASURE, "ood", set())
     assert "humanlike.measures.ood.alignment_sums imports humanlike.measures.ec.metric" in cross_measure_imports()
+
+
+def test_an_app_import_of_a_measure_is_found(monkeypatch):
+    import sys
+
+    real = imports_of
+    monkeypatch.setattr(sys.modules[__name__], "imports_of",
+                        lambda path: real(path) + [("humanlike.measures.ec", ["cli"], False)])
+    assert "humanlike.app.cli imports humanlike.measures.ec.cli" in app_reaches_into_measures()

@@ -154,7 +154,7 @@ def built_site(tmp_path_factory) -> Path:
 
 def test_docs_build_strict_and_every_page_is_there(built_site):
     for page in ("index.html", "getting-started.html", "formats.html", "uncertainty.html", "performance.html",
-                 "adding-a-metric.html", "architecture.html", "report.html", "cli.html",
+                 "adding-a-measure.html", "architecture.html", "report.html", "cli.html",
                  "measures/error-consistency.html", "measures/decision-margin-consistency.html",
                  "measures/ood-spectrum.html", "measures/decision-variable-correlation.html",
                  "measures/mlds.html", "measures/psychophysical-score.html", "measures/model-evaluation.html",

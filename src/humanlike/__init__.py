@@ -32,6 +32,8 @@ from .resampling.engine import ResourceError, bootstrap
 from .resampling.kernels import Output, SufficientStatisticKernel
 from .resampling.results import Resampled
 from .resampling.settings import ResamplingSettings
+from .measures.contract import Measure, MeasureResult
+from .measures.registry import get_measure
 
 __version__ = "0.1.0"
 
@@ -46,4 +48,5 @@ __all__ = [
     "load_modelvshuman", "load_representation", "load_trials", "margin_probit_correlation", "ood_analysis",
     "psychophysical_score", "run_benchmark", "save_representation", "self_consistency", "simulate_benchmark",
     "simulate_copy_pair", "validate_judgements", "validate_trials", "__version__",
+    "Measure", "MeasureResult", "get_measure",
 ]

@@ -221,6 +221,31 @@ def atomic_write_text(path, text: str) -> Path:
     return _atomic(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
+def atomic_write_bytes(path, data: bytes) -> Path:
+    """Write bytes to ``path`` atomically (as :func:`atomic_write_text` does text).
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write.
+    data : bytes
+        Its content.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> atomic_write_bytes(Path(tempfile.mkdtemp()) / "x.bin", b"ab").read_bytes()
+    b'ab'
+    """
+    return _atomic(Path(path), lambda tmp: tmp.write_bytes(data))
+
+
 def write_json(obj, path) -> Path:
     """Write ``obj`` as JSON atomically (NaN and inf as null).
 

@@ -1,7 +1,7 @@
 """The ``humanlike`` command line.
 
-Each command family lives in its own module with a ``register(subparsers)`` function; this module only
-assembles them and holds the options every command shares.
+Every registered measure adds its commands (:func:`humanlike.measures.registry.measures`, each entry's
+``register_cli``); the app adds its own (``demo``, ``evaluate``, ``report``). This module only assembles them.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import os
 import sys
 
 from ..measures.options import optional_module
+from ..measures.registry import measures
 
-# Command families, each a module with register(subparsers, plan_subparsers); absent ones are skipped.
-COMMAND_MODULES = ("measures.ec.cli", "measures.dmc.cli", "measures.ood.cli", "measures.dvc.cli", "measures.mlds.cli",
-                   "measures.psychscore.cli", "measures.shapebias.cli", "measures.psychometrics.cli", "measures.compare.cli",
-                   "app.cli_models",
-                   "app.cli_report")
+# The app's own command families (each a module with register(subparsers, plan_subparsers)), around the
+# measures' commands; an absent one (the models' extra) is skipped.
+APP_COMMANDS_FIRST = ("app.demo",)
+APP_COMMANDS_LAST = ("app.cli_models", "app.cli_report")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,8 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     Returns
     -------
     argparse.ArgumentParser
-        Parsing a command line gives a namespace whose ``handler`` runs the command; families whose module
-        is absent are left out.
+        Parsing a command line gives a namespace whose ``handler`` runs the command: the app's ``demo``, every
+        registered measure's commands, then ``evaluate`` (when the models' module is there) and ``report``.
 
     Examples
     --------
@@ -41,7 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     plan = sub.add_parser("plan", help="experiment planning: how many trials / observers are enough")
     plan_sub = plan.add_subparsers(dest="plan_command", required=True, metavar="METRIC")
-    for name in COMMAND_MODULES:
+    for name in APP_COMMANDS_FIRST:
+        optional_module(name).register(sub, plan_sub)
+    for measure in measures():
+        measure.register_cli(sub, plan_sub)
+    for name in APP_COMMANDS_LAST:
         module = optional_module(name)
         if module is not None:
             module.register(sub, plan_sub)

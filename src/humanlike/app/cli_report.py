@@ -9,8 +9,22 @@ from pathlib import Path
 
 from ..files import check_output_folder
 from ..measures.options import add_data_options, add_resampling_options, output_path, resampling_settings
+from ..measures.registry import measures
 
-REPORT_ANALYSES = ("ec", "dmc", "ood", "dvc", "mlds", "shapebias", "psychometrics")
+
+def report_analyses() -> tuple[str, ...]:
+    """Names of the registered measures ``humanlike report --analyses`` can run (registry order).
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> report_analyses()
+    ('ec', 'dmc', 'dvc', 'ood', 'mlds')
+    """
+    return tuple(m.name for m in measures() if m.report_run is not None)
 
 
 def analyses_list(text: str) -> list[str]:
@@ -19,7 +33,7 @@ def analyses_list(text: str) -> list[str]:
     Parameters
     ----------
     text : str
-        Names from ``ec, dmc, ood, dvc, mlds``, separated by commas.
+        Names from :func:`report_analyses` (``ec, dmc, dvc, ood, mlds``), separated by commas.
 
     Returns
     -------
@@ -37,9 +51,10 @@ def analyses_list(text: str) -> list[str]:
     ['ec', 'dmc']
     """
     names = [t.strip() for t in text.split(",") if t.strip()]
-    unknown = sorted(set(names) - set(REPORT_ANALYSES))
+    known = report_analyses()
+    unknown = sorted(set(names) - set(known))
     if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown analyses {unknown}; choose from {','.join(REPORT_ANALYSES)}")
+        raise argparse.ArgumentTypeError(f"unknown analyses {unknown}; choose from {','.join(known)}")
     return names
 
 
@@ -75,8 +90,8 @@ def register(sub, plan_sub) -> None:
     report.add_argument("--out", type=output_path, default=Path("report.html"),
                         help="the HTML file (default %(default)s): one file, written atomically, that records "
                              "its own command line and settings (so no run manifest)")
-    report.add_argument("--analyses", type=analyses_list, default=list(REPORT_ANALYSES),
-                        help=f"comma-separated subset of {','.join(REPORT_ANALYSES)} (default: all that apply)")
+    report.add_argument("--analyses", type=analyses_list, default=list(report_analyses()),
+                        help=f"comma-separated subset of {','.join(report_analyses())} (default: all that apply)")
     report.add_argument("--title", default="humanlike report", help="page title")
     report.add_argument("--no-exclusions", action="store_true", help="keep the benchmark's excluded conditions")
     report.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -145,24 +160,24 @@ def run_report(args) -> int:
         raise IsADirectoryError(f"--out {args.out} is a folder; give a file name such as {args.out / 'report.html'}")
     check_output_folder(args.out.parent)  # before the analyses, not after
     exclusions = None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS
-    results, notes, provenance = {}, [], {}
+    data, provenance = {}, {}
     if args.data:
         trials = load_data(args.data, args)
-        results, notes = run_report_analyses(trials, args.analyses, settings, exclusions)
+        data["trials"] = trials
         provenance.update(content_hash(args.data))
         provenance.update(trials=len(trials), observers=int(trials["observer"].nunique()),
                           experiments=int(trials["experiment"].nunique()))
-    if "mlds" in args.analyses and not args.judgements and args.analyses != list(REPORT_ANALYSES):
-        raise ValueError("--analyses mlds needs difference judgements: give --judgements FILE...")
-    if args.judgements and "mlds" in args.analyses:
-        from ..measures.mlds.analysis import analyse_mlds
+    judged = [m.name for m in measures() if m.report_input == "judgements" and m.name in args.analyses]
+    if judged and not args.judgements and args.analyses != list(report_analyses()):
+        raise ValueError(f"--analyses {judged[0]} needs difference judgements: give --judgements FILE...")
+    if args.judgements and judged:
         from ..trials.judgements import load_judgements
 
         judgements = load_judgements(args.judgements)
-        results["mlds"] = analyse_mlds(judgements, bootstrap=settings.n_resamples, seed=settings.seed,
-                                       level=settings.level)
+        data["judgements"] = judgements
         provenance["judgement files"] = content_hash(args.judgements)
         provenance["judgements"] = len(judgements)
+    results, notes = run_report_analyses(data, args.analyses, settings, exclusions)
     sections, headline = build_sections(results)
     html = render_report(sections, title=args.title, headline=headline, provenance=provenance,
                          settings={**settings.to_dict(), "exclusions": "model-vs-human" if exclusions else "none",

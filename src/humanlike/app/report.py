@@ -2,8 +2,9 @@
 
 The page is rendered from a Jinja2 template shipped with the package (``templates/report.html.j2``). It has no
 external reference of any kind: styles and the small table-sorting script are inline, figures are embedded as
-SVG data, so it opens offline from a file or an e-mail attachment. Sections are built by the analyses'
-adapters in :mod:`humanlike.app.report_sections`; this module only knows tables, figures and text.
+SVG data, so it opens offline from a file or an e-mail attachment. Sections are built by the registered measures
+(each measure's ``report.py``, from the blocks of :mod:`humanlike.measures.sections`) and assembled by
+:mod:`humanlike.app.report_sections`; this module only knows tables, figures and text.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import math
 import platform
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -23,111 +23,9 @@ import numpy as np
 import pandas as pd
 
 from ..files import atomic_write_text
+from ..measures.sections import ReportSection, ReportTable  # the blocks a page is made of (kept here too)
 
 TEMPLATE = "report.html.j2"
-
-
-@dataclass
-class ReportTable:
-    """A table of the report: a tidy frame shown as a sortable HTML table.
-
-    Parameters
-    ----------
-    key : str
-        Names the table in the page (``data-table`` attribute) so tests and readers can find it.
-    title : str
-        Heading shown above the table.
-    frame : pandas.DataFrame
-        The rows, shown as they are (column names as headers).
-    caption : str
-        Text below the table.
-    digits : int
-        Decimals shown for floats (the exact values stay in ``data-value``).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> table = ReportTable("ec", "Error consistency", pd.DataFrame({"observer": ["a"], "estimate": [0.25]}))
-    >>> table.key, table.digits, len(table.frame)
-    ('ec', 3, 1)
-    """
-
-    key: str
-    title: str
-    frame: pd.DataFrame
-    caption: str = ""
-    digits: int = 3
-
-
-@dataclass
-class ReportFigure:
-    """A figure of the report: a matplotlib figure embedded as SVG, with its alt text and caption.
-
-    Parameters
-    ----------
-    key : str
-        Names the figure in the page.
-    title : str
-        Heading shown above the figure.
-    figure : matplotlib.figure.Figure
-        Rendered to an inline SVG (and closed) when the page is rendered.
-    alt : str
-        Alternative text of the image.
-    caption : str
-        Text below the figure.
-
-    Examples
-    --------
-    >>> import matplotlib.pyplot as plt
-    >>> fig, ax = plt.subplots()
-    >>> item = ReportFigure("ranking", "Ranking", fig, alt="models ranked by EC")
-    >>> item.alt, item.caption
-    ('models ranked by EC', '')
-    >>> plt.close(fig)
-    """
-
-    key: str
-    title: str
-    figure: object
-    alt: str
-    caption: str = ""
-
-
-@dataclass
-class ReportSection:
-    """One analysis: what it measures, its headline numbers, tables, figures and the choices in force.
-
-    Parameters
-    ----------
-    key : str
-        Anchor id of the section.
-    title : str
-        Section heading.
-    summary : str
-        One paragraph: what the analysis measures and its headline result.
-    tables : list of ReportTable
-        Tables in page order.
-    figures : list of ReportFigure
-        Figures in page order.
-    methods : dict
-        The choices in force (name -> value), shown as a definition list.
-    notes : list of str
-        Caveats shown below the section.
-
-    Examples
-    --------
-    >>> section = ReportSection("mlds", "Difference scaling", "One scale per observer.")
-    >>> section.tables, section.methods
-    ([], {})
-    """
-
-    key: str
-    title: str
-    summary: str
-    tables: list[ReportTable] = field(default_factory=list)
-    figures: list[ReportFigure] = field(default_factory=list)
-    methods: dict[str, object] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
 
 
 def _figure_svg(figure) -> str:

@@ -323,8 +323,10 @@ def test_spearman_dprime_and_observer_levels():
 
 def test_frame_and_json_layout(demo_trials):
     result = decision_margin_consistency(demo_trials, experiments=["sim-noise", "sim-blur"], n_resamples=50)
-    frame = result.to_frame()
+    frame = result.summary
     assert list(frame.columns) == list(D.FRAME_COLUMNS)
+    tidy = result.to_frame()
+    assert list(tidy.columns[:3]) == ["measure", "scope", "group"] and set(tidy.columns) == {"measure", *frame.columns}
     assert {"estimate", "ci_low", "ci_high", "undefined_share", "reason"} <= set(result.resampled.to_frame())
     assert set(frame["level"]) == {"condition", "experiment", "overall"}
     doc = result.to_json_dict()

@@ -44,7 +44,7 @@ def test_bca_and_percentile_cover_the_systems_dvc():
     kw = dict(n_components=4, n_splits=2, kappa_folds=0)
     fa, fb, labels = planted_representations(0.5, n_classes=3, n_per_class=20000, n_units=60, seed=999,
                                              system_seed=7)
-    truth = dvc_representations(fa, fb, labels, settings=NO_BOOT, **kw).estimate
+    truth = dvc_representations(fa, fb, labels, settings=NO_BOOT, **kw).dvc
     assert truth == pytest.approx(0.5, abs=0.03)
     hits = {"percentile": 0, "bca": 0}
     accelerations_differ = 0
@@ -81,8 +81,8 @@ def test_pca_per_class_pair_recovers_planted_dvc():
     kw = dict(n_components=6, n_splits=2, kappa_folds=0)
     pair = dvc_representations(fa, fb, labels, pca_scope="pair", settings=ResamplingSettings(n_resamples=100), **kw)
     every = dvc_representations(fa, fb, labels, settings=NO_BOOT, **kw)
-    assert pair.estimate == pytest.approx(0.6, abs=0.08)
-    assert pair.estimate != pytest.approx(every.estimate, abs=1e-6)       # a different PCA, not the same numbers
+    assert pair.dvc == pytest.approx(0.6, abs=0.08)
+    assert pair.dvc != pytest.approx(every.dvc, abs=1e-6)       # a different PCA, not the same numbers
     row = pair.table("overall").iloc[0]
     assert row["ci_low"] < row["estimate"] < row["ci_high"]
     assert pair.to_json_dict()["settings"]["pca_scope"] == "pair"
@@ -95,7 +95,7 @@ def test_pca_per_pair_of_two_classes_is_the_pca_of_all():
     kw = dict(n_components=4, n_splits=2, kappa_folds=0, settings=NO_BOOT)
     a = dvc_representations(fa, fb, labels, pca_scope="pair", **kw)
     b = dvc_representations(fa, fb, labels, pca_scope="all", **kw)
-    assert a.estimate == pytest.approx(b.estimate, abs=1e-5)
+    assert a.dvc == pytest.approx(b.dvc, abs=1e-5)
 
 
 def test_numbers_do_not_depend_on_threads():

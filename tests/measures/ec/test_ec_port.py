@@ -246,8 +246,10 @@ def test_old_keywords_build_the_one_settings_object(small_trials):
 def test_result_shape_and_json(small_trials):
     result = error_consistency(small_trials, n_resamples=200, seed=0, pair_intervals=True)
     frame = result.to_frame(level=0.8)
-    assert list(frame.columns[-7:]) == ["estimate", "ci_low", "ci_high", "n_pairs", "reason", "undefined_share",
-                                        "interval_method"]
+    assert list(frame.columns) == ["measure", "scope", "group", "kind", "metric", "estimate", "ci_low", "ci_high",
+                                   "undefined_share", "reason", "n_pairs", "interval_method"]
+    assert list(result.summary.columns[-7:]) == ["estimate", "ci_low", "ci_high", "n_pairs", "reason",
+                                                 "undefined_share", "interval_method"]
     assert (frame["ci_high"] - frame["ci_low"] <= result.summary["ci_high"] - result.summary["ci_low"] + 1e-12).all()
     doc = result.to_json_dict()
     json.dumps(doc, allow_nan=False)

@@ -28,7 +28,7 @@ def test_analysis_per_observer_with_intervals_and_tests():
 
     results = analyse_mlds(pd.concat([a, b]), bootstrap=100, six_point=50, runs=50, seed=3)
     assert [r.observer for r in results] == ["a", "b"]
-    frame = results.to_frame()
+    frame = results.scale_table()
     assert {"ci_low", "ci_high", "standard_scale", "undefined_share"} <= set(frame.columns)
     assert np.all(frame["ci_low"] <= frame["ci_high"] + 1e-12)
     record = results.to_json_dict()["results"][0]

@@ -276,7 +276,7 @@ def scored(population):
 
 def test_observer_with_human_scales_scores_near_one(scored):
     _, result = scored
-    frame = result.to_frame().set_index("observer")
+    frame = result.to_wide().set_index("observer")
     assert frame.loc["twin", "score"] > 0.9
     assert frame.loc["twin", "score_ci_low"] > 0.5
     assert frame.loc["twin", "score_ci_low"] <= frame.loc["twin", "score"] <= frame.loc["twin", "score_ci_high"]
@@ -284,7 +284,7 @@ def test_observer_with_human_scales_scores_near_one(scored):
 
 def test_random_and_unrelated_observers_score_near_zero(scored):
     _, result = scored
-    frame = result.to_frame().set_index("observer")
+    frame = result.to_wide().set_index("observer")
     for name in ("random", "unrelated"):
         assert frame.loc[name, "rho_ci_low"] < 0 < frame.loc[name, "rho_ci_high"]
         assert frame.loc[name, "score"] < 0.6
@@ -305,7 +305,7 @@ def test_orientation_invariance_under_relabelling(scored):
     flipped.loc[rows, ["class_a", "class_b"]] = flipped.loc[rows, ["class_b", "class_a"]].to_numpy()
     # Rows in presentation order are declared as such (a tidy table is in physical order: issue 22).
     again = psychophysical_score(to_physical_order(flipped), n_resamples=200, seed=1)
-    pd.testing.assert_frame_equal(again.to_frame(), result.to_frame())
+    pd.testing.assert_frame_equal(again.to_wide(), result.to_wide())
     np.testing.assert_allclose(again.scales["skewness"], result.scales["skewness"], atol=1e-9)
 
 
@@ -339,7 +339,7 @@ def test_result_shapes_and_json(scored):
     assert {r["observer"] for r in doc["observers"]} == {"humans", "twin", "unrelated", "random"}
     low, high = result.interval()
     assert low.shape == result.scores.estimate.shape
-    assert set(result.estimate.index) == {"twin", "unrelated", "random"}
+    assert set(result.score.index) == {"twin", "unrelated", "random"}
 
 
 def test_descending_triads_are_reordered():

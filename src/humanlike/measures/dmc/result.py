@@ -16,6 +16,7 @@ from ...resampling.weights import nanmean_quiet
 from ...resampling.results import Resampled
 from .data import DMCData, DMCExperiment
 from .kernel import ACCURACY, DMC, FIXED_GROUPS, MODEL_HUMAN_MEAN, SPLIT_HALF_R, DMCAggregation
+from ..contract import MeasureResult
 from ..pairwise import HUMANS, MODEL_MODEL
 from .self_consistency import SelfConsistencyResult
 
@@ -337,7 +338,7 @@ def items_frame(exp: DMCExperiment, design) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class DMCResult:
+class DMCResult(MeasureResult):
     """Decision-margin consistency of a trial table.
 
     Attributes
@@ -387,35 +388,16 @@ class DMCResult:
     self_consistency: SelfConsistencyResult | None
     settings: dict
 
-    @property
-    def estimate(self) -> np.ndarray:
-        """Point estimates of every output column (see :attr:`resampled`)."""
-        return self.resampled.estimate
+    measure = "dmc"
 
     @property
     def experiments(self) -> list[str]:
         """Names of the analysed experiments."""
         return list(self.settings["experiments"])
 
-    def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) of every summary row at another level or by another method (``"percentile"``/``"bca"``).
-
-        Parameters
-        ----------
-        level : float, optional
-            Confidence level in (0, 1); defaults to the settings' level.
-        method : {"percentile", "bca"}, optional
-            Interval method (``"bca"`` needs the jackknife kept); defaults to the settings' method.
-
-        Returns
-        -------
-        (low, high) : tuple of numpy.ndarray
-            One bound per summary row.
-        """
-        return self.resampled.interval(level, method)
-
-    def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """The summary, with the intervals at ``level`` by ``method`` (default: those of the settings).
+    def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """The summary, with the intervals at ``level`` by ``method`` (default: those of the settings; the
+        published t-intervals under ``--preset paper``); :meth:`to_frame` puts the core columns first.
 
         Parameters
         ----------

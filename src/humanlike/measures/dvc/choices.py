@@ -42,6 +42,7 @@ from ...resampling.weights import group_mean, nanmean_quiet
 from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
 from ...trials.selection import select_trials
+from ..contract import MeasureResult
 from ..pairwise import HUMANS, MODEL_MODEL
 
 DEFAULT_CORRECTION = 0.5
@@ -97,7 +98,7 @@ def _corrected(counts: np.ndarray, correction: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ChoiceDVCResult:
+class ChoiceDVCResult(MeasureResult):
     """Per observer d' and criterion, per pair and category the latent correlation rho, with intervals.
 
     ``values`` is a :class:`Resampled` labelled (experiment, statistic, observer_1, observer_2, category);
@@ -119,16 +120,20 @@ class ChoiceDVCResult:
     >>> result = choice_dvc(trials, settings=ResamplingSettings(n_resamples=20, seed=0))
     >>> result.categories
     {'sim': ('a', 'b')}
-    >>> dprime = result.to_frame().query("statistic == 'dprime'")
+    >>> dprime = result.table().query("statistic == 'dprime'")
     >>> dprime["estimate"].round(2).tolist()   # planted d' 1.5 and 1.0
     [1.48, 0.89]
     """
 
     values: Resampled
     categories: dict
+    measure = "dvc"
+    resampled_field = "values"
+    scope_label = "experiment"
 
-    def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table, one row per estimate.
+    def table(self) -> pd.DataFrame:
+        """The table ``humanlike dvc choices`` writes, one row per estimate (:meth:`to_frame` is the same rows
+        with the core columns first: ``scope`` is the experiment).
 
         Returns
         -------
@@ -144,9 +149,9 @@ class ChoiceDVCResult:
         Returns
         -------
         pandas.DataFrame
-            The ``statistic == "rho"`` rows of :meth:`to_frame`.
+            The ``statistic == "rho"`` rows of :meth:`table`.
         """
-        frame = self.to_frame()
+        frame = self.table()
         return frame[frame["statistic"] == "rho"].reset_index(drop=True)
 
     def to_json_dict(self) -> dict:
@@ -158,7 +163,7 @@ class ChoiceDVCResult:
             ``{"experiments": {experiment: {"categories", "pairs" (rho records), "observers" (d' and criterion
             records)}}, "settings": {...}}``.
         """
-        frame = self.to_frame()
+        frame = self.table()
         keep = ["observer_1", "observer_2", "category", "estimate", "ci_low", "ci_high", "undefined_share"]
         doc = {"experiments": {}}
         for experiment, rows in frame.groupby("experiment", sort=True):
@@ -290,7 +295,7 @@ def choice_dvc(trials: pd.DataFrame, *, experiments: list[str] | None = None, pa
 
 
 @dataclass(frozen=True)
-class LatentBenchmarkResult:
+class LatentBenchmarkResult(MeasureResult):
     """Group means of a pairwise latent correlation per experiment and overall, with intervals.
 
     ``values`` is a :class:`Resampled` labelled (scope, group, kind, observer_1, observer_2): scope is an
@@ -318,9 +323,31 @@ class LatentBenchmarkResult:
 
     values: Resampled
     metric: str
+    measure = "dvc"
+    resampled_field = "values"
 
-    def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table, one row per estimate.
+    def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """The tidy frame's rows, with the ``metric`` column after the core columns.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of ``ci_low``/``ci_high`` (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per estimate.
+        """
+        frame = self.values.to_frame(level, method)
+        frame["metric"] = self.metric
+        return frame
+
+    def table(self) -> pd.DataFrame:
+        """The table ``humanlike dvc choices`` writes, one row per estimate (:meth:`to_frame` is the same rows
+        with the core columns first).
 
         Returns
         -------
@@ -343,9 +370,9 @@ class LatentBenchmarkResult:
         Returns
         -------
         pandas.DataFrame
-            The rows of :meth:`to_frame` of that scope whose group is not ``"pair"``.
+            The rows of :meth:`table` of that scope whose group is not ``"pair"``.
         """
-        frame = self.to_frame()
+        frame = self.table()
         return frame[(frame["scope"] == scope) & (frame["group"] != "pair")].reset_index(drop=True)
 
     def to_json_dict(self, scope: str = "overall") -> dict:
@@ -375,7 +402,7 @@ class LatentBenchmarkResult:
         doc = {"metric": self.metric, "scope": scope, "human_human": entry(HUMANS),
                "model_human": {g: entry(g) for g in rows.index if g not in (HUMANS, MODEL_MODEL)},
                "model_model": entry(MODEL_MODEL)}
-        frame = self.to_frame()
+        frame = self.table()
         pairs = frame[(frame["group"] == "pair") & (frame["scope"] == scope)]
         if not pairs.empty:
             doc["pairs"] = pairs[["observer_1", "observer_2", "estimate", "ci_low", "ci_high"]].to_dict("records")

@@ -123,7 +123,7 @@ def run_represent(args) -> int:
     result = dvc_representations(a, b, options=options, settings=resampling_settings(args))
     doc = result.to_json_dict()
     if args.out is not None:
-        run.add_table(result.to_frame(), "dvc", args.format)
+        run.add_table(result.summary_frame(), "dvc", args.format)
         run.add_table(result.correlations, "dvc_correlations", args.format)
         if result.kappa is not None:
             run.add_table(result.kappa.to_frame(), "dvc_kappa", args.format)
@@ -200,7 +200,7 @@ def run_choices(args) -> int:
                             validate=False)
         doc = {"kind": "two-category", **result.to_json_dict()}
         if args.out is not None:
-            run.add_table(result.to_frame(), "dvc_choices", args.format)
+            run.add_table(result.table(), "dvc_choices", args.format)
             run.json(doc, args.out / "dvc_choices.json")
         run.finish()
         if args.json:
@@ -215,13 +215,13 @@ def run_choices(args) -> int:
                                            pair_intervals=args.pairs, settings=settings, validate=False)
     scope = args.experiment[0] if args.experiment and len(args.experiment) == 1 else "overall"
     doc = {"kind": "benchmark", "tetrachoric_correctness": tetra.to_json_dict(scope)}
-    frames = [tetra.to_frame()]
+    frames = [tetra.table()]
     probit = None
     if "decision_margin" in trials and trials["decision_margin"].notna().any():
         probit = margin_probit_correlation(trials, exclusions=exclusions, pair_intervals=args.pairs,
                                            settings=settings, validate=False)
         doc["margin_probit"] = probit.to_json_dict(scope)
-        frames.append(probit.to_frame())
+        frames.append(probit.table())
     if args.out is not None:
         import pandas as pd
 

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ...trials.representations import Representation, align_representations
+from ..contract import MeasureResult
 from ..ec.metric import consistency_from_sums, correctness_statistics, kappa_bound_from_accuracy_difference
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output, SufficientStatisticKernel
@@ -144,7 +145,7 @@ class DVCOptions:
 
 
 @dataclass(frozen=True)
-class DVCResult:
+class DVCResult(MeasureResult):
     """DVC of two representations with bootstrap intervals and the spread over split repeats.
 
     Attributes
@@ -177,7 +178,7 @@ class DVCResult:
     >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
     >>> result = dvc_representations(fa, fb, labels, n_components=5, n_splits=2, kappa_folds=0,
     ...                              settings=ResamplingSettings(n_resamples=20, seed=0))
-    >>> round(result.estimate, 3), result.n_images, result.kappa is None   # planted rho = 0.6
+    >>> round(result.dvc, 3), result.n_images, result.kappa is None   # planted rho = 0.6
     (0.586, 450, True)
     >>> result.table("class")["estimate"].round(3).tolist()
     [0.549, 0.617, 0.593]
@@ -198,9 +199,13 @@ class DVCResult:
         """Which split normalisation the estimate uses: ``signed`` or ``abs``."""
         return "abs" if self.options.absolute else "signed"
 
+    measure = "dvc"
+    resampled_field = "summary"
+    scope_label = "table"
+
     @property
-    def estimate(self) -> float:
-        """The overall DVC under the chosen normalisation."""
+    def dvc(self) -> float:
+        """The overall DVC under the chosen normalisation (one number; :attr:`estimate` holds every row's)."""
         row = self.table("overall")
         return float(row["estimate"].iloc[0])
 
@@ -217,15 +222,34 @@ class DVCResult:
         Returns
         -------
         pandas.DataFrame
-            The rows of :meth:`to_frame` of that table and normalisation.
+            The rows of :meth:`summary_frame` of that table and normalisation.
         """
-        frame = self.to_frame()
+        frame = self.summary_frame()
         normalisation = normalisation or self.normalisation
         keep = (frame["table"] == which) & (frame["normalisation"] == normalisation)
         return frame[keep].reset_index(drop=True)
 
-    def to_frame(self) -> pd.DataFrame:
-        """The result as a tidy table, one row per estimate.
+    def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """The tidy frame's rows (``scope`` is the table: overall, pair, class), with ``split_sd``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level of ``ci_low``/``ci_high`` (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per estimate.
+        """
+        frame = self.summary.to_frame(level, method)
+        frame["split_sd"] = self.split_sd if self.split_sd is not None else np.nan
+        return frame
+
+    def summary_frame(self) -> pd.DataFrame:
+        """The table ``humanlike dvc represent`` writes, one row per estimate.
 
         Returns
         -------
@@ -233,9 +257,7 @@ class DVCResult:
             Columns table, class_i, class_j, normalisation, estimate, ci_low, ci_high, undefined_share, reason,
             split_sd.
         """
-        frame = self.summary.to_frame()
-        frame["split_sd"] = self.split_sd if self.split_sd is not None else np.nan
-        return frame
+        return self.frame_rows()
 
     def to_json_dict(self) -> dict:
         """``dvc`` {estimate, ci_low, ci_high, split_sd}, the alternative normalisation, per pair and class
@@ -360,7 +382,7 @@ def dvc_representations(a, b, labels=None, *, options: DVCOptions | None = None,
     >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
     >>> r = dvc_representations(fa, fb, labels, n_components=5, n_splits=2,
     ...                         settings=ResamplingSettings(n_resamples=0))
-    >>> 0.4 < r.estimate < 0.8
+    >>> 0.4 < r.dvc < 0.8
     True
     """
     options = options or DVCOptions()

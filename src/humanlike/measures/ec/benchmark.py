@@ -21,13 +21,14 @@ from ...resampling.settings import ResamplingSettings
 from .result import ErrorConsistencyResult
 from .analysis import error_consistency
 from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
+from ..contract import MeasureResult
 from ..pairwise import HUMANS, MODEL_MODEL
 
 BENCHMARK_METRICS = ("error_consistency", "observed_consistency", "accuracy_difference", "ood_accuracy")
 
 
 @dataclass(frozen=True)
-class BenchmarkResult:
+class BenchmarkResult(MeasureResult):
     """The benchmark rows: one per observer (each model, and ``humans``), scope (experiment/overall), metric.
 
     ``rows`` columns: observer, observer_kind, scope, metric, estimate, ci_low, ci_high, n_pairs, reason,
@@ -59,6 +60,7 @@ class BenchmarkResult:
     rows: pd.DataFrame
     ranking: RankingStability | None
     details: ErrorConsistencyResult
+    measure = "ec"
 
     @property
     def resampled(self) -> Resampled:
@@ -68,24 +70,26 @@ class BenchmarkResult:
     def _columns(self) -> np.ndarray:
         return np.array([lab[1] != MODEL_MODEL for lab in self.details.resampled.labels], dtype=bool)
 
-    def interval(self, level: float | None = None, method: str | None = None):
-        """(low, high) of every benchmark row (in :attr:`rows` order, DMC rows excluded).
+    def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """The tidy frame's rows: the benchmark's EC columns (no model–model, no DMC rows), with ``n_pairs``.
 
         Parameters
         ----------
         level : float, optional
-            Confidence level in (0, 1); defaults to the level the result was computed at.
+            Confidence level of ``ci_low``/``ci_high`` (default: the result's).
         method : {"percentile", "bca"}, optional
-            Interval method; defaults to the result's.
+            Interval method (default: the result's).
 
         Returns
         -------
-        (low, high) : tuple of numpy.ndarray
-            One bound per benchmark row, each of shape (len(rows),); NaN where undefined.
+        pandas.DataFrame
+            One row per estimate.
         """
-        return self.resampled.interval(level, method)
+        frame = self.resampled.to_frame(level, method)
+        frame["n_pairs"] = self.details.n_pairs[self._columns()].astype(int)
+        return frame
 
-    def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+    def benchmark_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
         """:attr:`rows`, or the rows recomputed at another level / interval method (EC rows only).
 
         Parameters
@@ -159,7 +163,7 @@ BENCHMARK_COLUMNS = ["observer", "observer_kind", "scope", "metric", "estimate",
 def _benchmark_rows(details: ErrorConsistencyResult, level: float | None = None,
                    method: str | None = None) -> pd.DataFrame:
     """The benchmark's rows of an EC result (model–model rows dropped, ``group`` renamed ``observer``)."""
-    s = details.to_frame(level, method)
+    s = details.summary_frame(level, method)
     rows = s[s["group"] != MODEL_MODEL].rename(columns={"group": "observer"}).copy()
     rows["observer_kind"] = np.where(rows["observer"] == HUMANS, "human", "model")
     return rows[BENCHMARK_COLUMNS].reset_index(drop=True)

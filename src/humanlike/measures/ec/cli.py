@@ -1,4 +1,4 @@
-"""Commands for error consistency: ``demo``, ``benchmark``, ``ec`` and ``plan ec``."""
+"""Commands for error consistency: ``benchmark``, ``ec`` and ``plan ec``."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ PRESETS = {
 
 
 def register(sub, plan_sub) -> None:
-    """Register this module's commands (``demo``, ``benchmark``, ``ec``, ``plan ec``) on the ``humanlike`` parser.
+    """Register this module's commands (``benchmark``, ``ec``, ``plan ec``) on the ``humanlike`` parser.
 
     Parameters
     ----------
@@ -44,15 +44,10 @@ def register(sub, plan_sub) -> None:
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
     >>> register(sub, plan_sub)
     >>> sorted(sub.choices)
-    ['benchmark', 'demo', 'ec', 'plan']
+    ['benchmark', 'ec', 'plan']
     >>> sorted(plan_sub.choices)
     ['ec']
     """
-    demo = sub.add_parser("demo", help="the main job on the built-in simulated benchmark (seconds)")
-    add_resampling_options(demo)
-    add_output_options(demo)
-    demo.set_defaults(handler=run_demo)
-
     bench = sub.add_parser("benchmark", help="the model-vs-human benchmark with bootstrap intervals")
     bench.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
     add_data_options(bench)
@@ -108,9 +103,6 @@ def _add_ec_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--two-level", action="store_true",
                         help="also resample the human observers (same as --observer-level bootstrap)")
     parser.add_argument("--figure", type=Path, help="write the figure here (png/pdf/svg)")
-
-
-# Kept for cli_ood.py, which imports it, until it uses options.load_data (issue 7).
 
 
 def ec_choices(args) -> tuple[str, str]:
@@ -172,97 +164,40 @@ def ec_settings(args) -> ResamplingSettings:
     return settings
 
 
-# --- demo --------------------------------------------------------------------------------------------
+def with_dmc_rows(result, trials, args, exclusions):
+    """The benchmark rows gain decision-margin consistency beside EC (models with margins only).
 
-def run_demo(args) -> int:
-    """Handle ``humanlike demo`` for parsed arguments; returns the exit code.
+    The DMC result is left in ``args.demo_results["dmc"]`` when the namespace has that dict (the demo), so the
+    demo's DMC part and its report page reuse it.
 
     Parameters
     ----------
+    result : BenchmarkResult
+        The benchmark.
+    trials : pandas.DataFrame
+        Its trial table (DMC needs a ``decision_margin`` column; without one the result is returned as it is).
     args : argparse.Namespace
-        The parsed command line (:func:`humanlike.app.cli.build_parser`).
+        The command line (``resamples``, ``level``, ``seed``, ``quiet``).
+    exclusions : dict or None
+        The benchmark's exclusions, applied to DMC too.
 
     Returns
     -------
-    int
-        The exit code, 0 on success; errors are raised and :func:`humanlike.app.cli.main` turns them
-        into exit code 2 with a one-line message.
+    BenchmarkResult
+        The result whose rows gain DMC rows for the models with margins.
 
     Examples
     --------
-    >>> from humanlike.app.cli import build_parser
-    >>> build_parser().parse_args(['demo']).handler is run_demo
+    >>> import argparse
+    >>> from humanlike.measures.ec.benchmark import run_benchmark
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=3, n_items=24)
+    >>> trials = trials[trials["experiment"] == "sim-blur"]
+    >>> args = argparse.Namespace(resamples=0, level=0.95, seed=0, quiet=True)
+    >>> rows = with_dmc_rows(run_benchmark(trials, exclusions=None, n_resamples=0), trials, args, None).rows
+    >>> "decision_margin_consistency" in set(rows["metric"])
     True
     """
-    from .benchmark import run_benchmark
-    from ...trials.simulate import simulate_benchmark
-    from .plot import benchmark_figure, ranking_figure
-
-    run = run_outputs(args, resampling_settings(args))
-    args.run_outputs = run  # the other families' demo extras write through it too
-    trials = simulate_benchmark(seed=args.seed)
-    result = run_benchmark(trials, exclusions=None, settings=resampling_settings(args))
-    # Analyses computed once for the whole demo; other command families read them from here.
-    args.demo_results = {"benchmark": result, "error_consistency": result.details}
-    result = _with_dmc_rows(result, trials, args, exclusions=None)
-    out = args.out
-    run.add_table(trials, "trials", args.format)
-    run.add_table(result.rows, "benchmark", args.format)
-    run.add_table(result.details.pairs, "pairs", args.format)
-    run.figure(benchmark_figure(result, "Simulated benchmark: error consistency with humans"), out / "benchmark.png")
-    if result.ranking is not None:
-        run.add_table(result.ranking.to_frame(), "ranking", args.format)
-        run.figure(ranking_figure(result.ranking), out / "ranking.png")
-    _demo_extras(trials, args)
-    run.json(result.to_json_dict(), out / "benchmark.json")
-    _demo_report(trials, args)
-    files = [*run.files, run.finish()]
-    if args.json:
-        emit_json(result.to_json_dict())
-        return 0
-    print(f"humanlike demo: simulated benchmark ({trials['observer'].nunique()} observers, "
-          f"{trials['experiment'].nunique()} experiments, {len(trials)} trials), "
-          f"{args.resamples} bootstrap resamples, {args.interval} intervals, seed {args.seed}\n")
-    print(format_overall(result))
-    print(f"\nwrote {len(files)} files to {out}/")
-    return 0
-
-
-def _demo_report(trials, args) -> Path:
-    """The demo's analyses on one page (``report.html``), from the results computed above."""
-    from ..dvc.choices import latent_correctness_correlation
-    from ...app.report import render_report
-    from ...app.report_sections import build_sections, items_only
-
-    results = dict(args.demo_results)
-    board = _leaderboard_or_none(results["benchmark"])
-    if board is not None:   # model-vs-human's ranking orders the headline
-        results["leaderboard"] = board
-    results["latent"] = latent_correctness_correlation(trials, settings=items_only(resampling_settings(args)))
-    sections, headline = build_sections(results)
-    settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
-    provenance = {"data": f"simulate_benchmark(seed={args.seed})", "trials": len(trials),
-                  "observers": int(trials["observer"].nunique()), "experiments": int(trials["experiment"].nunique())}
-    html = render_report(sections, title="humanlike demo: simulated benchmark", headline=headline,
-                         provenance=provenance, settings=settings,
-                         command=f"humanlike demo --seed {args.seed} --resamples {args.resamples}")
-    return args.run_outputs.text(html, Path(args.out) / "report.html")
-
-
-def _demo_extras(trials, args) -> list[Path]:
-    """Further analyses on the demo data, contributed by the other command families."""
-    from ..options import optional_module
-
-    files = []
-    for name in ("measures.dmc.cli", "measures.ood.cli", "measures.psychscore.cli"):
-        module = optional_module(name)
-        if module is not None and hasattr(module, "demo_extras"):
-            files += module.demo_extras(trials, args)
-    return files
-
-
-def _with_dmc_rows(result, trials, args, exclusions):
-    """The benchmark rows gain decision-margin consistency beside EC (models with margins only)."""
     from dataclasses import replace
 
     from ..options import optional_module
@@ -278,7 +213,6 @@ def _with_dmc_rows(result, trials, args, exclusions):
                                           level=args.level, seed=args.seed, progress=show_progress(args))
     except TrialTableError:
         return result
-    # Computed once: the demo's DMC extras and report read it from here.
     getattr(args, "demo_results", {})["dmc"] = dmc
     extra = dmc_cli.dmc_benchmark_rows(trials, exclusions=exclusions, result=dmc)
     if extra.empty:
@@ -372,7 +306,7 @@ def run_benchmark_command(args) -> int:
     policy, p_value = ec_choices(args)
     result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
                            settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
-    result = _with_dmc_rows(result, trials, args,
+    result = with_dmc_rows(result, trials, args,
                             exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
     board = _leaderboard_or_none(result)
     document = result.to_json_dict()

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ...stats.ranking import RankingStability
 from ...resampling.results import Resampled
+from ..contract import MeasureResult
 from ..pairwise import HUMANS, MODEL_MODEL, OOD_ACCURACY
 
 #: Intervals of a single-table pair's EC: the profile likelihood (default) or the bootstrap of the analysis.
@@ -96,7 +97,7 @@ def bootstrap_label(resampled: Resampled, method: str | None) -> str:
 
 
 @dataclass(frozen=True)
-class ErrorConsistencyResult:
+class ErrorConsistencyResult(MeasureResult):
     """Error consistency of a trial table: resampled summary rows, pairs, ranking.
 
     Attributes
@@ -143,30 +144,31 @@ class ErrorConsistencyResult:
     model_replicates: np.ndarray | None = field(default=None, repr=False)
     settings: dict = field(default_factory=dict)
 
-    @property
-    def estimate(self) -> np.ndarray:
-        """Point estimates of every summary column (see :attr:`resampled`)."""
-        return self.resampled.estimate
+    measure = "ec"
 
-    def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) of every summary column (see :meth:`humanlike.resampling.results.Resampled.interval`).
+    def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """The tidy frame's rows, with ``n_pairs`` and ``interval_method`` beside the core columns.
 
         Parameters
         ----------
         level : float, optional
-            Confidence level in (0, 1); defaults to the level the result was computed at.
+            Confidence level of ``ci_low``/``ci_high`` (default: the result's).
         method : {"percentile", "bca"}, optional
-            Interval method (``"bca"`` needs the jackknife rows kept); defaults to the result's.
+            Interval method (default: the result's).
 
         Returns
         -------
-        (low, high) : tuple of numpy.ndarray
-            One bound per column of :attr:`resampled`; NaN where undefined.
+        pandas.DataFrame
+            One row per estimate.
         """
-        return self.resampled.interval(level, method)
+        frame = self.resampled.to_frame(level, method)
+        frame["n_pairs"] = self.n_pairs.astype(int)
+        # Every aggregate (a mean over pairs) keeps the bootstrap through the aggregation.
+        frame["interval_method"] = bootstrap_label(self.resampled, method)
+        return frame
 
-    def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """Tidy summary, one row per column of :attr:`resampled`.
+    def summary_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """The summary table ``humanlike ec`` writes (``ec_summary``), one row per column of :attr:`resampled`.
 
         Parameters
         ----------
@@ -181,16 +183,12 @@ class ErrorConsistencyResult:
             Columns scope, group, kind, metric, estimate, ci_low, ci_high, n_pairs, reason, undefined_share,
             interval_method (e.g. ``"percentile bootstrap"``).
         """
-        frame = self.resampled.to_frame(level, method)
-        frame["n_pairs"] = self.n_pairs.astype(int)
-        # Every aggregate (a mean over pairs) keeps the bootstrap through the aggregation.
-        frame["interval_method"] = bootstrap_label(self.resampled, method)
-        return frame[SUMMARY_COLUMNS]
+        return self.frame_rows(level, method)[SUMMARY_COLUMNS]
 
     @property
     def summary(self) -> pd.DataFrame:
-        """:meth:`to_frame` at the result's own level and interval method."""
-        return self.to_frame()
+        """:meth:`summary_frame` at the result's own level and interval method."""
+        return self.summary_frame()
 
     def table(self, metric: str = "error_consistency", scope: str = "overall") -> pd.DataFrame:
         """One row per group for one metric and scope.
@@ -291,7 +289,7 @@ class ErrorConsistencyResult:
         KeyError
             When the result has no such experiment.
         """
-        s = self.to_frame(level, method)
+        s = self.summary_frame(level, method)
         s = s[s["scope"] == experiment]
         if s.empty:
             raise KeyError(f"no experiment {experiment!r}; experiments: {self.settings.get('experiments')}")
@@ -336,7 +334,7 @@ class ErrorConsistencyResult:
         Returns
         -------
         dict
-            Keys settings, level, interval, n_resamples, summary (records of :meth:`to_frame`), experiments
+            Keys settings, level, interval, n_resamples, summary (records of :meth:`summary_frame`), experiments
             (:meth:`experiment_json_dict` of each, without settings) and ranking; non-finite numbers are None.
         """
         return {
@@ -344,7 +342,7 @@ class ErrorConsistencyResult:
             "level": level if level is not None else self.resampled.level,
             "interval": method if method is not None else self.resampled.method,
             "n_resamples": self.resampled.n_resamples,
-            "summary": _records(self.to_frame(level, method)),
+            "summary": _records(self.summary_frame(level, method)),
             "experiments": {name: {k: v for k, v in self.experiment_json_dict(name, level, method).items()
                                    if k != "settings"}
                             for name in self.settings.get("experiments", [])},

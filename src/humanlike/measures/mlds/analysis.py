@@ -4,7 +4,7 @@ bootstrap intervals and the goodness-of-fit tests where asked.
 >>> from humanlike.measures.mlds.simulate import simulate_judgements
 >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)
 >>> results = analyse_mlds(table, bootstrap=200, seed=1)
->>> round(float(results[0].sigma), 3) > 0, list(results.to_frame().columns)[:4]
+>>> round(float(results[0].sigma), 3) > 0, list(results.scale_table().columns)[:4]
 (True, ['observer', 'scale_id', 'level', 'stimulus'])
 """
 
@@ -19,12 +19,14 @@ import pandas as pd
 from ...trials.judgements import validate_judgements
 from .fit import METHODS, MldsFit, fit_mlds
 from .glm import LINKS
+from ..contract import MeasureResult
+from ...resampling.results import Resampled
 from .diagnostics import (MldsBootstrap, RunsDiagnostics, SixPointTest, bootstrap_mlds,
                                       runs_diagnostics, six_point_test)
 
 
 @dataclass
-class MldsResult:
+class MldsResult(MeasureResult):
     """One difference scale with its uncertainty and tests.
 
     Made by :func:`analyse_mlds`.
@@ -66,6 +68,9 @@ class MldsResult:
     runs: RunsDiagnostics | None = None
     level: float = 0.95
     notes: list = field(default_factory=list)
+    measure = "mlds"
+    scope_label = "scale_id"
+    group_label = "observer"
 
     def __getattr__(self, name):
         if name in ("scale", "standard_scale", "sigma", "loglik", "aic", "daf", "n_trials", "misclassified",
@@ -96,8 +101,32 @@ class MldsResult:
             out[quantity] = (low[0], high[0]) if quantity == "sigma" else (low, high)
         return out
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per stimulus level.
+    def resampled_values(self) -> Resampled:
+        """The scale values (``standard_scale`` and ``scale`` per stimulus level, ``sigma``) with the bootstrap's
+        replicates (none without a bootstrap), labelled (observer, scale_id, quantity, level).
+
+        Returns
+        -------
+        Resampled
+        """
+        if self.bootstrap is not None:
+            values = self.bootstrap.result
+        else:
+            p = len(self.fit.scale)
+            labels = ([("standard_scale", k) for k in range(1, p + 1)] + [("scale", k) for k in range(1, p + 1)]
+                      + [("sigma", 0)])
+            estimate = np.concatenate([self.fit.standard_scale, self.fit.scale, [self.fit.sigma]])
+            values = Resampled(estimate, np.zeros((0, estimate.size)), labels, ("quantity", "level"),
+                               level=self.level)
+        reasons = np.where(np.isfinite(values.estimate), values.reasons, self.fit.reason or "undefined")
+        return Resampled(values.estimate, values.replicates, [(self.observer, self.scale_id, *lab)
+                                                              for lab in values.labels],
+                         ("observer", "scale_id", *values.label_names), reasons, values.jackknife,
+                         values.settings, values.level, values.method)
+
+    def scale_table(self) -> pd.DataFrame:
+        """One row per stimulus level (wide: scale, standard scale and the interval side by side), as
+        ``humanlike mlds --out`` writes it; :meth:`to_frame` is the tidy table (one row per estimate).
 
         Returns
         -------
@@ -147,7 +176,7 @@ class MldsResult:
         return out
 
 
-class MldsResults(list):
+class MldsResults(list, MeasureResult):
     """The results of :func:`analyse_mlds`, one per (observer, scale), with tidy and JSON views.
 
     A list of :class:`MldsResult`, sorted by observer and scale id.
@@ -158,19 +187,43 @@ class MldsResults(list):
     >>> from humanlike.measures.mlds.simulate import simulate_judgements
     >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)  # 105 quadruples
     >>> results = analyse_mlds(table, bootstrap=20, seed=1)
-    >>> len(results), results.to_frame().shape
-    (1, (7, 11))
+    >>> len(results), results.scale_table().shape, results.to_frame().shape
+    (1, (7, 11), (15, 10))
     """
 
-    def to_frame(self) -> pd.DataFrame:
-        """Every result's :meth:`MldsResult.to_frame`, stacked.
+    measure = "mlds"
+    scope_label = "scale_id"
+    group_label = "observer"
+
+    def resampled_values(self) -> Resampled:
+        """Every result's values (:meth:`MldsResult.resampled_values`) side by side; a result with fewer
+        resamples (none: no bootstrap) gets undefined (NaN) replicates to fill.
+
+        Returns
+        -------
+        Resampled
+        """
+        parts = [r.resampled_values() for r in self]
+        if not parts:
+            return Resampled(np.zeros(0), np.zeros((0, 0)), [], ("observer", "scale_id", "quantity", "level"))
+        n = max(part.n_resamples for part in parts)
+        replicates = [np.vstack([part.replicates, np.full((n - part.n_resamples, len(part)), np.nan)])
+                      for part in parts]
+        first = parts[0]
+        return Resampled(np.concatenate([part.estimate for part in parts]), np.hstack(replicates),
+                         [lab for part in parts for lab in part.labels], first.label_names,
+                         np.concatenate([part.reasons for part in parts]), None, first.settings, first.level,
+                         first.method)
+
+    def scale_table(self) -> pd.DataFrame:
+        """Every result's :meth:`MldsResult.scale_table`, stacked (what ``humanlike mlds --out`` writes).
 
         Returns
         -------
         pandas.DataFrame
             One row per (observer, scale, stimulus level); empty when there are no results.
         """
-        return pd.concat([r.to_frame() for r in self], ignore_index=True) if self else pd.DataFrame()
+        return pd.concat([r.scale_table() for r in self], ignore_index=True) if self else pd.DataFrame()
 
     def to_json_dict(self) -> dict:
         """Every result as a JSON-ready dict.

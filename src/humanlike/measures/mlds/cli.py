@@ -92,7 +92,7 @@ def run_mlds(args) -> int:
                            observer=args.observer, penalty="firth" if args.firth else None,
                            separated_replicates="keep" if args.keep_separated else "exclude")
     if args.table:
-        run.table(results.to_frame(), args.table)
+        run.table(results.scale_table(), args.table)
     if args.figure:
         from .plot import mlds_scale_figure
 
@@ -112,7 +112,7 @@ def _print_result(result) -> None:
               f"{fit.n_trials} trials, status {fit.status}\n")
     if fit.reason:
         out.write(f"  {fit.reason}\n")
-    frame = result.to_frame().drop(columns=["observer", "scale_id", "reason"])
+    frame = result.scale_table().drop(columns=["observer", "scale_id", "reason"])
     out.write(frame.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
     out.write(f"  sigma {fit.sigma:.6g}   logLik {fit.loglik:.4f}   AIC {fit.aic:.4f}   DAF {fit.daf:.4f}   "
               f"misclassified {fit.misclassified:.4f}\n")

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ...trials.design import Design
 from ...trials.schema import TrialTableError, first_presentations, validate_trials
-from .alignment_sums import AlignmentOptions
+from .alignment_sums import UNDEFINED_REASONS, AlignmentOptions
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output
 from .regimes import RegimeFit
@@ -27,6 +27,7 @@ from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
 from .alignment_kernel import AlignmentKernel, alignment_design
 from .common import METRICS, class_names, families_for, resolve_settings
+from ..contract import MeasureResult
 from ..pairwise import HUMANS
 
 LABEL_NAMES = ("table", "regime", "experiment", "condition", "observer_1", "observer_2", "metric")
@@ -149,7 +150,24 @@ class AlignmentLayout:
             computations (see :meth:`PairAlignmentSums.resample
             <humanlike.measures.ood.alignment_sums.PairAlignmentSums.resample>`).
         """
-        return Output(self.labels, LABEL_NAMES, replicate_dtype=np.float32)
+        return Output(self.labels, LABEL_NAMES, reasons=self.reasons, replicate_dtype=np.float32)
+
+    def reasons(self, estimate: np.ndarray) -> np.ndarray:
+        """Why each output is undefined (``""`` where its estimate is defined), by its metric.
+
+        Parameters
+        ----------
+        estimate : numpy.ndarray
+            The estimates, one per label.
+
+        Returns
+        -------
+        numpy.ndarray of object
+            One reason per label.
+        """
+        metric = LABEL_NAMES.index("metric")
+        return np.array(["" if np.isfinite(value) else UNDEFINED_REASONS[label[metric]]
+                         for value, label in zip(np.asarray(estimate, dtype=float), self.labels)], dtype=object)
 
 
 def representative_conditions(conditions: pd.DataFrame, fit: RegimeFit) -> pd.DataFrame:
@@ -195,7 +213,7 @@ def representative_conditions(conditions: pd.DataFrame, fit: RegimeFit) -> pd.Da
 
 
 @dataclass(frozen=True)
-class OODAlignment:
+class OODAlignment(MeasureResult):
     """Error alignment per condition across the spectrum.
 
     ``resampled``: every number below with its replicates (labels ``table, regime, experiment, condition,
@@ -248,8 +266,12 @@ class OODAlignment:
     settings: dict
     resampled: Resampled | None = field(default=None, repr=False)
 
-    def to_frame(self) -> pd.DataFrame:
-        """The per-condition group table.
+    measure = "ood"
+    scope_label = "table"
+
+    def to_wide(self) -> pd.DataFrame:
+        """The per-condition group table (wide: EC, MA, CLED and the ratio side by side); :meth:`to_frame` is the
+        tidy table of every output.
 
         Returns
         -------

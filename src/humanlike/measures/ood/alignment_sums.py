@@ -590,6 +590,17 @@ def ma_from_agreement(n, trace, rows_dot_cols, undefined: str = "nan") -> np.nda
     return np.where(undefined_mask, 1.0 if undefined == "one" else np.nan, value)
 
 
+#: Why a pair's alignment metric is undefined; a group mean, ratio or regime ratio is undefined when every value
+#: it averages is.
+UNDEFINED_REASONS = {
+    "ec": "EC undefined: both observers constant, or no item both answered",
+    "ma": f"MA undefined: {REASON_NO_JOINT_ERRORS} or {REASON_DEGENERATE_MA}",
+    "cled": f"CLED undefined: {REASON_NO_ERRORS}",
+    "ratio": "ratio undefined: EC + MA of the model or of the humans is undefined, or the humans' is 0 (in every "
+             "condition averaged)",
+}
+
+
 def alignment_reasons(sums: PairAlignmentSums, ec, ma, cled) -> list[np.ndarray]:
     """Why each pair's EC, MA and CLED estimate is undefined (``''`` where defined), from the estimates.
 
@@ -615,8 +626,6 @@ def alignment_reasons(sums: PairAlignmentSums, ec, ma, cled) -> list[np.ndarray]
     ['EC undefined', 'MA undefined', 'CLED undefined']
     """
     out = []
-    for values, reason in ((ec, "EC undefined: both observers constant, or no item both answered"),
-                           (ma, f"MA undefined: {REASON_NO_JOINT_ERRORS} or {REASON_DEGENERATE_MA}"),
-                           (cled, f"CLED undefined: {REASON_NO_ERRORS}")):
-        out.append(np.where(np.isnan(np.asarray(values, dtype=float)), reason, ""))
+    for values, metric in ((ec, "ec"), (ma, "ma"), (cled, "cled")):
+        out.append(np.where(np.isnan(np.asarray(values, dtype=float)), UNDEFINED_REASONS[metric], ""))
     return out

@@ -43,6 +43,7 @@ from .spectrum import (
     spectrum_uncertainty,
 )
 from .structure import alignment_profiles, classical_mds, condition_cled_matrix, regime_structure_test
+from ..contract import MeasureResult
 from ..pairwise import HUMANS
 
 #: The published choices of Xu et al. (``preset='paper'``); every other option keeps its default.
@@ -59,7 +60,7 @@ PRESETS = ("default", "paper")
 
 
 @dataclass(frozen=True)
-class OODResult:
+class OODResult(MeasureResult):
     """The whole OOD analysis: spectrum, alignment, structure tests.
 
     ``family_test``: are alignment profiles closer within model families (between minus within mean
@@ -107,8 +108,12 @@ class OODResult:
     profiles: pd.DataFrame = field(repr=False)
     settings: dict
 
-    def to_frame(self) -> pd.DataFrame:
-        """The per-condition table of the spectrum.
+    measure = "ood"
+    scope_label = "table"
+
+    def to_wide(self) -> pd.DataFrame:
+        """The per-condition table of the spectrum (wide: one column per statistic), as ``humanlike ood``
+        writes it (``ood_conditions``); :meth:`to_frame` is the tidy table of the alignment outputs.
 
         Returns
         -------
@@ -119,25 +124,9 @@ class OODResult:
 
     @property
     def resampled(self):
-        """The alignment outputs with their kept replicates."""
+        """The alignment outputs with their kept replicates (``scope`` of :meth:`to_frame`: the alignment table,
+        ``pair``, ``group``, ``ratio`` or ``regime``)."""
         return self.alignment.resampled
-
-    def interval(self, level: float | None = None, method: str | None = None):
-        """Intervals of every alignment output (see :meth:`humanlike.resampling.results.Resampled.interval`).
-
-        Parameters
-        ----------
-        level : float, optional
-            Confidence level in (0, 1); defaults to the result's.
-        method : {"percentile", "bca"}, optional
-            Interval method; defaults to the result's.
-
-        Returns
-        -------
-        (low, high) : tuple of numpy.ndarray
-            One bound per column of :attr:`resampled`.
-        """
-        return self.alignment.resampled.interval(level, method)
 
     @property
     def conditions(self) -> pd.DataFrame:

@@ -39,6 +39,7 @@ from .spectrum_statistics import (
     binomial_above_chance, chance_flags, glass_delta, logit_accuracy, mannwhitney_vs_reference, normality_tests,
 )
 from .common import DEFAULT_REFERENCE, check_choice, condition_order, seed_int
+from ..contract import MeasureResult
 
 MW_VARIANTS = ("asymptotic", "asymptotic-no-continuity", "exact")
 LOGIT_CORRECTIONS = ("half", "clip")
@@ -124,7 +125,7 @@ def resolve_reference(trials: pd.DataFrame, reference) -> dict[str, tuple[str, .
 
 
 @dataclass(frozen=True)
-class OODSpectrum:
+class OODSpectrum(MeasureResult):
     """The OOD spectrum of a trial table.
 
     ``conditions``: one row per (experiment, condition) — human accuracy, OOD score (Glass's delta of the
@@ -180,8 +181,13 @@ class OODSpectrum:
     settings: dict
     scores: Resampled | None = field(default=None, repr=False)
 
-    def to_frame(self) -> pd.DataFrame:
-        """The per-condition table.
+    measure = "ood"
+    resampled_field = "scores"
+    scope_label = "experiment"
+
+    def to_wide(self) -> pd.DataFrame:
+        """The per-condition table (wide: one column per statistic); :meth:`to_frame` is the tidy table of the
+        scores.
 
         Returns
         -------

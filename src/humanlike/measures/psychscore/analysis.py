@@ -25,6 +25,7 @@ from ...trials.judgements import JudgementTableError, design_levels, from_presen
 from ...stats.correlation import spearman_rows
 from .metric import scale_skewness
 from ...resampling.draws import BLOCK, item_weights
+from ..contract import MeasureResult
 from ..mlds.glm import is_separable
 from ...stats.multiple import benjamini_hochberg
 from ...resampling.results import Resampled
@@ -372,7 +373,7 @@ def _scores(skew: np.ndarray):
 
 
 @dataclass(frozen=True)
-class PsychScoreResult:
+class PsychScoreResult(MeasureResult):
     """Psychophysical-Scores with bootstrap intervals, the class-level scales and the chance test.
 
     Attributes
@@ -409,37 +410,20 @@ class PsychScoreResult:
     reference: str
     settings: dict = field(default_factory=dict)
 
+    measure = "psychscore"
+    resampled_field = "scores"
+    group_label = "observer"
+
     @property
-    def estimate(self) -> pd.Series:
-        """Psychophysical-Score per observer."""
+    def score(self) -> pd.Series:
+        """Psychophysical-Score per observer (:attr:`estimate` holds every row of :meth:`to_frame`)."""
         frame = self.scores.to_frame()
         rows = frame[frame["metric"] == "psychophysical_score"]
         return pd.Series(rows["estimate"].to_numpy(), index=rows["observer"].to_numpy(), name="score")
 
-    @property
-    def replicates(self) -> np.ndarray:
-        """Bootstrap replicates (R, columns) of :attr:`scores`."""
-        return self.scores.replicates
-
-    def interval(self, level: float | None = None, method: str | None = None):
-        """(low, high) of every column of :attr:`scores`.
-
-        Parameters
-        ----------
-        level : float, optional
-            Confidence level in (0, 1); defaults to the result's.
-        method : {"percentile", "bca"}, optional
-            Interval method; defaults to the result's.
-
-        Returns
-        -------
-        (low, high) : tuple of numpy.ndarray
-            One bound per column of :attr:`scores`.
-        """
-        return self.scores.interval(level, method)
-
-    def to_frame(self, level: float | None = None) -> pd.DataFrame:
-        """One row per observer: score, its interval, ρ, variance of S with interval, separated scales.
+    def to_wide(self, level: float | None = None) -> pd.DataFrame:
+        """One row per observer (wide): score, its interval, ρ, variance of S with interval, separated scales, as
+        ``humanlike psychscore`` writes it; :meth:`to_frame` is the tidy table (one row per estimate).
 
         Parameters
         ----------
@@ -480,10 +464,10 @@ class PsychScoreResult:
         Returns
         -------
         dict
-            Keys reference, settings, observers (records of :meth:`to_frame`), chance and scales (records of
+            Keys reference, settings, observers (records of :meth:`to_wide`), chance and scales (records of
             those tables).
         """
-        frame = self.to_frame(level)
+        frame = self.to_wide(level)
         return {"reference": self.reference, "settings": dict(self.settings),
                 "observers": frame.to_dict(orient="records"),
                 "chance": self.chance.to_dict(orient="records"),
@@ -534,7 +518,7 @@ def psychophysical_score(judgements: pd.DataFrame, reference: str = "humans", n_
     >>> from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
     >>> judgements = simulate_psychscore_demo(n_classes=3, n_humans=2)   # 3 class pairs, 2 humans, 2 models
     >>> result = psychophysical_score(judgements, n_resamples=20, seed=0)
-    >>> result.to_frame().set_index("observer").loc[["model-humanlike", "model-alien"], "rho"].tolist()
+    >>> result.to_wide().set_index("observer").loc[["model-humanlike", "model-alien"], "rho"].tolist()
     [1.0, -1.0]
     """
     counts = pool_class_counts(judgements, reference, n_levels)

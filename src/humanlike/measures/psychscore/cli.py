@@ -218,7 +218,7 @@ def run_psychscore_command(args) -> int:
     result = psychophysical_score(judgements, reference=args.reference, n_resamples=args.resamples,
                                   level=args.level, seed=args.seed)
     if args.out is not None:
-        run.add_table(result.to_frame(), "psychscore", "csv")
+        run.add_table(result.to_wide(), "psychscore", "csv")
         run.add_table(result.scales, "psychscore_scales", "csv")
         run.add_table(result.chance, "psychscore_chance", "csv")
         run.json(result.to_json_dict(), args.out / "psychscore.json")
@@ -259,7 +259,7 @@ def format_result(result) -> str:
     >>> print(format_result(result).splitlines()[0])
     Psychophysical-Score against humans (3 class pairs, 0 resamples, 95% intervals)
     """
-    frame = result.to_frame()
+    frame = result.to_wide()
     level = int(round(100 * result.settings.get("level", 0.95)))
     lines = [f"Psychophysical-Score against {result.reference} ({len(result.scales[['class_a', 'class_b']].drop_duplicates())} "
              f"class pairs, {result.settings['n_resamples']} resamples, {level}% intervals)",
@@ -313,6 +313,6 @@ def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial 
     out = Path(args.out)
     fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
     run = demo_outputs(args)
-    files = [run.add_table(result.to_frame(), "psychscore", args.format), run.figure(fig, out / "psychscore.png")]
+    files = [run.add_table(result.to_wide(), "psychscore", args.format), run.figure(fig, out / "psychscore.png")]
     plt.close(fig)
     return files

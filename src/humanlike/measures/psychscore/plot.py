@@ -75,7 +75,7 @@ def psychscore_figure(result: PsychScoreResult, title: str | None = None):
     left.set_yticks(y, order, fontsize=8)
     left.set_xlabel("skewness S of the class-level scale (S < 0: compressive)", fontsize=8)
     left.set_title("Skewness over class pairs", fontsize=9)
-    frame = result.to_frame()
+    frame = result.to_wide()
     models = frame[frame["observer"] != result.reference].set_index("observer")
     ym = np.array([y[order.index(o)] for o in models.index])
     est = models["score"].to_numpy(float)

@@ -1,0 +1,127 @@
+"""``humanlike demo``: every registered measure on the built-in simulated benchmark, then one report page.
+
+One loop over :func:`humanlike.measures.registry.measures`: each measure's ``demo`` part writes its files and
+leaves its result for the page; a new measure joins the demo by registering one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..measures.options import (
+    add_output_options, add_resampling_options, emit_json, resampling_settings, run_outputs,
+)
+
+
+def register(sub, plan_sub) -> None:  # noqa: ARG001 - nothing to plan
+    """Register ``humanlike demo`` on the ``humanlike`` parser.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan`` (unused).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> sub = parser.add_subparsers(dest="command")
+    >>> register(sub, None)
+    >>> sorted(sub.choices)
+    ['demo']
+    """
+    demo = sub.add_parser("demo", help="the main job on the built-in simulated benchmark (seconds)")
+    add_resampling_options(demo)
+    add_output_options(demo)
+    demo.set_defaults(handler=run_demo)
+
+
+def run_demo(args) -> int:
+    """Handle ``humanlike demo`` for parsed arguments; returns the exit code.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`humanlike.app.cli.build_parser`).
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success; errors are raised and :func:`humanlike.app.cli.main` turns them
+        into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> build_parser().parse_args(['demo']).handler is run_demo
+    True
+    """
+    from ..measures.registry import measures
+    from ..trials.simulate import simulate_benchmark
+
+    run = run_outputs(args, resampling_settings(args))
+    # What the measures' demo parts share: the run's files, their results (for the page and for each other),
+    # their JSON documents (written after every part) and the text printed at the end.
+    args.run_outputs = run
+    args.demo_results, args.demo_json, args.demo_summary = {}, {}, []
+    trials = simulate_benchmark(seed=args.seed)
+    out = Path(args.out)
+    run.add_table(trials, "trials", args.format)
+    for measure in measures():
+        measure.run_demo(trials, args)
+    for name, doc in args.demo_json.items():
+        run.json(doc, out / f"{name}.json")
+    demo_report(trials, args)
+    files = [*run.files, run.finish()]
+    if args.json:
+        emit_json(next(iter(args.demo_json.values()), {}))   # the first measure's document (the benchmark's)
+        return 0
+    print(f"humanlike demo: simulated benchmark ({trials['observer'].nunique()} observers, "
+          f"{trials['experiment'].nunique()} experiments, {len(trials)} trials), "
+          f"{args.resamples} bootstrap resamples, {args.interval} intervals, seed {args.seed}\n")
+    print("\n\n".join(args.demo_summary))
+    print(f"\nwrote {len(files)} files to {out}/")
+    return 0
+
+
+def demo_report(trials, args) -> Path:
+    """The demo's results on one page (``report.html``), one section per measure that left a result.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The demo's trial table.
+    args : argparse.Namespace
+        The demo's namespace after the measures' parts ran (``demo_results``, ``run_outputs``).
+
+    Returns
+    -------
+    pathlib.Path
+        The page written.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.files import RunOutputs
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> out = Path(tempfile.mkdtemp())
+    >>> args = argparse.Namespace(out=out, resamples=0, level=0.95, seed=0, interval="percentile",
+    ...                           observer_level="none", memory_budget=2**30, workers=None,
+    ...                           run_outputs=RunOutputs(out), demo_results={})
+    >>> demo_report(simulate_benchmark(seed=0, n_humans=3, n_items=24), args).name
+    'report.html'
+    """
+    from .report import render_report
+    from .report_sections import build_sections
+
+    sections, headline = build_sections(args.demo_results)
+    settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
+    provenance = {"data": f"simulate_benchmark(seed={args.seed})", "trials": len(trials),
+                  "observers": int(trials["observer"].nunique()), "experiments": int(trials["experiment"].nunique())}
+    html = render_report(sections, title="humanlike demo: simulated benchmark", headline=headline,
+                         provenance=provenance, settings=settings,
+                         command=f"humanlike demo --seed {args.seed} --resamples {args.resamples}")
+    return args.run_outputs.text(html, Path(args.out) / "report.html")

@@ -1,0 +1,90 @@
+"""Error consistency on the report page: the benchmark's section and what the report computes for it."""
+
+from __future__ import annotations
+
+from ..sections import HeadlineMeasure, ReportFigure, ReportSection, ReportTable, SectionResult, settings_text
+
+
+def ec_section(benchmark) -> SectionResult:
+    """The benchmark's error consistency as a report section.
+
+    Parameters
+    ----------
+    benchmark : BenchmarkResult
+        From :func:`humanlike.measures.ec.benchmark.run_benchmark`.
+
+    Returns
+    -------
+    SectionResult
+        Tables ``ec-overall``, ``ec-experiments`` (and ``ec-ranking``), the benchmark and ranking figures, and
+        the headline measure ``EC``.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.benchmark import run_benchmark
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> made = ec_section(run_benchmark(trials, exclusions=None, n_resamples=20))
+    >>> [t.key for t in made.section.tables], made.headline[0].name
+    (['ec-overall', 'ec-experiments', 'ec-ranking'], 'EC')
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
+    from .plot import benchmark_figure, ranking_figure
+
+    rows = benchmark.rows
+    ec_rows = rows[rows["metric"] == "error_consistency"]
+    overall = ec_rows[ec_rows["scope"] == "overall"]
+    per_experiment = ec_rows[ec_rows["scope"] != "overall"].pivot_table(
+        index="observer", columns="scope", values="estimate", aggfunc="first").reset_index()
+    figures = [ReportFigure("ec-benchmark", "Error consistency with humans", benchmark_figure(benchmark),
+                            alt="Left: models ranked by error consistency with humans, with intervals and the "
+                                "human–human band. Right: error consistency against OOD accuracy.",
+                            caption="Intervals: bootstrap through the whole aggregation (items resampled within "
+                                    "conditions, jointly for all observers).")]
+    tables = [ReportTable("ec-overall", "Error consistency, overall",
+                          overall[["observer", "estimate", "ci_low", "ci_high", "n_pairs", "undefined_share",
+                                   "reason"]].sort_values("estimate", ascending=False)),
+              ReportTable("ec-experiments", "Error consistency per experiment (estimates)", per_experiment)]
+    if benchmark.ranking is not None:
+        figures.append(ReportFigure("ec-ranking", "Rank stability", ranking_figure(benchmark.ranking),
+                                    alt="Rank intervals of the models under resampling."))
+        tables.append(ReportTable("ec-ranking", "Rank stability under resampling", benchmark.ranking.to_frame()))
+    section = ReportSection(
+        "error-consistency", "Error consistency",
+        "Cohen's kappa of trial-by-trial correctness between each model and each human (and between humans), "
+        "averaged over conditions, humans and experiments as the model-vs-human benchmark does.",
+        tables=tables, figures=figures, methods=settings_text(benchmark.details.settings))
+    measure = HeadlineMeasure("EC", overall[["observer", "estimate", "ci_low", "ci_high"]])
+    return SectionResult(section, [measure])
+
+
+def report_analysis(trials, *, settings, exclusions=None):
+    """What ``humanlike report`` computes for error consistency: the benchmark (:func:`run_benchmark`).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    settings : ResamplingSettings
+        The report's one settings object.
+    exclusions : dict or None
+        Conditions to drop per experiment (the benchmark's by default on the report), or None.
+
+    Returns
+    -------
+    BenchmarkResult
+        The benchmark rows, ranking and the error-consistency details.
+
+    Examples
+    --------
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> result = report_analysis(simulate_benchmark(seed=0, n_humans=3, n_items=24),
+    ...                          settings=ResamplingSettings(n_resamples=0))
+    >>> sorted(result.rows["scope"].unique())[-1]
+    'sim-rotation'
+    """
+    from .benchmark import run_benchmark
+
+    return run_benchmark(trials, exclusions=exclusions, settings=settings)

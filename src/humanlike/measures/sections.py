@@ -1,0 +1,221 @@
+"""The report page's building blocks that measures fill: tables, figures, sections and headline columns.
+
+A measure's report section (``measures/<name>/report.py``) builds a :class:`SectionResult` from its result;
+:mod:`humanlike.app.report` renders the sections into one page. Section builders only read the results' public
+tables (``to_frame`` and the like); they compute nothing statistical.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+class NotApplicable(ValueError):
+    """The data do not carry what a measure needs (e.g. no model has decision margins): the report leaves the
+    measure out and says so in a note. Any other error of a measure's report analysis is shown in its section.
+
+    Examples
+    --------
+    >>> str(NotApplicable("no model has decision margins"))
+    'no model has decision margins'
+    """
+
+
+#: The headline table's row of the human–human value (the ceiling).
+HUMAN_ROW = "humans"
+
+
+@dataclass
+class ReportTable:
+    """A table of the report: a tidy frame shown as a sortable HTML table.
+
+    Parameters
+    ----------
+    key : str
+        Names the table in the page (``data-table`` attribute) so tests and readers can find it.
+    title : str
+        Heading shown above the table.
+    frame : pandas.DataFrame
+        The rows, shown as they are (column names as headers).
+    caption : str
+        Text below the table.
+    digits : int
+        Decimals shown for floats (the exact values stay in ``data-value``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = ReportTable("ec", "Error consistency", pd.DataFrame({"observer": ["a"], "estimate": [0.25]}))
+    >>> table.key, table.digits, len(table.frame)
+    ('ec', 3, 1)
+    """
+
+    key: str
+    title: str
+    frame: pd.DataFrame
+    caption: str = ""
+    digits: int = 3
+
+
+@dataclass
+class ReportFigure:
+    """A figure of the report: a matplotlib figure embedded as SVG, with its alt text and caption.
+
+    Parameters
+    ----------
+    key : str
+        Names the figure in the page.
+    title : str
+        Heading shown above the figure.
+    figure : matplotlib.figure.Figure
+        Rendered to an inline SVG (and closed) when the page is rendered.
+    alt : str
+        Alternative text of the image.
+    caption : str
+        Text below the figure.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> item = ReportFigure("ranking", "Ranking", fig, alt="models ranked by EC")
+    >>> item.alt, item.caption
+    ('models ranked by EC', '')
+    >>> plt.close(fig)
+    """
+
+    key: str
+    title: str
+    figure: object
+    alt: str
+    caption: str = ""
+
+
+@dataclass
+class ReportSection:
+    """One analysis: what it measures, its headline numbers, tables, figures and the choices in force.
+
+    Parameters
+    ----------
+    key : str
+        Anchor id of the section.
+    title : str
+        Section heading.
+    summary : str
+        One paragraph: what the analysis measures and its headline result.
+    tables : list of ReportTable
+        Tables in page order.
+    figures : list of ReportFigure
+        Figures in page order.
+    methods : dict
+        The choices in force (name -> value), shown as a definition list.
+    notes : list of str
+        Caveats shown below the section.
+
+    Examples
+    --------
+    >>> section = ReportSection("mlds", "Difference scaling", "One scale per observer.")
+    >>> section.tables, section.methods
+    ([], {})
+    """
+
+    key: str
+    title: str
+    summary: str
+    tables: list[ReportTable] = field(default_factory=list)
+    figures: list[ReportFigure] = field(default_factory=list)
+    methods: dict[str, object] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class HeadlineMeasure:
+    """One measure's column group in the headline table: per observer (models and ``humans``) the overall
+    estimate with its interval.
+
+    Parameters
+    ----------
+    name : str
+        Column name of the measure in the headline table (e.g. ``"EC"``).
+    values : pandas.DataFrame
+        Columns ``observer, estimate, ci_low, ci_high``; the row ``humans`` is the human–human value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> m = HeadlineMeasure("EC", pd.DataFrame({"observer": ["humans", "m"], "estimate": [0.4, 0.2],
+    ...                                         "ci_low": [0.3, 0.1], "ci_high": [0.5, 0.3]}))
+    >>> m.name, list(m.values["observer"])
+    ('EC', ['humans', 'm'])
+    """
+
+    name: str
+    values: pd.DataFrame  # columns: observer, estimate, ci_low, ci_high
+
+
+@dataclass
+class SectionResult:
+    """One analysis' contribution to the report: its section and its rows of the headline table.
+
+    Parameters
+    ----------
+    section : ReportSection
+        The analysis' section of the page.
+    headline : list of HeadlineMeasure
+        Its measures for the headline table (empty when the analysis ranks no models).
+
+    Examples
+    --------
+    >>> made = SectionResult(ReportSection("x", "X", "A summary."))
+    >>> made.section.key, made.headline
+    ('x', [])
+    """
+
+    section: ReportSection
+    headline: list[HeadlineMeasure] = field(default_factory=list)
+
+
+def settings_text(settings: dict) -> dict[str, object]:
+    """The choices in force that a section's methods list shows (resamples, level, interval, seed, ...).
+
+    Parameters
+    ----------
+    settings : dict
+        A result's settings.
+
+    Returns
+    -------
+    dict
+        The entries of ``settings`` a reader needs to repeat the numbers.
+
+    Examples
+    --------
+    >>> settings_text({"n_resamples": 200, "seed": 3, "memory_budget": 2**31})
+    {'n_resamples': 200, 'seed': 3}
+    """
+    keep = ("n_resamples", "level", "interval", "observer_level", "seed", "policy", "exclusions", "experiments")
+    return {k: settings[k] for k in keep if k in settings}
+
+
+def not_computed_section(key: str, title: str, reason: str) -> ReportSection:
+    """The section of an analysis that could not be computed: it says why, on the page.
+
+    Parameters
+    ----------
+    key, title : str
+        The section's anchor and heading.
+    reason : str
+        Why it could not be computed (the analysis' error message).
+
+    Returns
+    -------
+    ReportSection
+        A section with no tables and the reason as its summary and note.
+
+    Examples
+    --------
+    >>> not_computed_section("ood-spectrum", "OOD spectrum", "no reference condition").summary
+    'Not computed: no reference condition'
+    """
+    return ReportSection(key, title, f"Not computed: {reason}", notes=[f"{title} could not be computed: {reason}"])
