@@ -11,7 +11,7 @@ import gc
 import os
 import sys
 
-from .options import optional_module
+from .options import add_on_conflict_option, optional_module
 
 # Command families, each a module with register(subparsers, plan_subparsers); absent ones are skipped.
 COMMAND_MODULES = ("cli_ec", "cli_dmc", "cli_ood", "cli_dvc", "cli_mlds", "cli_psychscore", "cli_models", "cli_report")
@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
         module = optional_module(name)
         if module is not None:
             module.register(sub, plan_sub)
+    for command in sub.choices.values():  # every command that reads DATA resolves observer-name clashes alike
+        if any(action.dest == "data" for action in command._actions):
+            add_on_conflict_option(command)
     return parser
 
 

@@ -128,7 +128,7 @@ def run_dmc_command(args) -> int:
 
     settings = resampling_settings(args)
     run = run_outputs(args, settings)
-    trials = load_data(args.data)
+    trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))
     exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
     result = decision_margin_consistency(
         trials, experiments=args.experiment, condition=args.condition, exclusions=exclusions,
@@ -385,7 +385,7 @@ def _truth_spec(args):
         return ("beta", a, b), args.items
     if not args.data or not args.experiment:
         raise ValueError("--distribution data needs --data and --experiment")
-    trials = load_data(args.data)
+    trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))
     rows = trials[(trials["experiment"] == args.experiment) & (trials["observer_kind"] == "human")]
     if args.condition is not None:
         rows = rows[rows["condition"] == str(args.condition)]

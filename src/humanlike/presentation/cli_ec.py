@@ -362,7 +362,7 @@ def run_benchmark_command(args) -> int:
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
     run = run_outputs(args, ec_settings(args))
-    trials = load_data(args.data)   # validated by the loader
+    trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))   # validated by the loader
     policy, p_value = ec_choices(args)
     result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
                            settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
@@ -411,7 +411,7 @@ def run_ec_command(args) -> int:
     from ..analyses.errorconsistency import error_consistency
 
     run = run_outputs(args, ec_settings(args))
-    trials = load_data(args.data)   # validated by the loader
+    trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))   # validated by the loader
     policy, p_value = ec_choices(args)
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
                                settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,

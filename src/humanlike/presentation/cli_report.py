@@ -146,7 +146,7 @@ def run_report(args) -> int:
     exclusions = None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS
     results, notes, provenance = {}, [], {}
     if args.data:
-        trials = load_data(args.data)
+        trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))
         results, notes = run_report_analyses(trials, args.analyses, settings, exclusions)
         provenance.update(content_hash(args.data))
         provenance.update(trials=len(trials), observers=int(trials["observer"].nunique()),

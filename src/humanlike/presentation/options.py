@@ -544,13 +544,41 @@ def emit_json(obj) -> None:
     sys.stdout.write(to_json_text(obj) + "\n")
 
 
-def load_data(paths):
+ON_CONFLICT_HELP = ("an observer name found in two DATA sources: prefer-margins (default: between raw-data "
+                    "folders the one with decision margins; a model of an evaluation folder whose name is taken is "
+                    "kept apart as NAME@FOLDER), rename (keep both, later sources as NAME@FOLDER), first, last "
+                    "(keep that source's observer), error (refuse)")
+
+
+def add_on_conflict_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--on-conflict`` (what to do with an observer name found in two DATA sources).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command that reads DATA.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_on_conflict_option(parser)
+    >>> parser.parse_args(["--on-conflict", "rename"]).on_conflict
+    'rename'
+    """
+    from ..data.sources import ON_CONFLICT
+
+    parser.add_argument("--on-conflict", choices=ON_CONFLICT, default="prefer-margins", help=ON_CONFLICT_HELP)
+
+
+def load_data(paths, on_conflict: str = "prefer-margins"):
     """The trial table of the DATA arguments of a command (folders or files, aligned).
 
     Parameters
     ----------
     paths : path-like or list of path-like
         Raw-data folders or tidy trial files (:func:`humanlike.data.loaders.load_trials`).
+    on_conflict : str, default "prefer-margins"
+        An observer name found in two sources (:data:`humanlike.data.sources.ON_CONFLICT`).
 
     Returns
     -------
@@ -568,9 +596,40 @@ def load_data(paths):
     >>> sorted(trials["observer_kind"].unique())
     ['human', 'model']
     """
-    from ..data.loaders import load_trials
+    return load_data_with_sources(paths, on_conflict)[0]
 
-    return load_trials(paths)
+
+def load_data_with_sources(paths, on_conflict: str = "prefer-margins"):
+    """The trial table of the DATA arguments and where each observer came from.
+
+    Parameters
+    ----------
+    paths : path-like or list of path-like
+        Raw-data folders, tidy trial files, evaluation folders.
+    on_conflict : str, default "prefer-margins"
+        An observer name found in two sources (:data:`humanlike.data.sources.ON_CONFLICT`).
+
+    Returns
+    -------
+    trials : pandas.DataFrame
+        The validated trial table.
+    sources : pandas.DataFrame
+        :func:`humanlike.data.sources.sources_table`: source, file digest, model, experiments of each observer.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.data.simulate import simulate_benchmark
+    >>> path = Path(tempfile.mkdtemp()) / "trials.csv"
+    >>> simulate_benchmark(seed=0, n_humans=2, n_items=16).to_csv(path, index=False)
+    >>> trials, sources = load_data_with_sources([path])
+    >>> sources["source_kind"].unique().tolist()
+    ['trial file']
+    """
+    from ..data.loaders import load_trials_with_sources
+
+    return load_trials_with_sources(paths, on_conflict=on_conflict)
 
 
 def optional_module(name: str):

@@ -1,0 +1,149 @@
+"""Observers from different sources are kept apart (issue 24): an evaluated model named like a benchmark
+model, every ``on_conflict`` option, and the sources table (folder, file digest, model, experiments).
+
+The evaluation folders here are written by hand in the format of ``humanlike evaluate`` (no torch needed);
+tests/test_models_real.py runs the real path through torch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from humanlike.data.loaders import load_raw_data, load_trials, load_trials_with_sources
+from humanlike.data.schema import TrialTableError
+from humanlike.data.sources import ON_CONFLICT, file_digest, source_label
+from humanlike.presentation.cli import main
+
+
+def write_evaluation_folder(folder: Path, trials: pd.DataFrame, *, model="resnet50", arch="resnet50",
+                            weights=None) -> Path:
+    """An evaluation folder as ``humanlike evaluate`` writes it (manifest + trials.csv)."""
+    folder.mkdir(parents=True)
+    trials.to_csv(folder / "trials.csv", index=False)
+    doc = {"format": "humanlike-evaluation", "version": 1, "trials": "trials.csv", "stimuli": "stimuli.csv",
+           "runs": [{"model": model, "source": "torchvision", "arch": arch, "weights": weights,
+                     "model_key": "k" * 32, "experiment": "edge"}]}
+    (folder / "evaluation.json").write_text(json.dumps(doc))
+    return folder
+
+
+def my_model_trials(reference: pd.DataFrame, name: str = "resnet50", seed: int = 0) -> pd.DataFrame:
+    """A model's answers to the edge items of the benchmark, bare file names as ``evaluate`` writes them."""
+    edge = reference[(reference["experiment"] == "edge") & (reference["observer"] == "subject-01")]
+    rng = np.random.default_rng(seed)
+    labels = edge["label"].to_numpy()
+    response = np.where(rng.random(len(edge)) < 0.5, labels, rng.permutation(labels))
+    margin = rng.normal(size=len(edge))
+    margin = np.where(response == labels, np.abs(margin) + 0.01, -np.abs(margin) - 0.01)
+    return pd.DataFrame({"observer": name, "observer_kind": "model", "experiment": "edge",
+                         "condition": edge["condition"].to_numpy(), "item": edge["item"].to_numpy(),
+                         "label": labels, "response": response, "correct": response == labels,
+                         "decision_margin": margin, "trial": np.arange(1, len(edge) + 1)})
+
+
+@pytest.fixture(scope="module")
+def mine(mvh_trials, tmp_path_factory) -> Path:
+    return write_evaluation_folder(tmp_path_factory.mktemp("eval") / "my-run", my_model_trials(mvh_trials))
+
+
+def _resnets(trials):
+    return sorted(o for o in trials["observer"].unique() if o.startswith("resnet50"))
+
+
+def test_default_keeps_an_evaluated_model_apart_from_the_published_one(modelvshuman_dir, mine, mvh_trials):
+    trials, sources = load_trials_with_sources([modelvshuman_dir, mine])
+    assert _resnets(trials) == ["resnet50", "resnet50@my-run"]
+    published = trials[trials["observer"] == "resnet50"]
+    # the benchmark's resnet50 is untouched: its rows are exactly those of the benchmark alone
+    expected = mvh_trials[mvh_trials["observer"] == "resnet50"]
+    assert len(published) == len(expected) and published["correct"].sum() == expected["correct"].sum()
+    assert len(trials[trials["observer"] == "resnet50@my-run"]) == 160
+    row = sources.set_index("observer").loc["resnet50@my-run"]
+    assert row["source_kind"] == "evaluation folder" and row["source"] == str(mine)
+    assert row["model"] == "torchvision:resnet50" and row["weights"] == "random (seed 0)"
+    assert row["experiments"] == "edge" and row["n_experiments"] == 1
+    assert row["digest"] == file_digest(mine / "trials.csv")
+    published_row = sources.set_index("observer").loc["resnet50"]
+    assert published_row["n_experiments"] == 17 and published_row["source_kind"] == "raw-data folder"
+    files = sorted(modelvshuman_dir.glob("*/*_resnet50_session*.csv"))
+    assert len(files) == 17 and published_row["digest"] == file_digest([str(f) for f in files])
+    # given first, the evaluation folder's model is still the one renamed
+    trials_first, _ = load_trials_with_sources([mine, modelvshuman_dir])
+    assert _resnets(trials_first) == ["resnet50", "resnet50@my-run"]
+    assert trials_first.loc[trials_first["observer"] == "resnet50", "experiment"].nunique() == 17
+
+
+def test_every_on_conflict_option_does_what_it_says(modelvshuman_dir, mine, mvh_trials):
+    n_published = int((mvh_trials["observer"] == "resnet50").sum())
+    rename = load_trials([mine, modelvshuman_dir], on_conflict="rename")
+    # rename: later sources renamed, in the order given (here the benchmark is second)
+    assert _resnets(rename) == ["resnet50", "resnet50@modelvshuman"]
+    assert (rename["observer"] == "resnet50").sum() == 160
+    assert (rename["observer"] == "resnet50@modelvshuman").sum() == n_published
+    first = load_trials([modelvshuman_dir, mine], on_conflict="first")
+    assert _resnets(first) == ["resnet50"] and (first["observer"] == "resnet50").sum() == n_published
+    last = load_trials([modelvshuman_dir, mine], on_conflict="last")
+    # the whole observer comes from one source: never edge from one and the rest from the other
+    kept = last[last["observer"] == "resnet50"]
+    assert len(kept) == 160 and set(kept["experiment"]) == {"edge"} and kept["decision_margin"].notna().all()
+    with pytest.raises(TrialTableError) as err:
+        load_trials([modelvshuman_dir, mine], on_conflict="error")
+    message = str(err.value)
+    assert str(modelvshuman_dir) in message and str(mine) in message and "--name" in message
+    assert "resnet50@my-run" in message
+    with pytest.raises(ValueError, match="on_conflict must be one of"):
+        load_trials([modelvshuman_dir], on_conflict="merge")  # refused even without a clash
+    assert set(ON_CONFLICT) == {"prefer-margins", "first", "last", "rename", "error"}
+
+
+def test_prefer_margins_between_two_trial_files(tmp_path, mvh_trials):
+    base = my_model_trials(mvh_trials, seed=1)
+    no_margin = base.drop(columns="decision_margin")
+    no_margin.to_csv(tmp_path / "a.csv", index=False)
+    base.to_csv(tmp_path / "b.csv", index=False)
+    trials = load_trials([tmp_path / "a.csv", tmp_path / "b.csv"])
+    assert len(trials) == 160 and trials["decision_margin"].notna().all()
+    no_margin.to_csv(tmp_path / "c.csv", index=False)
+    with pytest.raises(TrialTableError, match="none of them has decision margins"):
+        load_trials([tmp_path / "a.csv", tmp_path / "c.csv"])
+    both = load_trials([tmp_path / "a.csv", tmp_path / "c.csv"], on_conflict="rename")
+    assert sorted(both["observer"].unique()) == ["resnet50", "resnet50@c"]
+
+
+def test_two_evaluation_folders_of_one_name(tmp_path, mvh_trials):
+    random = write_evaluation_folder(tmp_path / "runs" / "random", my_model_trials(mvh_trials, seed=2))
+    other = write_evaluation_folder(tmp_path / "other" / "random", my_model_trials(mvh_trials, seed=3),
+                                    weights="IMAGENET1K_V1")
+    trials, sources = load_trials_with_sources([random, other])
+    assert sorted(trials["observer"].unique()) == ["resnet50", "resnet50@random2"]
+    assert sources.set_index("observer").loc["resnet50@random2", "weights"] == "IMAGENET1K_V1"
+
+
+def test_raw_data_folders_rename_and_error(modelvshuman_dir, dmc_dir):
+    edge = [modelvshuman_dir / "edge", dmc_dir / "edge"]
+    renamed = load_raw_data(edge, on_conflict="rename")
+    observers = set(renamed["observer"])
+    assert {"resnet50", "resnet50@edge2"} <= observers
+    # each model of the fork that is also in the benchmark is renamed, the humans stay
+    assert renamed.groupby("observer")["item"].nunique().eq(160).all()
+    with pytest.raises(TrialTableError, match="pass on_conflict='rename'"):
+        load_raw_data(edge, on_conflict="error")
+    assert source_label(modelvshuman_dir) == "modelvshuman"
+
+
+def test_cli_ranks_both_and_refuses_on_request(modelvshuman_dir, mine, capsys):
+    assert main(["ec", str(modelvshuman_dir), str(mine), "--experiment", "edge", "--resamples", "0", "--json",
+                 "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert '"resnet50@my-run"' in text and '"resnet50"' in text
+    assert main(["ec", str(modelvshuman_dir), str(mine), "--experiment", "edge", "--resamples", "0", "--quiet",
+                 "--on-conflict", "error"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("humanlike ec: error:") and "is in two sources" in err and "repeat" not in err
+    assert main(["ec", str(modelvshuman_dir), str(mine), "--experiment", "edge", "--resamples", "0", "--json",
+                 "--quiet", "--on-conflict", "first"]) == 0
+    assert "resnet50@my-run" not in capsys.readouterr().out
