@@ -13,8 +13,8 @@ from ..analyses.ec_result import PAIR_INTERVALS
 from ..analyses.errorconsistency import P_VALUE_METHODS
 from ..stats.settings import ResamplingSettings
 from .options import (
-    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
-    resampling_settings, run_outputs, seed_value, show_progress,
+    StageProgress, add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data,
+    probability, resampling_settings, run_outputs, seed_value, show_progress,
 )
 
 
@@ -197,23 +197,34 @@ def run_demo(args) -> int:
 
     run = run_outputs(args, resampling_settings(args))
     args.run_outputs = run  # the other families' demo extras write through it too
-    trials = simulate_benchmark(seed=args.seed)
-    result = run_benchmark(trials, exclusions=None, settings=resampling_settings(args))
-    # Analyses computed once for the whole demo; other command families read them from here.
-    args.demo_results = {"benchmark": result, "error_consistency": result.details}
-    result = _with_dmc_rows(result, trials, args, exclusions=None)
-    out = args.out
-    run.add_table(trials, "trials", args.format)
-    run.add_table(result.rows, "benchmark", args.format)
-    run.add_table(result.details.pairs, "pairs", args.format)
-    run.figure(benchmark_figure(result, "Simulated benchmark: error consistency with humans"), out / "benchmark.png")
-    if result.ranking is not None:
-        run.add_table(result.ranking.to_frame(), "ranking", args.format)
-        run.figure(ranking_figure(result.ranking), out / "ranking.png")
-    _demo_extras(trials, args)
-    run.json(result.to_json_dict(), out / "benchmark.json")
-    _demo_report(trials, args)
-    files = [*run.files, run.finish()]
+    progress = StageProgress(args, "demo", ["simulate", "benchmark", "decision margins", "tables and figures",
+                                            "further analyses", "report"])
+    try:
+        progress.stage("simulate")
+        trials = simulate_benchmark(seed=args.seed)
+        progress.stage("benchmark")
+        result = run_benchmark(trials, exclusions=None, settings=resampling_settings(args))
+        # Analyses computed once for the whole demo; other command families read them from here.
+        args.demo_results = {"benchmark": result, "error_consistency": result.details}
+        progress.stage("decision margins")
+        result = _with_dmc_rows(result, trials, args, exclusions=None)
+        progress.stage("tables and figures")
+        out = args.out
+        run.add_table(trials, "trials", args.format)
+        run.add_table(result.rows, "benchmark", args.format)
+        run.add_table(result.details.pairs, "pairs", args.format)
+        run.figure(benchmark_figure(result, "Simulated benchmark: error consistency with humans"), out / "benchmark.png")
+        if result.ranking is not None:
+            run.add_table(result.ranking.to_frame(), "ranking", args.format)
+            run.figure(ranking_figure(result.ranking), out / "ranking.png")
+        progress.stage("further analyses")
+        _demo_extras(trials, args)
+        run.json(result.to_json_dict(), out / "benchmark.json")
+        progress.stage("report")
+        _demo_report(trials, args)
+        files = [*run.files, run.finish()]
+    finally:
+        progress.close()
     if args.json:
         emit_json(result.to_json_dict())
         return 0
@@ -362,23 +373,31 @@ def run_benchmark_command(args) -> int:
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
 
     run = run_outputs(args, ec_settings(args))
-    trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))   # validated by the loader
-    policy, p_value = ec_choices(args)
-    result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
-                           settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
-    result = _with_dmc_rows(result, trials, args,
-                            exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
-    if args.out is not None:
-        run.add_table(result.rows, "benchmark", args.format)
-        run.add_table(result.details.pairs, "pairs", args.format)
-        if result.ranking is not None:
-            run.add_table(result.ranking.to_frame(), "ranking", args.format)
-        run.json(result.to_json_dict(), args.out / "benchmark.json")
-    if args.figure is not None:
-        from .plots import benchmark_figure
+    progress = StageProgress(args, "benchmark", ["load data", "error consistency", "decision margins", "write"])
+    try:
+        progress.stage("load data")
+        trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))   # validated by the loader
+        policy, p_value = ec_choices(args)
+        progress.stage("error consistency")
+        result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
+                               settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
+        progress.stage("decision margins")
+        result = _with_dmc_rows(result, trials, args,
+                                exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
+        progress.stage("write")
+        if args.out is not None:
+            run.add_table(result.rows, "benchmark", args.format)
+            run.add_table(result.details.pairs, "pairs", args.format)
+            if result.ranking is not None:
+                run.add_table(result.ranking.to_frame(), "ranking", args.format)
+            run.json(result.to_json_dict(), args.out / "benchmark.json")
+        if args.figure is not None:
+            from .plots import benchmark_figure
 
-        run.figure(benchmark_figure(result), args.figure)
-    run.finish()
+            run.figure(benchmark_figure(result), args.figure)
+        run.finish()
+    finally:
+        progress.close()
     if args.json:
         emit_json(result.to_json_dict())
     else:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from .io import check_output_folder
-from .options import add_resampling_options, resampling_settings
+from .options import StageProgress, add_resampling_options, resampling_settings
 
 REPORT_ANALYSES = ("ec", "dmc", "ood", "dvc", "mlds")
 
@@ -132,9 +132,6 @@ def run_report(args) -> int:
     True
     """
     from ..analyses.errorconsistency import MODELVSHUMAN_EXCLUSIONS
-    from .options import load_data
-    from .report import content_hash, render_report, write_report
-    from .report_sections import build_sections, run_report_analyses
 
     started = time.perf_counter()
     if not args.data and not args.judgements:
@@ -145,9 +142,29 @@ def run_report(args) -> int:
     check_output_folder(args.out.parent)  # before the analyses, not after
     exclusions = None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS
     results, notes, provenance = {}, [], {}
+    data_analyses = [a for a in args.analyses if a != "mlds"] if args.data else []
+    progress = StageProgress(args, "report", [*(["load data", *data_analyses] if args.data else []),
+                                              *(["difference scales"] if args.judgements else []), "write"])
+    try:
+        return _report(args, settings, exclusions, results, notes, provenance, started, progress)
+    finally:
+        progress.close()
+
+
+def _report(args, settings, exclusions, results, notes, provenance, started, progress) -> int:
+    """The report's work, one progress stage after the other (see :func:`run_report`)."""
+    from .options import load_data
+    from .report import content_hash, render_report, write_report
+    from .report_sections import build_sections, run_report_analyses
+
     if args.data:
+        progress.stage("load data")
         trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))
-        results, notes = run_report_analyses(trials, args.analyses, settings, exclusions)
+        for analysis in [a for a in args.analyses if a != "mlds"]:  # one stage each; the analyses are independent
+            progress.stage(analysis)
+            done, more_notes = run_report_analyses(trials, [analysis], settings, exclusions)
+            results.update(done)
+            notes += more_notes
         provenance.update(content_hash(args.data))
         provenance.update(trials=len(trials), observers=int(trials["observer"].nunique()),
                           experiments=int(trials["experiment"].nunique()))
@@ -157,11 +174,13 @@ def run_report(args) -> int:
         from ..analyses.mlds import analyse_mlds
         from ..data.judgements import load_judgements
 
+        progress.stage("difference scales")
         judgements = load_judgements(args.judgements)
         results["mlds"] = analyse_mlds(judgements, bootstrap=settings.n_resamples, seed=settings.seed,
                                        level=settings.level)
         provenance["judgement files"] = content_hash(args.judgements)
         provenance["judgements"] = len(judgements)
+    progress.stage("write")
     sections, headline = build_sections(results)
     html = render_report(sections, title=args.title, headline=headline, provenance=provenance,
                          settings={**settings.to_dict(), "exclusions": "model-vs-human" if exclusions else "none",

@@ -526,6 +526,54 @@ def show_progress(args) -> bool:
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
 
 
+class StageProgress:
+    """A progress bar over the stages of a long command (``demo``, ``benchmark``, ``report``): shown on a
+    terminal, silent in a pipe or with ``--quiet`` (:func:`show_progress`); the bootstrap's own bar
+    (:func:`humanlike.stats.engine.progress_bar`) runs beneath it during a stage.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``--quiet``).
+    command : str
+        The command's name, shown before the stage.
+    stages : list of str
+        The stages, in order.
+
+    Examples
+    --------
+    >>> progress = StageProgress(argparse.Namespace(quiet=True), "report", ["load data", "ec"])
+    >>> progress.stage("load data"); progress.stage("ec"); progress.close()
+    >>> progress.done
+    ['load data', 'ec']
+    """
+
+    def __init__(self, args, command: str, stages: list[str]):
+        from ..stats.engine import progress_bar
+
+        self.command, self.stages, self.done = command, list(stages), []
+        self._bar = progress_bar(len(self.stages), show_progress(args), command, unit="step")
+
+    def stage(self, name: str) -> None:
+        """Start stage ``name`` (the previous one counts as finished).
+
+        Parameters
+        ----------
+        name : str
+            One of the stages.
+        """
+        if self.done:
+            self._bar.update(1)
+        self.done.append(name)
+        self._bar.set_description(f"{self.command}: {name}")
+
+    def close(self) -> None:
+        """Finish the last stage and remove the bar."""
+        if self.done:
+            self._bar.update(1)
+        self._bar.close()
+
+
 def emit_json(obj) -> None:
     """Print ``obj`` as JSON on standard output (NaN and inf as null).
 
