@@ -147,3 +147,61 @@ def test_cli_ranks_both_and_refuses_on_request(modelvshuman_dir, mine, capsys):
     assert main(["ec", str(modelvshuman_dir), str(mine), "--experiment", "edge", "--resamples", "0", "--json",
                  "--quiet", "--on-conflict", "first"]) == 0
     assert "resnet50@my-run" not in capsys.readouterr().out
+
+
+# --- provenance and ranking -------------------------------------------------------------------------------
+
+
+def test_a_model_on_one_experiment_is_not_ranked_beside_full_ones(modelvshuman_dir, mine, tmp_path, capsys):
+    out = tmp_path / "bench"
+    assert main(["benchmark", str(modelvshuman_dir), str(mine), "--resamples", "20", "--out", str(out),
+                 "--quiet"]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    mark = [line for line in lines if line.startswith("resnet50@my-run †")]
+    assert len(mark) == 1
+    # listed after every ranked model, and the footnote says how to rank it
+    ranked_rows = [i for i, line in enumerate(lines) if line.split(" ")[0] in {"bagnet33", "resnet50"}]
+    assert lines.index(mark[0]) > max(ranked_rows)
+    assert "scored on 1 of 17 experiments (edge)" in text and "--experiment edge" in text
+    doc = json.loads((out / "benchmark.json").read_text())
+    assert doc["settings"]["partial_models"] == {"resnet50@my-run": ["edge"]}
+    ranked = [r["observer"] for r in doc["ranking"]]
+    assert "resnet50@my-run" not in ranked and "resnet50" in ranked and len(ranked) == 9
+    sources = pd.read_csv(out / "sources.csv")
+    row = sources.set_index("observer").loc["resnet50@my-run"]
+    assert row["source"] == str(mine) and row["experiments"] == "edge" and row["model"] == "torchvision:resnet50"
+    assert {s["observer"] for s in doc["sources"]} == set(sources["observer"])
+    manifest = json.loads((out / "humanlike-manifest.json").read_text())
+    assert any(f["path"] == "sources.csv" for f in manifest["files"])
+
+
+def test_ec_json_and_tables_carry_the_sources(modelvshuman_dir, mine, tmp_path, capsys):
+    out = tmp_path / "ec"
+    assert main(["ec", str(modelvshuman_dir), str(mine), "--experiment", "edge", "--resamples", "20", "--json",
+                 "--quiet", "--out", str(out)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    mine_row = next(s for s in doc["sources"] if s["observer"] == "resnet50@my-run")
+    assert mine_row["experiments"] == ["edge"] and mine_row["digest"] == file_digest(mine / "trials.csv")
+    # on edge alone every model has every experiment of the run: all ranked, none marked
+    assert (out / "sources.csv").is_file()
+
+
+def test_report_sources_section_experiment_option_and_marks(modelvshuman_dir, mine, tmp_path):
+    page = tmp_path / "report.html"
+    assert main(["report", str(modelvshuman_dir), str(mine), "--analyses", "ec", "--resamples", "20",
+                 "--out", str(page), "--quiet"]) == 0
+    html = page.read_text()
+    assert 'data-table="sources"' in html and str(mine) in html and "torchvision:resnet50" in html
+    headline = html[html.index('data-table="headline"'):html.index('data-table="sources"')]
+    assert "resnet50@my-run †" in headline and "1 of 17 experiments (edge)" in headline
+    # --experiment: only those experiments are analysed; on edge alone the model is ranked with the others
+    page2 = tmp_path / "edge.html"
+    assert main(["report", str(modelvshuman_dir), str(mine), "--analyses", "ec", "--resamples", "20",
+                 "--experiment", "edge", "--out", str(page2), "--quiet"]) == 0
+    html2 = page2.read_text()
+    headline2 = html2[html2.index('data-table="headline"'):html2.index('data-table="sources"')]
+    assert "resnet50@my-run" in headline2 and "†" not in headline2
+    assert "--experiment edge" in html2  # in the recorded command line
+    assert "sketch" not in html2[html2.index('data-table="sources"'):]
+    assert main(["report", str(modelvshuman_dir), "--experiment", "edges", "--out", str(page2), "--quiet"]) == 2

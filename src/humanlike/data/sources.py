@@ -320,3 +320,38 @@ def sources_table(frame: pd.DataFrame, models: dict | None = None) -> pd.DataFra
                      "model_key": model.get("model_key", ""), "n_experiments": len(experiments),
                      "experiments": ";".join(experiments)})
     return pd.DataFrame(rows, columns=SOURCES_COLUMNS)
+
+
+def experiments_scored(trials: pd.DataFrame, experiments: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """Which models were scored on every one of ``experiments``, and the experiments each other model has.
+
+    A model scored on 2 of 17 experiments is never ranked beside full-benchmark models: its overall values
+    average other experiments. The ranking keeps the models with every experiment of the run; the others
+    are reported with the experiments they have (rank them by restricting the run to those experiments).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table (``observer``, ``observer_kind``, ``experiment``).
+    experiments : sequence of str
+        The experiments of the run.
+
+    Returns
+    -------
+    complete : list of str
+        Models with every experiment, sorted.
+    partial : dict of str to list of str
+        Every other model -> the experiments it was scored on, sorted.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"observer": ["a", "a", "b"], "observer_kind": "model", "experiment": ["x", "y", "x"]})
+    >>> experiments_scored(t, ["x", "y"])
+    (['a'], {'b': ['x']})
+    """
+    models = trials.loc[trials["observer_kind"] == "model", ["observer", "experiment"]].drop_duplicates()
+    have = models.groupby("observer")["experiment"].agg(lambda e: sorted(set(e)))
+    wanted = set(experiments)
+    complete = sorted(m for m, e in have.items() if wanted <= set(e))
+    partial = {m: [x for x in e if x in wanted] for m, e in have.items() if not wanted <= set(e)}
+    return complete, dict(sorted(partial.items()))

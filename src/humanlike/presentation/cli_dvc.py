@@ -185,7 +185,7 @@ def run_choices(args) -> int:
     from ..data.schema import TrialTableError
 
     run = run_outputs(args, resampling_settings(args))
-    trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))
+    trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"), run, getattr(args, "format", "csv"))
     if args.experiment:
         unknown = sorted(set(args.experiment) - set(trials["experiment"]))
         if unknown:

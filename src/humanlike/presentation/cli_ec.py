@@ -13,8 +13,9 @@ from ..analyses.ec_result import PAIR_INTERVALS
 from ..analyses.errorconsistency import P_VALUE_METHODS
 from ..stats.settings import ResamplingSettings
 from .options import (
-    StageProgress, add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data,
-    probability, resampling_settings, run_outputs, seed_value, show_progress,
+    StageProgress, add_output_options, add_resampling_options, emit_json, float_in, int_at_least,
+    load_data_with_sources, probability, record_sources, resampling_settings, run_outputs, seed_value, show_progress,
+    with_sources,
 )
 
 
@@ -291,6 +292,33 @@ def _with_dmc_rows(result, trials, args, exclusions):
     return replace(result, rows=pd.concat([result.rows, extra], ignore_index=True))
 
 
+def partial_models_note(partial: dict, n_experiments: int) -> str:
+    """The footnote of models scored on only some experiments of a run (marked ``†``; not ranked).
+
+    Parameters
+    ----------
+    partial : dict of str to list of str
+        Model -> the experiments it was scored on (``settings["partial_models"]`` of an EC result).
+    n_experiments : int
+        The experiments of the run.
+
+    Returns
+    -------
+    str
+        One line per model, saying which experiments it has and how to rank it.
+
+    Examples
+    --------
+    >>> print(partial_models_note({"resnet50@run": ["edge"]}, 17))
+    † resnet50@run: scored on 1 of 17 experiments (edge): its overall values average those only and it is not ranked; rank it beside the others on them with --experiment edge
+    """
+    return "\n".join(
+        f"† {model}: scored on {len(have)} of {n_experiments} experiments ({', '.join(have)}): its overall values "
+        f"average those only and it is not ranked; rank it beside the others on them with "
+        + " ".join(f"--experiment {e}" for e in have)
+        for model, have in partial.items())
+
+
 def format_overall(result) -> str:
     """A readable table of the overall benchmark rows.
 
@@ -325,16 +353,22 @@ def format_overall(result) -> str:
     width = max([28] + [len(str(n)) + 2 for n in ec.index])
     header = f"{'observer':<{width}}{'error consistency':>30}{'OOD accuracy':>28}"
     lines = [header + (f"{'decision-margin consistency':>32}" if not dmc.empty else "")]
-    order = ["humans"] + list(ec.drop(index="humans", errors="ignore").sort_values("estimate", ascending=False).index)
+    partial = result.details.settings.get("partial_models") or {}
+    by_ec = list(ec.drop(index="humans", errors="ignore").sort_values("estimate", ascending=False).index)
+    # models scored on some experiments only come last, apart from the ranked ones
+    order = ["humans"] + [m for m in by_ec if m not in partial] + [m for m in by_ec if m in partial]
     for name in order:
         if name not in ec.index:
             continue
-        line = f"{name:<{width}}{_fmt(ec.loc[name]):>30}{_fmt(acc.loc[name]):>28}"
+        label = f"{name} †" if name in partial else name
+        line = f"{label:<{width}}{_fmt(ec.loc[name]):>30}{_fmt(acc.loc[name]):>28}"
         if not dmc.empty:
             line += f"{_fmt(dmc.loc[name]) if name in dmc.index else 'no margins':>32}"
         lines.append(line)
     lines.append(f"(estimate [{level}% bootstrap interval]; 'humans' = mean over human pairs"
                  + ("; humans' DMC = split-half noise ceiling)" if not dmc.empty else ")"))
+    if partial:
+        lines.append(partial_models_note(partial, len(result.details.settings["experiments"])))
     if result.ranking is not None:
         r = result.ranking
         lines.append(f"ranking stability: Kendall's tau to the original ranking {r.tau_mean:.2f} "
@@ -376,7 +410,8 @@ def run_benchmark_command(args) -> int:
     progress = StageProgress(args, "benchmark", ["load data", "error consistency", "decision margins", "write"])
     try:
         progress.stage("load data")
-        trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))   # validated by the loader
+        trials, sources = load_data_with_sources(args.data, getattr(args, "on_conflict", "prefer-margins"))
+        record_sources(run, sources, args.format)
         policy, p_value = ec_choices(args)
         progress.stage("error consistency")
         result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
@@ -390,7 +425,7 @@ def run_benchmark_command(args) -> int:
             run.add_table(result.details.pairs, "pairs", args.format)
             if result.ranking is not None:
                 run.add_table(result.ranking.to_frame(), "ranking", args.format)
-            run.json(result.to_json_dict(), args.out / "benchmark.json")
+            run.json(with_sources(result.to_json_dict(), sources), args.out / "benchmark.json")
         if args.figure is not None:
             from .plots import benchmark_figure
 
@@ -399,7 +434,7 @@ def run_benchmark_command(args) -> int:
     finally:
         progress.close()
     if args.json:
-        emit_json(result.to_json_dict())
+        emit_json(with_sources(result.to_json_dict(), sources))
     else:
         print(format_overall(result))
     return 0
@@ -430,14 +465,15 @@ def run_ec_command(args) -> int:
     from ..analyses.errorconsistency import error_consistency
 
     run = run_outputs(args, ec_settings(args))
-    trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))   # validated by the loader
+    trials, sources = load_data_with_sources(args.data, getattr(args, "on_conflict", "prefer-margins"))
+    record_sources(run, sources, args.format)
     policy, p_value = ec_choices(args)
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
                                settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,
                                pair_interval=args.pair_interval, validate=False)
     experiments = result.settings["experiments"]
-    doc = (result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
-           else result.to_json_dict())
+    doc = with_sources(result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
+                       else result.to_json_dict(), sources)
     if args.out is not None:
         run.add_table(result.summary, "ec_summary", args.format)
         run.add_table(result.pairs, "ec_pairs_by_condition", args.format)

@@ -78,6 +78,8 @@ def register(sub, plan_sub) -> None:
                         help=f"comma-separated subset of {','.join(REPORT_ANALYSES)} (default: all that apply)")
     report.add_argument("--title", default="humanlike report", help="page title")
     report.add_argument("--no-exclusions", action="store_true", help="keep the benchmark's excluded conditions")
+    report.add_argument("--experiment", action="append", metavar="NAME",
+                        help="only this experiment of DATA (repeatable; default: every experiment)")
     report.add_argument("--quiet", action="store_true", help="no progress bars")
     add_resampling_options(report)
     report.set_defaults(handler=run_report)
@@ -108,6 +110,10 @@ def rerun_command(args) -> str:
              "--level", str(args.level), "--interval", args.interval, "--observer-level", args.observer_level]
     if args.no_exclusions:
         parts.append("--no-exclusions")
+    for experiment in getattr(args, "experiment", None) or []:
+        parts += ["--experiment", experiment]
+    if getattr(args, "on_conflict", "prefer-margins") != "prefer-margins":
+        parts += ["--on-conflict", args.on_conflict]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -153,19 +159,23 @@ def run_report(args) -> int:
 
 def _report(args, settings, exclusions, results, notes, provenance, started, progress) -> int:
     """The report's work, one progress stage after the other (see :func:`run_report`)."""
-    from .options import load_data
+    from .options import load_data_with_sources
     from .report import content_hash, render_report, write_report
     from .report_sections import build_sections, run_report_analyses
 
+    sources = None
     if args.data:
         progress.stage("load data")
-        trials = load_data(args.data, getattr(args, "on_conflict", "prefer-margins"))
+        trials, sources = load_data_with_sources(args.data, getattr(args, "on_conflict", "prefer-margins"))
+        trials, sources = select_experiments(trials, sources, args.experiment)
         for analysis in [a for a in args.analyses if a != "mlds"]:  # one stage each; the analyses are independent
             progress.stage(analysis)
             done, more_notes = run_report_analyses(trials, [analysis], settings, exclusions)
             results.update(done)
             notes += more_notes
         provenance.update(content_hash(args.data))
+        if args.experiment:
+            provenance["experiments selected"] = ", ".join(args.experiment)
         provenance.update(trials=len(trials), observers=int(trials["observer"].nunique()),
                           experiments=int(trials["experiment"].nunique()))
     if "mlds" in args.analyses and not args.judgements and args.analyses != list(REPORT_ANALYSES):
@@ -182,6 +192,11 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
         provenance["judgements"] = len(judgements)
     progress.stage("write")
     sections, headline = build_sections(results)
+    if sources is not None:
+        partial = getattr(results.get("benchmark"), "details", None)
+        partial = partial.settings.get("partial_models", {}) if partial is not None else {}
+        headline = mark_partial_models(headline, partial, int(trials["experiment"].nunique()))
+        sections.insert(0, sources_section(sources, partial, int(trials["experiment"].nunique())))
     html = render_report(sections, title=args.title, headline=headline, provenance=provenance,
                          settings={**settings.to_dict(), "exclusions": "model-vs-human" if exclusions else "none",
                                    "analyses": ",".join(args.analyses), "notes": "; ".join(notes) or "none"},
@@ -192,3 +207,144 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
     for note in notes:
         print(f"  note: {note}")
     return 0
+
+
+def select_experiments(trials, sources, experiments):
+    """The trials (and sources) of the ``--experiment`` names only; an unknown name is an error listing the
+    experiments there are.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    sources : pandas.DataFrame
+        Its sources table (:func:`humanlike.data.sources.sources_table`).
+    experiments : list of str or None
+        The names (None: every experiment).
+
+    Returns
+    -------
+    tuple of pandas.DataFrame
+        The selected trials, and the sources of their observers with the experiments narrowed to the selection.
+
+    Raises
+    ------
+    ValueError
+        For an experiment the data do not have.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> trials = pd.DataFrame({"observer": ["a", "a", "b"], "experiment": ["edge", "sketch", "edge"]})
+    >>> sources = pd.DataFrame({"observer": ["a", "b"], "n_experiments": [2, 1], "experiments": ["edge;sketch", "edge"]})
+    >>> t, s = select_experiments(trials, sources, ["sketch"])
+    >>> t["observer"].tolist(), s[["observer", "experiments"]].values.tolist()
+    (['a'], [['a', 'sketch']])
+    >>> select_experiments(trials, sources, ["edges"])
+    Traceback (most recent call last):
+        ...
+    ValueError: --experiment edges: not in DATA; its experiments are edge, sketch
+    """
+    if not experiments:
+        return trials, sources
+    have = sorted(trials["experiment"].unique())
+    unknown = [e for e in experiments if e not in have]
+    if unknown:
+        raise ValueError(f"--experiment {', '.join(unknown)}: not in DATA; its experiments are {', '.join(have)}")
+    chosen = set(experiments)
+    trials = trials[trials["experiment"].isin(chosen)].reset_index(drop=True)
+    sources = sources[sources["observer"].isin(set(trials["observer"]))].copy()
+    kept = [[e for e in str(x).split(";") if e in chosen] for x in sources["experiments"]]
+    sources["experiments"] = [";".join(k) for k in kept]
+    sources["n_experiments"] = [len(k) for k in kept]
+    return trials, sources.reset_index(drop=True)
+
+
+def mark_partial_models(headline, partial: dict, n_experiments: int):
+    """The headline table with models scored on only some experiments unranked, last and marked ``†``.
+
+    Parameters
+    ----------
+    headline : ReportTable or None
+        From :func:`humanlike.presentation.report_sections.build_sections`.
+    partial : dict of str to list of str
+        Model -> the experiments it was scored on (``settings["partial_models"]`` of the EC result).
+    n_experiments : int
+        Experiments of the run.
+
+    Returns
+    -------
+    ReportTable or None
+        The table, ranks renumbered over the models scored on every experiment.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humanlike.presentation.report import ReportTable
+    >>> frame = pd.DataFrame({"observer": ["humans", "mine", "a"], "rank": pd.array([None, 1, 2], dtype="Int64"),
+    ...                       "EC": [0.4, 0.3, 0.2]})
+    >>> table = mark_partial_models(ReportTable("headline", "Headline", frame), {"mine": ["edge"]}, 17)
+    >>> table.frame[["observer", "rank"]].astype(str).values.tolist()
+    [['humans', '<NA>'], ['a', '1'], ['mine †', '<NA>']]
+    """
+    if headline is None or not partial:
+        return headline
+    import numpy as np
+    import pandas as pd
+
+    frame = headline.frame
+    is_partial = frame["observer"].isin(set(partial))
+    ranked = frame[~is_partial].copy()
+    has_rank = ranked["rank"].notna().to_numpy()
+    rank = pd.array([pd.NA] * len(ranked), dtype="Int64")
+    rank[has_rank] = np.arange(1, has_rank.sum() + 1)
+    ranked["rank"] = rank
+    rest = frame[is_partial].copy()
+    rest["rank"] = pd.array([pd.NA] * len(rest), dtype="Int64")
+    rest["observer"] = rest["observer"] + " †"
+    notes = "; ".join(f"{m}: {len(e)} of {n_experiments} experiments ({', '.join(e)})" for m, e in partial.items())
+    headline.frame = pd.concat([ranked, rest], ignore_index=True)
+    headline.caption = (headline.caption + f"; † scored on some experiments only, not ranked ({notes}): "
+                        "rank them beside the others with --experiment on those experiments")
+    return headline
+
+
+def sources_section(sources, partial: dict, n_experiments: int):
+    """The report's "Data sources" section: where each observer came from and on which experiments it was scored.
+
+    Parameters
+    ----------
+    sources : pandas.DataFrame
+        :func:`humanlike.data.sources.sources_table` of the DATA.
+    partial : dict of str to list of str
+        Models scored on only some experiments (not ranked).
+    n_experiments : int
+        Experiments of the run.
+
+    Returns
+    -------
+    ReportSection
+        Key ``sources``, with the table ``sources``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> sources = pd.DataFrame({"observer": ["net"], "source_kind": ["trial file"], "n_experiments": [1],
+    ...                         "experiments": ["edge"]})
+    >>> section = sources_section(sources, {}, 1)
+    >>> section.key, section.tables[0].key
+    ('sources', 'sources')
+    """
+    from .report import ReportSection, ReportTable
+
+    kinds = ", ".join(f"{n} from {k}s" for k, n in sources.groupby("source_kind")["observer"].nunique().items())
+    summary = (f"Where each observer came from ({kinds}): the folder or file, the BLAKE2b digest of its files, "
+               "the model and weights for models run with humanlike evaluate, and the experiments it was "
+               f"scored on (of {n_experiments}).")
+    notes = [f"{m} is scored on {len(e)} of {n_experiments} experiments ({', '.join(e)}): its overall values "
+             "average those only, so it is not ranked beside the models scored on all (marked † in the headline)"
+             for m, e in partial.items()]
+    return ReportSection("sources", "Data sources", summary,
+                         tables=[ReportTable("sources", "Where each observer came from", sources.reset_index(drop=True),
+                                             caption="digest: BLAKE2b-128 of the observer's files in that source")],
+                         notes=notes)

@@ -618,7 +618,57 @@ def add_on_conflict_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--on-conflict", choices=ON_CONFLICT, default="prefer-margins", help=ON_CONFLICT_HELP)
 
 
-def load_data(paths, on_conflict: str = "prefer-margins"):
+def record_sources(run, sources, fmt: str = "csv") -> None:
+    """Write the DATA's sources table (where each observer came from) as ``sources`` into the run's folder.
+
+    Parameters
+    ----------
+    run : RunOutputs or None
+        The command's outputs (nothing is written without an output folder).
+    sources : pandas.DataFrame
+        From :func:`load_data_with_sources`.
+    fmt : {"csv", "parquet", "json"}
+        The table format.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> record_sources(None, pd.DataFrame())  # no run, no folder: nothing to write
+    """
+    if run is not None and getattr(run, "out_dir", None) is not None:
+        run.add_table(sources, "sources", fmt)
+
+
+def with_sources(doc: dict, sources) -> dict:
+    """A command's JSON document with ``"sources"``: per observer and source, where it came from (folder or
+    file, file digest, model, weights) and the experiments it was scored on.
+
+    Parameters
+    ----------
+    doc : dict
+        The JSON document.
+    sources : pandas.DataFrame
+        From :func:`load_data_with_sources`.
+
+    Returns
+    -------
+    dict
+        ``doc`` with the ``sources`` records added.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> with_sources({"a": 1}, pd.DataFrame({"observer": ["net"], "experiments": ["edge;sketch"]}))
+    {'a': 1, 'sources': [{'observer': 'net', 'experiments': ['edge', 'sketch']}]}
+    """
+    records = sources.to_dict("records")
+    for record in records:
+        if "experiments" in record:
+            record["experiments"] = [e for e in str(record["experiments"]).split(";") if e]
+    return {**doc, "sources": records}
+
+
+def load_data(paths, on_conflict: str = "prefer-margins", run=None, fmt: str = "csv"):
     """The trial table of the DATA arguments of a command (folders or files, aligned).
 
     Parameters
@@ -627,6 +677,10 @@ def load_data(paths, on_conflict: str = "prefer-margins"):
         Raw-data folders or tidy trial files (:func:`humanlike.data.loaders.load_trials`).
     on_conflict : str, default "prefer-margins"
         An observer name found in two sources (:data:`humanlike.data.sources.ON_CONFLICT`).
+    run : RunOutputs, optional
+        The command's outputs: the sources table is written into its folder (:func:`record_sources`).
+    fmt : {"csv", "parquet", "json"}
+        Format of that table.
 
     Returns
     -------
@@ -644,7 +698,9 @@ def load_data(paths, on_conflict: str = "prefer-margins"):
     >>> sorted(trials["observer_kind"].unique())
     ['human', 'model']
     """
-    return load_data_with_sources(paths, on_conflict)[0]
+    trials, sources = load_data_with_sources(paths, on_conflict)
+    record_sources(run, sources, fmt)
+    return trials
 
 
 def load_data_with_sources(paths, on_conflict: str = "prefer-margins"):
