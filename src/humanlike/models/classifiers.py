@@ -113,6 +113,18 @@ class ZeroShotClassifier(nn.Module):
         self.scale = float(scale.detach().exp()) if isinstance(scale, torch.Tensor) else 100.0
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
+        """Scaled cosine similarity of each image with each category.
+
+        Parameters
+        ----------
+        images : torch.Tensor, (batch, 3, height, width)
+            Preprocessed images.
+
+        Returns
+        -------
+        torch.Tensor, (batch, categories)
+            The logits, in :attr:`categories` order.
+        """
         image = self.clip.encode_image(images).float()
         image = image / image.norm(dim=-1, keepdim=True)
         return self.scale * image @ self.text_features.to(image.device).T
