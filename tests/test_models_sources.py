@@ -15,7 +15,7 @@ import pytest
 
 from humanlike.data.loaders import load_raw_data, load_trials, load_trials_with_sources
 from humanlike.data.schema import TrialTableError
-from humanlike.data.sources import ON_CONFLICT, file_digest, source_label
+from humanlike.data.sources import ON_CONFLICT, combined_digest, file_digest, source_label
 from humanlike.presentation.cli import main
 
 
@@ -70,7 +70,7 @@ def test_default_keeps_an_evaluated_model_apart_from_the_published_one(modelvshu
     published_row = sources.set_index("observer").loc["resnet50"]
     assert published_row["n_experiments"] == 17 and published_row["source_kind"] == "raw-data folder"
     files = sorted(modelvshuman_dir.glob("*/*_resnet50_session*.csv"))
-    assert len(files) == 17 and published_row["digest"] == file_digest([str(f) for f in files])
+    assert len(files) == 17 and published_row["digest"] == combined_digest([file_digest(f) for f in files])
     # given first, the evaluation folder's model is still the one renamed
     trials_first, _ = load_trials_with_sources([mine, modelvshuman_dir])
     assert _resnets(trials_first) == ["resnet50", "resnet50@my-run"]

@@ -29,8 +29,8 @@ import pandas as pd
 
 from .cache import cached_table
 from .schema import NO_ANSWER, TrialTableError, validate_trials
-from .sources import (EVALUATION, RAW_DATA, SOURCE_COLUMNS, TRIAL_FILE, check_on_conflict, rename_later_sources,
-                      separate_sources, source_labels, sources_table)
+from .sources import (EVALUATION, RAW_DATA, SOURCE_COLUMNS, TRIAL_FILE, check_on_conflict, file_digest,
+                      rename_later_sources, separate_sources, source_labels, sources_table)
 
 PathLike = str | os.PathLike
 
@@ -400,9 +400,13 @@ def _load_raw_with_sources(paths, *, human_pattern: str, on_conflict: str, parse
         aligned.append(group)
     frame = pd.concat(aligned, ignore_index=True)
     frame["correct"] = frame["response"] == frame["label"]
-    frame["source_kind"] = RAW_DATA
+    # Where each row came from, as categories (a few distinct values over many rows).
     frame = frame.rename(columns={"source": "source_file"})
-    frame["source"] = np.asarray(roots, dtype=object)[frame["source_order"].to_numpy()]
+    digests = {f: file_digest(f) for f in frame["source_file"].unique()}
+    frame["source_digest"] = frame["source_file"].map(digests).astype("category")
+    frame["source_file"] = frame["source_file"].astype("category")
+    frame["source_kind"] = pd.Categorical([RAW_DATA] * len(frame))
+    frame["source"] = pd.Categorical(np.asarray(roots, dtype=object)[frame["source_order"].to_numpy()])
     frame = frame.drop(columns=["image", "source_order"])
     if "decision_margin" in frame and frame["decision_margin"].isna().all():
         frame = frame.drop(columns="decision_margin")
@@ -568,7 +572,8 @@ def load_trials_with_sources(paths: PathLike | Sequence[PathLike], *, human_patt
     tidy = [p for p in paths if p not in evaluated and p.is_file()]
     folders = [p for p in paths if p not in evaluated and not p.is_file()]
     frames = [_validate_file(p, labels).assign(source_kind=TRIAL_FILE, source=str(p), source_file=str(p),
-                                               source_group=position[p]) for p in tidy]
+                                               source_digest=file_digest(p), source_group=position[p])
+              for p in tidy]
     if folders:
         frames.append(cached_table(
             folders, {"loader": "raw-data+sources", "human_pattern": human_pattern, "on_conflict": on_conflict},
@@ -578,13 +583,13 @@ def load_trials_with_sources(paths: PathLike | Sequence[PathLike], *, human_patt
     models = {}
     if evaluated:
         frames, models = _with_evaluations(frames, evaluated, position)
-    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if len(frames) == 1:  # one source: no clash to resolve, validated already
+        return frames[0].drop(columns=[*SOURCE_COLUMNS, "source_group"]), sources_table(frames[0], models)
+    frame = pd.concat(frames, ignore_index=True)
     frame = separate_sources(frame.assign(original_observer=frame["observer"]), on_conflict)
     sources = sources_table(frame, models)
     trials = frame.drop(columns=[*SOURCE_COLUMNS, "source_group", "original_observer"])
-    if len(frames) > 1:  # each source alone is validated already
-        trials = validate_trials(trials, labels=labels)
-    return trials.reset_index(drop=True), sources
+    return validate_trials(trials.reset_index(drop=True), labels=labels), sources
 
 
 # --------------------------------------------------------------------------------------------------
@@ -701,7 +706,7 @@ def _with_evaluations(frames: list[pd.DataFrame], folders: Sequence[Path],
                 "model": name, "weights": "random (seed 0)" if weights is None else str(weights),
                 "model_key": run.get("model_key", "")}
         out.append(trials.assign(source_kind=EVALUATION, source=str(folder), source_file=str(trials_file),
-                                 source_group=position[folder]))
+                                 source_digest=file_digest(trials_file), source_group=position[folder]))
     return out, models
 
 

@@ -20,7 +20,7 @@ from .schema import TrialTableError
 
 RAW_DATA, TRIAL_FILE, EVALUATION = "raw-data folder", "trial file", "evaluation folder"
 #: Per-row source columns while sources are combined (dropped from the trial table afterwards).
-SOURCE_COLUMNS = ["source_kind", "source", "source_file"]
+SOURCE_COLUMNS = ["source_kind", "source", "source_file", "source_digest"]
 #: Values of ``on_conflict``.
 ON_CONFLICT = ("prefer-margins", "first", "last", "rename", "error")
 #: Columns of :func:`sources_table`.
@@ -280,6 +280,32 @@ def file_digest(paths) -> str:
     return h.hexdigest()
 
 
+def combined_digest(digests: Sequence[str]) -> str:
+    r"""One digest for several files: the file's own digest for one file, else BLAKE2b-128 of the files'
+    digests (in the order given, e.g. sorted by path).
+
+    Parameters
+    ----------
+    digests : sequence of str
+        :func:`file_digest` of each file.
+
+    Returns
+    -------
+    str
+        32 hex characters.
+
+    Examples
+    --------
+    >>> combined_digest(["ab" * 16]) == "ab" * 16
+    True
+    >>> combined_digest(["a", "b"]) == hashlib.blake2b(b"a\nb", digest_size=16).hexdigest()
+    True
+    """
+    if len(digests) == 1:
+        return digests[0]
+    return hashlib.blake2b("\n".join(digests).encode(), digest_size=16).hexdigest()
+
+
 def sources_table(frame: pd.DataFrame, models: dict | None = None) -> pd.DataFrame:
     """One row per observer and source: where it came from and on which experiments it was scored.
 
@@ -293,29 +319,37 @@ def sources_table(frame: pd.DataFrame, models: dict | None = None) -> pd.DataFra
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`SOURCES_COLUMNS`: ``digest`` is the BLAKE2b digest of the observer's files in that
-        source (its raw-data CSV files, the trial file, the evaluation's ``trials.csv``); ``experiments`` is
-        ``;``-separated.
+        Columns :data:`SOURCES_COLUMNS`: ``digest`` identifies the observer's files in that source (its
+        raw-data CSV files, the trial file, the evaluation's ``trials.csv``; :func:`combined_digest` of their
+        :func:`file_digest`); ``experiments`` is ``;``-separated.
 
     Examples
     --------
-    >>> import tempfile
-    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
-    >>> _ = path.write_text("x")
     >>> frame = pd.DataFrame({"observer": ["net", "net"], "observer_kind": "model", "experiment": ["edge", "sketch"],
-    ...                       "source_kind": "trial file", "source": str(path), "source_file": str(path)})
-    >>> sources_table(frame)[["observer", "n_experiments", "experiments"]].values.tolist()
-    [['net', 2, 'edge;sketch']]
+    ...                       "source_kind": "trial file", "source": "t.csv", "source_file": "t.csv",
+    ...                       "source_digest": "d" * 32})
+    >>> sources_table(frame)[["observer", "n_experiments", "experiments", "digest"]].values.tolist()
+    [['net', 2, 'edge;sketch', 'dddddddddddddddddddddddddddddddd']]
     """
     models = models or {}
+    columns = ["observer", "source", "experiment", "source_file", "source_digest", "source_kind", "observer_kind"]
+    if "original_observer" in frame:
+        columns.append("original_observer")
+    # The distinct combinations first (a few hundred), then plain Python over them. A raw-data file holds one
+    # observer in one experiment, so its first row stands for all (a cheap pass over categorical codes).
+    raw = (frame["source_kind"] == RAW_DATA).to_numpy()
+    keys = pd.concat([frame.loc[raw, columns].drop_duplicates("source_file"),
+                      frame.loc[~raw, columns].drop_duplicates(["source", "observer", "experiment"])])
+    keys = keys.astype({c: object for c in columns})
     rows = []
-    for (observer, source), group in frame.groupby(["observer", "source"], sort=True):
-        files = sorted(set(group["source_file"]))
+    for (observer, source), group in keys.groupby(["observer", "source"], sort=True):
+        files = group.drop_duplicates("source_file").sort_values("source_file")
         experiments = sorted(set(group["experiment"]))
         original = group["original_observer"].iloc[0] if "original_observer" in group else observer
         model = models.get((source, original), {})
         rows.append({"observer": observer, "observer_kind": group["observer_kind"].iloc[0],
-                     "source_kind": group["source_kind"].iloc[0], "source": source, "digest": file_digest(files),
+                     "source_kind": group["source_kind"].iloc[0], "source": source,
+                     "digest": combined_digest(files["source_digest"].tolist()),
                      "model": model.get("model", ""), "weights": model.get("weights", ""),
                      "model_key": model.get("model_key", ""), "n_experiments": len(experiments),
                      "experiments": ";".join(experiments)})

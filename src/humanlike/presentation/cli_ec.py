@@ -411,7 +411,6 @@ def run_benchmark_command(args) -> int:
     try:
         progress.stage("load data")
         trials, sources = load_data_with_sources(args.data, getattr(args, "on_conflict", "prefer-margins"))
-        record_sources(run, sources, args.format)
         policy, p_value = ec_choices(args)
         progress.stage("error consistency")
         result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
@@ -425,6 +424,7 @@ def run_benchmark_command(args) -> int:
             run.add_table(result.details.pairs, "pairs", args.format)
             if result.ranking is not None:
                 run.add_table(result.ranking.to_frame(), "ranking", args.format)
+            record_sources(run, sources, args.format)
             run.json(with_sources(result.to_json_dict(), sources), args.out / "benchmark.json")
         if args.figure is not None:
             from .plots import benchmark_figure
@@ -466,7 +466,6 @@ def run_ec_command(args) -> int:
 
     run = run_outputs(args, ec_settings(args))
     trials, sources = load_data_with_sources(args.data, getattr(args, "on_conflict", "prefer-margins"))
-    record_sources(run, sources, args.format)
     policy, p_value = ec_choices(args)
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
                                settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,
@@ -478,6 +477,7 @@ def run_ec_command(args) -> int:
         run.add_table(result.summary, "ec_summary", args.format)
         run.add_table(result.pairs, "ec_pairs_by_condition", args.format)
         run.add_table(result.pair_intervals, "ec_pairs", args.format)
+        record_sources(run, sources, args.format)
         run.json(doc, args.out / "ec.json")
     if args.figure is not None:
         from .plots import pairwise_figure
