@@ -112,6 +112,18 @@ def test_prefer_margins_between_two_trial_files(tmp_path, mvh_trials):
         load_trials([tmp_path / "a.csv", tmp_path / "c.csv"])
     both = load_trials([tmp_path / "a.csv", tmp_path / "c.csv"], on_conflict="rename")
     assert sorted(both["observer"].unique()) == ["resnet50", "resnet50@c"]
+    # other experiments: not the same responses, so never merged nor dropped, even with margins on one side
+    base.assign(experiment="my-experiment").to_csv(tmp_path / "d.csv", index=False)
+    apart = load_trials([tmp_path / "a.csv", tmp_path / "d.csv"])
+    assert sorted(apart["observer"].unique()) == ["resnet50", "resnet50@d"]
+
+
+def test_a_trial_file_never_replaces_the_published_model(modelvshuman_dir, mvh_trials, tmp_path):
+    mine = my_model_trials(mvh_trials, seed=4)  # edge only, with margins
+    mine.to_csv(tmp_path / "mine.csv", index=False)
+    trials = load_trials([tmp_path / "mine.csv", modelvshuman_dir])
+    assert trials.loc[trials["observer"] == "resnet50", "experiment"].nunique() == 17
+    assert (trials["observer"] == "resnet50@mine").sum() == 160
 
 
 def test_two_evaluation_folders_of_one_name(tmp_path, mvh_trials):

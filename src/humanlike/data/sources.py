@@ -169,9 +169,10 @@ def separate_sources(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
 
     ``"rename"`` keeps every source (later ones as ``<observer>@<label>``); ``"first"``/``"last"`` keep the
     observer of the first/last source given; ``"error"`` refuses, naming the two sources. ``"prefer-margins"``
-    (the default) keeps the one source with decision margins on every row where no evaluation folder is
-    involved; an evaluation folder holds a model *you* ran, which is kept apart (renamed) rather than assumed
-    to be the published model of the same name.
+    (the default) keeps the one source with decision margins on every row where the sources hold the
+    observer on the same experiments and none is an evaluation folder (the same responses, once with
+    margins); otherwise the observers are kept apart (renamed; an evaluation folder's model, which *you*
+    ran, is the one renamed rather than assumed to be the published model of the same name).
 
     Parameters
     ----------
@@ -189,12 +190,13 @@ def separate_sources(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
     Raises
     ------
     TrialTableError
-        For ``"error"``, or ``"prefer-margins"`` between sources without an evaluation folder where not
-        exactly one has margins; the message names both sources and how to name one.
+        For ``"error"``, or ``"prefer-margins"`` between sources of the same experiments without an
+        evaluation folder where not exactly one has margins; the message names both sources and how to
+        name one.
 
     Examples
     --------
-    >>> frame = pd.DataFrame({"observer": ["resnet50", "resnet50"], "source_group": [0, 1],
+    >>> frame = pd.DataFrame({"observer": ["resnet50", "resnet50"], "experiment": "edge", "source_group": [0, 1],
     ...                       "source_kind": ["raw-data folder", "evaluation folder"],
     ...                       "source": ["mvh/raw-data", "runs/edge"], "source_file": ["a.csv", "b.csv"]})
     >>> separate_sources(frame, "prefer-margins")["observer"].tolist()
@@ -222,7 +224,9 @@ def separate_sources(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
                 f"{_describe(frame, members[1])}; they may be different models. Name one differently "
                 "(humanlike evaluate ... --name NAME), or pass on_conflict='rename' (CLI: --on-conflict rename) to "
                 f"keep both ('{observer}' and '{observer}@{labels[members[1]]}'), 'first' or 'last' to keep one")
-        if on_conflict == "rename" or (on_conflict == "prefer-margins" and evaluation):
+        same_experiments = len({frozenset(frame.loc[rows & (frame["source_group"] == g).to_numpy(), "experiment"])
+                                for g in members}) == 1
+        if on_conflict == "rename" or (on_conflict == "prefer-margins" and (evaluation or not same_experiments)):
             rename.append(observer)
             continue
         if on_conflict in ("first", "last"):
@@ -240,11 +244,13 @@ def separate_sources(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
         keep &= ~(rows & (frame["source_group"] != chosen).to_numpy())
     frame = frame.loc[keep]
     if rename:
-        # Under prefer-margins the evaluation folder's observer is the one renamed, wherever it was given.
+        # Under prefer-margins a raw-data folder's observer (the published one) keeps its name, wherever
+        # it was given; evaluation folders' observers are renamed first.
         shift = 0 if on_conflict == "rename" else 1 + int(frame["source_group"].max())
-        order = frame["source_group"] + shift * (frame["source_kind"] == EVALUATION)
+        kind = frame["source_kind"].astype(object)
+        order = frame["source_group"] + shift * ((kind != RAW_DATA).astype(int) + (kind == EVALUATION).astype(int))
         frame = rename_later_sources(frame.assign(rename_order=order), rename, "rename_order",
-                                     {g + s: label for g, label in labels.items() for s in (0, shift)})
+                                     {g + s: label for g, label in labels.items() for s in (0, shift, 2 * shift)})
         frame = frame.drop(columns="rename_order")
     return frame
 
