@@ -96,6 +96,9 @@ def test_clip_through_the_cli_with_prompts(tiny_clip, edge_subset, tmp_path, cap
                  "--out", str(out), "--quiet"]) == 0
     (run,) = read_evaluation(out)["runs"]
     assert run["source"] == "clip" and run["prompts"]["cat"] == ["a cat", "an edge drawing of a cat"]
+    assert main(["evaluate", "torchvision:squeezenet1_1", str(edge_subset), "--weights", "none", "--prompts",
+                 str(prompts), "--out", str(tmp_path / "o2"), "--quiet"]) == 2
+    assert "--prompts applies to clip: models" in capsys.readouterr().err
     prompts.write_text("[1, 2]")
     assert main(["evaluate", tiny_clip, str(edge_subset), "--weights", "none", "--prompts", str(prompts),
                  "--out", str(out), "--quiet"]) == 2

@@ -119,6 +119,8 @@ def run_evaluate_command(args) -> int:
 
     *models, stimuli = args.inputs
     prompts = read_prompts(args.prompts) if args.prompts else None
+    if prompts is not None and not any(str(m).startswith(("clip:", "open_clip:")) for m in models):
+        raise ValueError("--prompts applies to clip: models (zero-shot classifiers); no MODEL is one")
     if args.name and len(models) != 1:
         raise ValueError("--name needs exactly one MODEL")
     if args.name or prompts is not None:
