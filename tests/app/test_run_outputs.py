@@ -115,7 +115,8 @@ def test_previous_files_not_rewritten_are_listed_as_stale_not_deleted(tiny, tmp_
     assert main(["ec", str(tiny), "--out", str(out), "--resamples", "0", "--quiet"]) == 0
     doc = _manifest(out)
     assert doc["complete"] is True
-    assert sorted(doc["stale"]) == ["ec_pairs.parquet", "ec_pairs_by_condition.parquet", "ec_summary.parquet"]
+    assert sorted(doc["stale"]) == ["ec_pairs.parquet", "ec_pairs_by_condition.parquet", "ec_summary.parquet",
+                                    "sources.parquet"]
     assert all((out / p).is_file() for p in doc["stale"])           # never deleted
     assert "ec.json" not in doc["stale"]                             # rewritten by this run
     # A file of someone else's in the folder is neither listed nor touched.
@@ -141,7 +142,7 @@ def test_unwritable_out_fails_before_the_work(tiny, tmp_path, monkeypatch, capsy
     def never(*a, **k):
         raise AssertionError("the data was loaded before the output folder was checked")
 
-    monkeypatch.setattr(cli_ec, "load_data", never)
+    monkeypatch.setattr(cli_ec, "load_data_with_sources", never)
     blocker = tmp_path / "afile"
     blocker.write_text("x")
     assert main(["ec", str(tiny), "--out", str(blocker / "sub"), "--quiet"]) == 2

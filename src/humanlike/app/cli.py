@@ -11,7 +11,7 @@ import gc
 import os
 import sys
 
-from ..measures.options import optional_module
+from ..measures.options import add_on_conflict_option, optional_module
 from ..measures.registry import measures
 
 # The app's own command families (each a module with register(subparsers, plan_subparsers)), around the
@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
         module = optional_module(name)
         if module is not None:
             module.register(sub, plan_sub)
+    for command in sub.choices.values():  # every command that reads DATA resolves observer-name clashes alike
+        if any(action.dest == "data" for action in command._actions):
+            add_on_conflict_option(command)
     return parser
 
 

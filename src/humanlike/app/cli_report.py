@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from ..files import check_output_folder
-from ..measures.options import add_data_options, add_resampling_options, output_path, resampling_settings
+from ..measures.options import StageProgress, add_data_options, add_resampling_options, output_path, resampling_settings
 from ..measures.registry import measures
 
 
@@ -94,6 +94,8 @@ def register(sub, plan_sub) -> None:
                         help=f"comma-separated subset of {','.join(report_analyses())} (default: all that apply)")
     report.add_argument("--title", default="humanlike report", help="page title")
     report.add_argument("--no-exclusions", action="store_true", help="keep the benchmark's excluded conditions")
+    report.add_argument("--experiment", action="append", metavar="NAME",
+                        help="only this experiment of DATA (repeatable; default: every experiment)")
     report.add_argument("--quiet", action="store_true", help="no progress bars")
     add_resampling_options(report)
     report.set_defaults(handler=run_report)
@@ -124,6 +126,10 @@ def rerun_command(args) -> str:
              "--level", str(args.level), "--interval", args.interval, "--observer-level", args.observer_level]
     if args.no_exclusions:
         parts.append("--no-exclusions")
+    for experiment in getattr(args, "experiment", None) or []:
+        parts += ["--experiment", experiment]
+    if getattr(args, "on_conflict", "prefer-margins") != "prefer-margins":
+        parts += ["--on-conflict", args.on_conflict]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -148,9 +154,6 @@ def run_report(args) -> int:
     True
     """
     from ..trials.selection import MODELVSHUMAN_EXCLUSIONS
-    from ..measures.options import load_data
-    from .report import content_hash, render_report, write_report
-    from .report_sections import build_sections, run_report_analyses
 
     started = time.perf_counter()
     if not args.data and not args.judgements:
@@ -160,25 +163,56 @@ def run_report(args) -> int:
         raise IsADirectoryError(f"--out {args.out} is a folder; give a file name such as {args.out / 'report.html'}")
     check_output_folder(args.out.parent)  # before the analyses, not after
     exclusions = None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS
-    data, provenance = {}, {}
+    results, notes, provenance = {}, [], {}
+    progress = StageProgress(args, "report", [*(["load data"] if args.data else []),
+                                              *(["load judgements"] if args.judgements else []),
+                                              *[m.name for m in measures() if m.name in args.analyses], "write"])
+    try:
+        return _report(args, settings, exclusions, results, notes, provenance, started, progress)
+    finally:
+        progress.close()
+
+
+def _report(args, settings, exclusions, results, notes, provenance, started, progress) -> int:
+    """The report's work, one progress stage after the other (see :func:`run_report`)."""
+    from ..measures.options import load_data_with_sources
+    from .report import content_hash, render_report, write_report
+    from .report_sections import build_sections, run_report_analyses
+
+    data, sources = {}, None
     if args.data:
-        trials = load_data(args.data, args)
+        progress.stage("load data")
+        trials, sources = load_data_with_sources(args.data, args)
+        trials, sources = select_experiments(trials, sources, args.experiment)
         data["trials"] = trials
         provenance.update(content_hash(args.data))
+        if args.experiment:
+            provenance["experiments selected"] = ", ".join(args.experiment)
         provenance.update(trials=len(trials), observers=int(trials["observer"].nunique()),
                           experiments=int(trials["experiment"].nunique()))
     judged = [m.name for m in measures() if m.report_input == "judgements" and m.name in args.analyses]
     if judged and not args.judgements and args.analyses != list(report_analyses()):
         raise ValueError(f"--analyses {judged[0]} needs difference judgements: give --judgements FILE...")
-    if args.judgements and judged:
+    if args.judgements:
         from ..trials.judgements import load_judgements
 
+        progress.stage("load judgements")
         judgements = load_judgements(args.judgements)
         data["judgements"] = judgements
         provenance["judgement files"] = content_hash(args.judgements)
         provenance["judgements"] = len(judgements)
-    results, notes = run_report_analyses(data, args.analyses, settings, exclusions)
+    for measure in [m for m in measures() if m.name in args.analyses]:   # one stage each: independent analyses
+        progress.stage(measure.name)
+        done, more_notes = run_report_analyses(data, [measure.name], settings, exclusions)
+        results.update(done)
+        notes += more_notes
+    progress.stage("write")
     sections, headline = build_sections(results)
+    if sources is not None:
+        partial = getattr(results.get("ec"), "details", None)
+        partial = partial.settings.get("partial_models", {}) if partial is not None else {}
+        headline = mark_partial_models(headline, partial, int(trials["experiment"].nunique()))
+        sections.insert(0, sources_section(sources, partial, int(trials["experiment"].nunique())))
     html = render_report(sections, title=args.title, headline=headline, provenance=provenance,
                          settings={**settings.to_dict(), "exclusions": "model-vs-human" if exclusions else "none",
                                    "analyses": ",".join(args.analyses), "notes": "; ".join(notes) or "none"},
@@ -189,3 +223,144 @@ def run_report(args) -> int:
     for note in notes:
         print(f"  note: {note}")
     return 0
+
+
+def select_experiments(trials, sources, experiments):
+    """The trials (and sources) of the ``--experiment`` names only; an unknown name is an error listing the
+    experiments there are.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    sources : pandas.DataFrame
+        Its sources table (:func:`humanlike.trials.sources.sources_table`).
+    experiments : list of str or None
+        The names (None: every experiment).
+
+    Returns
+    -------
+    tuple of pandas.DataFrame
+        The selected trials, and the sources of their observers with the experiments narrowed to the selection.
+
+    Raises
+    ------
+    ValueError
+        For an experiment the data do not have.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> trials = pd.DataFrame({"observer": ["a", "a", "b"], "experiment": ["edge", "sketch", "edge"]})
+    >>> sources = pd.DataFrame({"observer": ["a", "b"], "n_experiments": [2, 1], "experiments": ["edge;sketch", "edge"]})
+    >>> t, s = select_experiments(trials, sources, ["sketch"])
+    >>> t["observer"].tolist(), s[["observer", "experiments"]].values.tolist()
+    (['a'], [['a', 'sketch']])
+    >>> select_experiments(trials, sources, ["edges"])
+    Traceback (most recent call last):
+        ...
+    ValueError: --experiment edges: not in DATA; its experiments are edge, sketch
+    """
+    if not experiments:
+        return trials, sources
+    have = sorted(trials["experiment"].unique())
+    unknown = [e for e in experiments if e not in have]
+    if unknown:
+        raise ValueError(f"--experiment {', '.join(unknown)}: not in DATA; its experiments are {', '.join(have)}")
+    chosen = set(experiments)
+    trials = trials[trials["experiment"].isin(chosen)].reset_index(drop=True)
+    sources = sources[sources["observer"].isin(set(trials["observer"]))].copy()
+    kept = [[e for e in str(x).split(";") if e in chosen] for x in sources["experiments"]]
+    sources["experiments"] = [";".join(k) for k in kept]
+    sources["n_experiments"] = [len(k) for k in kept]
+    return trials, sources.reset_index(drop=True)
+
+
+def mark_partial_models(headline, partial: dict, n_experiments: int):
+    """The headline table with models scored on only some experiments unranked, last and marked ``†``.
+
+    Parameters
+    ----------
+    headline : ReportTable or None
+        From :func:`humanlike.app.report_sections.build_sections`.
+    partial : dict of str to list of str
+        Model -> the experiments it was scored on (``settings["partial_models"]`` of the EC result).
+    n_experiments : int
+        Experiments of the run.
+
+    Returns
+    -------
+    ReportTable or None
+        The table, ranks renumbered over the models scored on every experiment.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from humanlike.measures.sections import ReportTable
+    >>> frame = pd.DataFrame({"observer": ["humans", "mine", "a"], "rank": pd.array([None, 1, 2], dtype="Int64"),
+    ...                       "EC": [0.4, 0.3, 0.2]})
+    >>> table = mark_partial_models(ReportTable("headline", "Headline", frame), {"mine": ["edge"]}, 17)
+    >>> table.frame["observer"].tolist(), table.frame["rank"].tolist()
+    (['humans', 'a', 'mine †'], [<NA>, 1, <NA>])
+    """
+    if headline is None or not partial:
+        return headline
+    import numpy as np
+    import pandas as pd
+
+    frame = headline.frame
+    is_partial = frame["observer"].isin(set(partial))
+    ranked = frame[~is_partial].copy()
+    has_rank = ranked["rank"].notna().to_numpy()
+    rank = pd.array([pd.NA] * len(ranked), dtype="Int64")
+    rank[has_rank] = np.arange(1, has_rank.sum() + 1)
+    ranked["rank"] = rank
+    rest = frame[is_partial].copy()
+    rest["rank"] = pd.array([pd.NA] * len(rest), dtype="Int64")
+    rest["observer"] = rest["observer"] + " †"
+    notes = "; ".join(f"{m}: {len(e)} of {n_experiments} experiments ({', '.join(e)})" for m, e in partial.items())
+    headline.frame = pd.concat([ranked, rest], ignore_index=True)
+    headline.caption = (headline.caption + f"; † scored on some experiments only, not ranked ({notes}): "
+                        "rank them beside the others with --experiment on those experiments")
+    return headline
+
+
+def sources_section(sources, partial: dict, n_experiments: int):
+    """The report's "Data sources" section: where each observer came from and on which experiments it was scored.
+
+    Parameters
+    ----------
+    sources : pandas.DataFrame
+        :func:`humanlike.trials.sources.sources_table` of the DATA.
+    partial : dict of str to list of str
+        Models scored on only some experiments (not ranked).
+    n_experiments : int
+        Experiments of the run.
+
+    Returns
+    -------
+    ReportSection
+        Key ``sources``, with the table ``sources``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> sources = pd.DataFrame({"observer": ["net"], "source_kind": ["trial file"], "n_experiments": [1],
+    ...                         "experiments": ["edge"]})
+    >>> section = sources_section(sources, {}, 1)
+    >>> section.key, section.tables[0].key
+    ('sources', 'sources')
+    """
+    from ..measures.sections import ReportSection, ReportTable
+
+    kinds = ", ".join(f"{n} from {k}s" for k, n in sources.groupby("source_kind")["observer"].nunique().items())
+    summary = (f"Where each observer came from ({kinds}): the folder or file, the BLAKE2b digest of its files, "
+               "the model and weights for models run with humanlike evaluate, and the experiments it was "
+               f"scored on (of {n_experiments}).")
+    notes = [f"{m} is scored on {len(e)} of {n_experiments} experiments ({', '.join(e)}): its overall values "
+             "average those only, so it is not ranked beside the models scored on all (marked † in the headline)"
+             for m, e in partial.items()]
+    return ReportSection("sources", "Data sources", summary,
+                         tables=[ReportTable("sources", "Where each observer came from", sources.reset_index(drop=True),
+                                             caption="digest: BLAKE2b-128 of the observer's files in that source")],
+                         notes=notes)

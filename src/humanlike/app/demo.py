@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..measures.options import (
+    StageProgress,
     add_output_options, add_resampling_options, emit_json, resampling_settings, run_outputs,
 )
 
@@ -66,15 +67,23 @@ def run_demo(args) -> int:
     # their JSON documents (written after every part) and the text printed at the end.
     args.run_outputs = run
     args.demo_results, args.demo_json, args.demo_summary = {}, {}, []
-    trials = simulate_benchmark(seed=args.seed)
-    out = Path(args.out)
-    run.add_table(trials, "trials", args.format)
-    for measure in measures():
-        measure.run_demo(trials, args)
-    for name, doc in args.demo_json.items():
-        run.json(doc, out / f"{name}.json")
-    demo_report(trials, args)
-    files = [*run.files, run.finish()]
+    parts = [m for m in measures() if m.demo is not None]
+    progress = StageProgress(args, "demo", ["simulate", *[m.name for m in parts], "report"])
+    try:
+        progress.stage("simulate")
+        trials = simulate_benchmark(seed=args.seed)
+        out = Path(args.out)
+        run.add_table(trials, "trials", args.format)
+        for measure in parts:
+            progress.stage(measure.name)
+            measure.run_demo(trials, args)
+        for name, doc in args.demo_json.items():
+            run.json(doc, out / f"{name}.json")
+        progress.stage("report")
+        demo_report(trials, args)
+        files = [*run.files, run.finish()]
+    finally:
+        progress.close()
     if args.json:
         emit_json(next(iter(args.demo_json.values()), {}))   # the first measure's document (the benchmark's)
         return 0

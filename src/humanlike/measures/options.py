@@ -559,6 +559,54 @@ def show_progress(args) -> bool:
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
 
 
+class StageProgress:
+    """A progress bar over the stages of a long command (``demo``, ``benchmark``, ``report``): shown on a
+    terminal, silent in a pipe or with ``--quiet`` (:func:`show_progress`); the bootstrap's own bar
+    (:func:`humanlike.resampling.engine.progress_bar`) runs beneath it during a stage.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``--quiet``).
+    command : str
+        The command's name, shown before the stage.
+    stages : list of str
+        The stages, in order.
+
+    Examples
+    --------
+    >>> progress = StageProgress(argparse.Namespace(quiet=True), "report", ["load data", "ec"])
+    >>> progress.stage("load data"); progress.stage("ec"); progress.close()
+    >>> progress.done
+    ['load data', 'ec']
+    """
+
+    def __init__(self, args, command: str, stages: list[str]):
+        from ..resampling.engine import progress_bar
+
+        self.command, self.stages, self.done = command, list(stages), []
+        self._bar = progress_bar(len(self.stages), show_progress(args), command, unit="step")
+
+    def stage(self, name: str) -> None:
+        """Start stage ``name`` (the previous one counts as finished).
+
+        Parameters
+        ----------
+        name : str
+            One of the stages.
+        """
+        if self.done:
+            self._bar.update(1)
+        self.done.append(name)
+        self._bar.set_description(f"{self.command}: {name}")
+
+    def close(self) -> None:
+        """Finish the last stage and remove the bar."""
+        if self.done:
+            self._bar.update(1)
+        self._bar.close()
+
+
 def emit_json(obj) -> None:
     """Print ``obj`` as JSON on standard output (NaN and inf as null).
 
@@ -633,7 +681,7 @@ def data_labels(values):
     return list(values)
 
 
-def load_data(paths, args=None):
+def load_data(paths, args=None, run=None, fmt: str = "csv"):
     """The trial table of the DATA arguments of a command (folders or files, aligned).
 
     Parameters
@@ -641,7 +689,13 @@ def load_data(paths, args=None):
     paths : path-like or list of path-like
         Raw-data folders or tidy trial files (:func:`humanlike.trials.loaders.load_trials`).
     args : argparse.Namespace, optional
-        The command's options: ``--humans`` and ``--labels`` (:func:`add_data_options`) where present.
+        The command's options: ``--humans`` and ``--labels`` (:func:`add_data_options`) and ``--on-conflict``
+        (:func:`add_on_conflict_option`) where present.
+    run : RunOutputs, optional
+        The command's outputs: the sources table (where each observer came from) is written into its folder
+        (:func:`record_sources`).
+    fmt : {"csv", "parquet", "json"}
+        Format of that table.
 
     Returns
     -------
@@ -659,9 +713,9 @@ def load_data(paths, args=None):
     >>> sorted(trials["observer_kind"].unique())
     ['human', 'model']
     """
-    from ..trials.loaders import load_trials
-
-    return load_trials(paths, humans=getattr(args, "humans", None), labels=data_labels(getattr(args, "labels", None)))
+    trials, sources = load_data_with_sources(paths, args)
+    record_sources(run, sources, fmt)
+    return trials
 
 
 def optional_module(name: str):
@@ -689,3 +743,115 @@ def optional_module(name: str):
         if err.name != wanted and not wanted.startswith(f"{err.name}."):  # a missing package of that path
             raise
         return None
+
+
+ON_CONFLICT_HELP = ("an observer name found in two DATA sources: prefer-margins (default: between raw-data "
+                    "folders the one with decision margins; a model of an evaluation folder whose name is taken is "
+                    "kept apart as NAME@FOLDER), rename (keep both, later sources as NAME@FOLDER), first, last "
+                    "(keep that source's observer), error (refuse)")
+
+
+def add_on_conflict_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--on-conflict`` (what to do with an observer name found in two DATA sources).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A command that reads DATA.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_on_conflict_option(parser)
+    >>> parser.parse_args(["--on-conflict", "rename"]).on_conflict
+    'rename'
+    """
+    from ..trials.sources import ON_CONFLICT
+
+    parser.add_argument("--on-conflict", choices=ON_CONFLICT, default="prefer-margins", help=ON_CONFLICT_HELP)
+
+
+def record_sources(run, sources, fmt: str = "csv") -> None:
+    """Write the DATA's sources table (where each observer came from) as ``sources`` into the run's folder.
+
+    Parameters
+    ----------
+    run : RunOutputs or None
+        The command's outputs (nothing is written without an output folder).
+    sources : pandas.DataFrame
+        From :func:`load_data_with_sources`.
+    fmt : {"csv", "parquet", "json"}
+        The table format.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> record_sources(None, pd.DataFrame())  # no run, no folder: nothing to write
+    """
+    if run is not None and getattr(run, "out_dir", None) is not None:
+        run.add_table(sources, "sources", fmt)
+
+
+def with_sources(doc: dict, sources) -> dict:
+    """A command's JSON document with ``"sources"``: per observer and source, where it came from (folder or
+    file, file digest, model, weights) and the experiments it was scored on.
+
+    Parameters
+    ----------
+    doc : dict
+        The JSON document.
+    sources : pandas.DataFrame
+        From :func:`load_data_with_sources`.
+
+    Returns
+    -------
+    dict
+        ``doc`` with the ``sources`` records added.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> with_sources({"a": 1}, pd.DataFrame({"observer": ["net"], "experiments": ["edge;sketch"]}))
+    {'a': 1, 'sources': [{'observer': 'net', 'experiments': ['edge', 'sketch']}]}
+    """
+    records = sources.to_dict("records")
+    for record in records:
+        if "experiments" in record:
+            record["experiments"] = [e for e in str(record["experiments"]).split(";") if e]
+    return {**doc, "sources": records}
+
+
+def load_data_with_sources(paths, args=None):
+    """The trial table of the DATA arguments and where each observer came from.
+
+    Parameters
+    ----------
+    paths : path-like or list of path-like
+        Raw-data folders, tidy trial files, evaluation folders.
+    args : argparse.Namespace, optional
+        The command's options: ``--humans``, ``--labels`` (:func:`add_data_options`) and ``--on-conflict``
+        (:func:`add_on_conflict_option`) where present.
+
+    Returns
+    -------
+    trials : pandas.DataFrame
+        The validated trial table.
+    sources : pandas.DataFrame
+        :func:`humanlike.trials.sources.sources_table`: source, file digest, model, experiments of each observer.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> path = Path(tempfile.mkdtemp()) / "trials.csv"
+    >>> simulate_benchmark(seed=0, n_humans=2, n_items=16).to_csv(path, index=False)
+    >>> trials, sources = load_data_with_sources([path])
+    >>> sources["source_kind"].unique().tolist()
+    ['trial file']
+    """
+    from ..trials.loaders import load_trials_with_sources
+
+    return load_trials_with_sources(paths, on_conflict=getattr(args, "on_conflict", "prefer-margins"),
+                                    humans=getattr(args, "humans", None),
+                                    labels=data_labels(getattr(args, "labels", None)))

@@ -140,6 +140,8 @@ class HeadlineMeasure:
         Column name of the measure in the headline table (e.g. ``"EC"``).
     values : pandas.DataFrame
         Columns ``observer, estimate, ci_low, ci_high``; the row ``humans`` is the human–human value.
+    higher_is_better : bool, default True
+        Whether the headline ranks by this measure in descending order (a mean rank ranks ascending).
 
     Examples
     --------
@@ -152,6 +154,7 @@ class HeadlineMeasure:
 
     name: str
     values: pd.DataFrame  # columns: observer, estimate, ci_low, ci_high
+    higher_is_better: bool = True
 
 
 @dataclass

@@ -521,11 +521,17 @@ def evaluate_many(models: Sequence, stimuli, *, experiment=None, weights="defaul
         results = []
         for spec, units in zip(specs, plans):
             outputs, features = _collect(spec, units, layers)
-            trials = decisions(outputs, manifest, spec.name, mapping=mapping, rule=rule) if decide else None
+            # Zero-shot classifiers' outputs are their categories already; ImageNet classifiers go through `mapping`.
+            own = spec.category_mapping()
+            trials = (decisions(outputs, manifest, spec.name, mapping=own or mapping, rule=rule)
+                      if decide else None)
             info = {"model": spec.name, "source": spec.source, "arch": spec.arch, "weights": spec.weights,
                     "model_key": spec.key(), "preprocessing": repr(spec.preprocessing()),
-                    "rule": str(rule), "mapping": mapping if isinstance(mapping, str) or mapping is None else "custom",
+                    "rule": str(rule), "mapping": "prompts" if own else (
+                        mapping if isinstance(mapping, str) or mapping is None else "custom"),
                     "pool": pool, "precision": precision, "device": device}
+            if own:
+                info["prompts"] = spec.clip_prompts()
             results.append(EvaluationResult(spec.name, trials, features, outputs, manifest,
                                             [u.target for u in units] if cache_dir is not None else [], info))
     return results
@@ -567,6 +573,7 @@ def evaluate(model, stimuli, *, experiment=None, name=None, weights="default", t
     precision : ``"float32"``, ``"bf16"`` or ``"fp16"`` (autocast; outputs and margins in float32 or wider).
     mapping : ``"imagenet16"`` (1000 ImageNet outputs -> the 16 model-vs-human categories), a dict
         category -> output indices (models with their own label set), a JSON file, or ``"identity"``.
+        Not used for ``clip:`` models, whose outputs are their prompts' categories.
     rule : ``"mean-logit"`` (mean raw logit over a category's outputs; the decision-margin paper) or
         ``"mean-probability"`` (mean softmax probability; the model-vs-human benchmark).
     cache_dir : folder for the resumable work-unit cache (default: a temporary folder, no reuse).

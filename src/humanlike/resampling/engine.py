@@ -551,11 +551,14 @@ class _NoBar:
     def update(self, n: int = 1) -> None:
         pass
 
+    def set_description(self, description: str) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
 
-def progress_bar(total: int, enabled: bool, description: str):
+def progress_bar(total: int, enabled: bool, description: str, unit: str = "chunk"):
     """A tqdm progress bar over ``total`` steps when ``enabled`` (stderr), else a no-op object.
 
     Parameters
@@ -566,11 +569,13 @@ def progress_bar(total: int, enabled: bool, description: str):
         Whether to show the bar.
     description : str
         Label shown before the bar.
+    unit : str, default "chunk"
+        What one step is (shown in the rate).
 
     Returns
     -------
     object
-        Has ``update(n=1)`` and ``close()``.
+        Has ``update(n=1)``, ``set_description(text)`` and ``close()``.
 
     Examples
     --------
@@ -583,4 +588,4 @@ def progress_bar(total: int, enabled: bool, description: str):
         return _NoBar()
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=description, unit="chunk", leave=False)
+    return tqdm(total=total, desc=description, unit=unit, leave=False)

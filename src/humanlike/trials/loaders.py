@@ -29,6 +29,8 @@ import pandas as pd
 
 from .cache import cached_table
 from .schema import NO_ANSWER, TrialTableError, clean_name, condition_mask, validate_trials
+from .sources import (EVALUATION, RAW_DATA, SOURCE_COLUMNS, TRIAL_FILE, check_on_conflict, file_digest,
+                      rename_later_sources, separate_sources, source_labels, sources_table)
 
 PathLike = str | os.PathLike
 
@@ -320,7 +322,9 @@ def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = 
     When the same observer appears in several folders for the same experiment (resnet50 is in both the
     benchmark and the decision-margin fork), ``on_conflict`` decides: ``"prefer-margins"`` keeps the
     source that has decision margins (error if none or both do), ``"first"``/``"last"`` keep that source,
-    ``"error"`` raises.
+    ``"rename"`` keeps every source, the observer of each folder after the first named
+    ``<observer>@<folder>`` in all its experiments, ``"error"`` raises naming the folders
+    (see docs/your-model-against-the-benchmark.md).
 
     Parameters
     ----------
@@ -329,7 +333,7 @@ def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = 
     human_pattern : str, default :data:`HUMAN_PATTERN`
         Regular expression of the observer names that are humans (the others are models); the default takes
         ``subject-01``, ``Subject_01``, ``subj01``, ``sub-12``, ``participant-7``, ``P03``, ``S1`` (any case).
-    on_conflict : {"prefer-margins", "first", "last", "error"}, default "prefer-margins"
+    on_conflict : {"prefer-margins", "first", "last", "rename", "error"}, default "prefer-margins"
         What to do with an observer found in several folders (see above).
     parser : {"arrow", "pandas"}, default "arrow"
         ``"arrow"`` reads the CSV files with pyarrow and converts each column once for all files; wherever
@@ -363,6 +367,13 @@ def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = 
     >>> t[["observer", "observer_kind", "item", "response", "correct"]].values.tolist()
     [['resnet50', 'model', 'cat1.png', 'cat', True], ['resnet50', 'model', 'dog1.png', 'dog', True], ['subject-01', 'human', 'cat1.png', 'cat', True], ['subject-01', 'human', 'dog1.png', 'cat', False]]
     """
+    frame = _load_raw_with_sources(paths, human_pattern=human_pattern, on_conflict=on_conflict, parser=parser)
+    return frame.drop(columns=SOURCE_COLUMNS)
+
+
+def _load_raw_with_sources(paths, *, human_pattern: str, on_conflict: str, parser: str) -> pd.DataFrame:
+    """:func:`load_raw_data`'s validated table with the :data:`SOURCE_COLUMNS` still in."""
+    check_on_conflict(on_conflict)
     if parser not in ("arrow", "pandas"):
         raise ValueError(f"parser must be 'arrow' or 'pandas', not {parser!r}")
     if isinstance(paths, (str, os.PathLike)):
@@ -381,7 +392,8 @@ def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = 
             part["source_order"] = order
             parts.append(part)
         frame = pd.concat(parts, ignore_index=True)
-    frame = _resolve_conflicts(frame, on_conflict)
+    roots = [str(Path(root)) for root in paths]
+    frame = _resolve_conflicts(frame, on_conflict, roots)
 
     aligned = []
     for _, group in frame.groupby("experiment", sort=True):
@@ -391,22 +403,39 @@ def load_raw_data(paths: PathLike | Sequence[PathLike], *, human_pattern: str = 
         aligned.append(group)
     frame = pd.concat(aligned, ignore_index=True)
     frame["correct"] = frame["response"] == frame["label"]
-    frame = frame.drop(columns=["image", "source", "source_order"])
+    # Where each row came from, as categories (a few distinct values over many rows).
+    frame = frame.rename(columns={"source": "source_file"})
+    digests = {f: file_digest(f) for f in frame["source_file"].unique()}
+    frame["source_digest"] = frame["source_file"].map(digests).astype("category")
+    frame["source_file"] = frame["source_file"].astype("category")
+    frame["source_kind"] = pd.Categorical([RAW_DATA] * len(frame))
+    frame["source"] = pd.Categorical(np.asarray(roots, dtype=object)[frame["source_order"].to_numpy()])
+    frame = frame.drop(columns=["image", "source_order"])
     if "decision_margin" in frame and frame["decision_margin"].isna().all():
         frame = frame.drop(columns="decision_margin")
     return validate_trials(frame)
 
 
-def _resolve_conflicts(frame: pd.DataFrame, on_conflict: str) -> pd.DataFrame:
+def _resolve_conflicts(frame: pd.DataFrame, on_conflict: str, roots: list[str] | None = None) -> pd.DataFrame:
+    check_on_conflict(on_conflict)
     sources = frame.groupby(["experiment", "observer"])["source_order"].nunique()
     clashes = sources[sources > 1]
     if clashes.empty:
         return frame
-    if on_conflict not in ("prefer-margins", "first", "last", "error"):
-        raise ValueError(f"on_conflict must be prefer-margins, first, last or error, not {on_conflict!r}")
+    roots = roots or [str(o) for o in range(int(frame["source_order"].max()) + 1)]
     if on_conflict == "error":
         names = sorted({obs for _, obs in clashes.index})
-        raise TrialTableError(f"observer(s) {names} appear in more than one folder; pass on_conflict")
+        experiment, observer = clashes.index[0]
+        folders = sorted(set(frame.loc[(frame["experiment"] == experiment) & (frame["observer"] == observer),
+                                       "source_order"]))
+        raise TrialTableError(
+            f"observer(s) {names} appear in more than one folder (e.g. '{observer}' in experiment '{experiment}' "
+            f"in {' and '.join(roots[o] for o in folders)}); pass on_conflict='rename' to keep both "
+            f"('{observer}' and '{observer}@{source_labels(roots)[folders[1]]}'), 'first' or 'last' to keep one, "
+            "or 'prefer-margins' to keep the folder with decision margins")
+    if on_conflict == "rename":
+        return rename_later_sources(frame, sorted({obs for _, obs in clashes.index}), "source_order",
+                                    source_labels(roots))
     # One pass over the rows: per (experiment, observer, source) whether every margin is there; then the
     # chosen source of each clashing observer, and the rows of its other sources dropped at once.
     columns = ["experiment", "observer", "source_order"]
@@ -458,8 +487,12 @@ def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HU
         Declare the human observers: names or shell-style patterns (``"P*"``); every other observer is a model.
         Overrides ``human_pattern`` and tidy files' ``observer_kind``. A name or pattern that matches no
         observer is an error.
-    on_conflict : str, default "prefer-margins"
-        See :func:`load_raw_data`.
+    on_conflict : {"prefer-margins", "first", "last", "rename", "error"}, default "prefer-margins"
+        An observer name found in several sources. Between raw-data folders, per experiment, see
+        :func:`load_raw_data`. Between a tidy file, the raw-data folders and evaluation folders, whole
+        observers (never merged): see :func:`humanlike.trials.sources.separate_sources`; by default an
+        evaluation folder's model whose name is taken (``resnet50`` of ``humanlike evaluate
+        torchvision:resnet50`` beside the benchmark's) is kept apart as ``resnet50@<folder>``.
     labels : sequence of str, optional
         The task's label set (see :func:`humanlike.trials.schema.validate_trials`).
     cache : bool, default True
@@ -494,6 +527,47 @@ def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HU
     >>> len(t), sorted(t["observer"].unique())
     (4, ['resnet50', 'subject-01'])
     """
+    return load_trials_with_sources(paths, human_pattern=human_pattern, on_conflict=on_conflict, labels=labels,
+                                    cache=cache, humans=humans)[0]
+
+
+def load_trials_with_sources(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
+                             on_conflict: str = "prefer-margins", labels: Sequence[str] | None = None,
+                             cache: bool = True, humans: Sequence[str] | None = None
+                             ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    r""":func:`load_trials`, and where each observer came from.
+
+    Parameters
+    ----------
+    paths, human_pattern, on_conflict, labels, cache, humans
+        As for :func:`load_trials`.
+
+    Returns
+    -------
+    trials : pandas.DataFrame
+        The validated trial table (equal to :func:`load_trials`'s).
+    sources : pandas.DataFrame
+        One row per observer and source (:func:`humanlike.trials.sources.sources_table`): source kind and path,
+        file digest, model and weights (evaluation folders), experiments scored.
+
+    Raises
+    ------
+    TrialTableError
+        As :func:`load_trials`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "raw-data" / "edge").mkdir(parents=True)
+    >>> header = "subj,session,trial,rt,object_response,category,condition,imagename\n"
+    >>> _ = (root / "raw-data" / "edge" / "edge_resnet50_session_1.csv").write_text(
+    ...     header + "resnet50,1,1,,cat,cat,0,0001_edg_dnn_cat1.png\nresnet50,1,2,,dog,dog,0,0002_edg_dnn_dog1.png\n")
+    >>> trials, sources = load_trials_with_sources(root, cache=False)
+    >>> sources[["observer", "source_kind", "experiments"]].values.tolist()
+    [['resnet50', 'raw-data folder', 'edge']]
+    """
+    check_on_conflict(on_conflict)
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [Path(p) for p in paths]
@@ -502,19 +576,31 @@ def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HU
     for p in paths:
         if not p.exists():
             raise TrialTableError(f"{p}: no such file or folder")
+    position = {p: k for k, p in enumerate(paths)}
     evaluated = [p for p in paths if is_evaluation_folder(p)]
-    paths = [p for p in paths if p not in evaluated]
-    tidy = [p for p in paths if p.is_file()]
-    folders = [p for p in paths if not p.is_file()]
-    frames = [_validate_file(p, labels) for p in tidy]
+    tidy = [p for p in paths if p not in evaluated and p.is_file()]
+    folders = [p for p in paths if p not in evaluated and not p.is_file()]
+    frames = [_validate_file(p, labels).assign(source_kind=TRIAL_FILE, source=str(p), source_file=str(p),
+                                               source_digest=file_digest(p), source_group=position[p])
+              for p in tidy]
     if folders:
         frames.append(cached_table(
-            folders, {"loader": "raw-data", "human_pattern": human_pattern, "on_conflict": on_conflict},
-            lambda: load_raw_data(folders, human_pattern=human_pattern, on_conflict=on_conflict), enabled=cache))
+            folders, {"loader": "raw-data+sources", "human_pattern": human_pattern, "on_conflict": on_conflict},
+            lambda: _load_raw_with_sources(folders, human_pattern=human_pattern, on_conflict=on_conflict,
+                                           parser="arrow"),
+            enabled=cache).assign(source_group=min(position[p] for p in folders)))
+    models = {}
     if evaluated:
-        frames = _with_evaluations(frames, evaluated)
-    trials = frames[0] if len(frames) == 1 else validate_trials(pd.concat(frames, ignore_index=True), labels=labels)
-    return trials if humans is None else declare_humans(trials, humans)
+        frames, models = _with_evaluations(frames, evaluated, position)
+    if len(frames) == 1:  # one source: no clash to resolve, validated already
+        trials, sources = frames[0].drop(columns=[*SOURCE_COLUMNS, "source_group"]), sources_table(frames[0], models)
+        return (trials if humans is None else declare_humans(trials, humans)), sources
+    frame = pd.concat(frames, ignore_index=True)
+    frame = separate_sources(frame.assign(original_observer=frame["observer"]), on_conflict)
+    sources = sources_table(frame, models)
+    trials = frame.drop(columns=[*SOURCE_COLUMNS, "source_group", "original_observer"])
+    trials = validate_trials(trials.reset_index(drop=True), labels=labels)
+    return (trials if humans is None else declare_humans(trials, humans)), sources
 
 
 def declare_humans(trials: pd.DataFrame, humans: Sequence[str]) -> pd.DataFrame:
@@ -653,22 +739,36 @@ def read_evaluation_trials(path: PathLike) -> pd.DataFrame:
     return validate_trials(_read_tidy(trials_file))
 
 
-def _with_evaluations(frames: list[pd.DataFrame], folders: Sequence[Path]) -> list[pd.DataFrame]:
-    """Append evaluation folders' trials, their items renamed to the ids the other sources use.
+def _with_evaluations(frames: list[pd.DataFrame], folders: Sequence[Path],
+                      position: dict) -> tuple[list[pd.DataFrame], dict]:
+    """Append evaluation folders' trials, their items renamed to the ids the other sources use; and each
+    folder's models (``(folder, observer) -> model, weights, model_key``) from its manifest.
 
     Models run on stimulus files carry the bare file name (``oven10.png``) or the model-vs-human file name;
     raw-data humans carry ``0_oven_00_oven10.png`` or, once aligned with the benchmark's models,
     ``oven10.png``. Within each (experiment, condition), an item keeps its id if the other sources have
     it, else takes the one id whose stem or last '_' field equals its own.
     """
+    import json
+
     reference = pd.concat(frames, ignore_index=True) if frames else None
-    out = list(frames)
+    out, models = list(frames), {}
     for folder in folders:
         trials = read_evaluation_trials(folder)
         if reference is not None:
             trials = trials.assign(item=_match_items(trials, reference))
-        out.append(trials)
-    return out
+        doc = json.loads((folder / EVALUATION_MANIFEST).read_text())
+        trials_file = folder / doc.get("trials", "trials.csv")
+        for run in doc.get("runs", []):
+            arch = run.get("arch")
+            name = f"{run.get('source')}:{arch}" if arch else str(run.get("source", ""))
+            weights = run.get("weights")
+            models[(str(folder), run.get("model"))] = {
+                "model": name, "weights": "random (seed 0)" if weights is None else str(weights),
+                "model_key": run.get("model_key", "")}
+        out.append(trials.assign(source_kind=EVALUATION, source=str(folder), source_file=str(trials_file),
+                                 source_digest=file_digest(trials_file), source_group=position[folder]))
+    return out, models
 
 
 def _match_items(trials: pd.DataFrame, reference: pd.DataFrame) -> pd.Series:

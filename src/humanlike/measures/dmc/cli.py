@@ -133,7 +133,7 @@ def run_dmc_command(args) -> int:
 
     settings = resampling_settings(args)
     run = run_outputs(args, settings)
-    trials = load_data(args.data, args)
+    trials = load_data(args.data, args, run, getattr(args, "format", "csv"))
     exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
     result = decision_margin_consistency(
         trials, experiments=args.experiment, condition=args.condition, exclusions=exclusions,

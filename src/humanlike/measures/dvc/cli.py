@@ -187,7 +187,7 @@ def run_choices(args) -> int:
     from ...trials.schema import TrialTableError
 
     run = run_outputs(args, resampling_settings(args))
-    trials = load_data(args.data, args)
+    trials = load_data(args.data, args, run, getattr(args, "format", "csv"))
     if args.experiment:
         unknown = sorted(set(args.experiment) - set(trials["experiment"]))
         if unknown:

@@ -23,6 +23,7 @@ import pandas as pd
 from ...trials.design import Design, build_design
 from ...trials.schema import TrialTableError
 from ...trials.selection import select_trials
+from ...trials.sources import experiments_scored
 from .metric import UndefinedPolicy, correctness_counts, kappa_reason
 from ...resampling.engine import bootstrap, progress_bar
 from ...stats.ranking import ranking_stability
@@ -411,17 +412,21 @@ def error_consistency(
 
     ranking, model_replicates = None, None
     models = list(aggregation.all_groups[2:])
-    if models and settings.n_resamples > 0:
-        ec_models = summary.where(scope="overall", metric="error_consistency", group=models)
+    # Only models scored on every experiment of the run are ranked: a model with 2 of 17 would be ranked
+    # by a mean over other experiments (docs/your-model-against-the-benchmark.md).
+    complete, partial = experiments_scored(selected, [e.name for e in aggregation.layouts])
+    ranked = [m for m in models if m in set(complete)]
+    if ranked and settings.n_resamples > 0:
+        ec_models = summary.where(scope="overall", metric="error_consistency", group=ranked)
         model_replicates = ec_models.replicates
         if np.isfinite(ec_models.estimate).all():
-            ranking = ranking_stability(models, ec_models.estimate, model_replicates, settings.level)
+            ranking = ranking_stability(ranked, ec_models.estimate, model_replicates, settings.level)
 
     record = dict(settings.to_dict(), policy=policy.value,
                   resample_observers=settings.observer_level == "bootstrap",
                   experiments=[e.name for e in aggregation.layouts], condition=condition,
                   exclusions=bool(exclusions), p_value=p_value,
-                  pair_interval=pair_interval)
+                  pair_interval=pair_interval, partial_models=partial)
     return ErrorConsistencyResult(summary, n_pairs, pair_measures(design, kernel, p_value, settings.seed),
                                   pairs_resampled, ranking, model_replicates, record)
 

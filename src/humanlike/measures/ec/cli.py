@@ -14,8 +14,9 @@ from .analysis import P_VALUE_METHODS
 from ...resampling.settings import ResamplingSettings
 from ..options import add_data_options
 from ..options import (
-    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
-    resampling_settings, run_outputs, seed_value, show_progress,
+    StageProgress, add_output_options, add_resampling_options, emit_json, float_in, int_at_least,
+    load_data_with_sources, probability, record_sources, resampling_settings, run_outputs, seed_value,
+    show_progress, with_sources,
 )
 
 
@@ -220,6 +221,33 @@ def with_dmc_rows(result, trials, args, exclusions):
     return replace(result, rows=pd.concat([result.rows, extra], ignore_index=True))
 
 
+def partial_models_note(partial: dict, n_experiments: int) -> str:
+    """The footnote of models scored on only some experiments of a run (marked ``†``; not ranked).
+
+    Parameters
+    ----------
+    partial : dict of str to list of str
+        Model -> the experiments it was scored on (``settings["partial_models"]`` of an EC result).
+    n_experiments : int
+        The experiments of the run.
+
+    Returns
+    -------
+    str
+        One line per model, saying which experiments it has and how to rank it.
+
+    Examples
+    --------
+    >>> print(partial_models_note({"resnet50@run": ["edge"]}, 17))
+    † resnet50@run: scored on 1 of 17 experiments (edge): its overall values average those only and it is not ranked; rank it beside the others on them with --experiment edge
+    """
+    return "\n".join(
+        f"† {model}: scored on {len(have)} of {n_experiments} experiments ({', '.join(have)}): its overall values "
+        f"average those only and it is not ranked; rank it beside the others on them with "
+        + " ".join(f"--experiment {e}" for e in have)
+        for model, have in partial.items())
+
+
 def format_overall(result) -> str:
     """A readable table of the overall benchmark rows.
 
@@ -254,16 +282,22 @@ def format_overall(result) -> str:
     width = max([28] + [len(str(n)) + 2 for n in ec.index])
     header = f"{'observer':<{width}}{'error consistency':>30}{'OOD accuracy':>28}"
     lines = [header + (f"{'decision-margin consistency':>32}" if not dmc.empty else "")]
-    order = ["humans"] + list(ec.drop(index="humans", errors="ignore").sort_values("estimate", ascending=False).index)
+    partial = result.details.settings.get("partial_models") or {}
+    by_ec = list(ec.drop(index="humans", errors="ignore").sort_values("estimate", ascending=False).index)
+    # models scored on some experiments only come last, apart from the ranked ones
+    order = ["humans"] + [m for m in by_ec if m not in partial] + [m for m in by_ec if m in partial]
     for name in order:
         if name not in ec.index:
             continue
-        line = f"{name:<{width}}{_fmt(ec.loc[name]):>30}{_fmt(acc.loc[name]):>28}"
+        label = f"{name} †" if name in partial else name
+        line = f"{label:<{width}}{_fmt(ec.loc[name]):>30}{_fmt(acc.loc[name]):>28}"
         if not dmc.empty:
             line += f"{_fmt(dmc.loc[name]) if name in dmc.index else 'no margins':>32}"
         lines.append(line)
     lines.append(f"(estimate [{level}% bootstrap interval]; 'humans' = mean over human pairs"
                  + ("; humans' DMC = split-half noise ceiling)" if not dmc.empty else ")"))
+    if partial:
+        lines.append(partial_models_note(partial, len(result.details.settings["experiments"])))
     if result.ranking is not None:
         r = result.ranking
         lines.append(f"ranking stability: Kendall's tau to the original ranking {r.tau_mean:.2f} "
@@ -302,30 +336,39 @@ def run_benchmark_command(args) -> int:
     from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
 
     run = run_outputs(args, ec_settings(args))
-    trials = load_data(args.data, args)   # validated by the loader
-    policy, p_value = ec_choices(args)
-    result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
-                           settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
-    result = with_dmc_rows(result, trials, args,
-                            exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
-    board = _leaderboard_or_none(result)
-    document = result.to_json_dict()
-    if board is not None:
-        document["leaderboard"] = board.to_json_dict()
-    if args.out is not None:
-        run.add_table(result.rows, "benchmark", args.format)
-        run.add_table(result.details.pairs, "pairs", args.format)
-        if result.ranking is not None:
-            run.add_table(result.ranking.to_frame(), "ranking", args.format)
+    progress = StageProgress(args, "benchmark", ["load data", "error consistency", "decision margins", "write"])
+    try:
+        progress.stage("load data")
+        trials, sources = load_data_with_sources(args.data, args)   # validated by the loader
+        policy, p_value = ec_choices(args)
+        progress.stage("error consistency")
+        result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
+                               settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
+        progress.stage("decision margins")
+        result = with_dmc_rows(result, trials, args,
+                               exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
+        progress.stage("write")
+        board = _leaderboard_or_none(result)
+        document = with_sources(result.to_json_dict(), sources)
         if board is not None:
-            run.add_table(board.table, "leaderboard", args.format)
-            run.add_table(board.ood_table, "leaderboard_ood", args.format)
-        run.json(document, args.out / "benchmark.json")
-    if args.figure is not None:
-        from .plot import benchmark_figure
+            document["leaderboard"] = board.to_json_dict()
+        if args.out is not None:
+            run.add_table(result.rows, "benchmark", args.format)
+            run.add_table(result.details.pairs, "pairs", args.format)
+            if result.ranking is not None:
+                run.add_table(result.ranking.to_frame(), "ranking", args.format)
+            if board is not None:
+                run.add_table(board.table, "leaderboard", args.format)
+                run.add_table(board.ood_table, "leaderboard_ood", args.format)
+            record_sources(run, sources, args.format)
+            run.json(document, args.out / "benchmark.json")
+        if args.figure is not None:
+            from .plot import benchmark_figure
 
-        run.figure(benchmark_figure(result), args.figure)
-    run.finish()
+            run.figure(benchmark_figure(result), args.figure)
+        run.finish()
+    finally:
+        progress.close()
     if args.json:
         emit_json(document)
     else:
@@ -373,18 +416,19 @@ def run_ec_command(args) -> int:
     from .analysis import error_consistency
 
     run = run_outputs(args, ec_settings(args))
-    trials = load_data(args.data, args)   # validated by the loader
+    trials, sources = load_data_with_sources(args.data, args)   # validated by the loader
     policy, p_value = ec_choices(args)
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
                                settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,
                                pair_interval=args.pair_interval, validate=False)
     experiments = result.settings["experiments"]
-    doc = (result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
-           else result.to_json_dict())
+    doc = with_sources(result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
+                       else result.to_json_dict(), sources)
     if args.out is not None:
         run.add_table(result.summary, "ec_summary", args.format)
         run.add_table(result.pairs, "ec_pairs_by_condition", args.format)
         run.add_table(result.pair_intervals, "ec_pairs", args.format)
+        record_sources(run, sources, args.format)
         run.json(doc, args.out / "ec.json")
     if args.figure is not None:
         from .plot import pairwise_figure

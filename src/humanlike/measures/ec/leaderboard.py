@@ -169,7 +169,10 @@ def leaderboard(result: BenchmarkResult, level: float | None = None) -> Leaderbo
     summary = details.resampled
     overall = summary.where(scope="overall")
     groups = list(dict.fromkeys(lab[1] for lab in overall.labels))
-    models = [g for g in groups if g not in (HUMANS, "model-model")]
+    # A model scored on only some experiments of the run is not ranked beside full-benchmark models
+    # (docs/your-model-against-the-benchmark.md): it is left out here, listed with its experiments by the benchmark.
+    partial = details.settings.get("partial_models") or {}
+    models = [g for g in groups if g not in (HUMANS, "model-model") and g not in partial]
     if not models:
         raise ValueError("the leaderboard needs at least one model beside the humans")
 

@@ -117,7 +117,8 @@ class ErrorConsistencyResult(MeasureResult):
         Per experiment pair, EC averaged over conditions, from the same resamples (when
         ``pair_intervals=True``).
     ranking : RankingStability or None
-        Stability of the models' ranking by overall EC to humans.
+        Stability of the models' ranking by overall EC to humans; only models scored on every experiment of
+        the run are ranked (``settings["partial_models"]``: each other model -> the experiments it has).
     model_replicates : numpy.ndarray or None
         Replicates of the models' overall EC (resamples x models), in :attr:`ranking` order.
     settings : dict

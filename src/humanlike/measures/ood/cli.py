@@ -197,7 +197,7 @@ def run_ood_command(args) -> int:
     if args.alpha is not None and not 0 < args.alpha < 1:
         raise ValueError(f"--alpha must lie in (0, 1), got {args.alpha}")
     run = run_outputs(args, resampling_settings(args))
-    trials = load_data(args.data, args)
+    trials = load_data(args.data, args, run, getattr(args, "format", "csv"))
     result = ood_analysis(
         trials, parse_reference(args.reference), settings=resampling_settings(args), preset=args.preset,
         families=parse_families(args.families), regimes=args.regimes, max_regimes=args.max_regimes,
