@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
         module = optional_module(name)
         if module is not None:
             module.register(sub, plan_sub)
+    from ..web.cli import add_serve_commands  # `serve` and `export`; its handlers import the web extra lazily
+
+    add_serve_commands(sub)
     return parser
 
 
