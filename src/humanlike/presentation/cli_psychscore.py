@@ -113,8 +113,9 @@ def run_sequences_command(args) -> int:
 
 def _read_judgements(paths):
     from ..data.judgements import read_raw_judgements
+    from ..web.sources import read_sources  # also a `humanlike serve` study folder or database URL
 
-    return [read_raw_judgements(path) for path in paths]
+    return [read_sources([path], lambda p: read_raw_judgements(p[0]), lambda t: t) for path in paths]
 
 
 def gather_judgements(args):

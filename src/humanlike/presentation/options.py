@@ -569,8 +569,10 @@ def load_data(paths):
     ['human', 'model']
     """
     from ..data.loaders import load_trials
+    from ..data.schema import validate_trials
+    from ..web.sources import read_sources  # also a `humanlike serve` study folder or database URL
 
-    return load_trials(paths)
+    return read_sources(paths, load_trials, validate_trials)
 
 
 def optional_module(name: str):

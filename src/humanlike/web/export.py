@@ -196,3 +196,4 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
     if table.empty:
         raise ValueError(f"{source}: the study has no answered main trials yet")
     return table
+
