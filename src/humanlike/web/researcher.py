@@ -67,7 +67,12 @@ def _classification(study: Study, table: pd.DataFrame, out: Analysis) -> None:
     if table["observer"].nunique() < 2:
         out.notes.append("Error consistency needs at least two participants with data.")
         return
-    frame = error_consistency(table, n_resamples=EC_RESAMPLES, seed=study.config.seed).to_frame()
+    try:
+        with np.errstate(invalid="ignore", divide="ignore"):   # pairs without shared trials: NaN, with a reason
+            frame = error_consistency(table, n_resamples=EC_RESAMPLES, seed=study.config.seed).to_frame()
+    except ValueError as err:   # e.g. no two participants have seen an item in the same condition yet
+        out.notes.append(f"Error consistency is not defined yet: {err}")
+        return
     ec = frame[(frame["group"] == "humans") & (frame["metric"] == "error_consistency")]
     out.results = ec[["scope", "kind", "estimate", "ci_low", "ci_high", "n_pairs", "reason"]].reset_index(drop=True)
 

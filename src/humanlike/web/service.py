@@ -218,7 +218,8 @@ def record_response(study: Study, token: str, body) -> dict:
 
 
 def withdraw(engine: Engine, participant: str) -> int:
-    """Delete every row of one participant (by pseudonym or token); returns the number of responses deleted.
+    """Delete every row of one participant (by pseudonym, token or a platform id such as the Prolific id the
+    participant wrote from); returns the number of responses deleted.
 
     Raises
     ------
@@ -228,6 +229,13 @@ def withdraw(engine: Engine, participant: str) -> int:
     with engine.begin() as conn:
         row = conn.execute(select(db.participants.c.id).where(
             (db.participants.c.pseudonym == participant) | (db.participants.c.token == participant))).first()
+        if row is None:
+            matches = [r.participant_id for r in conn.execute(select(db.platform_ids))
+                       if participant in json.loads(r.params).values()]
+            if len(matches) > 1:
+                raise ValueError(f"platform id {participant!r} belongs to {len(matches)} participants; withdraw "
+                                 "them by pseudonym")
+            row = type("Row", (), {"id": matches[0]}) if matches else None
         if row is None:
             raise ValueError(f"no participant {participant!r} in this study (give the pseudonym from the export "
                              "or the researcher page)")
