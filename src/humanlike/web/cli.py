@@ -17,6 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
+#: Seconds a participant's connection stays open between requests (a trial takes a few seconds).
+KEEP_ALIVE_S = 30
 INSTALL_HINT = 'the web server needs the "web" extra: pip install "humanlike[web]"'
 
 
@@ -220,13 +222,14 @@ def _serve(args, study: Path) -> int:
     port = args.port or _free_port(args.host)
     _announce(args.host, port, secret, {"study": ""})
     if args.workers == 1:
-        uvicorn.run(create_app(prepared, secret), host=args.host, port=port, log_level="warning")
+        uvicorn.run(create_app(prepared, secret), host=args.host, port=port, log_level="warning",
+                    timeout_keep_alive=KEEP_ALIVE_S)
         return 0
     prepared.engine.dispose()
     os.environ.update(HUMANLIKE_STUDY=str(study.resolve()), HUMANLIKE_DB=db.database_url(args.db),
                       HUMANLIKE_PREPARED="1")
     uvicorn.run("humanlike.web.app:app_from_environment", factory=True, host=args.host, port=port,
-                workers=args.workers, log_level="warning")
+                workers=args.workers, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S)
     return 0
 
 
@@ -257,7 +260,7 @@ def _serve_demo(args) -> int:
     port = args.port or _free_port(args.host)
     print(f"demo studies in {folder}")
     _announce(args.host, port, secret, {name: f"/{name}" for name in apps})
-    uvicorn.run(app, host=args.host, port=port, log_level="warning")
+    uvicorn.run(app, host=args.host, port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S)
     return 0
 
 

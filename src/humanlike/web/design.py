@@ -68,7 +68,15 @@ def _with_breaks_and_catch(main: list[PlannedTrial], catch: list[PlannedTrial], 
     return merged
 
 
-def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int) -> list[PlannedTrial]:
+def classification_groups(stimuli: pd.DataFrame) -> dict[tuple[str, str], list[dict]]:
+    """The stimuli as plain records grouped by (experiment, item), each group sorted by condition."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for record in stimuli.sort_values(["experiment", "item", "condition"]).to_dict("records"):
+        groups.setdefault((record["experiment"], record["item"]), []).append(record)
+    return groups
+
+
+def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, index=None) -> list[PlannedTrial]:
     """The classification trial list of participant ``ordinal`` (1-based).
 
     Examples
@@ -87,7 +95,7 @@ def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: i
     [('a', 'y'), ('b', 'x')]
     """
     labels = list(config.labels)
-    groups = {key: frame.sort_values("condition") for key, frame in stimuli.groupby(["experiment", "item"], sort=True)}
+    groups = index if index is not None else classification_groups(stimuli)
     keys = sorted(groups)
     order = stream(config.seed, "item-order").permutation(len(keys))
     n_items = len(keys)
@@ -97,7 +105,7 @@ def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: i
     for position in _block(n_items, wanted, ordinal):
         j = int(order[position])
         rows = groups[keys[j]]
-        row = rows.iloc[(j + ordinal - 1) % len(rows)]
+        row = rows[(j + ordinal - 1) % len(rows)]
         for repeat in range(config.repeats):
             info = {"experiment": row["experiment"], "item": row["item"], "label": row["label"],
                     "condition": row["condition"], "repeat": repeat}
@@ -105,8 +113,9 @@ def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: i
     main = [main[i] for i in stream(config.seed, "order", ordinal).permutation(len(main))]
     rng = stream(config.seed, "practice", ordinal)
     practice = []
-    for index in rng.choice(len(stimuli), size=min(config.practice_trials, len(stimuli)), replace=False):
-        row = stimuli.iloc[int(index)]
+    records = [row for key in keys for row in groups[key]]
+    for index in rng.choice(len(records), size=min(config.practice_trials, len(records)), replace=False):
+        row = records[int(index)]
         practice.append(PlannedTrial("practice", [row["key"]], labels, row["label"],
                                      {"item": row["item"], "condition": row["condition"]}))
     rng = stream(config.seed, "catch", ordinal)
@@ -128,7 +137,17 @@ def judgement_units(stimuli: pd.DataFrame, task: str) -> list[tuple[str, tuple[i
     return units
 
 
-def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int) -> list[PlannedTrial]:
+def judgement_index(stimuli: pd.DataFrame, task: str):
+    """(sequence, level) -> key, sequence -> top level, sequence -> (class_a, class_b), and every judgement
+    unit."""
+    by_level = {(str(s), int(lv)): key for key, s, lv in stimuli[["key", "sequence", "level"]].itertuples(index=False)}
+    top = {str(k): int(v) for k, v in stimuli.groupby("sequence")["level"].max().items()}
+    classes = {str(k): (str(a), str(b)) for k, a, b in
+               stimuli.groupby("sequence")[["class_a", "class_b"]].first().itertuples()}
+    return by_level, top, classes, judgement_units(stimuli, task)
+
+
+def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, index=None) -> list[PlannedTrial]:
     """The triad or quadruple trial list of participant ``ordinal`` (1-based), sides balanced.
 
     Examples
@@ -141,10 +160,7 @@ def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int) -
     >>> len(trials), sum(t.info["swapped"] for t in trials)
     (10, 5)
     """
-    by_level = {(str(s), int(lv)): key for key, s, lv in stimuli[["key", "sequence", "level"]].itertuples(index=False)}
-    top = stimuli.groupby("sequence")["level"].max()
-    classes = stimuli.groupby("sequence")[["class_a", "class_b"]].first()
-    units = judgement_units(stimuli, config.task)
+    by_level, top, classes, units = index if index is not None else judgement_index(stimuli, config.task)
     order = stream(config.seed, "judgement-order").permutation(len(units))
     wanted = config.trials_per_participant or len(units)
     wanted = max(1, min(wanted, len(units)))
@@ -160,7 +176,7 @@ def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int) -
             pairs.reverse()
         shown = [by_level[(sequence, lv)] for pair in pairs for lv in pair]
         info = {"sequence": sequence, "levels": list(levels), "swapped": bool(swapped),
-                "class_a": str(classes.loc[sequence, "class_a"]), "class_b": str(classes.loc[sequence, "class_b"])}
+                "class_a": classes[sequence][0], "class_b": classes[sequence][1]}
         return PlannedTrial(kind, shown, list(SIDES), answer, info)
 
     main = [trial("main", seq, levels, swap) for (seq, levels), swap in zip(chosen, swaps)]
@@ -168,11 +184,11 @@ def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int) -
     practice = [trial("practice", *units[int(i)], bool(rng.integers(2)))
                 for i in rng.choice(len(units), size=min(config.practice_trials, len(units)), replace=False)]
     rng = stream(config.seed, "catch", ordinal)
-    sequences = sorted(top.index.astype(str))
+    sequences = sorted(top)
     catch = []
     for _ in range(config.catch_trials):
         sequence = sequences[int(rng.integers(len(sequences)))]
-        n = int(top.loc[sequence])
+        n = top[sequence]
         # an identical pair (1, 1) against the sequence's ends (1, n): the ends always differ more
         left_is_ends = bool(rng.integers(2))
         pairs = [(1, n), (1, 1)] if left_is_ends else [(1, 1), (1, n)]
@@ -182,11 +198,19 @@ def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int) -
     return practice + _with_breaks_and_catch(main, catch, config, ordinal)
 
 
-def plan_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int) -> list[PlannedTrial]:
-    """The trial list of participant ``ordinal`` for the study's task."""
+def design_index(stimuli: pd.DataFrame, config: StudyConfig):
+    """The stimuli arranged for planning, built once per study (a participant's list is then planned in
+    about a millisecond while they wait)."""
     if config.task == "classify":
-        return classification_trials(stimuli, config, ordinal)
-    return judgement_trials(stimuli, config, ordinal)
+        return classification_groups(stimuli)
+    return judgement_index(stimuli, config.task)
+
+
+def plan_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, index=None) -> list[PlannedTrial]:
+    """The trial list of participant ``ordinal`` for the study's task (``index``: :func:`design_index`)."""
+    if config.task == "classify":
+        return classification_trials(stimuli, config, ordinal, index)
+    return judgement_trials(stimuli, config, ordinal, index)
 
 
 def physical_response(side: str, swapped: bool) -> int:

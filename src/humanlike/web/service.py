@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from . import db
 from .config import StudyConfig
-from .design import plan_trials
+from .design import design_index, plan_trials
 
 #: Numeric fields a response may carry, with their allowed range.
 RESPONSE_NUMBERS = {"rt_ms": (0.0, 3_600_000.0), "stimulus_ms": (0.0, 600_000.0), "refresh_hz": (1.0, 1000.0)}
@@ -50,6 +50,10 @@ class Study:
     config: StudyConfig
     stimuli: pd.DataFrame          # key, path, ..., opaque
     engine: Engine
+
+    def __post_init__(self):
+        self.design = design_index(self.stimuli, self.config)
+        self.opaque_of = dict(zip(self.stimuli["key"], self.stimuli["opaque"]))
 
     @property
     def by_opaque(self) -> dict[str, str]:
@@ -97,7 +101,7 @@ def start_participant(study: Study, platform: dict[str, str]) -> str:
         pid = conn.execute(insert(db.participants).values(
             token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=now(),
             n_trials=0).returning(db.participants.c.id)).scalar_one()
-        planned = plan_trials(study.stimuli, study.config, pid)
+        planned = plan_trials(study.stimuli, study.config, pid, study.design)
         conn.execute(update(db.participants).where(db.participants.c.id == pid).values(
             pseudonym=f"P{pid:05d}-{secrets.token_hex(3)}", n_trials=len(planned)))
         if platform:
@@ -132,7 +136,7 @@ def _next_trial_row(conn, participant_id: int):
 def trial_payload(study: Study, row, base: str = "") -> dict:
     """What the page gets of a trial: opaque stimulus URLs, options, kind, prompt; never the answer."""
     spec = json.loads(row.spec)
-    opaque = dict(zip(study.stimuli["key"], study.stimuli["opaque"]))
+    opaque = study.opaque_of
     return {"id": row.id, "position": row.position, "kind": row.kind,
             "stimuli": [f"{base}/stimulus/{opaque[key]}" for key in spec["stimuli"]],
             "options": spec["options"], "prompt": spec["prompt"], "break_before": spec["break_before"]}
