@@ -5,6 +5,7 @@
 
 (function () {
   var config = JSON.parse(document.getElementById("study-config").textContent);
+  document.body.classList.add("task-" + config.task);
   var base = config.base;
   var KEYS = "1234567890qwertyuiopasdfghjklzxcvbnm";
   var refreshHz = null;
@@ -203,7 +204,11 @@
       slots[0].src = images[2 * s].src;
       slots[1].src = images[2 * s + 1].src;
     }
-    return choosePair().then(function (answer) {
+    $("fixation").hidden = false;      // a fixation cross between two judgements marks the new trial
+    return new Promise(function (r) { setTimeout(r, config.fixation_ms); }).then(function () {
+      $("fixation").hidden = true;
+      return choosePair();
+    }).then(function (answer) {
       answer.stimulus_ms = null;
       answer.frames = null;
       return answer;
@@ -219,6 +224,7 @@
   }
 
   function complete(state) {
+    document.body.setAttribute("data-trial", "done");
     show("screen-done");
     if (state.completion_url) {
       $("completion-link").href = state.completion_url;
@@ -237,6 +243,7 @@
       $("progress").textContent = (state.answered + 1) + " / " + state.total;
       return loadImages(trial.stimuli);
     }).then(function (images) {
+      document.body.setAttribute("data-trial", String(trial.id));   // which trial is on screen (for testing)
       return config.task === "classify" ? runClassification(trial, images) : runJudgement(trial, images);
     }).then(function (answer) {
       resetTrialScreen();
