@@ -51,6 +51,28 @@ def open_study(folder: Path, url: str | None = None, *, prepare: bool = True) ->
 
     With ``prepare`` the schema is migrated to the newest version and the stimuli get their opaque ids; a
     server with several worker processes does that once before starting them (``prepare=False`` in each).
+
+    Parameters
+    ----------
+    folder : path
+        The study folder (with study.toml).
+    url : str, optional
+        The database URL (default: SQLite in ``STUDY/study.sqlite``).
+    prepare : bool
+        Migrate the schema and give the stimuli their ids.
+
+    Returns
+    -------
+    humanlike.web.service.Study
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> study.config.task, int(study.stimuli["opaque"].str.len().min())
+    ('triads', 22)
+    >>> study.engine.dispose()
     """
     folder = Path(folder)
     config = load_config(folder)
@@ -94,7 +116,32 @@ def _page(config: StudyConfig, base: str, mode: str) -> HTMLResponse:
 
 
 def create_app(study: Study, secret: str) -> Starlette:
-    """The application serving one prepared study."""
+    """The application serving one prepared study.
+
+    Parameters
+    ----------
+    study : humanlike.web.service.Study
+        The prepared study (:func:`open_study`).
+    secret : str
+        The researcher secret (:func:`humanlike.web.config.researcher_secret`).
+
+    Returns
+    -------
+    starlette.applications.Starlette
+        An ASGI application (run it with uvicorn; several can be mounted under prefixes, as the demo does).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from starlette.testclient import TestClient
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> client = TestClient(create_app(study, "a-long-researcher-secret"))
+    >>> token = client.post("/api/start", json={"consent": True}).json()["token"]
+    >>> client.get(f"/api/p/{token}/state").json()["total"], client.get("/researcher").status_code
+    (15, 403)
+    >>> study.engine.dispose()
+    """
     stimulus_paths = study.by_opaque
     analysis_cache: dict = {}
     analysis_lock = threading.Lock()
@@ -219,7 +266,21 @@ def create_app(study: Study, secret: str) -> Starlette:
 
 def app_from_environment() -> Starlette:
     """The application of the study named by ``HUMANLIKE_STUDY`` (and ``HUMANLIKE_DB``): what each uvicorn
-    worker process runs (the parent prepared the database)."""
+    worker process runs (the parent prepared the database; ``HUMANLIKE_PREPARED=1`` says so).
+
+    Returns
+    -------
+    starlette.applications.Starlette
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from humanlike.web.demo import make_demo
+    >>> os.environ["HUMANLIKE_STUDY"] = str(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> type(app_from_environment()).__name__
+    'Starlette'
+    >>> del os.environ["HUMANLIKE_STUDY"]
+    """
     folder = Path(os.environ["HUMANLIKE_STUDY"])
     study = open_study(folder, os.environ.get("HUMANLIKE_DB") or None,
                        prepare=os.environ.get("HUMANLIKE_PREPARED") != "1")

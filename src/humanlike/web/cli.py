@@ -49,6 +49,11 @@ _workers.bad_examples = ["0", "65", "x"]
 def add_serve_commands(sub) -> None:
     """Register ``serve`` and ``export`` on the ``humanlike`` parser's subcommands.
 
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+
     Examples
     --------
     >>> parser = argparse.ArgumentParser(prog="humanlike")
@@ -100,7 +105,25 @@ def _require_web():
 
 
 def run_serve(args) -> int:
-    """Handle ``humanlike serve`` (init, withdraw, demo, or run a study)."""
+    """Handle ``humanlike serve`` (init, withdraw, demo, or run a study).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success (a running server returns when stopped); errors are raised and
+        :func:`humanlike.presentation.cli.main` turns them into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(["serve", "--demo"]).handler is run_serve
+    True
+    """
     _require_web()
     from .config import StudyConfigError
 
@@ -265,7 +288,24 @@ def _serve_demo(args) -> int:
 
 
 def run_export(args) -> int:
-    """Handle ``humanlike export``."""
+    """Handle ``humanlike export``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success.
+
+    Examples
+    --------
+    >>> from humanlike.presentation.cli import build_parser
+    >>> build_parser().parse_args(["export", "my-study"]).handler is run_export
+    True
+    """
     _require_web()
     from ..presentation.io import write_table
     from .config import StudyConfigError, load_config

@@ -20,14 +20,35 @@ TASKS = ("classify", "triads", "quads")
 
 
 class StudyConfigError(ValueError):
-    """A study folder or its ``study.toml`` is unusable; the message names the file and the key."""
+    """A study folder or its ``study.toml`` is unusable; the message names the file and the key.
+
+    A subclass of ``ValueError`` (the command line turns it into a one-line error).
+
+    Examples
+    --------
+    >>> StudyConfig(title="t", task="rank", stimuli="images")
+    Traceback (most recent call last):
+        ...
+    humanlike.web.config.StudyConfigError: key 'task': expected one of ['classify', 'triads', 'quads'], got 'rank'
+    """
 
 
 @dataclass
 class StudyConfig:
     """One study: its task, stimuli, timing, design and participant-facing texts.
 
-    Attributes mirror the keys of ``study.toml`` (see docs/run-your-own-experiment.md).
+    Attributes
+    ----------
+    title, task, stimuli, stimulus_root, seed, labels, fixation_ms, stimulus_ms, mask_ms,
+    trials_per_participant, repeats, practice_trials, break_every, catch_trials, max_catch_failures,
+    consent_text, instructions, completion_url, platform_params
+        The keys of ``study.toml``, explained in the config reference of docs/run-your-own-experiment.md.
+
+    Examples
+    --------
+    >>> config = StudyConfig(title="shapes", task="classify", stimuli="images", labels=["cat", "dog"])
+    >>> config.fixation_ms, config.stimulus_ms, config.mask_ms, config.platform_params[0]
+    (300, 200, 200, 'PROLIFIC_PID')
     """
 
     title: str
@@ -82,13 +103,55 @@ class StudyConfig:
 
 
 def study_paths(study: Path) -> dict[str, Path]:
-    """The files of a study folder."""
+    """The files of a study folder.
+
+    Parameters
+    ----------
+    study : path
+        The study folder.
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        ``config`` (study.toml), ``secret`` (researcher-secret) and ``database`` (study.sqlite).
+
+    Examples
+    --------
+    >>> study_paths(Path("my-study"))["database"].as_posix()
+    'my-study/study.sqlite'
+    """
     study = Path(study)
     return {"config": study / CONFIG_NAME, "secret": study / SECRET_NAME, "database": study / DATABASE_NAME}
 
 
 def write_config(config: StudyConfig, study: Path) -> Path:
-    """Write ``STUDY/study.toml`` (refusing to overwrite an existing one)."""
+    """Write ``STUDY/study.toml`` (refusing to overwrite an existing one).
+
+    Parameters
+    ----------
+    config : StudyConfig
+        The study.
+    study : path
+        The study folder (created if needed).
+
+    Returns
+    -------
+    pathlib.Path
+        The config file written.
+
+    Raises
+    ------
+    StudyConfigError
+        When the folder holds a config already.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp()) / "study"
+    >>> path = write_config(StudyConfig(title="t", task="triads", stimuli="sequences"), folder)
+    >>> load_config(folder).task
+    'triads'
+    """
     import tomli_w
 
     path = study_paths(study)["config"]
@@ -103,12 +166,32 @@ def write_config(config: StudyConfig, study: Path) -> Path:
 
 
 def load_config(study: Path) -> StudyConfig:
-    """Read and check ``STUDY/study.toml``.
+    r"""Read and check ``STUDY/study.toml``.
+
+    Parameters
+    ----------
+    study : path
+        The study folder.
+
+    Returns
+    -------
+    StudyConfig
+        The study's configuration.
 
     Raises
     ------
     StudyConfigError
         For a missing file, invalid TOML, unknown keys, missing keys or bad values (naming the key).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "study.toml").write_text('title = "t"\ntask = "classify"\nstimuli = "x"\nmask_ms = -1\n')
+    >>> load_config(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    humanlike.web.config.StudyConfigError: .../study.toml: key 'mask_ms': expected a whole number >= 0, got -1
     """
     path = study_paths(study)["config"]
     if not path.is_file():
@@ -132,7 +215,28 @@ def load_config(study: Path) -> StudyConfig:
 
 
 def researcher_secret(study: Path, create: bool = True) -> str:
-    """The study's researcher secret (``STUDY/researcher-secret``, created once, readable by its owner only)."""
+    """The study's researcher secret (``STUDY/researcher-secret``, created once, readable by its owner only).
+
+    Parameters
+    ----------
+    study : path
+        The study folder.
+    create : bool
+        Create the secret when there is none (else that is an error).
+
+    Returns
+    -------
+    str
+        The secret (32 URL-safe characters from :func:`secrets.token_urlsafe`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> secret = researcher_secret(folder)
+    >>> len(secret), researcher_secret(folder) == secret, oct(study_paths(folder)["secret"].stat().st_mode)[-3:]
+    (32, True, '600')
+    """
     path = study_paths(study)["secret"]
     if path.is_file():
         return path.read_text().strip()
@@ -145,6 +249,25 @@ def researcher_secret(study: Path, create: bool = True) -> str:
 
 
 def stimulus_source(config: StudyConfig, study: Path) -> Path:
-    """The stimulus folder or manifest of a study, resolved against the study folder."""
+    """The stimulus folder or manifest of a study, resolved against the study folder.
+
+    Parameters
+    ----------
+    config : StudyConfig
+        The study's configuration (key ``stimuli``).
+    study : path
+        The study folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The absolute path.
+
+    Examples
+    --------
+    >>> config = StudyConfig(title="t", task="quads", stimuli="sequences/manifest.csv")
+    >>> stimulus_source(config, Path("/data/study")).as_posix()
+    '/data/study/sequences/manifest.csv'
+    """
     source = Path(config.stimuli).expanduser()
     return (source if source.is_absolute() else Path(study) / source).resolve()

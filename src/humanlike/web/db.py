@@ -87,6 +87,21 @@ MIGRATIONS = "humanlike.web:migrations"
 def database_url(text: str) -> str:
     """A SQLAlchemy URL for a ``sqlite:///`` or ``postgresql://`` URL (PostgreSQL through psycopg 3).
 
+    Parameters
+    ----------
+    text : str
+        The URL as a user writes it.
+
+    Returns
+    -------
+    str
+        The URL with the driver SQLAlchemy should use.
+
+    Raises
+    ------
+    ValueError
+        For another kind of URL.
+
     Examples
     --------
     >>> database_url("postgresql://u@localhost:5432/study")
@@ -102,12 +117,43 @@ def database_url(text: str) -> str:
 
 
 def sqlite_url(path: Path) -> str:
-    """The SQLite URL of a database file."""
+    """The SQLite URL of a database file.
+
+    Parameters
+    ----------
+    path : path
+        The database file.
+
+    Returns
+    -------
+    str
+        ``sqlite:///`` and the absolute path.
+
+    Examples
+    --------
+    >>> sqlite_url(Path("/data/study/study.sqlite"))
+    'sqlite:////data/study/study.sqlite'
+    """
     return f"sqlite:///{Path(path).resolve()}"
 
 
 def is_database_url(text: str) -> bool:
-    """Whether ``text`` looks like a database URL rather than a path."""
+    """Whether ``text`` looks like a database URL rather than a path.
+
+    Parameters
+    ----------
+    text : str or path
+        A command-line argument.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_database_url("postgresql://u@localhost/s"), is_database_url("my-study")
+    (True, False)
+    """
     return str(text).startswith(("sqlite:", "postgresql:", "postgres:", "postgresql+"))
 
 
@@ -118,6 +164,24 @@ def make_engine(url: str) -> Engine:
     crash of the machine, not only of the server), foreign keys on, and every transaction ``BEGIN IMMEDIATE``
     so that concurrent writers queue on the busy timeout instead of failing. PostgreSQL: a connection pool
     checked before use.
+
+    Parameters
+    ----------
+    url : str
+        ``sqlite:///PATH`` or ``postgresql://USER@HOST:PORT/DB``.
+
+    Returns
+    -------
+    sqlalchemy.engine.Engine
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> engine = make_engine(sqlite_url(Path(tempfile.mkdtemp()) / "s.sqlite"))
+    >>> with engine.connect() as conn:
+    ...     conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+    'wal'
+    >>> engine.dispose()
     """
     url = database_url(url)
     if url.startswith("sqlite"):
@@ -141,7 +205,23 @@ def make_engine(url: str) -> Engine:
 
 
 def upgrade(engine: Engine) -> None:
-    """Bring the schema to the newest migration (Alembic, the scripts shipped in the package)."""
+    """Bring the schema to the newest migration (Alembic, the scripts shipped in the package).
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sqlalchemy import inspect
+    >>> engine = make_engine(sqlite_url(Path(tempfile.mkdtemp()) / "s.sqlite"))
+    >>> upgrade(engine)
+    >>> sorted(inspect(engine).get_table_names())
+    ['alembic_version', 'participants', 'platform_ids', 'responses', 'stimuli', 'study_meta', 'trials']
+    >>> engine.dispose()
+    """
     from alembic import command
     from alembic.config import Config
 

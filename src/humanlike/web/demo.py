@@ -21,7 +21,7 @@ SIZE = 96
 CONDITIONS = {"clean": 0.0, "noisy": 0.35}
 
 
-def shape_image(shape: str, instance: int) -> np.ndarray:
+def _shape_image(shape: str, instance: int) -> np.ndarray:
     """A grey (SIZE, SIZE) uint8 image: a dark shape on white, its size and position varying by instance."""
     image = Image.new("L", (SIZE, SIZE), 255)
     draw = ImageDraw.Draw(image)
@@ -41,14 +41,36 @@ def shape_image(shape: str, instance: int) -> np.ndarray:
 
 
 def write_classification_stimuli(folder: Path, seed: int = 0) -> Path:
-    """``folder/<condition>/<shape>/<shape><k>.png``, written as a manifest CSV; returns the manifest path."""
+    """``folder/<condition>/<shape>/<shape><k>.png`` and their stimulus manifest (docs/formats.md).
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        Where to write (created).
+    seed : int
+        Seed of the pixel noise.
+
+    Returns
+    -------
+    pathlib.Path
+        The manifest CSV (item, path, label, experiment, condition).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> manifest = write_classification_stimuli(Path(tempfile.mkdtemp()))
+    >>> table = pd.read_csv(manifest)
+    >>> len(table), sorted(table["condition"].unique()), sorted(table["label"].unique())
+    (24, ['clean', 'noisy'], ['circle', 'cross', 'square', 'triangle'])
+    """
     import pandas as pd
 
     rows = []
     for condition, noise in CONDITIONS.items():
         for shape in SHAPES:
             for instance in range(3):
-                grey = shape_image(shape, instance).astype(float)
+                grey = _shape_image(shape, instance).astype(float)
                 rng = stream(seed, "demo-noise", condition, shape, instance)
                 noisy = np.clip(grey * (1 - noise) + rng.uniform(0, 255, grey.shape) * noise, 0, 255)
                 path = folder / condition / shape / f"{shape}{instance + 1}.png"
@@ -62,8 +84,27 @@ def write_classification_stimuli(folder: Path, seed: int = 0) -> Path:
 
 
 def write_sequence_stimuli(folder: Path) -> Path:
-    """Blend sequences (5 levels) between the shapes, by the package's builder; returns the manifest path."""
-    grey = {s: np.stack([shape_image(s, k).astype(np.float32) for k in range(2)]) for s in SHAPES[:3]}
+    """Blend sequences (5 levels) between three of the shapes, by the package's sequence builder.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        Where to write (created).
+
+    Returns
+    -------
+    pathlib.Path
+        The sequence manifest (the layout ``humanlike sequences`` writes).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> table = pd.read_csv(write_sequence_stimuli(Path(tempfile.mkdtemp())))
+    >>> sorted(table["sequence"].unique()), int(table["level"].max())
+    (['circle-cross-00', 'circle-square-00', 'cross-square-00'], 5)
+    """
+    grey = {s: np.stack([_shape_image(s, k).astype(np.float32) for k in range(2)]) for s in SHAPES[:3]}
     masks = {s: np.stack([object_mask(g) for g in grey[s]]) for s in grey}
     names = {s: [f"{s}{k + 1}" for k in range(2)] for s in grey}
     sequences = build_sequences(ObjectImages(grey, masks, names), pairs_per_class_pair=1, n_levels=5, blur=1.0)
@@ -71,7 +112,26 @@ def write_sequence_stimuli(folder: Path) -> Path:
 
 
 def make_demo(folder: Path) -> dict[str, Path]:
-    """Write the two demo studies into ``folder``; returns {"classify": study, "triads": study}."""
+    """Write the two demo studies (stimuli and study.toml) into ``folder``.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        Where to write.
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        ``{"classify": study folder, "triads": study folder}``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.config import load_config
+    >>> studies = make_demo(Path(tempfile.mkdtemp()))
+    >>> load_config(studies["classify"]).labels, load_config(studies["triads"]).task
+    (['circle', 'cross', 'square', 'triangle'], 'triads')
+    """
     folder = Path(folder)
     classify = folder / "classify"
     manifest = write_classification_stimuli(classify / "stimuli")

@@ -33,7 +33,30 @@ SIDES = ("left", "right")
 
 @dataclass
 class PlannedTrial:
-    """One trial of a participant's list: what is shown, the allowed responses, the answer (never sent)."""
+    """One trial of a participant's list: what is shown, the allowed responses, the answer (never sent).
+
+    Attributes
+    ----------
+    kind : str
+        ``"practice"``, ``"main"`` or ``"catch"``.
+    stimuli : list of str
+        Stimulus keys in display order (judgements: the left pair, then the right pair).
+    options : list of str
+        The responses allowed (the labels, or ``left``/``right``).
+    answer : str or None
+        The correct response where there is one (classification, catch trials).
+    info : dict
+        The task's own columns (item, condition, label / sequence, levels, swapped, classes).
+    prompt : str
+        Catch trials: the instruction shown instead of a stimulus.
+    break_before : bool
+        A break screen comes before this trial.
+
+    Examples
+    --------
+    >>> PlannedTrial("main", ["cat/cat1.png"], ["cat", "dog"], "cat").kind
+    'main'
+    """
 
     kind: str                          # "practice", "main" or "catch"
     stimuli: list[str]                 # stimulus keys in display order (judgements: left pair, then right)
@@ -68,7 +91,7 @@ def _with_breaks_and_catch(main: list[PlannedTrial], catch: list[PlannedTrial], 
     return merged
 
 
-def classification_groups(stimuli: pd.DataFrame) -> dict[tuple[str, str], list[dict]]:
+def _classification_groups(stimuli: pd.DataFrame) -> dict[tuple[str, str], list[dict]]:
     """The stimuli as plain records grouped by (experiment, item), each group sorted by condition."""
     groups: dict[tuple[str, str], list[dict]] = {}
     for record in stimuli.sort_values(["experiment", "item", "condition"]).to_dict("records"):
@@ -78,6 +101,22 @@ def classification_groups(stimuli: pd.DataFrame) -> dict[tuple[str, str], list[d
 
 def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, index=None) -> list[PlannedTrial]:
     """The classification trial list of participant ``ordinal`` (1-based).
+
+    Parameters
+    ----------
+    stimuli : pandas.DataFrame
+        The study's stimuli (:func:`humanlike.web.stimuli.read_stimuli`).
+    config : StudyConfig
+        The study.
+    ordinal : int
+        The participant's number (1, 2, ... in order of arrival).
+    index : optional
+        :func:`design_index` of the stimuli (built here when not given).
+
+    Returns
+    -------
+    list of PlannedTrial
+        Practice trials, then the main trials in random order with catch trials among them.
 
     Examples
     --------
@@ -95,7 +134,7 @@ def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: i
     [('a', 'y'), ('b', 'x')]
     """
     labels = list(config.labels)
-    groups = index if index is not None else classification_groups(stimuli)
+    groups = index if index is not None else _classification_groups(stimuli)
     keys = sorted(groups)
     order = stream(config.seed, "item-order").permutation(len(keys))
     n_items = len(keys)
@@ -127,7 +166,7 @@ def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: i
     return practice + _with_breaks_and_catch(main, catch, config, ordinal)
 
 
-def judgement_units(stimuli: pd.DataFrame, task: str) -> list[tuple[str, tuple[int, ...]]]:
+def _judgement_units(stimuli: pd.DataFrame, task: str) -> list[tuple[str, tuple[int, ...]]]:
     """Every (sequence, levels) judgement of the study: all triads or quadruples of every sequence."""
     units = []
     for sequence, frame in stimuli.groupby("sequence", sort=True):
@@ -137,18 +176,34 @@ def judgement_units(stimuli: pd.DataFrame, task: str) -> list[tuple[str, tuple[i
     return units
 
 
-def judgement_index(stimuli: pd.DataFrame, task: str):
+def _judgement_index(stimuli: pd.DataFrame, task: str):
     """(sequence, level) -> key, sequence -> top level, sequence -> (class_a, class_b), and every judgement
     unit."""
     by_level = {(str(s), int(lv)): key for key, s, lv in stimuli[["key", "sequence", "level"]].itertuples(index=False)}
     top = {str(k): int(v) for k, v in stimuli.groupby("sequence")["level"].max().items()}
     classes = {str(k): (str(a), str(b)) for k, a, b in
                stimuli.groupby("sequence")[["class_a", "class_b"]].first().itertuples()}
-    return by_level, top, classes, judgement_units(stimuli, task)
+    return by_level, top, classes, _judgement_units(stimuli, task)
 
 
 def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, index=None) -> list[PlannedTrial]:
     """The triad or quadruple trial list of participant ``ordinal`` (1-based), sides balanced.
+
+    Parameters
+    ----------
+    stimuli : pandas.DataFrame
+        The study's stimuli (:func:`humanlike.web.stimuli.read_stimuli`, with sequence, level, alpha, classes).
+    config : StudyConfig
+        The study (task ``triads`` or ``quads``).
+    ordinal : int
+        The participant's number (1, 2, ... in order of arrival).
+    index : optional
+        :func:`design_index` of the stimuli (built here when not given).
+
+    Returns
+    -------
+    list of PlannedTrial
+        Practice trials, then the main trials in random order with catch trials among them.
 
     Examples
     --------
@@ -160,7 +215,7 @@ def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, i
     >>> len(trials), sum(t.info["swapped"] for t in trials)
     (10, 5)
     """
-    by_level, top, classes, units = index if index is not None else judgement_index(stimuli, config.task)
+    by_level, top, classes, units = index if index is not None else _judgement_index(stimuli, config.task)
     order = stream(config.seed, "judgement-order").permutation(len(units))
     wanted = config.trials_per_participant or len(units)
     wanted = max(1, min(wanted, len(units)))
@@ -200,14 +255,62 @@ def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, i
 
 def design_index(stimuli: pd.DataFrame, config: StudyConfig):
     """The stimuli arranged for planning, built once per study (a participant's list is then planned in
-    about a millisecond while they wait)."""
+    about a millisecond while they wait).
+
+    Parameters
+    ----------
+    stimuli : pandas.DataFrame
+        The study's stimuli.
+    config : StudyConfig
+        The study.
+
+    Returns
+    -------
+    object
+        What :func:`plan_trials` takes as ``index``.
+
+    Examples
+    --------
+    >>> from humanlike.web.config import StudyConfig
+    >>> stimuli = pd.DataFrame({"key": ["a.png", "b.png"], "item": ["a", "b"], "label": ["cat", "dog"],
+    ...                         "experiment": "e", "condition": "0"})
+    >>> config = StudyConfig(title="t", task="classify", stimuli=".", labels=["cat", "dog"])
+    >>> sorted(design_index(stimuli, config))
+    [('e', 'a'), ('e', 'b')]
+    """
     if config.task == "classify":
-        return classification_groups(stimuli)
-    return judgement_index(stimuli, config.task)
+        return _classification_groups(stimuli)
+    return _judgement_index(stimuli, config.task)
 
 
 def plan_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, index=None) -> list[PlannedTrial]:
-    """The trial list of participant ``ordinal`` for the study's task (``index``: :func:`design_index`)."""
+    """The trial list of participant ``ordinal`` for the study's task.
+
+    Parameters
+    ----------
+    stimuli : pandas.DataFrame
+        The study's stimuli.
+    config : StudyConfig
+        The study.
+    ordinal : int
+        The participant's number (1, 2, ... in order of arrival).
+    index : optional
+        :func:`design_index` of the stimuli (built here when not given).
+
+    Returns
+    -------
+    list of PlannedTrial
+
+    Examples
+    --------
+    >>> from humanlike.web.config import StudyConfig
+    >>> stimuli = pd.DataFrame({"key": ["a.png", "b.png"], "item": ["a", "b"], "label": ["cat", "dog"],
+    ...                         "experiment": "e", "condition": "0"})
+    >>> config = StudyConfig(title="t", task="classify", stimuli=".", labels=["cat", "dog"], practice_trials=1,
+    ...                      catch_trials=1)
+    >>> [t.kind for t in plan_trials(stimuli, config, 1)].count("main")
+    2
+    """
     if config.task == "classify":
         return classification_trials(stimuli, config, ordinal, index)
     return judgement_trials(stimuli, config, ordinal, index)
@@ -215,6 +318,17 @@ def plan_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, index=
 
 def physical_response(side: str, swapped: bool) -> int:
     """The judgement table's response (1 = the second pair in physical order differs more) of a chosen side.
+
+    Parameters
+    ----------
+    side : {"left", "right"}
+        The pair the participant chose.
+    swapped : bool
+        Whether the second physical pair was shown on the left.
+
+    Returns
+    -------
+    int
 
     Examples
     --------

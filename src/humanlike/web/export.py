@@ -37,7 +37,36 @@ def _rows(engine) -> pd.DataFrame:
 
 
 def catch_failures(engine, config: StudyConfig) -> pd.DataFrame:
-    """Attention checks per participant: ``observer, catch_trials, failures, excluded``."""
+    """Attention checks per participant.
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database.
+    config : StudyConfig
+        The study (``max_catch_failures``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``observer, catch_trials, failures, excluded`` (observers by pseudonym).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> from humanlike.web.service import record_response, start_participant, state
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> def take_part(choose):
+    ...     token = start_participant(study, {"PROLIFIC_PID": "5f0c0ffee"})
+    ...     while not (now := state(study, token))["done"]:
+    ...         record_response(study, token, {"trial": now["trial"]["id"], "response": choose(now["trial"])})
+    >>> take_part(lambda trial: trial["options"][0])     # fails the attention check unless asked for "circle"
+    >>> catch_failures(study.engine, study.config)[["catch_trials", "failures", "excluded"]].values.tolist()
+    [[1, 1, True]]
+    >>> study.engine.dispose()
+    """
     rows = _rows(engine)
     catch = rows[rows["kind"] == "catch"]
     table = (catch.groupby("observer")["correct"].agg(catch_trials="size", failures=lambda c: int((~c.astype(bool)).sum()))
@@ -46,7 +75,7 @@ def catch_failures(engine, config: StudyConfig) -> pd.DataFrame:
     return table
 
 
-def excluded_observers(engine, config: StudyConfig) -> set[str]:
+def _excluded_observers(engine, config: StudyConfig) -> set[str]:
     """Pseudonyms of participants who failed more attention checks than ``max_catch_failures``."""
     table = catch_failures(engine, config)
     return set(table.loc[table["excluded"], "observer"])
@@ -63,11 +92,46 @@ def _platform(engine) -> pd.DataFrame:
 
 def trial_table(engine, config: StudyConfig, *, include_platform_ids: bool = False,
                 keep_excluded: bool = False) -> pd.DataFrame:
-    """The classification responses as a trial table (one row per main trial answered)."""
+    """The classification responses as a trial table (one row per main trial answered).
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database.
+    config : StudyConfig
+        The study.
+    include_platform_ids : bool
+        Add the platform's ids (personal data) as ``platform_*`` columns.
+    keep_excluded : bool
+        Keep participants who failed more attention checks than ``max_catch_failures``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trial table (docs/formats.md#the-trial-table) with ``trial``, ``rt`` (seconds), ``stimulus_ms`` (the
+        measured duration) and ``refresh_hz``; ``repeat`` when items are repeated.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> from humanlike.web.service import record_response, start_participant, state
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> def take_part(choose):
+    ...     token = start_participant(study, {"PROLIFIC_PID": "5f0c0ffee"})
+    ...     while not (now := state(study, token))["done"]:
+    ...         record_response(study, token, {"trial": now["trial"]["id"], "response": choose(now["trial"])})
+    >>> take_part(lambda trial: trial["options"][0])
+    >>> table = trial_table(study.engine, study.config, keep_excluded=True)
+    >>> len(table), table.columns[:8].tolist()
+    (12, ['observer', 'observer_kind', 'experiment', 'condition', 'item', 'label', 'response', 'correct'])
+    >>> study.engine.dispose()
+    """
     rows = _rows(engine)
     rows = rows[rows["kind"] == "main"]
     if not keep_excluded:
-        rows = rows[~rows["observer"].isin(excluded_observers(engine, config))]
+        rows = rows[~rows["observer"].isin(_excluded_observers(engine, config))]
     info = [json.loads(spec)["info"] for spec in rows["spec"]]
     table = pd.DataFrame({
         "observer": rows["observer"].to_numpy(), "observer_kind": "human",
@@ -87,12 +151,45 @@ def judgement_table(engine, config: StudyConfig, *, include_platform_ids: bool =
                     keep_excluded: bool = False, levels: dict | None = None) -> pd.DataFrame:
     """The triad/quadruple responses as a difference-judgement table, in physical order.
 
-    ``levels`` maps (sequence, level) to the stimulus value (alpha) written as ``v1..v4``.
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database.
+    config : StudyConfig
+        The study.
+    include_platform_ids, keep_excluded : bool
+        As in :func:`trial_table`.
+    levels : dict, optional
+        (sequence, level) -> stimulus value (the blend's alpha), written as ``v1..v4``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The difference-judgement table (docs/formats.md#the-difference-judgement-table): ``observer, scale,
+        s1..s4, response, session, trial, rt``, the values, and ``observer_kind, class_a, class_b`` (what the
+        Psychophysical-Score reads).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> from humanlike.web.service import record_response, start_participant, state
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> def take_part(choose):
+    ...     token = start_participant(study, {"PROLIFIC_PID": "5f0c0ffee"})
+    ...     while not (now := state(study, token))["done"]:
+    ...         record_response(study, token, {"trial": now["trial"]["id"], "response": choose(now["trial"])})
+    >>> take_part(lambda trial: "left")
+    >>> table = judgement_table(study.engine, study.config, keep_excluded=True)
+    >>> len(table), table.columns[:7].tolist(), bool((table["s1"] < table["s2"]).all())
+    (12, ['observer', 'scale', 's1', 's2', 's3', 's4', 'response'], True)
+    >>> study.engine.dispose()
     """
     rows = _rows(engine)
     rows = rows[rows["kind"] == "main"]
     if not keep_excluded:
-        rows = rows[~rows["observer"].isin(excluded_observers(engine, config))]
+        rows = rows[~rows["observer"].isin(_excluded_observers(engine, config))]
     info = [json.loads(spec)["info"] for spec in rows["spec"]]
     quad = config.task == "quads"
     s = np.array([i["levels"] + ([] if quad else [0]) for i in info], dtype=np.int64).reshape(-1, 4)
@@ -118,7 +215,7 @@ def _with_platform(table: pd.DataFrame, engine, include: bool) -> pd.DataFrame:
     return table.merge(_platform(engine), on="observer", how="left")
 
 
-def stimulus_levels(stimuli: pd.DataFrame | None) -> dict | None:
+def _stimulus_levels(stimuli: pd.DataFrame | None) -> dict | None:
     """(sequence, level) -> alpha of a sequence study's stimuli."""
     if stimuli is None or "alpha" not in stimuli:
         return None
@@ -126,23 +223,42 @@ def stimulus_levels(stimuli: pd.DataFrame | None) -> dict | None:
 
 
 def study_table(engine, config: StudyConfig, stimuli: pd.DataFrame | None = None, **options) -> pd.DataFrame:
-    """The task's table: the trial table (classify) or the difference-judgement table (triads, quads)."""
-    if config.task == "classify":
-        return trial_table(engine, config, **options)
-    return judgement_table(engine, config, levels=stimulus_levels(stimuli), **options)
+    """The task's table: the trial table (classify) or the difference-judgement table (triads, quads).
 
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database.
+    config : StudyConfig
+        The study.
+    stimuli : pandas.DataFrame, optional
+        The study's stimuli (their blend values become ``v1..v4`` of a judgement table).
+    **options
+        ``include_platform_ids``, ``keep_excluded``.
 
-def is_study(source) -> bool:
-    """Whether ``source`` is a study folder (holding study.toml) or a database URL.
+    Returns
+    -------
+    pandas.DataFrame
 
     Examples
     --------
-    >>> is_study("postgresql://u@localhost/study"), is_study("raw-data/")
-    (True, False)
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> from humanlike.web.service import record_response, start_participant, state
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> def take_part(choose):
+    ...     token = start_participant(study, {"PROLIFIC_PID": "5f0c0ffee"})
+    ...     while not (now := state(study, token))["done"]:
+    ...         record_response(study, token, {"trial": now["trial"]["id"], "response": choose(now["trial"])})
+    >>> take_part(lambda trial: "right")
+    >>> study_table(study.engine, study.config, study.stimuli, keep_excluded=True)[["v1", "v2", "v3"]].notna().all().all()
+    np.True_
+    >>> study.engine.dispose()
     """
-    if db.is_database_url(str(source)):
-        return True
-    return study_paths(Path(source))["config"].is_file()
+    if config.task == "classify":
+        return trial_table(engine, config, **options)
+    return judgement_table(engine, config, levels=_stimulus_levels(stimuli), **options)
 
 
 def read_study(source, *, include_platform_ids: bool = False, keep_excluded: bool = False) -> pd.DataFrame:
@@ -162,6 +278,30 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
     -------
     pandas.DataFrame
         The trial table (classification) or the difference-judgement table (triads, quads).
+
+    Raises
+    ------
+    ValueError
+        For a folder or database without a study, or a study without answered main trials.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> from humanlike.web.service import record_response, start_participant, state
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> def take_part(choose):
+    ...     token = start_participant(study, {"PROLIFIC_PID": "5f0c0ffee"})
+    ...     while not (now := state(study, token))["done"]:
+    ...         record_response(study, token, {"trial": now["trial"]["id"], "response": choose(now["trial"])})
+    >>> take_part(lambda trial: "left")
+    >>> table = read_study(study.folder, keep_excluded=True)
+    >>> table["observer"].nunique(), "platform_PROLIFIC_PID" in table
+    (1, False)
+    >>> read_study(study.folder, include_platform_ids=True, keep_excluded=True)["platform_PROLIFIC_PID"].unique().tolist()
+    ['5f0c0ffee']
+    >>> study.engine.dispose()
     """
     from sqlalchemy import inspect
 

@@ -27,7 +27,27 @@ MAX_SCALES_IN_FIGURE = 9
 
 @dataclass
 class Analysis:
-    """What the researcher page shows."""
+    """What the researcher page shows.
+
+    Attributes
+    ----------
+    progress : dict
+        ``started, finished, excluded, responses``.
+    per_condition : pandas.DataFrame
+        Responses (and accuracy) per experiment and condition, or per scale.
+    catch : pandas.DataFrame
+        Attention checks per participant (:func:`humanlike.web.export.catch_failures`).
+    results : pandas.DataFrame or None
+        Human-human error consistency with intervals, or the MLDS scales with their bootstrap band.
+    figure : bytes or None
+        The PNG figure of ``results``.
+    notes : list of str
+        Why something is not shown yet.
+
+    Examples
+    --------
+    >>> Analysis({"started": 0, "finished": 0, "excluded": 0, "responses": 0}, pd.DataFrame(), pd.DataFrame()).figure
+    """
 
     progress: dict
     per_condition: pd.DataFrame
@@ -131,7 +151,38 @@ def _judgements(study: Study, table: pd.DataFrame, out: Analysis) -> None:
 
 
 def analyse(study: Study) -> Analysis:
-    """Progress and the analysis so far."""
+    """Progress and the analysis so far, by the package's own functions.
+
+    Parameters
+    ----------
+    study : humanlike.web.service.Study
+        The prepared study.
+
+    Returns
+    -------
+    Analysis
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> from humanlike.web.service import record_response, start_participant, state
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> for _ in range(3):
+    ...     token = start_participant(study, {})
+    ...     while not (now := state(study, token))["done"]:
+    ...         _ = record_response(study, token, {"trial": now["trial"]["id"], "response": "right"})
+    >>> analysis = analyse(study)
+    >>> analysis.progress
+    {'started': 3, 'finished': 3, 'excluded': 0, 'responses': 42}
+    >>> analysis.per_condition.values.tolist()
+    [['circle-cross-00', 12], ['circle-square-00', 12], ['cross-square-00', 12]]
+    >>> analysis.results.columns[:4].tolist(), analysis.figure[:4]
+    (['observer', 'scale_id', 'level', 'stimulus'], b'\x89PNG')
+    >>> study.engine.dispose()
+    """
     catch = catch_failures(study.engine, study.config)
     excluded = set(catch.loc[catch["excluded"], "observer"])
     out = Analysis(_progress(study, excluded), pd.DataFrame(), catch)
@@ -154,7 +205,35 @@ def _table(frame: pd.DataFrame | None, name: str) -> str:
 
 
 def render_page(study: Study, analysis: Analysis, base: str, key: str) -> str:
-    """The researcher page as one HTML document (the figure and the export link carry the secret)."""
+    """The researcher page as one HTML document (the figure and the export link carry the secret).
+
+    Parameters
+    ----------
+    study : humanlike.web.service.Study
+        The prepared study.
+    analysis : Analysis
+        :func:`analyse` of it.
+    base : str
+        The URL prefix the study is served under.
+    key : str
+        The researcher secret (for the figure's and the export's links).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> page = render_page(study, analyse(study), "", "secret")
+    >>> "<h2>Progress</h2>" in page, "No responses to main trials yet." in page
+    (True, True)
+    >>> study.engine.dispose()
+    """
     p = analysis.progress
     what = ("Human-human error consistency (humanlike.error_consistency)" if study.config.task == "classify"
             else "MLDS scales pooled over participants (humanlike.analyse_mlds)")

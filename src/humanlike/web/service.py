@@ -30,7 +30,21 @@ RESPONSE_KEYS = {"trial", "response", *RESPONSE_NUMBERS, *RESPONSE_INTEGERS}
 
 
 class Rejected(Exception):
-    """A request the server refuses: ``status`` (HTTP) and ``message``; nothing was stored."""
+    """A request the server refuses: ``status`` (HTTP) and ``message``; nothing was stored.
+
+    Parameters
+    ----------
+    status : int
+        The HTTP status (400 malformed, 403 not yours, 404 unknown, 409 answered/not current, 422 not an option).
+    message : str
+        What was wrong, for the client.
+
+    Examples
+    --------
+    >>> err = Rejected(409, "trial 7 was answered already")
+    >>> err.status, str(err)
+    (409, 'trial 7 was answered already')
+    """
 
     def __init__(self, status: int, message: str):
         super().__init__(message)
@@ -38,13 +52,37 @@ class Rejected(Exception):
         self.message = message
 
 
-def now() -> datetime:
+def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
 @dataclass
 class Study:
-    """A prepared study: its config, stimuli (with opaque ids) and database engine."""
+    """A prepared study: its config, stimuli (with opaque ids) and database engine.
+
+    Made by :func:`humanlike.web.app.open_study`.
+
+    Attributes
+    ----------
+    folder : pathlib.Path or None
+        The study folder.
+    config : StudyConfig
+        The study's configuration.
+    stimuli : pandas.DataFrame
+        :func:`humanlike.web.stimuli.read_stimuli` with an ``opaque`` column (the id the pages use).
+    engine : sqlalchemy.engine.Engine
+        The study database.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> study.config.task, len(study.stimuli), len(study.by_opaque)
+    ('classify', 24, 24)
+    >>> study.engine.dispose()
+    """
 
     folder: Path | None
     config: StudyConfig
@@ -57,12 +95,38 @@ class Study:
 
     @property
     def by_opaque(self) -> dict[str, str]:
+        """Opaque id -> absolute path of every stimulus (what ``/stimulus/{opaque}`` serves)."""
         return dict(zip(self.stimuli["opaque"], self.stimuli["path"]))
 
 
 def sync_stimuli(engine: Engine, stimuli: pd.DataFrame, config: StudyConfig) -> pd.DataFrame:
-    """Give every stimulus an opaque id (kept across restarts) and record the config; returns the stimuli
-    with an ``opaque`` column."""
+    """Give every stimulus an opaque id (kept across restarts) and record the config in the database.
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database (migrated).
+    stimuli : pandas.DataFrame
+        :func:`humanlike.web.stimuli.read_stimuli`.
+    config : StudyConfig
+        The study (stored as JSON, so that the database alone can be exported).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The stimuli with an ``opaque`` column (22 random URL-safe characters each).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> again = sync_stimuli(study.engine, study.stimuli.drop(columns="opaque"), study.config)
+    >>> (again["opaque"] == study.stimuli["opaque"]).all()
+    np.True_
+    >>> study.engine.dispose()
+    """
     with engine.begin() as conn:
         known = dict(conn.execute(select(db.stimuli.c.key, db.stimuli.c.opaque)).all())
         new = [{"key": key, "opaque": secrets.token_urlsafe(16)} for key in stimuli["key"] if key not in known]
@@ -86,7 +150,32 @@ def _put_meta(conn, key: str, value: str) -> None:
 
 
 def stored_config(engine: Engine) -> StudyConfig:
-    """The study config recorded in a database (so that a database URL alone can be exported)."""
+    """The study config recorded in a database (so that a database URL alone can be exported).
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database.
+
+    Returns
+    -------
+    StudyConfig
+
+    Raises
+    ------
+    ValueError
+        When the database holds no study.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> stored_config(study.engine) == study.config
+    True
+    >>> study.engine.dispose()
+    """
     with engine.connect() as conn:
         row = conn.execute(select(db.study_meta.c.value).where(db.study_meta.c.key == "config")).first()
     if row is None:
@@ -95,11 +184,36 @@ def stored_config(engine: Engine) -> StudyConfig:
 
 
 def start_participant(study: Study, platform: dict[str, str]) -> str:
-    """Create a participant with their whole trial list (one transaction); returns their token."""
+    """Create a participant with their whole trial list (one transaction).
+
+    Parameters
+    ----------
+    study : Study
+        The prepared study.
+    platform : dict of str to str
+        The platform's ids from the query string (stored apart, in ``platform_ids``).
+
+    Returns
+    -------
+    str
+        The participant's token (:func:`secrets.token_urlsafe`, 32 characters): the only key to their trials.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> token = start_participant(study, {"PROLIFIC_PID": "5f0c0ffee"})
+    >>> progress = state(study, token)
+    >>> len(token), progress["answered"], progress["total"], progress["trial"]["kind"]
+    (32, 0, 15, 'practice')
+    >>> study.engine.dispose()
+    """
     token = secrets.token_urlsafe(24)
     with study.engine.begin() as conn:
         pid = conn.execute(insert(db.participants).values(
-            token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=now(),
+            token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=_now(),
             n_trials=0).returning(db.participants.c.id)).scalar_one()
         planned = plan_trials(study.stimuli, study.config, pid, study.design)
         conn.execute(update(db.participants).where(db.participants.c.id == pid).values(
@@ -134,7 +248,33 @@ def _next_trial_row(conn, participant_id: int):
 
 
 def trial_payload(study: Study, row, base: str = "") -> dict:
-    """What the page gets of a trial: opaque stimulus URLs, options, kind, prompt; never the answer."""
+    """What the page gets of a trial: opaque stimulus URLs, options, kind, prompt; never the answer.
+
+    Parameters
+    ----------
+    study : Study
+        The prepared study.
+    row : sqlalchemy Row
+        A row of the ``trials`` table.
+    base : str
+        The URL prefix the study is served under.
+
+    Returns
+    -------
+    dict
+        ``id, position, kind, stimuli, options, prompt, break_before``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> trial = state(study, start_participant(study, {}))["trial"]   # made by trial_payload
+    >>> sorted(trial), trial["stimuli"][0].startswith("/stimulus/")
+    (['break_before', 'id', 'kind', 'options', 'position', 'prompt', 'stimuli'], True)
+    >>> study.engine.dispose()
+    """
     spec = json.loads(row.spec)
     opaque = study.opaque_of
     return {"id": row.id, "position": row.position, "kind": row.kind,
@@ -143,7 +283,39 @@ def trial_payload(study: Study, row, base: str = "") -> dict:
 
 
 def state(study: Study, token: str, base: str = "") -> dict:
-    """The participant's progress and next unanswered trial (``trial`` is None when done)."""
+    """The participant's progress and next unanswered trial (``trial`` is None when done).
+
+    Parameters
+    ----------
+    study : Study
+        The prepared study.
+    token : str
+        The participant's token.
+    base : str
+        The URL prefix the study is served under.
+
+    Returns
+    -------
+    dict
+        ``done, answered, total, trial`` (:func:`trial_payload`) and ``completion_url`` (when done).
+
+    Raises
+    ------
+    Rejected
+        404 for an unknown token.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> state(study, "no-such-participant-token-at-all")
+    Traceback (most recent call last):
+        ...
+    humanlike.web.service.Rejected: unknown participant (withdrawn, or a mistyped link)
+    >>> study.engine.dispose()
+    """
     with study.engine.connect() as conn:
         participant = _participant(conn, token)
         row = _next_trial_row(conn, participant.id)
@@ -179,7 +351,22 @@ def _check_body(body) -> dict:
 
 
 def record_response(study: Study, token: str, body) -> dict:
-    """Check and store one response in one transaction; returns ``{"feedback": ...}`` (practice trials) .
+    """Check and store one response in one transaction.
+
+    Parameters
+    ----------
+    study : Study
+        The prepared study.
+    token : str
+        The participant's token.
+    body : object
+        The request's JSON: ``trial`` (id), ``response`` and optional timing (``rt_ms, stimulus_ms, frames,
+        refresh_hz, window_w, window_h``).
+
+    Returns
+    -------
+    dict
+        ``{"feedback": {"correct": bool, "answer": label}}`` after a practice trial, else ``{"feedback": None}``.
 
     Raises
     ------
@@ -187,6 +374,22 @@ def record_response(study: Study, token: str, body) -> dict:
         400 malformed body; 404 unknown participant; 403 a trial of another participant (or none);
         409 a trial answered already, or not the participant's current trial; 422 a response outside the
         trial's options. Nothing is stored.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> token = start_participant(study, {})
+    >>> trial = state(study, token)["trial"]
+    >>> record_response(study, token, {"trial": trial["id"], "response": "circle", "rt_ms": 512.0})["feedback"].keys()
+    dict_keys(['correct', 'answer'])
+    >>> record_response(study, token, {"trial": trial["id"], "response": "circle"})
+    Traceback (most recent call last):
+        ...
+    humanlike.web.service.Rejected: trial 1 was answered already (a replayed response)
+    >>> study.engine.dispose()
     """
     clean = _check_body(body)
     try:
@@ -210,10 +413,10 @@ def record_response(study: Study, token: str, body) -> dict:
                 trial_id=row.id, participant_id=participant.id, response=clean["response"], correct=correct,
                 rt_ms=clean["rt_ms"], stimulus_ms=clean["stimulus_ms"], frames=clean["frames"],
                 refresh_hz=clean["refresh_hz"], window_w=clean["window_w"], window_h=clean["window_h"],
-                created_at=now()))
+                created_at=_now()))
             if _next_trial_row(conn, participant.id) is None:
                 conn.execute(update(db.participants).where(db.participants.c.id == participant.id)
-                             .values(status="finished", finished_at=now()))
+                             .values(status="finished", finished_at=_now()))
     except IntegrityError:
         raise Rejected(409, f"trial {clean['trial']} was answered already (a replayed response)") from None
     if row.kind == "practice" and spec["answer"] is not None:
@@ -223,12 +426,39 @@ def record_response(study: Study, token: str, body) -> dict:
 
 def withdraw(engine: Engine, participant: str) -> int:
     """Delete every row of one participant (by pseudonym, token or a platform id such as the Prolific id the
-    participant wrote from); returns the number of responses deleted.
+    participant wrote from).
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database.
+    participant : str
+        Pseudonym (as in the export), token, or a platform id.
+
+    Returns
+    -------
+    int
+        The number of responses deleted (with them: the trials, the platform ids, the participant).
 
     Raises
     ------
     ValueError
         When no participant has that pseudonym or token.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> token = start_participant(study, {"PROLIFIC_PID": "5f0c0ffee"})
+    >>> withdraw(study.engine, "5f0c0ffee")
+    0
+    >>> state(study, token)
+    Traceback (most recent call last):
+        ...
+    humanlike.web.service.Rejected: unknown participant (withdrawn, or a mistyped link)
+    >>> study.engine.dispose()
     """
     with engine.begin() as conn:
         row = conn.execute(select(db.participants.c.id).where(

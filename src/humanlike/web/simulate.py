@@ -21,8 +21,26 @@ from ..stats.rng import stream
 
 @dataclass
 class ParticipantRecord:
-    """What one simulated participant did: its token, the trial ids it was served and answered (acknowledged),
-    the request latencies (seconds) and any error."""
+    """What one simulated participant did.
+
+    Attributes
+    ----------
+    token : str
+        Its participant token.
+    served, answered : list of int
+        The trial ids it was served, and those whose response the server acknowledged.
+    latencies : list of float
+        Seconds each request took.
+    retries : int
+        Requests sent again after a connection error.
+    error : str
+        What went wrong ("" when nothing did).
+
+    Examples
+    --------
+    >>> ParticipantRecord().error
+    ''
+    """
 
     token: str = ""
     served: list[int] = field(default_factory=list)
@@ -76,7 +94,7 @@ async def _participant(client, index: int, answers: int | None, seed: int, recor
 
 
 async def simulate_participants(base_url: str, n: int, *, answers: int | None = None, seed: int = 0,
-                                timeout: float = 120.0) -> tuple[list[ParticipantRecord], float]:
+                                timeout: float = 120.0, transport=None) -> tuple[list[ParticipantRecord], float]:
     """Run ``n`` simulated participants at once against ``base_url``; returns their records and the wall time.
 
     Parameters
@@ -89,12 +107,35 @@ async def simulate_participants(base_url: str, n: int, *, answers: int | None = 
         Trials each answers (default: all).
     seed : int
         Seed of the random answers.
+    transport : httpx.AsyncBaseTransport, optional
+        Talk to an application in this process instead (``httpx.ASGITransport(app=...)``).
     timeout : float
         Seconds the whole run may take; the run is cancelled after it (bounded in time).
+
+    Returns
+    -------
+    records : list of ParticipantRecord
+        One per participant.
+    wall : float
+        Seconds the run took.
+
+    Examples
+    --------
+    >>> import asyncio, tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.web.app import create_app, open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> import httpx
+    >>> transport = httpx.ASGITransport(app=create_app(study, "a-long-researcher-secret"))
+    >>> records, wall = asyncio.run(simulate_participants("http://study", 3, answers=2, transport=transport))
+    >>> [len(r.answered) for r in records], [r.error for r in records]
+    ([2, 2, 2], ['', '', ''])
+    >>> study.engine.dispose()
     """
     records = [ParticipantRecord() for _ in range(n)]
     limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
-    async with httpx.AsyncClient(base_url=base_url, timeout=60.0, limits=limits) as client:
+    async with httpx.AsyncClient(base_url=base_url, timeout=60.0, limits=limits, transport=transport) as client:
         start = time.perf_counter()
         tasks = [_participant(client, i, answers, seed, records[i]) for i in range(n)]
         results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout)
@@ -106,7 +147,26 @@ async def simulate_participants(base_url: str, n: int, *, answers: int | None = 
 
 
 def latency_summary(records: list[ParticipantRecord], wall: float) -> dict:
-    """Requests, throughput (requests per second) and latency percentiles (milliseconds)."""
+    """Requests, throughput (requests per second) and latency percentiles (milliseconds).
+
+    Parameters
+    ----------
+    records : list of ParticipantRecord
+        What :func:`simulate_participants` returned.
+    wall : float
+        The run's seconds.
+
+    Returns
+    -------
+    dict
+        ``participants, requests, responses, seconds, requests_per_s, p50_ms, p99_ms, retries, errors``.
+
+    Examples
+    --------
+    >>> summary = latency_summary([ParticipantRecord(latencies=[0.010, 0.020, 0.030], answered=[1, 2])], 0.5)
+    >>> summary["requests"], summary["requests_per_s"], summary["p50_ms"]
+    (3, 6.0, 20.0)
+    """
     latencies = np.array([x for r in records for x in r.latencies]) * 1000.0
     return {"participants": len(records), "requests": int(latencies.size),
             "responses": int(sum(len(r.answered) for r in records)), "seconds": round(wall, 2),

@@ -13,6 +13,15 @@ def source_text(path) -> str:
     """A command-line DATA argument as text, with a database URL's ``//`` restored (argparse's ``type=Path``
     collapses ``postgresql://u@h/db`` to ``postgresql:/u@h/db``).
 
+    Parameters
+    ----------
+    path : str or path
+        The argument.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> source_text(Path("postgresql://u@localhost:5432/study"))
@@ -27,12 +36,28 @@ def source_text(path) -> str:
     if match is None:
         return text
     scheme, rest = match.groups()
-    return f"{scheme}:///{rest}" if scheme.startswith("sqlite") else f"{scheme}://{rest}"
+    # a collapsed sqlite URL is taken as an absolute path (sqlite:////abs/path): a relative one is ambiguous
+    return f"{scheme}:////{rest}" if scheme.startswith("sqlite") else f"{scheme}://{rest}"
 
 
 def looks_like_study(path) -> bool:
     """Whether a DATA argument names a study (a folder with study.toml, or a database URL); imports nothing
-    of the web extra, so that the command line can ask before importing it."""
+    of the web extra, so that the command line can ask before importing it.
+
+    Parameters
+    ----------
+    path : str or path
+        A DATA argument.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> looks_like_study("postgresql://u@localhost/study"), looks_like_study("raw-data/")
+    (True, False)
+    """
     text = str(path)
     return text.startswith(("sqlite:", "postgresql:", "postgres:", "postgresql+")) or (Path(text) / "study.toml").is_file()
 
@@ -54,6 +79,11 @@ def read_sources(paths, load_other, validate):
     pandas.DataFrame
         ``load_other(paths)`` when no argument is a study; else each study through
         :func:`humanlike.web.export.read_study`, the rest through ``load_other``, pooled and validated.
+
+    Examples
+    --------
+    >>> read_sources(["a.csv", "b.csv"], lambda paths: f"read {len(paths)} files", None)
+    'read 2 files'
     """
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     if not any(looks_like_study(p) for p in paths):

@@ -20,7 +20,22 @@ MEDIA_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
 
 
 def classification_source(source: Path) -> Path:
-    """The folder or manifest to read images from (an evaluation folder lists its images in stimuli.csv)."""
+    """The folder or manifest to read images from (an evaluation folder lists its images in stimuli.csv).
+
+    Parameters
+    ----------
+    source : pathlib.Path
+        The ``--stimuli`` argument: a folder, a manifest CSV or an evaluation folder.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> classification_source(Path("no/such/folder")).as_posix()
+    'no/such/folder'
+    """
     # An evaluation folder (evaluation.json) lists its images in stimuli.csv.
     if source.is_dir() and (source / "evaluation.json").is_file() and (source / "stimuli.csv").is_file():
         return source / "stimuli.csv"
@@ -32,12 +47,52 @@ def _sequence_source(source: Path) -> Path:
 
 
 def classification_labels(source: Path) -> list[str]:
-    """The sorted labels of a classification stimulus source."""
+    """The sorted labels of a classification stimulus source.
+
+    Parameters
+    ----------
+    source : pathlib.Path
+        A folder, a manifest CSV or an evaluation folder.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for label in ("dog", "cat"):
+    ...     (root / label).mkdir()
+    ...     Image.new("RGB", (4, 4)).save(root / label / f"{label}1.png")
+    >>> classification_labels(root)
+    ['cat', 'dog']
+    """
     return sorted(set(discover_stimuli(classification_source(source), check=False)["label"]))
 
 
 def stimulus_root(config: StudyConfig, study: Path) -> Path:
-    """The folder every stimulus of the study must lie in."""
+    """The folder every stimulus of the study must lie in.
+
+    Parameters
+    ----------
+    config : StudyConfig
+        The study (keys ``stimuli`` and ``stimulus_root``).
+    study : path
+        The study folder.
+
+    Returns
+    -------
+    pathlib.Path
+        ``stimulus_root`` when set, else the stimulus folder (or the manifest's folder).
+
+    Examples
+    --------
+    >>> config = StudyConfig(title="t", task="triads", stimuli="/data/sequences/manifest.csv")
+    >>> stimulus_root(config, Path("/data/study")).as_posix()
+    '/data/sequences'
+    """
     if config.stimulus_root:
         root = Path(config.stimulus_root).expanduser()
         return (root if root.is_absolute() else Path(study) / root).resolve()
@@ -50,11 +105,33 @@ def read_stimuli(config: StudyConfig, study: Path) -> pd.DataFrame:
     (absolute), and the task's columns (classify: ``item, label, experiment, condition``; triads/quads:
     ``sequence, level, alpha, class_a, class_b``).
 
+    Parameters
+    ----------
+    config : StudyConfig
+        The study.
+    study : path
+        The study folder.
+
+    Returns
+    -------
+    pandas.DataFrame
+
     Raises
     ------
     StudyConfigError
         For a stimulus outside the stimulus root, a label outside the study's label set, a file type the
         browser cannot show, or an unreadable source (the underlying reader's message).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.config import load_config
+    >>> from humanlike.web.demo import make_demo
+    >>> study = make_demo(Path(tempfile.mkdtemp()))["triads"]
+    >>> stimuli = read_stimuli(load_config(study), study)
+    >>> row = stimuli.iloc[1]
+    >>> row["key"], row["sequence"], int(row["level"]), float(row["alpha"])
+    ('images/circle-cross-00-2.png', 'circle-cross-00', 2, 0.25)
     """
     source = stimulus_source(config, study)
     root = stimulus_root(config, study)
