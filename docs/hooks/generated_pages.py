@@ -19,7 +19,7 @@ if str(ROOT / "src") not in sys.path:
 # One API page per layer, in layer order. The modules are found in the source tree (not imported: griffe
 # reads the files statically, so the torch-backed ``humanlike.models`` renders without torch), so a new
 # module can never be left out of the reference.
-API_GROUPS = ("data", "metrics", "stats", "analyses", "models", "presentation")
+API_GROUPS = ("data", "metrics", "stats", "analyses", "models", "presentation", "web")
 
 
 def public_modules(group: str) -> list[str]:
@@ -42,6 +42,9 @@ API_INTROS = {
               "Nothing outside this subpackage imports torch.",
     "presentation": "The command line (one module per command family), figures, the HTML report and atomic "
                     "file output. The CLI only parses, calls an analysis, prints and writes.",
+    "web": "`humanlike serve`, the web experiment server (the optional `web` extra: `pip install \"humanlike[web]\"`): "
+           "study config, designs, database, the HTTP application, export. See "
+           "[Run your own experiment](../run-your-own-experiment.md).",
 }
 
 

@@ -21,6 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
@@ -166,8 +167,6 @@ def create_app(study: Study, secret: str) -> Starlette:
         if not isinstance(params, dict) or not all(isinstance(v, str) and len(v) <= 200 for v in params.values()):
             return _json({"error": "malformed body: 'params' must map parameter names to short strings"}, 400)
         platform = {k: params[k] for k in study.config.platform_params if params.get(k)}
-        from starlette.concurrency import run_in_threadpool
-
         token = await run_in_threadpool(start_participant, study, platform)
         return _json({"token": token, "url": f"{base_of(request)}/p/{token}"})
 
@@ -182,8 +181,6 @@ def create_app(study: Study, secret: str) -> Starlette:
             body = await request.json()
         except (ValueError, UnicodeDecodeError):
             return _json({"error": "malformed body: expected a JSON object"}, 400)
-        from starlette.concurrency import run_in_threadpool
-
         token = request.path_params["token"]
         try:
             feedback = await run_in_threadpool(record_response, study, token, body)

@@ -199,7 +199,7 @@ def analyse(study: Study) -> Analysis:
 
 def _table(frame: pd.DataFrame | None, name: str) -> str:
     if frame is None or frame.empty:
-        return f'<p class="empty">none yet</p>'
+        return '<p class="empty">none yet</p>'
     return frame.to_html(index=False, float_format=lambda v: f"{v:.3f}", classes="data", border=0,
                          na_rep="NaN").replace("<table", f'<table data-table="{name}"', 1)
 
