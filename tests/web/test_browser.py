@@ -182,7 +182,7 @@ def test_browser_classification_session_with_reload(tmp_path, driver):
     assert list(zip(browser_rows["item"], browser_rows["label"], browser_rows["response"])) == by_hand
     print("measured stimulus durations (ms):", browser_rows["stimulus_ms"].round(1).tolist(),
           "refresh (Hz):", browser_rows["refresh_hz"].round(1).unique().tolist())
-    assert browser_rows["stimulus_ms"].between(0.8 * 700, 700 + 200).all(), browser_rows["stimulus_ms"].tolist()
+    assert browser_rows["stimulus_ms"].between(700 - 20, 700 + 200).all(), browser_rows["stimulus_ms"].tolist()
     assert (browser_rows["refresh_hz"] > 0).all() and (browser_rows["rt"] > 0).all()
     # the same responses written by hand as a trial table give the same error consistency
     hand = pd.DataFrame(

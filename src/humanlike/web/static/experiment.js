@@ -78,19 +78,19 @@
     });
   }
 
-  // Shows `element` for `ms` milliseconds counted in animation frames; resolves with the measured duration
-  // (first frame shown to the frame it was hidden) and the number of frames.
+  // Shows `element` for `ms` milliseconds counted in animation frames. A change made in the animation-frame
+  // callback of time t is on the screen from the frame painted after it: the element is shown in the callback
+  // of `onset` and hidden in the first callback at least `ms` (less half a frame) later, so it is on screen
+  // for a whole number of frames. Resolves with that measured duration (hide - onset) and the frame count.
   function present(element, ms) {
-    return nextFrame().then(function () {
+    return nextFrame().then(function (onset) {
       element.hidden = false;
-      return nextFrame();
-    }).then(function (onset) {
       var frames = 1;
       var frameMs = refreshHz ? 1000 / refreshHz : 16.7;
       function loop(t) {
         if (t - onset >= ms - frameMs / 2) {
           element.hidden = true;
-          return nextFrame().then(function (offset) { return {ms: offset - onset, frames: frames}; });
+          return {ms: t - onset, frames: frames};
         }
         frames += 1;
         return nextFrame().then(loop);
