@@ -180,3 +180,70 @@ def test_psychscore_reads_the_study_and_recovers_the_bots_scale(tmp_path, capsys
                  str(study / "sequences"), "--resamples", "50", "--simulate-humans", "0", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert "pixel" in json.dumps(out)
+
+
+def test_keep_excluded_keeps_participants_who_failed_the_attention_checks(tmp_path, capsys):
+    from starlette.testclient import TestClient
+
+    from humanlike.web.app import create_app, open_study
+
+    study_folder = make_study(tmp_path, "classify", practice_trials=0, catch_trials=1)
+    study = open_study(study_folder)
+    client = TestClient(create_app(study, "k" * 24))
+    answer_all(client, start(client), classifier(study))                               # passes the check
+    answer_all(client, start(client), lambda t: [x for x in t["options"] if x not in t["prompt"]][0])
+    study.engine.dispose()
+    assert main(["export", str(study_folder), "--out", str(tmp_path / "kept.csv"), "--keep-excluded"]) == 0
+    assert main(["export", str(study_folder), "--out", str(tmp_path / "default.csv")]) == 0
+    assert pd.read_csv(tmp_path / "kept.csv")["observer"].nunique() == 2
+    assert pd.read_csv(tmp_path / "default.csv")["observer"].nunique() == 1
+
+
+def test_the_demo_serves_both_tasks_with_one_command(tmp_path):
+    import os
+    import re
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    src = Path(__file__).resolve().parents[2] / "src"
+    process = subprocess.Popen([sys.executable, "-m", "humanlike.presentation.cli", "serve", "--demo", "--port",
+                                str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**os.environ, "PYTHONPATH": str(src)})
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/classify/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                assert process.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+        index = httpx.get(f"http://127.0.0.1:{port}/").text
+        assert 'href="/classify/"' in index and 'href="/triads/"' in index
+        for task, option in (("classify", "circle"), ("triads", "left")):
+            base = f"http://127.0.0.1:{port}/{task}"
+            token = httpx.post(f"{base}/api/start", json={"consent": True}).json()["token"]
+            trial = httpx.get(f"{base}/api/p/{token}/state").json()["trial"]
+            assert httpx.get(f"http://127.0.0.1:{port}{trial['stimuli'][0]}").headers["content-type"] == "image/png"
+            reply = httpx.post(f"{base}/api/p/{token}/response", json={"trial": trial["id"], "response": option})
+            assert reply.status_code == 200
+            page = httpx.get(f"{base}/p/{token}").text
+            assert f'"base": "/{task}"' in page
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            out, _ = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, _ = process.communicate()
+    secret = re.search(r"researcher\?key=(\S+)", out).group(1)
+    assert f"classify: researcher    http://127.0.0.1:{port}/classify/researcher?key={secret}" in out
