@@ -69,8 +69,12 @@ class ServerProcess:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=30)
-        if self.process.stdout:
+        if self.process.stdout and not self.process.stdout.closed:
+            self.printed = self.process.stdout.read()
             self.process.stdout.close()
 
+    printed = ""
+
     def output(self) -> str:
-        return self.process.stdout.read() if self.process.stdout else ""
+        """What the server printed (after :meth:`kill`)."""
+        return self.printed
