@@ -1,5 +1,5 @@
 """Simulated participants over HTTP: many at once (asyncio + httpx) against a running server, to dry-run a
-study and to measure the server (``benchmarks/serve_load.py``, tests/web/test_load.py).
+study and to measure the server (``benchmarks/serve_load.py``, tests/web/test_web_load.py).
 
 Each simulated participant consents, then answers its trials with a random option, exactly as the page does
 (one response at a time, the next trial only after the server committed the last). Every request's latency is
