@@ -16,3 +16,6 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 collect_ignore_glob = ["tests/data/*"]
 if not IN_CI and importlib.util.find_spec("torch") is None:
     collect_ignore_glob.append("src/humanlike/models/*")
+# The web server (humanlike.web) needs the "web" extra; its doctests are collected wherever it is installed.
+if not IN_CI and any(importlib.util.find_spec(m) is None for m in ("starlette", "sqlalchemy", "alembic", "uvicorn")):
+    collect_ignore_glob.append("src/humanlike/web/*")

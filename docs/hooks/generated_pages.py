@@ -21,7 +21,7 @@ if str(ROOT / "src") not in sys.path:
 # torch-backed ``humanlike.models`` renders without torch), so a new module can never be left out of the reference.
 MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore")
 API_GROUPS = ("trials", "resampling", "stats", "files", *(f"measures/{m}" for m in MEASURES), "measures", "models",
-              "app")
+              "app", "web")
 
 
 def public_modules(group: str) -> list[str]:
@@ -62,6 +62,9 @@ API_INTROS = {
     "models": "Running torch models on stimuli (the optional `models` extra: `pip install \"humanlike[models]\"`). "
               "Nothing outside this subpackage imports torch.",
     "app": "The command line's entry point, the models command, the HTML report and its sections.",
+    "web": "`humanlike serve`, the web experiment server (the optional `web` extra: `pip install \"humanlike[web]\"`): "
+           "study config, designs, database, the HTTP application, export. See "
+           "[Run your own experiment](../run-your-own-experiment.md).",
 }
 
 

@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     for command in sub.choices.values():  # every command that reads DATA resolves observer-name clashes alike
         if any(action.dest == "data" for action in command._actions):
             add_on_conflict_option(command)
+    from ..web.cli import add_serve_commands  # `serve` and `export`; its handlers import the web extra lazily
+
+    add_serve_commands(sub)
     return parser
 
 

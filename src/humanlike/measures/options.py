@@ -851,7 +851,24 @@ def load_data_with_sources(paths, args=None):
     ['trial file']
     """
     from ..trials.loaders import load_trials_with_sources
+    from ..web.sources import looks_like_study, read_sources  # light: the web extra only for a study
 
-    return load_trials_with_sources(paths, on_conflict=getattr(args, "on_conflict", "prefer-margins"),
-                                    humans=getattr(args, "humans", None),
-                                    labels=data_labels(getattr(args, "labels", None)))
+    options = dict(on_conflict=getattr(args, "on_conflict", "prefer-margins"), humans=getattr(args, "humans", None),
+                   labels=data_labels(getattr(args, "labels", None)))
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if not any(looks_like_study(p) for p in paths):
+        return load_trials_with_sources(paths, **options)
+    # `humanlike serve` studies (a study folder or its database URL) beside ordinary sources
+    import pandas as pd
+
+    from ..trials.schema import validate_trials
+
+    rest = [p for p in paths if not looks_like_study(p)]
+    tables = [load_trials_with_sources(rest, **options)] if rest else []
+    trials = read_sources(paths, lambda _: tables[0][0], validate_trials)
+    study = trials[~trials["observer"].isin(tables[0][0]["observer"])] if tables else trials
+    study_sources = (study.groupby("observer", observed=True)["experiment"]
+                     .agg(lambda e: ";".join(sorted(set(map(str, e))))).rename("experiments").reset_index()
+                     .assign(source_kind="serve study",
+                             source=", ".join(str(p) for p in paths if looks_like_study(p))))
+    return trials, pd.concat([*(t[1] for t in tables), study_sources], ignore_index=True)

@@ -218,3 +218,26 @@ def test_real_benchmark_shape_and_sanity(real_benchmark):
     acc = overall[overall.metric == "ood_accuracy"].set_index("observer")["estimate"]
     assert acc["swag-vit-h14-in1k"] > acc["resnet50"] > acc["bagnet33"]
     assert len(rows["scope"].unique()) == 18
+
+
+def test_pairs_without_shared_trials_have_no_test_and_do_not_stop_the_analysis():
+    """A Latin-square design (participants a, c see condition x; b, d see y) leaves pairs that share no trial in a
+    condition: their p-value is NaN; the pairs that share trials are tested and aggregated as before."""
+    from humanlike.measures.ec.analysis import error_consistency
+
+    rows = [dict(observer=obs, observer_kind="human", experiment="e", condition=cond, item=f"i{i}", label="cat",
+                 response="cat" if (i + k) % 3 else "dog")
+            for k, (obs, cond) in enumerate([("a", "x"), ("b", "y"), ("c", "x"), ("d", "y")]) for i in range(6)]
+    table = pd.DataFrame(rows)
+    table["correct"] = table["response"] == table["label"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = error_consistency(table, n_resamples=50, seed=0)
+    pairs = result.pairs
+    shared = pairs["both_correct"] + pairs["only_1_correct"] + pairs["only_2_correct"] + pairs["both_wrong"] > 0
+    assert pairs.loc[~shared, "p_value"].isna().all() and pairs.loc[shared, "p_value"].notna().all()
+    assert sorted(map(tuple, pairs.loc[shared, ["condition", "observer_1", "observer_2"]].to_numpy())) == \
+        [("x", "a", "c"), ("y", "b", "d")]
+    overall = result.to_frame()
+    estimate = overall[(overall.scope == "overall") & (overall.group == "humans")
+                       & (overall.metric == "error_consistency")]["estimate"].iloc[0]
+    assert estimate == pytest.approx(pairs.loc[shared, "error_consistency"].mean())

@@ -313,7 +313,11 @@ def pair_measures(design: Design, kernel: PairKernel, p_value: str = "exact", se
             frames.append(frame)
     pairs = pd.concat(frames, ignore_index=True)
     counts = pairs[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].to_numpy().T
-    pairs["p_value"] = pair_p_values(counts, p_value, kernel.policy, seed)
+    # A pair that shared no trial in a condition (a Latin-square design shows them other conditions) has no test.
+    shared = counts.sum(axis=0) > 0
+    pairs["p_value"] = np.nan
+    if shared.any():
+        pairs.loc[shared, "p_value"] = pair_p_values(counts[:, shared], p_value, kernel.policy, seed)
     pairs["pair_kind"] = np.where(
         (pairs["kind_1"] == "human") & (pairs["kind_2"] == "human"), "human-human",
         np.where((pairs["kind_1"] == "model") & (pairs["kind_2"] == "model"), "model-model", "model-human"))

@@ -83,10 +83,11 @@ def run_mlds(args) -> int:
     True
     """
     from .analysis import analyse_mlds
-    from ...trials.judgements import load_judgements
+    from ...trials.judgements import load_judgements, validate_judgements
+    from ...web.sources import read_sources  # also a `humanlike serve` study folder or database URL
 
     run = run_outputs(args)  # no output folder, so no manifest: the paths are checked first, and told apart
-    table = load_judgements(args.files)
+    table = read_sources(args.files, load_judgements, validate_judgements)
     results = analyse_mlds(table, link=args.link, method=args.method, bootstrap=args.bootstrap,
                            six_point=args.six_point, runs=args.runs, seed=args.seed, level=args.level,
                            observer=args.observer, penalty="firth" if args.firth else None,

@@ -115,8 +115,10 @@ def _read_judgements(paths):
     """Every file read and validated on its own, so that an error names the file at fault."""
     from .analysis import normalise_judgements
     from ...trials.judgements import read_raw_judgements
+    from ...web.sources import read_sources  # also a `humanlike serve` study folder or database URL
 
-    return [normalise_judgements(read_raw_judgements(path), source=str(path)) for path in paths]
+    return [normalise_judgements(read_sources([path], lambda p: read_raw_judgements(p[0]), lambda t: t),
+                                 source=str(path)) for path in paths]
 
 
 def gather_judgements(args):

@@ -1,0 +1,284 @@
+"""The ASGI application (Starlette): the participant page and its JSON API, the stimuli under opaque ids, and
+the researcher's pages behind the study's secret.
+
+Routes (docs/run-your-own-experiment.md#the-http-api):
+
+- ``GET /``: the consent page; ``POST /api/start``: consent given, a participant is created and gets a token;
+- ``GET /p/{token}``: the experiment page (a reload resumes); ``GET /api/p/{token}/state``: the next trial;
+  ``POST /api/p/{token}/response``: one response, committed before the answer goes back;
+- ``GET /stimulus/{opaque}``: a stimulus image;
+- ``GET /researcher?key=SECRET``: progress and analysis; ``/researcher/figure.png``, ``/researcher/export.csv``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import html
+import json
+import os
+import threading
+from dataclasses import asdict
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from . import db
+from .config import StudyConfig, load_config, researcher_secret, study_paths
+from .service import Rejected, Study, record_response, start_participant, state, sync_stimuli
+from .stimuli import MEDIA_TYPES, read_stimuli
+
+STATIC = Path(__file__).parent / "static"
+TEMPLATES = Path(__file__).parent / "templates"
+#: Nothing on a page may come from another host.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; "
+                               "base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+#: Fields of the config the page gets (never the stimuli, the seed or anything that reveals an answer).
+PAGE_FIELDS = ("title", "task", "labels", "fixation_ms", "stimulus_ms", "mask_ms", "consent_text",
+               "completion_url", "platform_params")
+
+
+def open_study(folder: Path, url: str | None = None, *, prepare: bool = True) -> Study:
+    """Load a study folder and connect to its database (``STUDY/study.sqlite`` unless ``url``).
+
+    With ``prepare`` the schema is migrated to the newest version and the stimuli get their opaque ids; a
+    server with several worker processes does that once before starting them (``prepare=False`` in each).
+
+    Parameters
+    ----------
+    folder : path
+        The study folder (with study.toml).
+    url : str, optional
+        The database URL (default: SQLite in ``STUDY/study.sqlite``).
+    prepare : bool
+        Migrate the schema and give the stimuli their ids.
+
+    Returns
+    -------
+    humanlike.web.service.Study
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> study.config.task, int(study.stimuli["opaque"].str.len().min())
+    ('triads', 22)
+    >>> study.engine.dispose()
+    """
+    folder = Path(folder)
+    config = load_config(folder)
+    stimuli = read_stimuli(config, folder)
+    engine = db.make_engine(url or db.sqlite_url(study_paths(folder)["database"]))
+    if prepare:
+        db.upgrade(engine)
+    return Study(folder, config, sync_stimuli(engine, stimuli, config) if prepare else _known(engine, stimuli), engine)
+
+
+def _known(engine, stimuli):
+    from sqlalchemy import select
+
+    with engine.connect() as conn:
+        known = dict(conn.execute(select(db.stimuli.c.key, db.stimuli.c.opaque)).all())
+    missing = [k for k in stimuli["key"] if k not in known]
+    if missing:
+        raise ValueError(f"stimulus {missing[0]!r} has no id in the database: prepare the study first")
+    out = stimuli.copy()
+    out["opaque"] = [known[k] for k in out["key"]]
+    return out
+
+
+def _json(payload, status: int = 200) -> JSONResponse:
+    return JSONResponse(payload, status_code=status, headers=SECURITY_HEADERS)
+
+
+def _rejected(err: Rejected) -> JSONResponse:
+    return _json({"error": err.message}, err.status)
+
+
+def _page(config: StudyConfig, base: str, mode: str) -> HTMLResponse:
+    page_config = {k: asdict(config)[k] for k in PAGE_FIELDS}
+    page_config["instructions"] = config.instruction_text
+    page_config["base"] = base
+    page_config["mode"] = mode
+    body = (TEMPLATES / "experiment.html").read_text(encoding="utf-8")
+    body = body.replace("{{TITLE}}", html.escape(config.title)).replace("{{BASE}}", html.escape(base))
+    body = body.replace("{{CONFIG}}", html.escape(json.dumps(page_config), quote=False))
+    return HTMLResponse(body, headers=SECURITY_HEADERS)
+
+
+def create_app(study: Study, secret: str) -> Starlette:
+    """The application serving one prepared study.
+
+    Parameters
+    ----------
+    study : humanlike.web.service.Study
+        The prepared study (:func:`open_study`).
+    secret : str
+        The researcher secret (:func:`humanlike.web.config.researcher_secret`).
+
+    Returns
+    -------
+    starlette.applications.Starlette
+        An ASGI application (run it with uvicorn; several can be mounted under prefixes, as the demo does).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from starlette.testclient import TestClient
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> client = TestClient(create_app(study, "a-long-researcher-secret"))
+    >>> token = client.post("/api/start", json={"consent": True}).json()["token"]
+    >>> client.get(f"/api/p/{token}/state").json()["total"], client.get("/researcher").status_code
+    (15, 403)
+    >>> study.engine.dispose()
+    """
+    stimulus_paths = study.by_opaque
+    analysis_cache: dict = {}
+    analysis_lock = threading.Lock()
+
+    def base_of(request: Request) -> str:
+        return request.scope.get("root_path", "").rstrip("/")
+
+    def start_page(request: Request):
+        return _page(study.config, base_of(request), "start")
+
+    def participant_page(request: Request):
+        return _page(study.config, base_of(request), "run")
+
+    async def api_start(request: Request):
+        try:
+            body = await request.json()
+        except (ValueError, UnicodeDecodeError):
+            return _json({"error": "malformed body: expected JSON"}, 400)
+        if not isinstance(body, dict) or body.get("consent") is not True:
+            return _json({"error": "consent is required to take part (send {\"consent\": true})"}, 400)
+        params = body.get("params") or {}
+        if not isinstance(params, dict) or not all(isinstance(v, str) and len(v) <= 200 for v in params.values()):
+            return _json({"error": "malformed body: 'params' must map parameter names to short strings"}, 400)
+        platform = {k: params[k] for k in study.config.platform_params if params.get(k)}
+        token = await run_in_threadpool(start_participant, study, platform)
+        return _json({"token": token, "url": f"{base_of(request)}/p/{token}"})
+
+    def api_state(request: Request):
+        try:
+            return _json(state(study, request.path_params["token"], base_of(request)))
+        except Rejected as err:
+            return _rejected(err)
+
+    async def api_response(request: Request):
+        try:
+            body = await request.json()
+        except (ValueError, UnicodeDecodeError):
+            return _json({"error": "malformed body: expected a JSON object"}, 400)
+        token = request.path_params["token"]
+        try:
+            feedback = await run_in_threadpool(record_response, study, token, body)
+            following = await run_in_threadpool(state, study, token, base_of(request))
+        except Rejected as err:
+            return _rejected(err)
+        return _json({**feedback, "state": following})
+
+    def stimulus(request: Request):
+        path = stimulus_paths.get(request.path_params["opaque"])
+        if path is None:
+            return PlainTextResponse("no such stimulus", status_code=404, headers=SECURITY_HEADERS)
+        return FileResponse(path, media_type=MEDIA_TYPES[Path(path).suffix.lower()],
+                            headers={**SECURITY_HEADERS, "Cache-Control": "private, max-age=3600"})
+
+    def authorised(request: Request) -> bool:
+        key = request.query_params.get("key", "")
+        return hmac.compare_digest(key.encode(), secret.encode())
+
+    def forbidden() -> Response:
+        return PlainTextResponse("researcher pages need the study's secret: /researcher?key=SECRET "
+                                 "(printed when the server starts; also in STUDY/researcher-secret)",
+                                 status_code=403, headers=SECURITY_HEADERS)
+
+    def analysis():
+        from .researcher import analyse
+
+        with analysis_lock:
+            from sqlalchemy import func, select
+
+            with study.engine.connect() as conn:
+                n = conn.execute(select(func.count()).select_from(db.responses)).scalar_one()
+            if analysis_cache.get("n") != n:
+                analysis_cache.clear()
+                analysis_cache.update(n=n, result=analyse(study))
+            return analysis_cache["result"]
+
+    def researcher(request: Request):
+        if not authorised(request):
+            return forbidden()
+        from .researcher import render_page
+
+        return HTMLResponse(render_page(study, analysis(), base_of(request), request.query_params["key"]),
+                            headers=SECURITY_HEADERS)
+
+    def researcher_figure(request: Request):
+        if not authorised(request):
+            return forbidden()
+        png = analysis().figure
+        if png is None:
+            return PlainTextResponse("no figure yet: too few responses", status_code=404, headers=SECURITY_HEADERS)
+        return Response(png, media_type="image/png", headers=SECURITY_HEADERS)
+
+    def researcher_export(request: Request):
+        if not authorised(request):
+            return forbidden()
+        from .export import study_table
+
+        include = request.query_params.get("platform_ids") == "1"
+        table = study_table(study.engine, study.config, study.stimuli, include_platform_ids=include)
+        return Response(table.to_csv(index=False), media_type="text/csv",
+                        headers={**SECURITY_HEADERS, "Content-Disposition": "attachment; filename=study.csv"})
+
+    def health(request: Request):
+        return PlainTextResponse("ok")
+
+    routes = [
+        Route("/", start_page), Route("/p/{token}", participant_page),
+        Route("/api/start", api_start, methods=["POST"]),
+        Route("/api/p/{token}/state", api_state),
+        Route("/api/p/{token}/response", api_response, methods=["POST"]),
+        Route("/stimulus/{opaque}", stimulus),
+        Route("/researcher", researcher), Route("/researcher/figure.png", researcher_figure),
+        Route("/researcher/export.csv", researcher_export),
+        Route("/health", health),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes)
+
+
+def app_from_environment() -> Starlette:
+    """The application of the study named by ``HUMANLIKE_STUDY`` (and ``HUMANLIKE_DB``): what each uvicorn
+    worker process runs (the parent prepared the database; ``HUMANLIKE_PREPARED=1`` says so).
+
+    Returns
+    -------
+    starlette.applications.Starlette
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from humanlike.web.demo import make_demo
+    >>> os.environ["HUMANLIKE_STUDY"] = str(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> type(app_from_environment()).__name__
+    'Starlette'
+    >>> del os.environ["HUMANLIKE_STUDY"]
+    """
+    folder = Path(os.environ["HUMANLIKE_STUDY"])
+    study = open_study(folder, os.environ.get("HUMANLIKE_DB") or None,
+                       prepare=os.environ.get("HUMANLIKE_PREPARED") != "1")
+    return create_app(study, researcher_secret(folder))

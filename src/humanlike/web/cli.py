@@ -1,0 +1,328 @@
+"""The ``serve`` and ``export`` commands (registered on the ``humanlike`` parser by
+:func:`add_serve_commands`).
+
+This module is imported when the parser is built, so it imports nothing heavy: the server's dependencies
+are imported inside the handlers, and a missing ``web`` extra is a one-line error naming the install command.
+
+- ``humanlike serve init STUDY --stimuli SRC --task classify|triads|quads``: write STUDY/study.toml;
+- ``humanlike serve STUDY [--host --port --db --workers]``: run the server, print the two URLs;
+- ``humanlike serve --demo``: a demo of both tasks on generated stimuli;
+- ``humanlike serve withdraw STUDY PARTICIPANT``: delete one participant's data;
+- ``humanlike export STUDY [--out FILE] [--include-platform-ids]``: the trial / judgement table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+#: Seconds a participant's connection stays open between requests (a trial takes a few seconds).
+KEEP_ALIVE_S = 30
+INSTALL_HINT = 'the web server needs the "web" extra: pip install "humanlike[web]"'
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 65535, got {value}")
+    return value
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 64, got {value}")
+    return value
+
+
+_port.bad_examples = ["-1", "65536", "x"]
+_workers.bad_examples = ["0", "65", "x"]
+
+
+def add_serve_commands(sub) -> None:
+    """Register ``serve`` and ``export`` on the ``humanlike`` parser's subcommands.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``humanlike`` parser's subcommands.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> add_serve_commands(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["serve", "init", "my-study", "--stimuli", "images/", "--task", "triads"])
+    >>> args.target, args.rest, args.task
+    ('init', ['my-study'], 'triads')
+    """
+    serve = sub.add_parser(
+        "serve", help="run a web experiment (classification or difference judgements) and collect responses",
+        description="humanlike serve init STUDY --stimuli SRC --task classify|triads|quads  (write STUDY/study.toml); "
+                    "humanlike serve STUDY  (run it); humanlike serve --demo  (both tasks on generated stimuli); "
+                    "humanlike serve withdraw STUDY PARTICIPANT  (delete one participant's data). "
+                    "See docs/run-your-own-experiment.md.")
+    serve.add_argument("target", nargs="?", help="STUDY folder, or 'init' / 'withdraw'")
+    serve.add_argument("rest", nargs="*", help="init: STUDY; withdraw: STUDY PARTICIPANT (pseudonym or platform id)")
+    serve.add_argument("--stimuli", help="init: image folder, stimulus manifest, evaluation folder or sequence manifest")
+    serve.add_argument("--task", choices=("classify", "triads", "quads"), help="init: the task")
+    serve.add_argument("--title", help="init: the study's title (default: the folder's name)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
+    serve.add_argument("--port", type=_port, default=8000, help="port (default %(default)s; 0: any free port)")
+    serve.add_argument("--db", help="database URL (default: sqlite in STUDY/study.sqlite); postgresql://USER@HOST/DB")
+    serve.add_argument("--workers", type=_workers, default=1, help="uvicorn worker processes (PostgreSQL only)")
+    serve.add_argument("--demo", action="store_true", help="serve a demo of both tasks on generated stimuli")
+    serve.set_defaults(handler=run_serve)
+
+    export = sub.add_parser(
+        "export", help="write a served study's data as a trial table or a difference-judgement table",
+        description="Write the study's responses (main trials of participants who passed the attention checks) as "
+                    "the trial table (classify) or the difference-judgement table (triads, quads), the layouts "
+                    "`humanlike ec` and `humanlike mlds` read. Observers carry pseudonyms.")
+    export.add_argument("study", help="study folder (with study.toml) or database URL")
+    export.add_argument("--out", type=Path, help="output CSV (default: STUDY/trials.csv or STUDY/judgements.csv)")
+    export.add_argument("--include-platform-ids", action="store_true",
+                        help="add the recruiting platform's ids (personal data) as platform_* columns")
+    export.add_argument("--keep-excluded", action="store_true",
+                        help="keep participants who failed more attention checks than the study allows")
+    export.set_defaults(handler=run_export)
+
+
+def _require_web():
+    try:
+        import alembic  # noqa: F401
+        import sqlalchemy  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as err:
+        raise ValueError(f"{INSTALL_HINT} ({err.name} is missing)") from None
+
+
+def run_serve(args) -> int:
+    """Handle ``humanlike serve`` (init, withdraw, demo, or run a study).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success (a running server returns when stopped); errors are raised and
+        :func:`humanlike.app.cli.main` turns them into exit code 2 with a one-line message.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> build_parser().parse_args(["serve", "--demo"]).handler is run_serve
+    True
+    """
+    _require_web()
+    from .config import StudyConfigError
+
+    try:
+        if args.demo:
+            return _serve_demo(args)
+        if args.target is None:
+            raise ValueError("give a STUDY folder (or init / withdraw, or --demo)")
+        if args.target == "init":
+            return _init(args)
+        if args.target == "withdraw":
+            return _withdraw(args)
+        if args.rest:
+            raise ValueError(f"unexpected argument(s) {args.rest} after the study folder")
+        return _serve(args, Path(args.target))
+    except StudyConfigError as err:
+        raise ValueError(str(err)) from None
+
+
+def _init(args) -> int:
+    from ..trials.schema import CLASSES_16
+    from .config import StudyConfig, write_config
+    from .stimuli import classification_labels
+
+    if len(args.rest) != 1 or not args.stimuli or not args.task:
+        raise ValueError("usage: humanlike serve init STUDY --stimuli SRC --task classify|triads|quads")
+    study = Path(args.rest[0])
+    source = Path(args.stimuli).expanduser().resolve()
+    config = StudyConfig(title=args.title or study.resolve().name, task=args.task, stimuli=str(source))
+    if args.task == "classify":
+        labels = classification_labels(source)
+        config.labels = list(CLASSES_16) if set(labels) <= set(CLASSES_16) else labels
+    path = write_config(_with_root(config, study), study)     # every image is checked before writing
+    print(f"wrote {path}: edit it (durations, trials, consent text, completion URL), then run "
+          f"`humanlike serve {study}`")
+    return 0
+
+
+def _with_root(config, study: Path):
+    """Set ``stimulus_root`` to the common folder of the stimuli when they lie outside the stimuli's folder
+    (an evaluation folder's stimuli.csv lists images elsewhere)."""
+    import os
+
+    from .config import stimulus_source
+    from .stimuli import read_stimuli
+
+    try:
+        read_stimuli(config, study)
+        return config
+    except ValueError as err:
+        if "outside the stimulus folder" not in str(err):
+            raise
+    source = stimulus_source(config, study)
+    if config.task == "classify":
+        from ..trials.stimuli import discover_stimuli
+        from .stimuli import classification_source
+
+        paths = discover_stimuli(classification_source(source), check=False)["path"]
+    else:
+        from ..measures.psychscore.sequences import read_sequence_manifest
+
+        paths = read_sequence_manifest(source)["path"]
+    config.stimulus_root = os.path.commonpath([str(Path(p).resolve().parent) for p in paths])
+    return config
+
+
+def _withdraw(args) -> int:
+    from . import db
+    from .config import study_paths
+    from .service import withdraw
+
+    if len(args.rest) != 2:
+        raise ValueError("usage: humanlike serve withdraw STUDY PARTICIPANT [--db URL]")
+    study, participant = Path(args.rest[0]), args.rest[1]
+    url = args.db or db.sqlite_url(study_paths(study)["database"])
+    if not args.db and not study_paths(study)["database"].is_file():
+        raise ValueError(f"{study}: the study has no database yet")
+    engine = db.make_engine(url)
+    try:
+        n = withdraw(engine, participant)
+    finally:
+        engine.dispose()
+    print(f"deleted participant {participant!r}: {n} response(s), their trials and platform ids")
+    return 0
+
+
+def _announce(host: str, port: int, secret: str, paths: dict[str, str]) -> None:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    for name, prefix in paths.items():
+        print(f"{name}: participants  http://{shown}:{port}{prefix}/   "
+              f"(Prolific: append ?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
+              f"&SESSION_ID={{{{%SESSION_ID%}}}})")
+        print(f"{name}: researcher    http://{shown}:{port}{prefix}/researcher?key={secret}")
+    sys.stdout.flush()
+
+
+def _free_port(host: str) -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _serve(args, study: Path) -> int:
+    import os
+
+    import uvicorn
+
+    from . import db
+    from .app import create_app, open_study
+    from .config import researcher_secret
+
+    if args.workers > 1 and not (args.db or "").startswith(("postgresql", "postgres")):
+        raise ValueError("--workers above 1 needs a PostgreSQL database (--db postgresql://...); SQLite serves "
+                         "one process")
+    prepared = open_study(study, args.db)            # migrations and stimulus ids, once
+    secret = researcher_secret(study)
+    port = args.port or _free_port(args.host)
+    _announce(args.host, port, secret, {"study": ""})
+    if args.workers == 1:
+        uvicorn.run(create_app(prepared, secret), host=args.host, port=port, log_level="warning",
+                    timeout_keep_alive=KEEP_ALIVE_S)
+        return 0
+    prepared.engine.dispose()
+    os.environ.update(HUMANLIKE_STUDY=str(study.resolve()), HUMANLIKE_DB=db.database_url(args.db),
+                      HUMANLIKE_PREPARED="1")
+    uvicorn.run("humanlike.web.app:app_from_environment", factory=True, host=args.host, port=port,
+                workers=args.workers, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S)
+    return 0
+
+
+def _serve_demo(args) -> int:
+    import tempfile
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Mount, Route
+
+    from .app import create_app, open_study
+    from .config import researcher_secret
+    from .demo import make_demo
+
+    folder = Path(tempfile.mkdtemp(prefix="humanlike-demo-"))
+    studies = make_demo(folder)
+    secret = researcher_secret(folder)
+    apps = {name: create_app(open_study(path), secret) for name, path in studies.items()}
+
+    def index(request):
+        links = "".join(f'<li><a href="/{name}/">{name}</a> (<a href="/{name}/researcher?key={secret}">researcher '
+                        f'page</a>)</li>' for name in apps)
+        return HTMLResponse(f"<!doctype html><title>humanlike demo</title><h1>humanlike serve: demo</h1><ul>{links}</ul>"
+                            f"<p>Study folders: {folder}</p>")
+
+    app = Starlette(routes=[Route("/", index)] + [Mount(f"/{name}", app=sub) for name, sub in apps.items()])
+    port = args.port or _free_port(args.host)
+    print(f"demo studies in {folder}")
+    _announce(args.host, port, secret, {name: f"/{name}" for name in apps})
+    uvicorn.run(app, host=args.host, port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S)
+    return 0
+
+
+def run_export(args) -> int:
+    """Handle ``humanlike export``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> build_parser().parse_args(["export", "my-study"]).handler is run_export
+    True
+    """
+    _require_web()
+    from ..files import write_table
+    from .config import StudyConfigError, load_config
+    from .db import is_database_url
+    from .export import read_study
+
+    try:
+        table = read_study(args.study, include_platform_ids=args.include_platform_ids,
+                           keep_excluded=args.keep_excluded)
+        out = args.out
+        if out is None:
+            if is_database_url(args.study):
+                raise ValueError("give --out FILE when exporting from a database URL")
+            name = "trials.csv" if load_config(Path(args.study)).task == "classify" else "judgements.csv"
+            out = Path(args.study) / name
+    except StudyConfigError as err:
+        raise ValueError(str(err)) from None
+    write_table(table, out)
+    print(f"wrote {out}: {len(table)} rows, {table['observer'].nunique()} participant(s)")
+    return 0

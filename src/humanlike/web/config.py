@@ -1,0 +1,273 @@
+"""The study configuration: ``STUDY/study.toml``, written by ``humanlike serve init`` and read by the server.
+
+Every key is documented in docs/run-your-own-experiment.md (the config reference). The file is plain TOML so
+that a researcher edits it by hand; :func:`load_config` checks every value and names the key at fault.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from ..trials.schema import CLASSES_16
+
+CONFIG_NAME = "study.toml"
+SECRET_NAME = "researcher-secret"
+DATABASE_NAME = "study.sqlite"
+TASKS = ("classify", "triads", "quads")
+
+
+class StudyConfigError(ValueError):
+    """A study folder or its ``study.toml`` is unusable; the message names the file and the key.
+
+    A subclass of ``ValueError`` (the command line turns it into a one-line error).
+
+    Examples
+    --------
+    >>> StudyConfig(title="t", task="rank", stimuli="images")
+    Traceback (most recent call last):
+        ...
+    humanlike.web.config.StudyConfigError: key 'task': expected one of ['classify', 'triads', 'quads'], got 'rank'
+    """
+
+
+@dataclass
+class StudyConfig:
+    """One study: its task, stimuli, timing, design and participant-facing texts.
+
+    Attributes
+    ----------
+    title, task, stimuli, stimulus_root, seed, labels, fixation_ms, stimulus_ms, mask_ms,
+    trials_per_participant, repeats, practice_trials, break_every, catch_trials, max_catch_failures,
+    consent_text, instructions, completion_url, platform_params
+        The keys of ``study.toml``, explained in the config reference of docs/run-your-own-experiment.md.
+
+    Examples
+    --------
+    >>> config = StudyConfig(title="shapes", task="classify", stimuli="images", labels=["cat", "dog"])
+    >>> config.fixation_ms, config.stimulus_ms, config.mask_ms, config.platform_params[0]
+    (300, 200, 200, 'PROLIFIC_PID')
+    """
+
+    title: str
+    task: str
+    stimuli: str                                   # folder, manifest CSV or evaluation folder (relative to STUDY)
+    stimulus_root: str = ""                        # every stimulus must lie inside it ("" = the stimuli's folder)
+    seed: int = 0
+    labels: list[str] = field(default_factory=lambda: list(CLASSES_16))
+    # timing (milliseconds)
+    fixation_ms: int = 300
+    stimulus_ms: int = 200
+    mask_ms: int = 200
+    # design
+    trials_per_participant: int = 0                # 0 = every item once (classify) / every judgement (triads, quads)
+    repeats: int = 1                               # presentations of each item per participant
+    practice_trials: int = 4
+    break_every: int = 50
+    catch_trials: int = 2                          # attention checks among the main trials
+    max_catch_failures: int = 0                    # more failures than this: the participant is excluded
+    # texts and the platform
+    consent_text: str = ("You are invited to take part in a short study on visual perception. Taking part is "
+                         "voluntary; you may stop at any time. We store your responses under a pseudonym.")
+    instructions: str = ""
+    completion_url: str = ""                       # e.g. https://app.prolific.com/submissions/complete?cc=CODE
+    platform_params: list[str] = field(default_factory=lambda: ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"])
+
+    def __post_init__(self):
+        if self.task not in TASKS:
+            raise StudyConfigError(f"key 'task': expected one of {list(TASKS)}, got {self.task!r}")
+        for name in ("fixation_ms", "stimulus_ms", "mask_ms", "trials_per_participant", "practice_trials",
+                     "catch_trials", "max_catch_failures", "break_every"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise StudyConfigError(f"key {name!r}: expected a whole number >= 0, got {value!r}")
+        if not isinstance(self.repeats, int) or self.repeats < 1:
+            raise StudyConfigError(f"key 'repeats': expected a whole number >= 1, got {self.repeats!r}")
+        if self.task == "classify" and (len(self.labels) < 2 or len(set(self.labels)) != len(self.labels)):
+            raise StudyConfigError(f"key 'labels': expected at least two distinct labels, got {self.labels!r}")
+        if self.completion_url and not self.completion_url.startswith(("https://", "http://", "/")):
+            raise StudyConfigError(f"key 'completion_url': expected an http(s) URL, got {self.completion_url!r}")
+
+    @property
+    def instruction_text(self) -> str:
+        """The study's instructions, or the task's default ones."""
+        if self.instructions:
+            return self.instructions
+        if self.task == "classify":
+            return ("Look at the cross in the middle of the screen. An image appears briefly, then a noise "
+                    "pattern. Choose the category of the image (click or press the key shown). Guess if unsure.")
+        return ("You see two pairs of images. Choose the pair whose two images differ MORE: click it or press "
+                "the left / right arrow key.")
+
+
+def study_paths(study: Path) -> dict[str, Path]:
+    """The files of a study folder.
+
+    Parameters
+    ----------
+    study : path
+        The study folder.
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        ``config`` (study.toml), ``secret`` (researcher-secret) and ``database`` (study.sqlite).
+
+    Examples
+    --------
+    >>> study_paths(Path("my-study"))["database"].as_posix()
+    'my-study/study.sqlite'
+    """
+    study = Path(study)
+    return {"config": study / CONFIG_NAME, "secret": study / SECRET_NAME, "database": study / DATABASE_NAME}
+
+
+def write_config(config: StudyConfig, study: Path) -> Path:
+    """Write ``STUDY/study.toml`` (refusing to overwrite an existing one).
+
+    Parameters
+    ----------
+    config : StudyConfig
+        The study.
+    study : path
+        The study folder (created if needed).
+
+    Returns
+    -------
+    pathlib.Path
+        The config file written.
+
+    Raises
+    ------
+    StudyConfigError
+        When the folder holds a config already.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp()) / "study"
+    >>> path = write_config(StudyConfig(title="t", task="triads", stimuli="sequences"), folder)
+    >>> load_config(folder).task
+    'triads'
+    """
+    import tomli_w
+
+    path = study_paths(study)["config"]
+    if path.exists():
+        raise StudyConfigError(f"{path}: a study config exists already (edit it, or choose another folder)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = {k: v for k, v in asdict(config).items()}
+    header = ("# humanlike study configuration: every key is explained in docs/run-your-own-experiment.md\n"
+              "# durations in milliseconds; trials_per_participant = 0 means every item once\n")
+    path.write_text(header + tomli_w.dumps(body))
+    return path
+
+
+def load_config(study: Path) -> StudyConfig:
+    r"""Read and check ``STUDY/study.toml``.
+
+    Parameters
+    ----------
+    study : path
+        The study folder.
+
+    Returns
+    -------
+    StudyConfig
+        The study's configuration.
+
+    Raises
+    ------
+    StudyConfigError
+        For a missing file, invalid TOML, unknown keys, missing keys or bad values (naming the key).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "study.toml").write_text('title = "t"\ntask = "classify"\nstimuli = "x"\nmask_ms = -1\n')
+    >>> load_config(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    humanlike.web.config.StudyConfigError: .../study.toml: key 'mask_ms': expected a whole number >= 0, got -1
+    """
+    path = study_paths(study)["config"]
+    if not path.is_file():
+        raise StudyConfigError(f"{path}: no study config; create one with `humanlike serve init {study} "
+                               "--stimuli FOLDER --task classify|triads|quads`")
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise StudyConfigError(f"{path}: not valid TOML ({err})") from None
+    known = {f.name for f in fields(StudyConfig)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise StudyConfigError(f"{path}: unknown key(s) {unknown}; known keys: {sorted(known)}")
+    missing = [k for k in ("title", "task", "stimuli") if k not in raw]
+    if missing:
+        raise StudyConfigError(f"{path}: missing key(s) {missing}")
+    try:
+        return StudyConfig(**raw)
+    except StudyConfigError as err:
+        raise StudyConfigError(f"{path}: {err}") from None
+
+
+def researcher_secret(study: Path, create: bool = True) -> str:
+    """The study's researcher secret (``STUDY/researcher-secret``, created once, readable by its owner only).
+
+    Parameters
+    ----------
+    study : path
+        The study folder.
+    create : bool
+        Create the secret when there is none (else that is an error).
+
+    Returns
+    -------
+    str
+        The secret (32 URL-safe characters from :func:`secrets.token_urlsafe`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> secret = researcher_secret(folder)
+    >>> len(secret), researcher_secret(folder) == secret, oct(study_paths(folder)["secret"].stat().st_mode)[-3:]
+    (32, True, '600')
+    """
+    path = study_paths(study)["secret"]
+    if path.is_file():
+        return path.read_text().strip()
+    if not create:
+        raise StudyConfigError(f"{path}: no researcher secret yet (start the server once)")
+    secret = secrets.token_urlsafe(24)
+    path.touch(mode=0o600)
+    path.write_text(secret + "\n")
+    return secret
+
+
+def stimulus_source(config: StudyConfig, study: Path) -> Path:
+    """The stimulus folder or manifest of a study, resolved against the study folder.
+
+    Parameters
+    ----------
+    config : StudyConfig
+        The study's configuration (key ``stimuli``).
+    study : path
+        The study folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The absolute path.
+
+    Examples
+    --------
+    >>> config = StudyConfig(title="t", task="quads", stimuli="sequences/manifest.csv")
+    >>> stimulus_source(config, Path("/data/study")).as_posix()
+    '/data/study/sequences/manifest.csv'
+    """
+    source = Path(config.stimuli).expanduser()
+    return (source if source.is_absolute() else Path(study) / source).resolve()

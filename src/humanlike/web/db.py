@@ -1,0 +1,233 @@
+"""The study database: SQLAlchemy 2 Core tables, the engine (SQLite in WAL mode, or PostgreSQL), and the schema
+made by the Alembic migrations shipped in ``humanlike/web/migrations``.
+
+Tables (the data model of docs/run-your-own-experiment.md):
+
+- ``study_meta``: key/value (the study config as JSON, so that a database URL alone can be exported);
+- ``stimuli``: each stimulus key (path inside the stimulus root) and its opaque id, the only name a page sees;
+- ``participants``: the unguessable token, the pseudonym that exports carry, status and timestamps;
+- ``platform_ids``: the recruiting platform's ids (personal data), apart from everything else;
+- ``trials``: each participant's planned trials (the answer included: it never leaves the server);
+- ``responses``: one row per answered trial (unique per trial), committed before the next trial is served.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import (
+    Boolean, Column, DateTime, Float, ForeignKey, Integer, MetaData, String, Table, Text, UniqueConstraint,
+    create_engine, event,
+)
+from sqlalchemy.engine import Engine
+
+metadata = MetaData()
+
+study_meta = Table(
+    "study_meta", metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+stimuli = Table(
+    "stimuli", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("opaque", String(64), nullable=False, unique=True),
+    Column("key", Text, nullable=False, unique=True),
+)
+
+participants = Table(
+    "participants", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("token", String(64), nullable=False, unique=True),
+    Column("pseudonym", String(32), nullable=False, unique=True),
+    Column("status", String(16), nullable=False),          # "active" or "finished"
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("n_trials", Integer, nullable=False),
+)
+
+platform_ids = Table(
+    "platform_ids", metadata,
+    Column("participant_id", Integer, ForeignKey("participants.id", ondelete="CASCADE"), primary_key=True),
+    Column("params", Text, nullable=False),                  # JSON: the configured query-string parameters
+)
+
+trials = Table(
+    "trials", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("participant_id", Integer, ForeignKey("participants.id", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("position", Integer, nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("spec", Text, nullable=False),                    # JSON: stimuli, options, answer, the task's columns
+    UniqueConstraint("participant_id", "position", name="uq_trials_participant_position"),
+)
+
+responses = Table(
+    "responses", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("trial_id", Integer, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("participant_id", Integer, ForeignKey("participants.id", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("response", String(200), nullable=False),
+    Column("correct", Boolean),
+    Column("rt_ms", Float),
+    Column("stimulus_ms", Float),
+    Column("frames", Integer),
+    Column("refresh_hz", Float),
+    Column("window_w", Integer),
+    Column("window_h", Integer),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+MIGRATIONS = "humanlike.web:migrations"
+
+
+def database_url(text: str) -> str:
+    """A SQLAlchemy URL for a ``sqlite:///`` or ``postgresql://`` URL (PostgreSQL through psycopg 3).
+
+    Parameters
+    ----------
+    text : str
+        The URL as a user writes it.
+
+    Returns
+    -------
+    str
+        The URL with the driver SQLAlchemy should use.
+
+    Raises
+    ------
+    ValueError
+        For another kind of URL.
+
+    Examples
+    --------
+    >>> database_url("postgresql://u@localhost:5432/study")
+    'postgresql+psycopg://u@localhost:5432/study'
+    >>> database_url("sqlite:////tmp/s.sqlite")
+    'sqlite:////tmp/s.sqlite'
+    """
+    if text.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + text.split("://", 1)[1]
+    if text.startswith(("sqlite:", "postgresql+")):
+        return text
+    raise ValueError(f"unsupported database URL {text!r}: use sqlite:///PATH or postgresql://USER@HOST:PORT/DB")
+
+
+def sqlite_url(path: Path) -> str:
+    """The SQLite URL of a database file.
+
+    Parameters
+    ----------
+    path : path
+        The database file.
+
+    Returns
+    -------
+    str
+        ``sqlite:///`` and the absolute path.
+
+    Examples
+    --------
+    >>> sqlite_url(Path("/data/study/study.sqlite"))
+    'sqlite:////data/study/study.sqlite'
+    """
+    return f"sqlite:///{Path(path).resolve()}"
+
+
+def is_database_url(text: str) -> bool:
+    """Whether ``text`` looks like a database URL rather than a path.
+
+    Parameters
+    ----------
+    text : str or path
+        A command-line argument.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_database_url("postgresql://u@localhost/s"), is_database_url("my-study")
+    (True, False)
+    """
+    return str(text).startswith(("sqlite:", "postgresql:", "postgres:", "postgresql+"))
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for the study database.
+
+    SQLite: WAL journal (readers never block the writer), ``synchronous=FULL`` (a committed response survives a
+    crash of the machine, not only of the server), foreign keys on, and every transaction ``BEGIN IMMEDIATE``
+    so that concurrent writers queue on the busy timeout instead of failing. PostgreSQL: a connection pool
+    checked before use.
+
+    Parameters
+    ----------
+    url : str
+        ``sqlite:///PATH`` or ``postgresql://USER@HOST:PORT/DB``.
+
+    Returns
+    -------
+    sqlalchemy.engine.Engine
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> engine = make_engine(sqlite_url(Path(tempfile.mkdtemp()) / "s.sqlite"))
+    >>> with engine.connect() as conn:
+    ...     conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+    'wal'
+    >>> engine.dispose()
+    """
+    url = database_url(url)
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False},
+                               pool_size=16, max_overflow=16)
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection, _record):
+            dbapi_connection.isolation_level = None      # transactions begin below, not in the driver
+            cursor = dbapi_connection.cursor()
+            for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=60000"):
+                cursor.execute(f"PRAGMA {pragma}")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(connection):
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the schema to the newest migration (Alembic, the scripts shipped in the package).
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sqlalchemy import inspect
+    >>> engine = make_engine(sqlite_url(Path(tempfile.mkdtemp()) / "s.sqlite"))
+    >>> upgrade(engine)
+    >>> sorted(inspect(engine).get_table_names())
+    ['alembic_version', 'participants', 'platform_ids', 'responses', 'stimuli', 'study_meta', 'trials']
+    >>> engine.dispose()
+    """
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", MIGRATIONS)
+    with engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+        connection.commit()

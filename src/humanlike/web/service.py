@@ -1,0 +1,481 @@
+"""What the server does, apart from HTTP: prepare the database, start a participant, serve the next trial,
+record a response (checked, in one transaction), withdraw a participant.
+
+Every rejection is a :class:`Rejected` carrying the HTTP status and a message; nothing is written when one is
+raised (the transaction is rolled back).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+
+from . import db
+from .config import StudyConfig
+from .design import design_index, plan_trials
+
+#: Numeric fields a response may carry, with their allowed range.
+RESPONSE_NUMBERS = {"rt_ms": (0.0, 3_600_000.0), "stimulus_ms": (0.0, 600_000.0), "refresh_hz": (1.0, 1000.0)}
+RESPONSE_INTEGERS = {"frames": (0, 100_000), "window_w": (0, 100_000), "window_h": (0, 100_000)}
+RESPONSE_KEYS = {"trial", "response", *RESPONSE_NUMBERS, *RESPONSE_INTEGERS}
+
+
+class Rejected(Exception):
+    """A request the server refuses: ``status`` (HTTP) and ``message``; nothing was stored.
+
+    Parameters
+    ----------
+    status : int
+        The HTTP status (400 malformed, 403 not yours, 404 unknown, 409 answered/not current, 422 not an option).
+    message : str
+        What was wrong, for the client.
+
+    Examples
+    --------
+    >>> err = Rejected(409, "trial 7 was answered already")
+    >>> err.status, str(err)
+    (409, 'trial 7 was answered already')
+    """
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class Study:
+    """A prepared study: its config, stimuli (with opaque ids) and database engine.
+
+    Made by :func:`humanlike.web.app.open_study`.
+
+    Attributes
+    ----------
+    folder : pathlib.Path or None
+        The study folder.
+    config : StudyConfig
+        The study's configuration.
+    stimuli : pandas.DataFrame
+        :func:`humanlike.web.stimuli.read_stimuli` with an ``opaque`` column (the id the pages use).
+    engine : sqlalchemy.engine.Engine
+        The study database.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> study.config.task, len(study.stimuli), len(study.by_opaque)
+    ('classify', 24, 24)
+    >>> study.engine.dispose()
+    """
+
+    folder: Path | None
+    config: StudyConfig
+    stimuli: pd.DataFrame          # key, path, ..., opaque
+    engine: Engine
+
+    def __post_init__(self):
+        self.design = design_index(self.stimuli, self.config)
+        self.opaque_of = dict(zip(self.stimuli["key"], self.stimuli["opaque"]))
+
+    @property
+    def by_opaque(self) -> dict[str, str]:
+        """Opaque id -> absolute path of every stimulus (what ``/stimulus/{opaque}`` serves)."""
+        return dict(zip(self.stimuli["opaque"], self.stimuli["path"]))
+
+
+def sync_stimuli(engine: Engine, stimuli: pd.DataFrame, config: StudyConfig) -> pd.DataFrame:
+    """Give every stimulus an opaque id (kept across restarts) and record the config in the database.
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database (migrated).
+    stimuli : pandas.DataFrame
+        :func:`humanlike.web.stimuli.read_stimuli`.
+    config : StudyConfig
+        The study (stored as JSON, so that the database alone can be exported).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The stimuli with an ``opaque`` column (22 random URL-safe characters each).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> again = sync_stimuli(study.engine, study.stimuli.drop(columns="opaque"), study.config)
+    >>> (again["opaque"] == study.stimuli["opaque"]).all()
+    np.True_
+    >>> study.engine.dispose()
+    """
+    with engine.begin() as conn:
+        known = dict(conn.execute(select(db.stimuli.c.key, db.stimuli.c.opaque)).all())
+        new = [{"key": key, "opaque": secrets.token_urlsafe(16)} for key in stimuli["key"] if key not in known]
+        if new:
+            conn.execute(insert(db.stimuli), new)
+            known.update({row["key"]: row["opaque"] for row in new})
+        _put_meta(conn, "config", json.dumps(asdict(config)))
+        if "alpha" in stimuli:
+            _put_meta(conn, "levels", json.dumps(
+                [[str(q), int(lv), float(a)] for q, lv, a in stimuli[["sequence", "level", "alpha"]].itertuples(index=False)]))
+    out = stimuli.copy()
+    out["opaque"] = [known[key] for key in out["key"]]
+    return out
+
+
+def _put_meta(conn, key: str, value: str) -> None:
+    if conn.execute(select(db.study_meta.c.key).where(db.study_meta.c.key == key)).first():
+        conn.execute(update(db.study_meta).where(db.study_meta.c.key == key).values(value=value))
+    else:
+        conn.execute(insert(db.study_meta).values(key=key, value=value))
+
+
+def stored_config(engine: Engine) -> StudyConfig:
+    """The study config recorded in a database (so that a database URL alone can be exported).
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database.
+
+    Returns
+    -------
+    StudyConfig
+
+    Raises
+    ------
+    ValueError
+        When the database holds no study.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> stored_config(study.engine) == study.config
+    True
+    >>> study.engine.dispose()
+    """
+    with engine.connect() as conn:
+        row = conn.execute(select(db.study_meta.c.value).where(db.study_meta.c.key == "config")).first()
+    if row is None:
+        raise ValueError("the database holds no study (no config recorded): was it made by `humanlike serve`?")
+    return StudyConfig(**json.loads(row[0]))
+
+
+def start_participant(study: Study, platform: dict[str, str]) -> str:
+    """Create a participant with their whole trial list (one transaction).
+
+    Parameters
+    ----------
+    study : Study
+        The prepared study.
+    platform : dict of str to str
+        The platform's ids from the query string (stored apart, in ``platform_ids``).
+
+    Returns
+    -------
+    str
+        The participant's token (:func:`secrets.token_urlsafe`, 32 characters): the only key to their trials.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> token = start_participant(study, {"PROLIFIC_PID": "5f0c0ffee"})
+    >>> progress = state(study, token)
+    >>> len(token), progress["answered"], progress["total"], progress["trial"]["kind"]
+    (32, 0, 15, 'practice')
+    >>> study.engine.dispose()
+    """
+    token = secrets.token_urlsafe(24)
+    with study.engine.begin() as conn:
+        pid = conn.execute(insert(db.participants).values(
+            token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=_now(),
+            n_trials=0).returning(db.participants.c.id)).scalar_one()
+        planned = plan_trials(study.stimuli, study.config, pid, study.design)
+        conn.execute(update(db.participants).where(db.participants.c.id == pid).values(
+            pseudonym=f"P{pid:05d}-{secrets.token_hex(3)}", n_trials=len(planned)))
+        if platform:
+            conn.execute(insert(db.platform_ids).values(participant_id=pid, params=json.dumps(platform)))
+        conn.execute(insert(db.trials), [
+            {"participant_id": pid, "position": position, "kind": trial.kind,
+             "spec": json.dumps({"stimuli": trial.stimuli, "options": trial.options, "answer": trial.answer,
+                                 "info": trial.info, "prompt": trial.prompt, "break_before": trial.break_before})}
+            for position, trial in enumerate(planned)])
+    return token
+
+
+def _participant(conn, token: str, lock: bool = False):
+    if not isinstance(token, str) or not 16 <= len(token) <= 64:
+        raise Rejected(404, "unknown participant")
+    query = select(db.participants).where(db.participants.c.token == token)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).first()
+    if row is None:
+        raise Rejected(404, "unknown participant (withdrawn, or a mistyped link)")
+    return row
+
+
+def _next_trial_row(conn, participant_id: int):
+    answered = select(db.responses.c.trial_id).where(db.responses.c.participant_id == participant_id)
+    return conn.execute(select(db.trials).where(db.trials.c.participant_id == participant_id,
+                                                db.trials.c.id.not_in(answered))
+                        .order_by(db.trials.c.position).limit(1)).first()
+
+
+def trial_payload(study: Study, row, base: str = "") -> dict:
+    """What the page gets of a trial: opaque stimulus URLs, options, kind, prompt; never the answer.
+
+    Parameters
+    ----------
+    study : Study
+        The prepared study.
+    row : sqlalchemy Row
+        A row of the ``trials`` table.
+    base : str
+        The URL prefix the study is served under.
+
+    Returns
+    -------
+    dict
+        ``id, position, kind, stimuli, options, prompt, break_before``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> trial = state(study, start_participant(study, {}))["trial"]   # made by trial_payload
+    >>> sorted(trial), trial["stimuli"][0].startswith("/stimulus/")
+    (['break_before', 'id', 'kind', 'options', 'position', 'prompt', 'stimuli'], True)
+    >>> study.engine.dispose()
+    """
+    spec = json.loads(row.spec)
+    opaque = study.opaque_of
+    return {"id": row.id, "position": row.position, "kind": row.kind,
+            "stimuli": [f"{base}/stimulus/{opaque[key]}" for key in spec["stimuli"]],
+            "options": spec["options"], "prompt": spec["prompt"], "break_before": spec["break_before"]}
+
+
+def state(study: Study, token: str, base: str = "") -> dict:
+    """The participant's progress and next unanswered trial (``trial`` is None when done).
+
+    Parameters
+    ----------
+    study : Study
+        The prepared study.
+    token : str
+        The participant's token.
+    base : str
+        The URL prefix the study is served under.
+
+    Returns
+    -------
+    dict
+        ``done, answered, total, trial`` (:func:`trial_payload`) and ``completion_url`` (when done).
+
+    Raises
+    ------
+    Rejected
+        404 for an unknown token.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> state(study, "no-such-participant-token-at-all")
+    Traceback (most recent call last):
+        ...
+    humanlike.web.service.Rejected: unknown participant (withdrawn, or a mistyped link)
+    >>> study.engine.dispose()
+    """
+    with study.engine.connect() as conn:
+        participant = _participant(conn, token)
+        row = _next_trial_row(conn, participant.id)
+        answered = conn.execute(select(func.count()).select_from(db.responses)
+                                .where(db.responses.c.participant_id == participant.id)).scalar_one()
+    return {"done": row is None, "answered": answered, "total": participant.n_trials,
+            "trial": None if row is None else trial_payload(study, row, base),
+            "completion_url": study.config.completion_url if row is None else ""}
+
+
+def _check_body(body) -> dict:
+    if not isinstance(body, dict):
+        raise Rejected(400, "malformed body: expected a JSON object")
+    unknown = sorted(set(body) - RESPONSE_KEYS)
+    if unknown:
+        raise Rejected(400, f"malformed body: unknown field(s) {unknown}")
+    if not isinstance(body.get("trial"), int) or isinstance(body.get("trial"), bool):
+        raise Rejected(400, "malformed body: 'trial' must be an integer trial id")
+    if not isinstance(body.get("response"), str):
+        raise Rejected(400, "malformed body: 'response' must be a string")
+    clean = {"trial": body["trial"], "response": body["response"]}
+    for fields, kind in ((RESPONSE_NUMBERS, (int, float)), (RESPONSE_INTEGERS, (int,))):
+        for name, (low, high) in fields.items():
+            value = body.get(name)
+            if value is None:
+                clean[name] = None
+                continue
+            if isinstance(value, bool) or not isinstance(value, kind) or not math.isfinite(value) \
+                    or not low <= value <= high:
+                raise Rejected(400, f"malformed body: {name!r} must be a number in [{low}, {high}], got {value!r}")
+            clean[name] = value
+    return clean
+
+
+def record_response(study: Study, token: str, body) -> dict:
+    """Check and store one response in one transaction.
+
+    Parameters
+    ----------
+    study : Study
+        The prepared study.
+    token : str
+        The participant's token.
+    body : object
+        The request's JSON: ``trial`` (id), ``response`` and optional timing (``rt_ms, stimulus_ms, frames,
+        refresh_hz, window_w, window_h``).
+
+    Returns
+    -------
+    dict
+        ``{"feedback": {"correct": bool, "answer": label}}`` after a practice trial, else ``{"feedback": None}``.
+
+    Raises
+    ------
+    Rejected
+        400 malformed body; 404 unknown participant; 403 a trial of another participant (or none);
+        409 a trial answered already, or not the participant's current trial; 422 a response outside the
+        trial's options. Nothing is stored.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> token = start_participant(study, {})
+    >>> trial = state(study, token)["trial"]
+    >>> record_response(study, token, {"trial": trial["id"], "response": "circle", "rt_ms": 512.0})["feedback"].keys()
+    dict_keys(['correct', 'answer'])
+    >>> record_response(study, token, {"trial": trial["id"], "response": "circle"})
+    Traceback (most recent call last):
+        ...
+    humanlike.web.service.Rejected: trial 1 was answered already (a replayed response)
+    >>> study.engine.dispose()
+    """
+    clean = _check_body(body)
+    try:
+        with study.engine.begin() as conn:
+            participant = _participant(conn, token, lock=True)
+            row = conn.execute(select(db.trials).where(db.trials.c.id == clean["trial"])).first()
+            if row is None or row.participant_id != participant.id:
+                raise Rejected(403, f"trial {clean['trial']} is not a trial of this participant")
+            done = conn.execute(select(db.responses.c.id).where(db.responses.c.trial_id == row.id)).first()
+            if done is not None:
+                raise Rejected(409, f"trial {row.id} was answered already (a replayed response)")
+            current = _next_trial_row(conn, participant.id)
+            if current is None or current.id != row.id:
+                raise Rejected(409, f"trial {row.id} is not this participant's current trial "
+                                    f"(expected {None if current is None else current.id})")
+            spec = json.loads(row.spec)
+            if clean["response"] not in spec["options"]:
+                raise Rejected(422, f"response {clean['response']!r} is not one of the trial's options")
+            correct = None if spec["answer"] is None else clean["response"] == spec["answer"]
+            conn.execute(insert(db.responses).values(
+                trial_id=row.id, participant_id=participant.id, response=clean["response"], correct=correct,
+                rt_ms=clean["rt_ms"], stimulus_ms=clean["stimulus_ms"], frames=clean["frames"],
+                refresh_hz=clean["refresh_hz"], window_w=clean["window_w"], window_h=clean["window_h"],
+                created_at=_now()))
+            if _next_trial_row(conn, participant.id) is None:
+                conn.execute(update(db.participants).where(db.participants.c.id == participant.id)
+                             .values(status="finished", finished_at=_now()))
+    except IntegrityError:
+        raise Rejected(409, f"trial {clean['trial']} was answered already (a replayed response)") from None
+    if row.kind == "practice" and spec["answer"] is not None:
+        return {"feedback": {"correct": correct, "answer": spec["answer"]}}
+    return {"feedback": None}
+
+
+def withdraw(engine: Engine, participant: str) -> int:
+    """Delete every row of one participant (by pseudonym, token or a platform id such as the Prolific id the
+    participant wrote from).
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database.
+    participant : str
+        Pseudonym (as in the export), token, or a platform id.
+
+    Returns
+    -------
+    int
+        The number of responses deleted (with them: the trials, the platform ids, the participant).
+
+    Raises
+    ------
+    ValueError
+        When no participant has that pseudonym or token.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> token = start_participant(study, {"PROLIFIC_PID": "5f0c0ffee"})
+    >>> withdraw(study.engine, "5f0c0ffee")
+    0
+    >>> state(study, token)
+    Traceback (most recent call last):
+        ...
+    humanlike.web.service.Rejected: unknown participant (withdrawn, or a mistyped link)
+    >>> study.engine.dispose()
+    """
+    with engine.begin() as conn:
+        row = conn.execute(select(db.participants.c.id).where(
+            (db.participants.c.pseudonym == participant) | (db.participants.c.token == participant))).first()
+        if row is None:
+            matches = [r.participant_id for r in conn.execute(select(db.platform_ids))
+                       if participant in json.loads(r.params).values()]
+            if len(matches) > 1:
+                raise ValueError(f"platform id {participant!r} belongs to {len(matches)} participants; withdraw "
+                                 "them by pseudonym")
+            row = type("Row", (), {"id": matches[0]}) if matches else None
+        if row is None:
+            raise ValueError(f"no participant {participant!r} in this study (give the pseudonym from the export "
+                             "or the researcher page)")
+        pid = row.id
+        n = conn.execute(delete(db.responses).where(db.responses.c.participant_id == pid)).rowcount
+        conn.execute(delete(db.trials).where(db.trials.c.participant_id == pid))
+        conn.execute(delete(db.platform_ids).where(db.platform_ids.c.participant_id == pid))
+        conn.execute(delete(db.participants).where(db.participants.c.id == pid))
+    return n

@@ -1,0 +1,103 @@
+"""DATA arguments that name a ``humanlike serve`` study (its folder or its database URL), read beside ordinary
+files: every command that takes DATA goes through :func:`read_sources`.
+
+Light on purpose (the command line imports it): the web extra is imported only when a study is given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def source_text(path) -> str:
+    """A command-line DATA argument as text, with a database URL's ``//`` restored (argparse's ``type=Path``
+    collapses ``postgresql://u@h/db`` to ``postgresql:/u@h/db``).
+
+    Parameters
+    ----------
+    path : str or path
+        The argument.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> source_text(Path("postgresql://u@localhost:5432/study"))
+    'postgresql://u@localhost:5432/study'
+    >>> source_text(Path("sqlite:////tmp/study.sqlite"))
+    'sqlite:////tmp/study.sqlite'
+    """
+    import re
+
+    text = str(path)
+    match = re.match(r"^((?:sqlite|postgresql|postgres)(?:\+\w+)?):/(?!/)(.*)$", text)
+    if match is None:
+        return text
+    scheme, rest = match.groups()
+    # a collapsed sqlite URL is taken as an absolute path (sqlite:////abs/path): a relative one is ambiguous
+    return f"{scheme}:////{rest}" if scheme.startswith("sqlite") else f"{scheme}://{rest}"
+
+
+def looks_like_study(path) -> bool:
+    """Whether a DATA argument names a study (a folder with study.toml, or a database URL); imports nothing
+    of the web extra, so that the command line can ask before importing it.
+
+    Parameters
+    ----------
+    path : str or path
+        A DATA argument.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> looks_like_study("postgresql://u@localhost/study"), looks_like_study("raw-data/")
+    (True, False)
+    """
+    text = str(path)
+    return text.startswith(("sqlite:", "postgresql:", "postgres:", "postgresql+")) or (Path(text) / "study.toml").is_file()
+
+
+def read_sources(paths, load_other, validate):
+    """The table of DATA arguments that may mix studies (folders, database URLs) and other sources.
+
+    Parameters
+    ----------
+    paths : path or list of paths
+        The DATA arguments.
+    load_other : callable
+        Reads the other arguments (a list of paths) into one table, e.g. :func:`humanlike.load_trials`.
+    validate : callable
+        Checks the pooled table, e.g. :func:`humanlike.validate_trials`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``load_other(paths)`` when no argument is a study; else each study through
+        :func:`humanlike.web.export.read_study`, the rest through ``load_other``, pooled and validated.
+
+    Examples
+    --------
+    >>> read_sources(["a.csv", "b.csv"], lambda paths: f"read {len(paths)} files", None)
+    'read 2 files'
+    """
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if not any(looks_like_study(p) for p in paths):
+        return load_other(paths)
+    import pandas as pd
+
+    try:
+        from .export import read_study
+    except ImportError as err:
+        raise ValueError(f'reading a study needs the "web" extra: pip install "humanlike[web]" '
+                         f'({err.name} is missing)') from None
+
+    frames = [read_study(source_text(p)) for p in paths if looks_like_study(p)]
+    rest = [p for p in paths if not looks_like_study(p)]
+    if rest:
+        frames.append(load_other(rest))
+    return validate(pd.concat(frames, ignore_index=True))
