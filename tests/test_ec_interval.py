@@ -142,3 +142,95 @@ def test_hard_cell_default_holds_its_level_where_the_bootstrap_does_not():
             _, low, high, _ = bootstrap_pair(x, y, n_resamples=500, seed=rng, method=method)
             hits += low <= 0.2 <= high
         assert hits / 300 < 0.9, method
+
+
+def _profile_by_optimiser(counts, k):
+    """The profile log-likelihood at kappa ``k`` by a multi-start Nelder-Mead over both accuracies' logits."""
+    from scipy.optimize import minimize
+
+    def minus_loglik(z):
+        p1, p2 = 1 / (1 + np.exp(-z[0])), 1 / (1 + np.exp(-z[1]))
+        p11 = p1 * p2 * (1 - k) + 0.5 * k * (p1 + p2)
+        q = np.array([p11, p1 - p11, p2 - p11, 1 - p1 - p2 + p11])
+        return 1e300 if (q <= 0).any() else -float(np.sum(counts * np.log(q)))
+
+    starts = itertools.product(np.linspace(-12, 12, 7), repeat=2)
+    fits = [minimize(minus_loglik, s, method="Nelder-Mead", options={"xatol": 1e-12, "fatol": 1e-13,
+                                                                     "maxiter": 4000}) for s in starts]
+    return -min(f.fun for f in fits)
+
+
+@pytest.mark.parametrize("table", [
+    [0, 7, 7, 0],                   # equal off-diagonal counts: the blend starts sit on a saddle (p1 = p2)
+    [0, 100, 100, 0],
+    [8203, 0, 142544, 849253],      # a million trials and an empty cell: a thin ridge the blends miss
+    [517639, 0, 435911, 46450],
+    [1, 0, 0, 0], [3, 0, 0, 3], [999998, 1, 1, 0], [7, 78, 9, 6],
+])
+def test_end_points_are_where_the_true_profile_deviance_reaches_chi2(table):
+    # The deviance of the profile (max over both accuracies, found by brute force) is chi2_1(0.95) at each end
+    # point that is not +-1 or the estimate itself. The per-table fits used to stop on a saddle or crawl along
+    # a ridge and report 3.68 (0, 7, 7, 0) and 1.85 (the million-trial table) at their upper ends.
+    counts = np.array(table) + PSEUDO_COUNT
+    l_max = float(np.sum(counts * np.log(counts / counts.sum())))
+    r = ec_profile_interval(*table)
+    checked = 0
+    for end in (float(r.low), float(r.high)):
+        if abs(end) > 1 - 1e-9 or (np.isfinite(r.estimate) and abs(end - r.estimate) < 1e-12):
+            continue
+        assert 2 * (l_max - _profile_by_optimiser(counts, end)) == pytest.approx(3.841458820694124, abs=1e-5)
+        checked += 1
+    assert checked >= 1
+
+
+def test_end_points_equal_a_bisection_of_the_acceptance_test_to_1e9():
+    # Reference: 48 bisection steps (resolution 2**-47) on ec_profile_contains, the one-fit test of kappa = k0,
+    # over random tables of 1 to 10**6 trials and the edge cases (no errors, all errors, empty cells).
+    rng = np.random.default_rng(11)
+    tables = [rng.multinomial(n, rng.dirichlet(rng.choice([0.2, 1.0, 5.0]) * np.ones(4)))
+              for n in (1, 2, 3, 10, 100, 1000, 10**5, 10**6) for _ in range(25)]
+    tables += [np.array(z) * n for n in (1, 7, 10**6) for z in itertools.product([0, 1], repeat=4) if sum(z)]
+    tables = np.array(tables)
+    r = ec_profile_interval(*tables.T)
+    centre = np.asarray(kappa(*(tables + PSEUDO_COUNT).T), dtype=float)
+    for side, got in ((-1.0, r.low), (1.0, r.high)):
+        inside, outside = centre.copy(), np.full(len(tables), side)
+        for _ in range(48):
+            mid = 0.5 * (inside + outside)
+            ok = ec_profile_contains(*tables.T, mid)
+            inside, outside = np.where(ok, mid, inside), np.where(ok, outside, mid)
+        reference = 0.5 * (inside + outside)
+        with np.errstate(invalid="ignore"):   # widened to reach the estimate, as the interval is
+            reference = np.where(side * (r.estimate - reference) > 0, r.estimate, reference)
+        assert np.max(np.abs(got - reference)) < 1e-9
+
+
+def test_level_changes_the_end_points_to_its_own_chi2_quantile():
+    counts = np.array([86, 4, 9, 1]) + PSEUDO_COUNT
+    l_max = float(np.sum(counts * np.log(counts / counts.sum())))
+    wide, narrow = ec_profile_interval(86, 4, 9, 1), ec_profile_interval(86, 4, 9, 1, level=0.8)
+    assert wide.low < narrow.low < narrow.high < wide.high
+    for end in (narrow.low, narrow.high):   # chi2_1(0.8) = 1.6424
+        assert 2 * (l_max - _profile_by_optimiser(counts, float(end))) == pytest.approx(1.642374, abs=1e-5)
+
+
+def test_a_result_computes_its_single_table_profile_intervals_once_per_level(monkeypatch):
+    # `humanlike ec` asks for the pair table once per experiment (JSON and text) and once more for the file;
+    # each ask used to redo every single-table profile interval of every experiment.
+    import humanlike.stats.ec_interval as ec_interval
+    from humanlike.analyses.errorconsistency import error_consistency
+    from humanlike.data.simulate import simulate_benchmark
+    from humanlike.presentation.cli_ec import format_ec
+
+    result = error_consistency(simulate_benchmark(seed=0, n_humans=3, n_items=40), condition="0.10",
+                               n_resamples=20, seed=0, pair_intervals=True)
+    calls = []
+    real = ec_interval.ec_profile_interval
+    monkeypatch.setattr(ec_interval, "ec_profile_interval", lambda *a, **k: calls.append(k) or real(*a, **k))
+    first = result.to_json_dict()
+    format_ec(result)
+    again = result.pair_intervals
+    assert len(calls) == 1 and (again["interval_method"] == "profile-likelihood").all()
+    assert first["experiments"] == result.to_json_dict()["experiments"]
+    narrow = result.pair_frame(level=0.8)
+    assert len(calls) == 2 and (narrow["ci_high"] - narrow["ci_low"] < again["ci_high"] - again["ci_low"]).all()

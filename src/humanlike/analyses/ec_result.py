@@ -44,11 +44,33 @@ def _condition_p_values(pairs: pd.DataFrame) -> pd.DataFrame:
                          "p_value_bonferroni": np.minimum(1.0, smallest * k)}).reset_index()
 
 
-def _profile_single_tables(frame: pd.DataFrame, pairs: pd.DataFrame, level: float, policy: str) -> pd.DataFrame:
-    """Rows of pairs whose EC is one 2x2 table get the profile-likelihood interval of that table.
+def single_table_profile_intervals(pairs: pd.DataFrame, level: float, policy: str) -> pd.DataFrame:
+    """The profile-likelihood interval of every pair whose EC is one 2x2 table (one condition in its experiment).
 
-    Under the benchmark's undefined policy a table whose kappa is undefined keeps the bootstrap (its estimate is
-    the policy's convention, which no likelihood describes).
+    Under the benchmark's undefined policy a table whose kappa is undefined is left out (it keeps the
+    bootstrap: its estimate is the policy's convention, which no likelihood describes).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Per (experiment, condition, pair) counts, as :attr:`ErrorConsistencyResult.pairs`.
+    level : float
+        Confidence level.
+    policy : str
+        The analysis' undefined policy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns experiment, observer_1, observer_2, ci_low, ci_high, interval_method; one row per such pair.
+
+    Examples
+    --------
+    >>> pairs = pd.DataFrame({"experiment": ["e"], "condition": ["c"], "observer_1": ["a"], "observer_2": ["b"],
+    ...                       "both_correct": [86], "only_1_correct": [4], "only_2_correct": [9],
+    ...                       "both_wrong": [1], "reason": [""]})
+    >>> single_table_profile_intervals(pairs, 0.95, "strict")[["ci_low", "ci_high"]].round(3).values.tolist()
+    [[-0.066, 0.401]]
     """
     from ..stats.ec_interval import ec_profile_interval
 
@@ -57,18 +79,27 @@ def _profile_single_tables(frame: pd.DataFrame, pairs: pd.DataFrame, level: floa
     single = pairs[pairs.groupby(keys)["condition"].transform("size") == 1]
     if policy != "strict":
         single = single[single["reason"].fillna("") == ""]
+    out = single[keys].reset_index(drop=True)
     if single.empty:
+        return out.assign(ci_low=np.array([], float), ci_high=np.array([], float), interval_method="")
+    r = ec_profile_interval(*single[cells].to_numpy(dtype=np.int64).T, level=level)
+    return out.assign(ci_low=np.atleast_1d(r.low), ci_high=np.atleast_1d(r.high), interval_method=r.method)
+
+
+def _profile_single_tables(frame: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFrame:
+    """Rows of pairs whose EC is one 2x2 table get that table's profile-likelihood interval (``intervals``)."""
+    keys = ["experiment", "observer_1", "observer_2"]
+    if intervals.empty:
         return frame
-    merged = frame.reset_index(drop=True).merge(single[keys + cells], on=keys, how="left")
-    use = merged["both_correct"].notna().to_numpy() & (frame["n_conditions"].to_numpy() == 1)
+    merged = frame.reset_index(drop=True).merge(intervals.rename(columns={
+        "ci_low": "_low", "ci_high": "_high", "interval_method": "_method"}), on=keys, how="left")
+    use = merged["_low"].notna().to_numpy() & (frame["n_conditions"].to_numpy() == 1)
     if use.any():
-        counts = merged.loc[use, cells].to_numpy(dtype=np.int64)
-        r = ec_profile_interval(*counts.T, level=level)
-        merged.loc[use, "ci_low"] = r.low
-        merged.loc[use, "ci_high"] = r.high
-        merged.loc[use, "interval_method"] = r.method
+        merged.loc[use, "ci_low"] = merged.loc[use, "_low"]
+        merged.loc[use, "ci_high"] = merged.loc[use, "_high"]
+        merged.loc[use, "interval_method"] = merged.loc[use, "_method"]
         merged.loc[use, "undefined_share"] = np.nan
-    return merged.drop(columns=cells)
+    return merged.drop(columns=["_low", "_high", "_method"])
 
 
 def bootstrap_label(resampled: Resampled, method: str | None) -> str:
@@ -121,6 +152,8 @@ class ErrorConsistencyResult:
         Replicates of the models' overall EC (resamples x models), in :attr:`ranking` order.
     settings : dict
         The resampling settings and the analysis options.
+    profile_cache : dict
+        The single-table profile intervals by level (:meth:`profile_intervals`), filled on first use.
 
     Examples
     --------
@@ -142,6 +175,7 @@ class ErrorConsistencyResult:
     ranking: RankingStability | None = None
     model_replicates: np.ndarray | None = field(default=None, repr=False)
     settings: dict = field(default_factory=dict)
+    profile_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def estimate(self) -> np.ndarray:
@@ -257,10 +291,28 @@ class ErrorConsistencyResult:
         conditions = self.pairs.groupby("experiment")["condition"].nunique()
         frame["n_conditions"] = frame["experiment"].map(conditions).astype(int)
         if metric == "error_consistency" and choice == "profile":
-            frame = _profile_single_tables(frame, self.pairs, level if level is not None else selected.level,
-                                           self.settings.get("policy", "strict"))
+            frame = _profile_single_tables(frame, self.profile_intervals(level))
         return frame[["experiment", "observer_1", "observer_2", "kind_1", "kind_2", metric, "ci_low", "ci_high",
                       "interval_method", "undefined_share", "reason", "n_conditions"]]
+
+    def profile_intervals(self, level: float | None = None) -> pd.DataFrame:
+        """:func:`single_table_profile_intervals` of this result's pairs, computed once per level.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+
+        Returns
+        -------
+        pandas.DataFrame
+            experiment, observer_1, observer_2, ci_low, ci_high, interval_method of every single-table pair.
+        """
+        level = float(level if level is not None else self.resampled.level)
+        if level not in self.profile_cache:
+            self.profile_cache[level] = single_table_profile_intervals(self.pairs, level,
+                                                                       self.settings.get("policy", "strict"))
+        return self.profile_cache[level]
 
     @property
     def pair_intervals(self) -> pd.DataFrame | None:
