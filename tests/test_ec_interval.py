@@ -234,3 +234,65 @@ def test_a_result_computes_its_single_table_profile_intervals_once_per_level(mon
     assert first["experiments"] == result.to_json_dict()["experiments"]
     narrow = result.pair_frame(level=0.8)
     assert len(calls) == 2 and (narrow["ci_high"] - narrow["ci_low"] < again["ci_high"] - again["ci_low"]).all()
+
+
+def _one_table_trials(cells, experiment="one-table", human="subject-01", model="model-a", condition="c1"):
+    """A trial table of one human and one model on one condition whose 2x2 table is ``cells``."""
+    import pandas as pd
+
+    a, b, c, d = cells
+    human_right = np.repeat([True, True, False, False], cells)   # observer 1: the human
+    model_right = np.repeat([True, False, True, False], cells)
+    items = [f"item-{i:03d}" for i in range(a + b + c + d)]
+    frames = []
+    for name, kind, right in ((human, "human", human_right), (model, "model", model_right)):
+        label = np.where(np.arange(len(items)) % 2 == 0, "cat", "dog")
+        frames.append(pd.DataFrame({"observer": name, "observer_kind": kind, "experiment": experiment,
+                                    "condition": condition, "item": items, "label": label,
+                                    "response": np.where(right, label, np.where(label == "cat", "dog", "cat"))}))
+    trials = pd.concat(frames, ignore_index=True)
+    trials["correct"] = trials["response"] == trials["label"]
+    return trials
+
+
+def test_an_aggregate_of_one_table_carries_that_tables_profile_interval():
+    # One human, one model, one condition: the model-human "mean" is the pair's kappa, so it must carry the
+    # pair's profile interval (coverage 0.966 in this few-errors cell), not a bootstrap one (0.83).
+    from humanlike.analyses.errorconsistency import error_consistency
+    from humanlike.presentation.cli_ec import format_ec
+
+    cells = (86, 4, 9, 1)
+    r = ec_profile_interval(*cells)
+    result = error_consistency(_one_table_trials(cells), n_resamples=400, seed=0, pair_intervals=True)
+    summary = result.summary.set_index(["scope", "group", "metric"])
+    for scope in ("one-table", "overall"):
+        row = summary.loc[(scope, "model-a", "error_consistency")]
+        assert row["estimate"] == pytest.approx(float(r.estimate), abs=1e-12)
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((float(r.low), float(r.high)), abs=1e-12)
+        assert row["interval_method"] == "profile-likelihood"
+    pair = result.pair_intervals.iloc[0]
+    doc = result.experiment_json_dict("one-table")["model_human"]["model-a"]
+    assert (doc["ci_low"], doc["ci_high"]) == (pair["ci_low"], pair["ci_high"])
+    assert f"[{float(r.low):.3f}, {float(r.high):.3f}]" in format_ec(result)
+    # Other metrics (means of several things, or not kappa) keep the bootstrap; so does --pair-interval bootstrap.
+    assert summary.loc[("one-table", "model-a", "observed_consistency"), "interval_method"] == "percentile bootstrap"
+    boot = error_consistency(_one_table_trials(cells), n_resamples=400, seed=0, pair_intervals=True,
+                             pair_interval="bootstrap").summary.set_index(["scope", "group", "metric"])
+    row = boot.loc[("one-table", "model-a", "error_consistency")]
+    assert row["interval_method"] == "percentile bootstrap" and row["ci_low"] != pytest.approx(float(r.low))
+
+
+def test_an_aggregate_of_several_tables_keeps_the_bootstrap():
+    # Two humans with the model in one condition: the model-human mean is over two tables (bootstrap); the
+    # human-human group is one table (profile); overall the same, since there is one experiment.
+    import pandas as pd
+    from humanlike.analyses.errorconsistency import error_consistency
+
+    first = _one_table_trials((86, 4, 9, 1))
+    second = _one_table_trials((80, 10, 6, 4), human="subject-02")
+    second = second[second["observer"] == "subject-02"]
+    result = error_consistency(pd.concat([first, second], ignore_index=True), n_resamples=300, seed=0)
+    summary = result.summary.set_index(["scope", "group", "metric"])
+    for scope in ("one-table", "overall"):
+        assert summary.loc[(scope, "model-a", "error_consistency"), "interval_method"] == "percentile bootstrap"
+        assert summary.loc[(scope, "humans", "error_consistency"), "interval_method"] == "profile-likelihood"

@@ -102,6 +102,39 @@ def _profile_single_tables(frame: pd.DataFrame, intervals: pd.DataFrame) -> pd.D
     return merged.drop(columns=["_low", "_high", "_method"])
 
 
+def _one_table_aggregates(frame: pd.DataFrame, pairs: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFrame:
+    """Summary rows of EC that are one 2x2 table get that table's profile interval (``intervals``).
+
+    A group of an experiment with one condition and one pair (one human with a model, two humans, two
+    models) is one table; so is an ``overall`` group whose only pair is such a table. Without this the same
+    number would be printed with the pair's profile interval and, as the group's mean, with a bootstrap
+    interval that covers far less where errors are few (docs/ec_coverage.md).
+    """
+    if intervals.empty:
+        return frame
+    keys = ["experiment", "observer_1", "observer_2"]
+    conditions = pairs.groupby("experiment")["condition"].transform("nunique")
+    one = pairs[conditions == 1]
+    model = np.where(one["kind_2"] == "model", one["observer_2"], one["observer_1"])
+    group = np.where(one["pair_kind"] == "human-human", HUMANS,
+                     np.where(one["pair_kind"] == "model-model", MODEL_MODEL, model))
+    one = one[keys].assign(group=group)
+    one = one[one.groupby(["experiment", "group"])["group"].transform("size") == 1]
+    one = one.merge(intervals, on=keys, how="inner")
+    rows = [one.assign(scope=one["experiment"])]
+    in_one_experiment = one.groupby("group")["experiment"].transform("size") == 1
+    rows.append(one[in_one_experiment].assign(scope="overall"))
+    table = pd.concat(rows, ignore_index=True)[["scope", "group", "ci_low", "ci_high", "interval_method"]]
+    merged = frame.merge(table.rename(columns={"ci_low": "_low", "ci_high": "_high", "interval_method": "_method"}),
+                         on=["scope", "group"], how="left")
+    use = (merged["_low"].notna() & (merged["metric"] == "error_consistency") & (merged["n_pairs"] == 1)).to_numpy()
+    merged.loc[use, "ci_low"] = merged.loc[use, "_low"]
+    merged.loc[use, "ci_high"] = merged.loc[use, "_high"]
+    merged.loc[use, "interval_method"] = merged.loc[use, "_method"]
+    merged.loc[use, "undefined_share"] = np.nan
+    return merged.drop(columns=["_low", "_high", "_method"])
+
+
 def bootstrap_label(resampled: Resampled, method: str | None) -> str:
     """The ``interval_method`` of a bootstrap interval: ``method`` (or the result's own) and "bootstrap".
 
@@ -217,8 +250,11 @@ class ErrorConsistencyResult:
         """
         frame = self.resampled.to_frame(level, method)
         frame["n_pairs"] = self.n_pairs.astype(int)
-        # Every aggregate (a mean over pairs) keeps the bootstrap through the aggregation.
+        # Every aggregate of several tables (a mean over pairs or conditions) keeps the bootstrap through the
+        # aggregation; an aggregate of one table is that table's EC and carries its interval.
         frame["interval_method"] = bootstrap_label(self.resampled, method)
+        if self.settings.get("pair_interval", "bootstrap") == "profile":
+            frame = _one_table_aggregates(frame, self.pairs, self.profile_intervals(level))
         return frame[SUMMARY_COLUMNS]
 
     @property
