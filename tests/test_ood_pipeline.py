@@ -478,3 +478,63 @@ def test_real_data_every_number_unchanged(mvh_result):
     np.testing.assert_allclose(fit.bic, reference["bic"], rtol=1e-9, equal_nan=True)
     tests = [r.family_test.statistic, r.family_test.p_value, r.regime_test.statistic, r.regime_test.p_value]
     np.testing.assert_allclose(tests, reference["tests"], rtol=1e-9)
+
+
+# --- issue 22: a reference pool whose SD is only the logit correction ----------------------------------
+
+def _ceiling_reference_trials(halve_blur_reference: bool):
+    """sim-noise and sim-blur with every human 100% correct in both reference conditions; sim-blur's
+    reference optionally has half the items (different trial counts, different corrected logits)."""
+    from humanlike.data.simulate import simulate_benchmark
+
+    t = simulate_benchmark(seed=0)
+    t = t[t["experiment"].isin(["sim-noise", "sim-blur"])].copy()
+    is_ref = (((t["experiment"] == "sim-noise") & (t["condition"] == "0.00"))
+              | ((t["experiment"] == "sim-blur") & (t["condition"] == "0")))
+    human = t["observer_kind"] == "human"
+    t.loc[is_ref & human, "response"] = t.loc[is_ref & human, "label"]
+    t["correct"] = t["response"] == t["label"]
+    if halve_blur_reference:
+        blur_ref = (t["experiment"] == "sim-blur") & (t["condition"] == "0")
+        items = sorted(t.loc[blur_ref, "item"].unique())
+        t = t[~(blur_ref & t["item"].isin(items[::2]))]
+    return t
+
+
+def test_a_reference_pool_whose_sd_is_only_the_logit_correction_is_refused():
+    # Every human 100% correct in two reference conditions of different length: the reference SD (0.36 here,
+    # 0.740 in the issue) is pure logit correction, and every score used to land in one regime.
+    from humanlike.analyses.ood_spectrum import spectrum_regimes
+    from humanlike.data.schema import TrialTableError
+
+    reference = {"sim-noise": "0.00", "sim-blur": "0"}
+    with pytest.raises(TrialTableError, match=r"accuracy 100% \(sim-blur / 0: 80 trials; sim-noise / 0.00: "
+                                              r"160 trials\).*only from the 'half' logit correction"):
+        spectrum_regimes(_ceiling_reference_trials(True), reference, n_observer_resamples=0)
+    with pytest.raises(TrialTableError, match="'clip' logit correction"):
+        spectrum_regimes(_ceiling_reference_trials(True), reference, n_observer_resamples=0, logit_correction="clip")
+    # Equal lengths: SD 0, the scores are undefined with that reason (unchanged), hence the same clear error.
+    with pytest.raises(TrialTableError, match="reference values have SD 0"):
+        spectrum_regimes(_ceiling_reference_trials(False), reference, n_observer_resamples=0)
+
+
+def test_a_reference_pool_with_one_human_error_is_accepted():
+    from humanlike.analyses.ood_spectrum import spectrum_regimes
+
+    t = _ceiling_reference_trials(True)
+    wrong = t.index[(t["experiment"] == "sim-noise") & (t["condition"] == "0.00") & (t["observer_kind"] == "human")][0]
+    labels = sorted(t["label"].unique())
+    t.loc[wrong, "response"] = next(label for label in labels if label != t.loc[wrong, "label"])
+    t["correct"] = t["response"] == t["label"]
+    fitted = spectrum_regimes(t, {"sim-noise": "0.00", "sim-blur": "0"}, n_observer_resamples=0)
+    assert np.isfinite(fitted.conditions["ood_score"]).all()
+
+
+def test_the_ood_command_refuses_the_ceiling_reference_with_a_clear_error(tmp_path, capsys):
+    from humanlike.presentation.cli import main
+
+    path = tmp_path / "ceiling.csv"
+    _ceiling_reference_trials(True).to_csv(path, index=False)
+    code = main(["ood", str(path), "--reference", "sim-noise=0.00", "sim-blur=0", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "humanlike ood: error:" in err and "logit correction" in err and "Traceback" not in err
