@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from humanlike.metrics.copy_model import ec_from_copy_probability
-from humanlike.stats.intervals import bca_interval, percentile_interval
+from humanlike.stats.intervals import bca_interval, jackknife_interval, percentile_interval
 
 HUMANS = (4, 10)
 CONDITIONS = (4, 8)
@@ -156,27 +156,11 @@ def bootstrap_aggregates(correct: np.ndarray, n_resamples: int, rng) -> tuple[np
     return estimate, replicates, np.concatenate(rows)
 
 
-def jackknife_interval(estimate, jackknife, level=0.95):
-    """The jackknife's bias-corrected estimate +- z times the item-jackknife standard error (a candidate).
-
-    ``n theta - (n - 1) mean(theta_(i))`` and ``sqrt((n - 1) / n sum (theta_(i) - mean)^2)`` over the ``n``
-    leave-one-item-out rows (every condition's items stacked, as the engine's BCa jackknife).
-    """
-    from statistics import NormalDist
-
-    z = NormalDist().inv_cdf(0.5 + level / 2)
-    n = len(jackknife)
-    mean = np.nanmean(jackknife, axis=0)
-    se = np.sqrt((n - 1) / n * np.nansum((jackknife - mean) ** 2, axis=0))
-    centre = n * estimate - (n - 1) * mean
-    return centre - z * se, centre + z * se
-
-
 def intervals(estimate, replicates, jackknife, level=0.95) -> dict:
     """Each method's (low, high) per aggregate: the library's percentile and BCa, and two candidates.
 
     ``basic`` is the reverse percentile interval ``[2 theta - q_high, 2 theta - q_low]``; ``jackknife`` is
-    :func:`jackknife_interval`.
+    :func:`humanlike.stats.intervals.jackknife_interval` (``--interval jackknife``).
     """
     low, high = percentile_interval(replicates, level)
     return {"percentile": (low, high),

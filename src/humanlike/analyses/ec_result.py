@@ -148,7 +148,7 @@ def bootstrap_label(resampled: Resampled, method: str | None) -> str:
     Returns
     -------
     str
-        For example ``"percentile bootstrap"``.
+        For example ``"percentile bootstrap"``; ``"jackknife normal"`` for the jackknife interval.
 
     Examples
     --------
@@ -156,7 +156,8 @@ def bootstrap_label(resampled: Resampled, method: str | None) -> str:
     >>> bootstrap_label(Resampled(np.zeros(1), np.zeros((3, 1)), ("x",)), None)
     'percentile bootstrap'
     """
-    return f"{method if method is not None else resampled.method} bootstrap"
+    method = method if method is not None else resampled.method
+    return "jackknife normal" if method == "jackknife" else f"{method} bootstrap"
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .intervals import bca_interval, check_level, nan_counts, percentile_interval
+from .intervals import bca_interval, check_level, jackknife_interval, nan_counts, percentile_interval
 
-INTERVAL_METHODS = ("percentile", "bca")
+INTERVAL_METHODS = ("percentile", "bca", "jackknife")
 
 #: The reason of a defined estimate whose bootstrap replicates all take one value: no interval is given.
 REASON_DEGENERATE = ("no interval: every bootstrap resample gives the same value (nothing varies between "
@@ -168,8 +168,9 @@ class Resampled:
         ----------
         level : float, optional
             Confidence level in (0, 1); defaults to the result's level.
-        method : {"percentile", "bca"}, optional
-            ``"bca"`` needs jackknife rows; defaults to the result's method.
+        method : {"percentile", "bca", "jackknife"}, optional
+            ``"bca"`` and ``"jackknife"`` (:func:`~humanlike.stats.intervals.jackknife_interval`) need jackknife
+            rows; defaults to the result's method.
 
         Returns
         -------
@@ -199,6 +200,10 @@ class Resampled:
             if self.jackknife is None:
                 raise ValueError("a BCa interval needs jackknife rows; rerun with interval='bca'")
             low, high = bca_interval(self.replicates, self.estimate, self.jackknife, level)
+        elif method == "jackknife":
+            if self.jackknife is None:
+                raise ValueError("a jackknife interval needs jackknife rows; rerun with interval='jackknife'")
+            low, high = jackknife_interval(self.estimate, self.jackknife, level)
         else:
             raise ValueError(f"interval method must be one of {INTERVAL_METHODS}, not {method!r}")
         defined = (self.n_resamples - self._nan_counts() >= 2) & np.isfinite(self.estimate) & ~self.degenerate()
