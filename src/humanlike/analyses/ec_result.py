@@ -102,16 +102,30 @@ def _profile_single_tables(frame: pd.DataFrame, intervals: pd.DataFrame) -> pd.D
     return merged.drop(columns=["_low", "_high", "_method"])
 
 
-def _one_table_aggregates(frame: pd.DataFrame, pairs: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFrame:
-    """Summary rows of EC that are one 2x2 table get that table's profile interval (``intervals``).
+def one_table_groups(pairs: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFrame:
+    """The summary groups that are one 2x2 table, with that table's profile interval.
 
     A group of an experiment with one condition and one pair (one human with a model, two humans, two
     models) is one table; so is an ``overall`` group whose only pair is such a table. Without this the same
     number would be printed with the pair's profile interval and, as the group's mean, with a bootstrap
     interval that covers far less where errors are few (docs/ec_coverage.md).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Per (experiment, condition, pair) counts and kinds, as :attr:`ErrorConsistencyResult.pairs`.
+    intervals : pandas.DataFrame
+        :func:`single_table_profile_intervals` of those pairs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns scope, group, ci_low, ci_high, interval_method (the groups' rows to use only where the
+        summary row's ``n_pairs`` is 1).
     """
+    columns = ["scope", "group", "ci_low", "ci_high", "interval_method"]
     if intervals.empty:
-        return frame
+        return pd.DataFrame(columns=columns)
     keys = ["experiment", "observer_1", "observer_2"]
     conditions = pairs.groupby("experiment")["condition"].transform("nunique")
     one = pairs[conditions == 1]
@@ -124,7 +138,13 @@ def _one_table_aggregates(frame: pd.DataFrame, pairs: pd.DataFrame, intervals: p
     rows = [one.assign(scope=one["experiment"])]
     in_one_experiment = one.groupby("group")["experiment"].transform("size") == 1
     rows.append(one[in_one_experiment].assign(scope="overall"))
-    table = pd.concat(rows, ignore_index=True)[["scope", "group", "ci_low", "ci_high", "interval_method"]]
+    return pd.concat(rows, ignore_index=True)[columns]
+
+
+def _one_table_aggregates(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """Summary rows of EC that are one 2x2 table get that table's interval (``table``: :func:`one_table_groups`)."""
+    if table.empty:
+        return frame
     merged = frame.merge(table.rename(columns={"ci_low": "_low", "ci_high": "_high", "interval_method": "_method"}),
                          on=["scope", "group"], how="left")
     use = (merged["_low"].notna() & (merged["metric"] == "error_consistency") & (merged["n_pairs"] == 1)).to_numpy()
@@ -186,8 +206,10 @@ class ErrorConsistencyResult:
         Replicates of the models' overall EC (resamples x models), in :attr:`ranking` order.
     settings : dict
         The resampling settings and the analysis options.
-    profile_cache : dict
-        The single-table profile intervals by level (:meth:`profile_intervals`), filled on first use.
+    cache : dict
+        What is computed on first use and then reused: the single-table profile intervals by level
+        (:meth:`profile_intervals`), the summary and pair frames by their arguments (``humanlike ec`` asks
+        for them once per experiment; rebuilding them each time made its output quadratic in experiments).
 
     Examples
     --------
@@ -209,7 +231,7 @@ class ErrorConsistencyResult:
     ranking: RankingStability | None = None
     model_replicates: np.ndarray | None = field(default=None, repr=False)
     settings: dict = field(default_factory=dict)
-    profile_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def estimate(self) -> np.ndarray:
@@ -249,13 +271,22 @@ class ErrorConsistencyResult:
             Columns scope, group, kind, metric, estimate, ci_low, ci_high, n_pairs, reason, undefined_share,
             interval_method (e.g. ``"percentile bootstrap"``).
         """
+        key = ("summary", level, method)
+        if key not in self.cache:
+            self.cache[key] = self._summary_frame(level, method)
+        return self.cache[key].copy()
+
+    def _summary_frame(self, level: float | None, method: str | None) -> pd.DataFrame:
         frame = self.resampled.to_frame(level, method)
         frame["n_pairs"] = self.n_pairs.astype(int)
         # Every aggregate of several tables (a mean over pairs or conditions) keeps the bootstrap through the
         # aggregation; an aggregate of one table is that table's EC and carries its interval.
         frame["interval_method"] = bootstrap_label(self.resampled, method)
         if self.settings.get("pair_interval", "bootstrap") == "profile":
-            frame = _one_table_aggregates(frame, self.pairs, self.profile_intervals(level))
+            key = ("one-table groups", float(level if level is not None else self.resampled.level))
+            if key not in self.cache:
+                self.cache[key] = one_table_groups(self.pairs, self.profile_intervals(level))
+            frame = _one_table_aggregates(frame, self.cache[key])
         return frame[SUMMARY_COLUMNS]
 
     @property
@@ -319,6 +350,12 @@ class ErrorConsistencyResult:
         choice = pair_interval if pair_interval is not None else self.settings.get("pair_interval", "bootstrap")
         if choice not in PAIR_INTERVALS:
             raise ValueError(f"pair_interval must be one of {PAIR_INTERVALS}, not {choice!r}")
+        key = ("pairs", level, method, metric, choice)
+        if key not in self.cache:
+            self.cache[key] = self._pair_frame(level, method, metric, choice)
+        return self.cache[key].copy()
+
+    def _pair_frame(self, level, method, metric: str, choice: str) -> pd.DataFrame:
         selected = self.pair_resampled.where(metric=metric)
         frame = selected.to_frame(level, method)
         frame["interval_method"] = bootstrap_label(selected, method)
@@ -346,10 +383,11 @@ class ErrorConsistencyResult:
             experiment, observer_1, observer_2, ci_low, ci_high, interval_method of every single-table pair.
         """
         level = float(level if level is not None else self.resampled.level)
-        if level not in self.profile_cache:
-            self.profile_cache[level] = single_table_profile_intervals(self.pairs, level,
+        key = ("profile", level)
+        if key not in self.cache:
+            self.cache[key] = single_table_profile_intervals(self.pairs, level,
                                                                        self.settings.get("policy", "strict"))
-        return self.profile_cache[level]
+        return self.cache[key]
 
     @property
     def pair_intervals(self) -> pd.DataFrame | None:
