@@ -122,6 +122,16 @@ def one_table_groups(pairs: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFra
     pandas.DataFrame
         Columns scope, group, ci_low, ci_high, interval_method (the groups' rows to use only where the
         summary row's ``n_pairs`` is 1).
+
+    Examples
+    --------
+    >>> pairs = pd.DataFrame({"experiment": ["e"], "condition": ["c"], "observer_1": ["s1"], "observer_2": ["m"],
+    ...                       "kind_1": ["human"], "kind_2": ["model"], "pair_kind": ["model-human"],
+    ...                       "both_correct": [86], "only_1_correct": [4], "only_2_correct": [9],
+    ...                       "both_wrong": [1], "reason": [""]})
+    >>> groups = one_table_groups(pairs, single_table_profile_intervals(pairs, 0.95, "strict"))
+    >>> groups[["scope", "group"]].values.tolist(), groups["ci_low"].round(3).tolist()
+    ([['e', 'm'], ['overall', 'm']], [-0.066, -0.066])
     """
     columns = ["scope", "group", "ci_low", "ci_high", "interval_method"]
     if intervals.empty:
