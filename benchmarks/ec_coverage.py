@@ -410,6 +410,12 @@ def main(argv=None) -> int:
     text = markdown(rows, args, time.time() - start)
     print(text)
     if not args.quick:
+        # Keep the aggregated-EC section (written by benchmarks/ec_aggregate_coverage.py) below this table.
+        from ec_aggregate_coverage import BEGIN, END
+
+        old = args.out.read_text() if args.out.exists() else ""
+        if BEGIN in old and END in old:
+            text = text.rstrip("\n") + "\n\n" + BEGIN + old.split(BEGIN, 1)[1].split(END, 1)[0] + END + "\n"
         args.out.write_text(text)
         print(f"wrote {args.out}", file=sys.stderr)
     return 0

@@ -158,3 +158,25 @@ def test_bootstrap_interval_coverage_one_pair():
     # Issue 2 §9: 400 trials, accuracies 0.75, EC 0.5 -> nominal 95% covers in 93-97% of data sets.
     coverage = _coverage()
     assert 0.93 <= coverage <= 0.97, coverage
+
+
+def test_a_degenerate_resampling_distribution_gives_no_interval_but_a_reason():
+    # Issue 22: every replicate one value (the resampled unit has one member) -> NaN interval with a reason,
+    # for every measure (the check lives in Resampled), at every level and method; a varying column is kept.
+    import numpy as np
+
+    from humanlike.resampling.results import REASON_DEGENERATE, Resampled
+
+    replicates = np.column_stack([np.full(200, 0.164), np.linspace(0.1, 0.3, 200), np.full(200, np.nan),
+                                  np.full(200, 0.5) + np.r_[1e-15, np.zeros(199)]])
+    jackknife = np.column_stack([np.full(5, 0.164), np.linspace(0.15, 0.25, 5), np.full(5, np.nan), np.full(5, 0.5)])
+    r = Resampled(np.array([0.164, 0.2, np.nan, 0.5]), replicates, jackknife=jackknife, method="bca")
+    assert r.degenerate().tolist() == [True, False, False, True]
+    for method in ("percentile", "bca"):
+        for level in (0.9, 0.95):
+            low, high = r.interval(level, method)
+            assert np.isnan(low[[0, 2, 3]]).all() and np.isnan(high[[0, 2, 3]]).all()
+            assert low[1] < 0.2 < high[1]
+    frame = r.to_frame()
+    assert frame["reason"].tolist() == [REASON_DEGENERATE, "", "", REASON_DEGENERATE]
+    assert Resampled(np.array([0.2]), np.zeros((0, 1))).degenerate().tolist() == [False]   # no resamples

@@ -14,9 +14,16 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .intervals import bca_interval, check_level, nan_counts, percentile_interval
+from .intervals import bca_interval, check_level, jackknife_interval, nan_counts, percentile_interval
 
-INTERVAL_METHODS = ("percentile", "bca")
+INTERVAL_METHODS = ("percentile", "bca", "jackknife")
+
+#: The reason of a defined estimate whose bootstrap replicates all take one value: no interval is given.
+REASON_DEGENERATE = ("no interval: every bootstrap resample gives the same value (nothing varies between "
+                     "resamples, e.g. one item per resampled stratum), so the bootstrap says nothing about "
+                     "its uncertainty")
+#: Relative spread of the replicates (max - min over max(1, |estimate|)) at or below which they are one value.
+DEGENERATE_SPREAD = 1e-12
 
 
 @dataclass(frozen=True)
@@ -117,6 +124,38 @@ class Resampled:
             return np.full(self.estimate.size, np.nan)
         return self._nan_counts() / self.n_resamples
 
+    def degenerate(self) -> np.ndarray:
+        """Whether each column's resampling distribution is degenerate: a defined estimate, at least two
+        defined replicates, and all of them one value (within :data:`DEGENERATE_SPREAD`).
+
+        A zero-width bootstrap interval claims certainty the data do not give: it arises where the resampled
+        unit has a single member (one item per stratum, one observer per group), so every resample is the
+        original data. :meth:`interval` gives NaN there and :meth:`to_frame` says why
+        (:data:`REASON_DEGENERATE`); every measure gets this check through this class.
+
+        Returns
+        -------
+        numpy.ndarray of bool
+            Shape (K,); all False without replicates.
+
+        Examples
+        --------
+        >>> r = Resampled(np.array([0.3, 0.3]), np.column_stack([np.full(50, 0.3), np.linspace(0.2, 0.4, 50)]))
+        >>> r.degenerate().tolist(), r.interval()[0].round(3).tolist()
+        ([True, False], [nan, 0.205])
+        """
+        if "degenerate" not in self._computed:
+            flags = np.zeros(self.estimate.size, dtype=bool)
+            if self.n_resamples >= 2:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", category=RuntimeWarning)   # all-NaN columns
+                    spread = np.nanmax(self.replicates, axis=0) - np.nanmin(self.replicates, axis=0)
+                scale = np.maximum(1.0, np.abs(self.estimate))
+                defined = (self.n_resamples - self._nan_counts() >= 2) & np.isfinite(self.estimate)
+                flags = defined & (spread <= DEGENERATE_SPREAD * scale)
+            self._computed["degenerate"] = flags
+        return self._computed["degenerate"]
+
     def _nan_counts(self) -> np.ndarray:
         if "nan_counts" not in self._computed:
             self._computed["nan_counts"] = nan_counts(self.replicates)
@@ -129,13 +168,15 @@ class Resampled:
         ----------
         level : float, optional
             Confidence level in (0, 1); defaults to the result's level.
-        method : {"percentile", "bca"}, optional
-            ``"bca"`` needs jackknife rows; defaults to the result's method.
+        method : {"percentile", "bca", "jackknife"}, optional
+            ``"bca"`` and ``"jackknife"`` (:func:`~humanlike.resampling.intervals.jackknife_interval`) need jackknife
+            rows; defaults to the result's method.
 
         Returns
         -------
         (low, high) : tuple of numpy.ndarray
-            Each of shape (K,). NaN where fewer than two replicates are defined, or the estimate is undefined.
+            Each of shape (K,). NaN where fewer than two replicates are defined, the estimate is undefined, or
+            every replicate is one value (:meth:`degenerate`).
         """
         level = self.level if level is None else level
         method = self.method if method is None else method
@@ -159,9 +200,13 @@ class Resampled:
             if self.jackknife is None:
                 raise ValueError("a BCa interval needs jackknife rows; rerun with interval='bca'")
             low, high = bca_interval(self.replicates, self.estimate, self.jackknife, level)
+        elif method == "jackknife":
+            if self.jackknife is None:
+                raise ValueError("a jackknife interval needs jackknife rows; rerun with interval='jackknife'")
+            low, high = jackknife_interval(self.estimate, self.jackknife, level)
         else:
             raise ValueError(f"interval method must be one of {INTERVAL_METHODS}, not {method!r}")
-        defined = (self.n_resamples - self._nan_counts() >= 2) & np.isfinite(self.estimate)
+        defined = (self.n_resamples - self._nan_counts() >= 2) & np.isfinite(self.estimate) & ~self.degenerate()
         return np.where(defined, low, np.nan), np.where(defined, high, np.nan)
 
     def standard_error(self) -> np.ndarray:
@@ -267,7 +312,8 @@ class Resampled:
         frame["ci_low"] = low
         frame["ci_high"] = high
         frame["undefined_share"] = self.undefined_share()
-        frame["reason"] = self.reasons.astype(str)
+        frame["reason"] = np.where(self.degenerate() & (self.reasons == ""), REASON_DEGENERATE,
+                                   self.reasons).astype(str)
         return frame
 
     def to_json_dict(self, level: float | None = None, method: str | None = None) -> dict:

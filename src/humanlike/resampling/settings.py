@@ -26,8 +26,9 @@ class ResamplingSettings:
         Bootstrap resamples (0: estimates only, intervals NaN). One default for every analysis.
     level : float
         Confidence level of the reported intervals.
-    interval : {"percentile", "bca"}
-        Interval method; ``"bca"`` also computes the item jackknife.
+    interval : {"percentile", "bca", "jackknife"}
+        Interval method; ``"bca"`` and ``"jackknife"`` (the jackknife's bias-corrected normal interval) also
+        compute the item jackknife.
     observer_level : {"none", "bootstrap", "jackknife"}
         Second level for the observers of each observer group (e.g. the humans of an experiment).
     seed : int

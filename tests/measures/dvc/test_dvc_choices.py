@@ -203,3 +203,73 @@ def test_real_edge_experiment(modelvshuman_dir):
     assert {"humans", "model-model", "resnet50"} <= set(groups.index)
     assert 0.2 < groups.loc["humans", "estimate"] < 1
     assert (groups["ci_low"] <= groups["estimate"] + 1e-9).all()
+
+
+# --- degenerate resampling distributions (issue 22) ----------------------------------------------------
+
+def _one_trial_per_condition(n_conditions=10, seed=0, items=1):
+    """Benchmark-style trials with ``items`` items per (experiment, condition); with one, item resampling
+    changes nothing."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    observers = [("subject-01", "human"), ("subject-02", "human"), ("subject-03", "human"), ("m1", "model"),
+                 ("m2", "model")]
+    for c in range(n_conditions):
+        for k in range(items):
+            label = ("cat", "dog", "car")[(c + k) % 3]   # three labels: benchmark data, not two-category
+            for name, kind in observers:
+                right = rng.random() < 0.7
+                rows.append((name, kind, "e", f"c{c}", f"item-{c}-{k}", label,
+                             label if right else ("dog" if label == "cat" else "cat")))
+    trials = pd.DataFrame(rows, columns=["observer", "observer_kind", "experiment", "condition", "item", "label",
+                                         "response"])
+    trials["correct"] = trials["response"] == trials["label"]
+    return trials
+
+
+def test_one_trial_per_table_gives_no_interval_but_a_reason():
+    # Issue 22: 0.164 [0.164, 0.164] from one trial per table. Every resample is the data itself, so the
+    # bootstrap knows nothing about the uncertainty: no interval, and the reason says why (as EC's NaN does).
+    from humanlike.resampling.results import REASON_DEGENERATE
+
+    trials = _one_trial_per_condition()
+    frame = latent_correctness_correlation(trials, settings=FAST).to_frame()
+    defined = frame[np.isfinite(frame["estimate"])]
+    assert len(defined) > 0
+    assert defined["ci_low"].isna().all() and defined["ci_high"].isna().all()
+    assert (defined["reason"] == REASON_DEGENERATE).all()
+    # With three items per condition the bootstrap varies again, and intervals come back.
+    again = latent_correctness_correlation(_one_trial_per_condition(items=3), settings=FAST).to_frame()
+    groups = again[(again["scope"] == "e") & np.isfinite(again["estimate"])]
+    assert (groups["ci_high"] > groups["ci_low"]).any() and not (groups["reason"] == REASON_DEGENERATE).any()
+
+
+def test_dvc_choices_command_says_no_interval_for_one_trial_per_table(tmp_path, capsys):
+    import json
+
+    from humanlike.app.cli import main
+
+    path = tmp_path / "one-trial.csv"
+    _one_trial_per_condition().to_csv(path, index=False)
+    assert main(["dvc", "choices", str(path), "--json", "--quiet", "--resamples", "100"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = [r for r in _records(doc) if r.get("mean") is not None]
+    assert rows and all(r["ci_low"] is None and r["ci_high"] is None for r in rows)
+    assert all("same value" in r["reason"] for r in rows)
+    assert main(["dvc", "choices", str(path), "--quiet", "--resamples", "100"]) == 0
+    text = capsys.readouterr().out
+    assert "[nan, nan]" in text and "every bootstrap resample gives the same value" in text
+
+
+def _records(doc):
+    """Every dict in a JSON document that has a 'mean' key (a group entry)."""
+    found = []
+    if isinstance(doc, dict):
+        if "mean" in doc:
+            found.append(doc)
+        for value in doc.values():
+            found += _records(value)
+    elif isinstance(doc, list):
+        for value in doc:
+            found += _records(value)
+    return found

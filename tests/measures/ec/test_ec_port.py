@@ -213,15 +213,18 @@ def test_undefined_share_is_reported_and_warned():
     trials = pd.concat(rows, ignore_index=True)
     with pytest.warns(RuntimeWarning, match="undefined in more than"):
         result = error_consistency(trials, n_resamples=400, seed=0, pair_intervals=True)
-    share = result.table().set_index("group")["undefined_share"]
-    assert share["humans"] == pytest.approx((11 / 12) ** 12, abs=0.07)
-    assert share["net"] == pytest.approx((11 / 12) ** 12, abs=0.07)
+    table = result.table().set_index("group")
+    share = table["undefined_share"]
+    assert share["net"] == pytest.approx((11 / 12) ** 12, abs=0.07)   # the model's mean over two pairs
+    # The human-human "mean" is one 2x2 table (two humans, one condition): it carries that table's profile
+    # interval, which has no undefined resamples (issue 22), as the pair does.
+    assert table.loc["humans", "interval_method"] == "profile-likelihood" and np.isnan(share["humans"])
     # One condition: the pairs get the profile-likelihood interval by default (no resamples, so no undefined
     # share); with the bootstrap asked for, every pair reports its share of undefined resamples.
     assert (result.pair_intervals["interval_method"] == "profile-likelihood").all()
     assert result.pair_intervals["undefined_share"].isna().all()
     boot = result.pair_frame(pair_interval="bootstrap")
-    np.testing.assert_allclose(boot["undefined_share"], share["humans"])
+    np.testing.assert_allclose(boot["undefined_share"], share["net"])   # every pair undefined in the same resamples
     assert (boot["interval_method"] == "percentile bootstrap").all()
 
 

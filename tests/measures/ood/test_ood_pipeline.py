@@ -356,7 +356,7 @@ def test_condition_cled_matrix_and_mds(sdt_result):
 
 def test_result_frames_and_json(sdt_result):
     _, res = sdt_result
-    assert res.to_frame() is res.spectrum.conditions
+    assert res.to_wide() is res.spectrum.conditions
     doc = res.to_json_dict()
     keys = {"experiment", "condition", "ood_score", "regime", "human_accuracy", "mannwhitney_p",
             "mannwhitney_p_adjusted", "binomial_p", "binomial_p_adjusted", "above_chance"}
@@ -366,7 +366,7 @@ def test_result_frames_and_json(sdt_result):
     m = doc["regimes"][0]["models"][0]
     assert {"model", "family", "ratio", "ratio_low", "ratio_high", "rank", "rank_low", "rank_high"} <= set(m)
     assert {"family_profiles", "regime_vs_distortion"} == set(doc["tests"])
-    assert res.alignment.to_frame() is res.alignment.groups
+    assert res.alignment.to_wide() is res.alignment.groups
     assert 0 < res.regime_test.p_value <= 1
 
 
@@ -464,8 +464,13 @@ def test_real_data_every_number_unchanged(mvh_result):
     assert (np.array(["|".join(map(str, lab)) for lab in res.labels]) == reference["labels"]).all()
     np.testing.assert_allclose(res.estimate, reference["estimate"], rtol=0, atol=1e-12, equal_nan=True)
     low, high = res.interval()
-    np.testing.assert_allclose(low, reference["low"], rtol=0, atol=rounding, equal_nan=True)
-    np.testing.assert_allclose(high, reference["high"], rtol=0, atol=rounding, equal_nan=True)
+    # Issue 22: a column whose resamples all give one value has no interval now (NaN with a reason) where the
+    # reference stored the zero-width [x, x]; every other interval is unchanged.
+    flat = res.degenerate()
+    assert np.isnan(low[flat]).all() and np.isnan(high[flat]).all()
+    np.testing.assert_allclose(reference["low"][flat], reference["high"][flat], rtol=0, atol=rounding)
+    np.testing.assert_allclose(low[~flat], reference["low"][~flat], rtol=0, atol=rounding, equal_nan=True)
+    np.testing.assert_allclose(high[~flat], reference["high"][~flat], rtol=0, atol=rounding, equal_nan=True)
     np.testing.assert_array_equal(res.undefined_share(), reference["undefined_share"])
     cond = r.spectrum.conditions
     for column in ("ood_score", "ood_score_low", "ood_score_high", "init_stability", "bootstrap_stability"):
@@ -478,3 +483,63 @@ def test_real_data_every_number_unchanged(mvh_result):
     np.testing.assert_allclose(fit.bic, reference["bic"], rtol=1e-9, equal_nan=True)
     tests = [r.family_test.statistic, r.family_test.p_value, r.regime_test.statistic, r.regime_test.p_value]
     np.testing.assert_allclose(tests, reference["tests"], rtol=1e-9)
+
+
+# --- issue 22: a reference pool whose SD is only the logit correction ----------------------------------
+
+def _ceiling_reference_trials(halve_blur_reference: bool):
+    """sim-noise and sim-blur with every human 100% correct in both reference conditions; sim-blur's
+    reference optionally has half the items (different trial counts, different corrected logits)."""
+    from humanlike.trials.simulate import simulate_benchmark
+
+    t = simulate_benchmark(seed=0)
+    t = t[t["experiment"].isin(["sim-noise", "sim-blur"])].copy()
+    is_ref = (((t["experiment"] == "sim-noise") & (t["condition"] == "0.00"))
+              | ((t["experiment"] == "sim-blur") & (t["condition"] == "0")))
+    human = t["observer_kind"] == "human"
+    t.loc[is_ref & human, "response"] = t.loc[is_ref & human, "label"]
+    t["correct"] = t["response"] == t["label"]
+    if halve_blur_reference:
+        blur_ref = (t["experiment"] == "sim-blur") & (t["condition"] == "0")
+        items = sorted(t.loc[blur_ref, "item"].unique())
+        t = t[~(blur_ref & t["item"].isin(items[::2]))]
+    return t
+
+
+def test_a_reference_pool_whose_sd_is_only_the_logit_correction_is_refused():
+    # Every human 100% correct in two reference conditions of different length: the reference SD (0.36 here,
+    # 0.740 in the issue) is pure logit correction, and every score used to land in one regime.
+    from humanlike.measures.ood.spectrum import spectrum_regimes
+    from humanlike.trials.schema import TrialTableError
+
+    reference = {"sim-noise": "0.00", "sim-blur": "0"}
+    with pytest.raises(TrialTableError, match=r"accuracy 100% \(sim-blur / 0: 80 trials; sim-noise / 0.00: "
+                                              r"160 trials\).*only from the 'half' logit correction"):
+        spectrum_regimes(_ceiling_reference_trials(True), reference, n_observer_resamples=0)
+    with pytest.raises(TrialTableError, match="'clip' logit correction"):
+        spectrum_regimes(_ceiling_reference_trials(True), reference, n_observer_resamples=0, logit_correction="clip")
+    # Equal lengths: SD 0, the scores are undefined with that reason (unchanged), hence the same clear error.
+    with pytest.raises(TrialTableError, match="reference values have SD 0"):
+        spectrum_regimes(_ceiling_reference_trials(False), reference, n_observer_resamples=0)
+
+
+def test_a_reference_pool_with_one_human_error_is_accepted():
+    from humanlike.measures.ood.spectrum import spectrum_regimes
+
+    t = _ceiling_reference_trials(True)
+    wrong = t.index[(t["experiment"] == "sim-noise") & (t["condition"] == "0.00") & (t["observer_kind"] == "human")][0]
+    labels = sorted(t["label"].unique())
+    t.loc[wrong, "response"] = next(label for label in labels if label != t.loc[wrong, "label"])
+    t["correct"] = t["response"] == t["label"]
+    fitted = spectrum_regimes(t, {"sim-noise": "0.00", "sim-blur": "0"}, n_observer_resamples=0)
+    assert np.isfinite(fitted.conditions["ood_score"]).all()
+
+
+def test_the_ood_command_refuses_the_ceiling_reference_with_a_clear_error(tmp_path, capsys):
+    from humanlike.app.cli import main
+
+    path = tmp_path / "ceiling.csv"
+    _ceiling_reference_trials(True).to_csv(path, index=False)
+    code = main(["ood", str(path), "--reference", "sim-noise=0.00", "sim-blur=0", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "humanlike ood: error:" in err and "logit correction" in err and "Traceback" not in err

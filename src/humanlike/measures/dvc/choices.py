@@ -387,7 +387,7 @@ class LatentBenchmarkResult(MeasureResult):
         -------
         dict
             Keys metric, scope, human_human, model_human (``{model: entry}``), model_model (an entry is
-            ``{mean, ci_low, ci_high, undefined_share}`` or None where the group has no pairs), pairs (with
+            ``{mean, ci_low, ci_high, undefined_share, reason}`` or None where the group has no pairs), pairs (with
             pair intervals) and settings.
         """
         rows = self.groups(scope).set_index("group")
@@ -397,7 +397,7 @@ class LatentBenchmarkResult(MeasureResult):
                 return None
             r = rows.loc[group]
             return {"mean": r["estimate"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
-                    "undefined_share": r["undefined_share"]}
+                    "undefined_share": r["undefined_share"], "reason": r["reason"]}
 
         doc = {"metric": self.metric, "scope": scope, "human_human": entry(HUMANS),
                "model_human": {g: entry(g) for g in rows.index if g not in (HUMANS, MODEL_MODEL)},

@@ -247,6 +247,9 @@ def run_choices(args) -> int:
                 print(f"  {label:<32} {_ci({'estimate': d[name]['mean'], **d[name]})}")
         for model, e in sorted(d["model_human"].items(), key=lambda kv: -np.nan_to_num(kv[1]["mean"], nan=-9)):
             print(f"  {model:<32} {_ci({'estimate': e['mean'], **e})}")
+        entries = [d.get("human_human"), d.get("model_model"), *d["model_human"].values()]
+        for reason in sorted({e["reason"] for e in entries if e and e.get("reason")}):
+            print(f"  ({reason})")
     return 0
 
 

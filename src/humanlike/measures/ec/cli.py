@@ -493,6 +493,10 @@ def format_ec(result) -> str:
         lines.append(f"(per-pair intervals in the ec_pairs table / JSON 'pairs': {profile} of {len(pairs)} pairs "
                      "are one 2x2 table and get the profile-likelihood interval, the others the "
                      f"{settings['interval']} bootstrap; see interval_method)")
+    one_table = int((result.summary["interval_method"] == "profile-likelihood").sum())
+    if one_table:
+        lines.append(f"({one_table} summary rows are one 2x2 table (one pair, one condition) and carry its "
+                     "profile-likelihood interval, as the pair does; see interval_method)")
     undefined = result.summary["undefined_share"].fillna(0)
     if (undefined > 0).any():
         lines.append(f"(largest share of resamples with an undefined value: {undefined.max():.1%}; "

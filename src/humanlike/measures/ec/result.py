@@ -45,11 +45,33 @@ def _condition_p_values(pairs: pd.DataFrame) -> pd.DataFrame:
                          "p_value_bonferroni": np.minimum(1.0, smallest * k)}).reset_index()
 
 
-def _profile_single_tables(frame: pd.DataFrame, pairs: pd.DataFrame, level: float, policy: str) -> pd.DataFrame:
-    """Rows of pairs whose EC is one 2x2 table get the profile-likelihood interval of that table.
+def single_table_profile_intervals(pairs: pd.DataFrame, level: float, policy: str) -> pd.DataFrame:
+    """The profile-likelihood interval of every pair whose EC is one 2x2 table (one condition in its experiment).
 
-    Under the benchmark's undefined policy a table whose kappa is undefined keeps the bootstrap (its estimate is
-    the policy's convention, which no likelihood describes).
+    Under the benchmark's undefined policy a table whose kappa is undefined is left out (it keeps the
+    bootstrap: its estimate is the policy's convention, which no likelihood describes).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Per (experiment, condition, pair) counts, as :attr:`ErrorConsistencyResult.pairs`.
+    level : float
+        Confidence level.
+    policy : str
+        The analysis' undefined policy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns experiment, observer_1, observer_2, ci_low, ci_high, interval_method; one row per such pair.
+
+    Examples
+    --------
+    >>> pairs = pd.DataFrame({"experiment": ["e"], "condition": ["c"], "observer_1": ["a"], "observer_2": ["b"],
+    ...                       "both_correct": [86], "only_1_correct": [4], "only_2_correct": [9],
+    ...                       "both_wrong": [1], "reason": [""]})
+    >>> single_table_profile_intervals(pairs, 0.95, "strict")[["ci_low", "ci_high"]].round(3).values.tolist()
+    [[-0.066, 0.401]]
     """
     from .interval import ec_profile_interval
 
@@ -58,18 +80,90 @@ def _profile_single_tables(frame: pd.DataFrame, pairs: pd.DataFrame, level: floa
     single = pairs[pairs.groupby(keys)["condition"].transform("size") == 1]
     if policy != "strict":
         single = single[single["reason"].fillna("") == ""]
+    out = single[keys].reset_index(drop=True)
     if single.empty:
+        return out.assign(ci_low=np.array([], float), ci_high=np.array([], float), interval_method="")
+    r = ec_profile_interval(*single[cells].to_numpy(dtype=np.int64).T, level=level)
+    return out.assign(ci_low=np.atleast_1d(r.low), ci_high=np.atleast_1d(r.high), interval_method=r.method)
+
+
+def _profile_single_tables(frame: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFrame:
+    """Rows of pairs whose EC is one 2x2 table get that table's profile-likelihood interval (``intervals``)."""
+    keys = ["experiment", "observer_1", "observer_2"]
+    if intervals.empty:
         return frame
-    merged = frame.reset_index(drop=True).merge(single[keys + cells], on=keys, how="left")
-    use = merged["both_correct"].notna().to_numpy() & (frame["n_conditions"].to_numpy() == 1)
+    merged = frame.reset_index(drop=True).merge(intervals.rename(columns={
+        "ci_low": "_low", "ci_high": "_high", "interval_method": "_method"}), on=keys, how="left")
+    use = merged["_low"].notna().to_numpy() & (frame["n_conditions"].to_numpy() == 1)
     if use.any():
-        counts = merged.loc[use, cells].to_numpy(dtype=np.int64)
-        r = ec_profile_interval(*counts.T, level=level)
-        merged.loc[use, "ci_low"] = r.low
-        merged.loc[use, "ci_high"] = r.high
-        merged.loc[use, "interval_method"] = r.method
+        merged.loc[use, "ci_low"] = merged.loc[use, "_low"]
+        merged.loc[use, "ci_high"] = merged.loc[use, "_high"]
+        merged.loc[use, "interval_method"] = merged.loc[use, "_method"]
         merged.loc[use, "undefined_share"] = np.nan
-    return merged.drop(columns=cells)
+    return merged.drop(columns=["_low", "_high", "_method"])
+
+
+def one_table_groups(pairs: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFrame:
+    """The summary groups that are one 2x2 table, with that table's profile interval.
+
+    A group of an experiment with one condition and one pair (one human with a model, two humans, two
+    models) is one table; so is an ``overall`` group whose only pair is such a table. Without this the same
+    number would be printed with the pair's profile interval and, as the group's mean, with a bootstrap
+    interval that covers far less where errors are few (docs/ec_coverage.md).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Per (experiment, condition, pair) counts and kinds, as :attr:`ErrorConsistencyResult.pairs`.
+    intervals : pandas.DataFrame
+        :func:`single_table_profile_intervals` of those pairs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns scope, group, ci_low, ci_high, interval_method (the groups' rows to use only where the
+        summary row's ``n_pairs`` is 1).
+
+    Examples
+    --------
+    >>> pairs = pd.DataFrame({"experiment": ["e"], "condition": ["c"], "observer_1": ["s1"], "observer_2": ["m"],
+    ...                       "kind_1": ["human"], "kind_2": ["model"], "pair_kind": ["model-human"],
+    ...                       "both_correct": [86], "only_1_correct": [4], "only_2_correct": [9],
+    ...                       "both_wrong": [1], "reason": [""]})
+    >>> groups = one_table_groups(pairs, single_table_profile_intervals(pairs, 0.95, "strict"))
+    >>> groups[["scope", "group"]].values.tolist(), groups["ci_low"].round(3).tolist()
+    ([['e', 'm'], ['overall', 'm']], [-0.066, -0.066])
+    """
+    columns = ["scope", "group", "ci_low", "ci_high", "interval_method"]
+    if intervals.empty:
+        return pd.DataFrame(columns=columns)
+    keys = ["experiment", "observer_1", "observer_2"]
+    conditions = pairs.groupby("experiment")["condition"].transform("nunique")
+    one = pairs[conditions == 1]
+    model = np.where(one["kind_2"] == "model", one["observer_2"], one["observer_1"])
+    group = np.where(one["pair_kind"] == "human-human", HUMANS,
+                     np.where(one["pair_kind"] == "model-model", MODEL_MODEL, model))
+    one = one[keys].assign(group=group)
+    one = one[one.groupby(["experiment", "group"])["group"].transform("size") == 1]
+    one = one.merge(intervals, on=keys, how="inner")
+    rows = [one.assign(scope=one["experiment"])]
+    in_one_experiment = one.groupby("group")["experiment"].transform("size") == 1
+    rows.append(one[in_one_experiment].assign(scope="overall"))
+    return pd.concat(rows, ignore_index=True)[columns]
+
+
+def _one_table_aggregates(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """Summary rows of EC that are one 2x2 table get that table's interval (``table``: :func:`one_table_groups`)."""
+    if table.empty:
+        return frame
+    merged = frame.merge(table.rename(columns={"ci_low": "_low", "ci_high": "_high", "interval_method": "_method"}),
+                         on=["scope", "group"], how="left")
+    use = (merged["_low"].notna() & (merged["metric"] == "error_consistency") & (merged["n_pairs"] == 1)).to_numpy()
+    merged.loc[use, "ci_low"] = merged.loc[use, "_low"]
+    merged.loc[use, "ci_high"] = merged.loc[use, "_high"]
+    merged.loc[use, "interval_method"] = merged.loc[use, "_method"]
+    merged.loc[use, "undefined_share"] = np.nan
+    return merged.drop(columns=["_low", "_high", "_method"])
 
 
 def bootstrap_label(resampled: Resampled, method: str | None) -> str:
@@ -85,7 +179,7 @@ def bootstrap_label(resampled: Resampled, method: str | None) -> str:
     Returns
     -------
     str
-        For example ``"percentile bootstrap"``.
+        For example ``"percentile bootstrap"``; ``"jackknife normal"`` for the jackknife interval.
 
     Examples
     --------
@@ -93,7 +187,8 @@ def bootstrap_label(resampled: Resampled, method: str | None) -> str:
     >>> bootstrap_label(Resampled(np.zeros(1), np.zeros((3, 1)), ("x",)), None)
     'percentile bootstrap'
     """
-    return f"{method if method is not None else resampled.method} bootstrap"
+    method = method if method is not None else resampled.method
+    return "jackknife normal" if method == "jackknife" else f"{method} bootstrap"
 
 
 @dataclass(frozen=True)
@@ -123,6 +218,10 @@ class ErrorConsistencyResult(MeasureResult):
         Replicates of the models' overall EC (resamples x models), in :attr:`ranking` order.
     settings : dict
         The resampling settings and the analysis options.
+    cache : dict
+        What is computed on first use and then reused: the single-table profile intervals by level
+        (:meth:`profile_intervals`), the summary and pair frames by their arguments (``humanlike ec`` asks
+        for them once per experiment; rebuilding them each time made its output quadratic in experiments).
 
     Examples
     --------
@@ -144,6 +243,7 @@ class ErrorConsistencyResult(MeasureResult):
     ranking: RankingStability | None = None
     model_replicates: np.ndarray | None = field(default=None, repr=False)
     settings: dict = field(default_factory=dict)
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     measure = "ec"
 
@@ -162,11 +262,20 @@ class ErrorConsistencyResult(MeasureResult):
         pandas.DataFrame
             One row per estimate.
         """
-        frame = self.resampled.to_frame(level, method)
-        frame["n_pairs"] = self.n_pairs.astype(int)
-        # Every aggregate (a mean over pairs) keeps the bootstrap through the aggregation.
-        frame["interval_method"] = bootstrap_label(self.resampled, method)
-        return frame
+        key = ("rows", level, method)
+        if key not in self.cache:
+            frame = self.resampled.to_frame(level, method)
+            frame["n_pairs"] = self.n_pairs.astype(int)
+            # Every aggregate of several tables (a mean over pairs or conditions) keeps the bootstrap through the
+            # aggregation; an aggregate of one table is that table's EC and carries its interval.
+            frame["interval_method"] = bootstrap_label(self.resampled, method)
+            if self.settings.get("pair_interval", "bootstrap") == "profile":
+                groups = ("one-table groups", float(level if level is not None else self.resampled.level))
+                if groups not in self.cache:
+                    self.cache[groups] = one_table_groups(self.pairs, self.profile_intervals(level))
+                frame = _one_table_aggregates(frame, self.cache[groups])
+            self.cache[key] = frame
+        return self.cache[key].copy()
 
     def summary_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
         """The summary table ``humanlike ec`` writes (``ec_summary``), one row per column of :attr:`resampled`.
@@ -247,6 +356,12 @@ class ErrorConsistencyResult(MeasureResult):
         choice = pair_interval if pair_interval is not None else self.settings.get("pair_interval", "bootstrap")
         if choice not in PAIR_INTERVALS:
             raise ValueError(f"pair_interval must be one of {PAIR_INTERVALS}, not {choice!r}")
+        key = ("pairs", level, method, metric, choice)
+        if key not in self.cache:
+            self.cache[key] = self._pair_frame(level, method, metric, choice)
+        return self.cache[key].copy()
+
+    def _pair_frame(self, level, method, metric: str, choice: str) -> pd.DataFrame:
         selected = self.pair_resampled.where(metric=metric)
         frame = selected.to_frame(level, method)
         frame["interval_method"] = bootstrap_label(selected, method)
@@ -256,10 +371,29 @@ class ErrorConsistencyResult(MeasureResult):
         conditions = self.pairs.groupby("experiment")["condition"].nunique()
         frame["n_conditions"] = frame["experiment"].map(conditions).astype(int)
         if metric == "error_consistency" and choice == "profile":
-            frame = _profile_single_tables(frame, self.pairs, level if level is not None else selected.level,
-                                           self.settings.get("policy", "strict"))
+            frame = _profile_single_tables(frame, self.profile_intervals(level))
         return frame[["experiment", "observer_1", "observer_2", "kind_1", "kind_2", metric, "ci_low", "ci_high",
                       "interval_method", "undefined_share", "reason", "n_conditions"]]
+
+    def profile_intervals(self, level: float | None = None) -> pd.DataFrame:
+        """:func:`single_table_profile_intervals` of this result's pairs, computed once per level.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the level the result was computed at.
+
+        Returns
+        -------
+        pandas.DataFrame
+            experiment, observer_1, observer_2, ci_low, ci_high, interval_method of every single-table pair.
+        """
+        level = float(level if level is not None else self.resampled.level)
+        key = ("profile", level)
+        if key not in self.cache:
+            self.cache[key] = single_table_profile_intervals(self.pairs, level,
+                                                                       self.settings.get("policy", "strict"))
+        return self.cache[key]
 
     @property
     def pair_intervals(self) -> pd.DataFrame | None:

@@ -448,6 +448,7 @@ def spectrum_regimes(
     if ref_logit.size < 2:
         raise TrialTableError(f"the reference pool holds {ref_logit.size} human value(s) ({_ref_text(ref)}); "
                               "Glass's delta needs at least 2 (more human observers, or more reference conditions)")
+    check_reference_spread(obs[is_ref_row], logit_correction)
 
     n_classes = trials.groupby("experiment")["label"].nunique()
     acc_by = obs.groupby(["experiment", "condition"])["accuracy"].mean()
@@ -628,6 +629,53 @@ def paper_regime_names(fit: RegimeFit, at_chance: np.ndarray, tested: np.ndarray
     if m < 2 or not last.any() or np.mean(at_chance[last]) < 0.5:
         return fit
     return replace(fit, names=regime_names(m - 1)[: m - 1] + ("extreme-OOD",))
+
+
+def check_reference_spread(reference_rows: pd.DataFrame, logit_correction: str) -> None:
+    """Refuse a reference pool whose logit SD comes only from the logit correction.
+
+    When every human in the reference conditions has the same accuracy (typically all 100% correct), the
+    pool has no spread between observers; yet reference conditions of different length give different
+    corrected logits (``ln((n + 0.5) / 0.5)`` grows with the trial count ``n``), so the SD is nonzero and
+    every OOD score is measured in units of that artefact (an SD of 0.740 in issue 22's example): the
+    scores are arbitrary and land in one regime. Equal trial counts already give SD 0 (the scores are NaN
+    with :data:`~humanlike.measures.ood.spectrum_statistics.REASON_ZERO_SD`). Documented on docs/measures/ood-spectrum.md.
+
+    Parameters
+    ----------
+    reference_rows : pandas.DataFrame
+        Per human observer and reference condition: experiment, condition, observer, accuracy, trials, logit.
+    logit_correction : str
+        The correction in force (named in the message).
+
+    Raises
+    ------
+    TrialTableError
+        Naming the reference conditions, their trial counts and the common accuracy.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"experiment": ["a", "a", "b", "b"], "condition": ["0", "0", "0", "0"],
+    ...                      "observer": ["s1", "s2", "s1", "s2"], "accuracy": [1.0, 1.0, 1.0, 1.0],
+    ...                      "trials": [80, 80, 320, 320], "logit": [5.08, 5.08, 6.47, 6.47]})
+    >>> check_reference_spread(rows, "half")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    humanlike.trials.schema.TrialTableError: every human in the reference conditions has accuracy 100% ...
+    """
+    accuracy = reference_rows["accuracy"].to_numpy(dtype=float)
+    logits = reference_rows["logit"].to_numpy(dtype=float)
+    if accuracy.size < 2 or np.ptp(accuracy) > 0 or not np.ptp(logits) > 0:
+        return
+    lengths = reference_rows.groupby(["experiment", "condition"], sort=True)["trials"].agg(["min", "max"])
+    where = "; ".join(f"{e} / {c}: {lo}" + ("" if lo == hi else f"-{hi}") + " trials"
+                      for (e, c), (lo, hi) in lengths.iterrows())
+    raise TrialTableError(
+        f"every human in the reference conditions has accuracy {accuracy[0]:.0%} ({where}), so the reference "
+        f"pool has no spread between observers: its logit SD {np.std(logits, ddof=1):.3f} comes only from the "
+        f"'{logit_correction}' logit correction of different trial counts, and OOD scores in units of it would "
+        "be an artefact. Choose reference conditions in which the humans make errors (--reference), or equal "
+        "trial counts (the scores are then undefined, with that reason)")
 
 
 def observer_bootstrap_scores(obs, keys, ref, n_boot: int, seed: int) -> np.ndarray:
