@@ -43,6 +43,7 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
     from humanlike.trials.simulate import simulate_benchmark
     from humanlike.measures.dvc.simulate import planted_representations
     from humanlike.measures.mlds.simulate import simulate_judgements
+    from humanlike.measures.shapebias.simulate import simulate_cue_conflict
 
     folder = tmp_path_factory.mktemp("options")
     trials = simulate_benchmark(seed=0, n_humans=3, n_items=16)
@@ -56,8 +57,10 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
     items = np.array([f"img{k:03d}" for k in range(labels.size)])
     save_representation(Representation(fa, items, labels, name="net-a"), folder / "a.npz")
     save_representation(Representation(fb, items, labels, name="net-b"), folder / "b.npz")
+    simulate_cue_conflict(seed=3, n_images_per_class=3).to_csv(folder / "cue-conflict.csv", index=False)
     return {"folder": folder, "trials": folder / "trials.csv", "mlds": folder / "mlds.csv",
-            "judgements": folder / "judgements.csv", "a": folder / "a.npz", "b": folder / "b.npz"}
+            "judgements": folder / "judgements.csv", "a": folder / "a.npz", "b": folder / "b.npz",
+            "cue_conflict": folder / "cue-conflict.csv"}
 
 
 def base_argv(command: str, inputs: dict[str, Path]) -> list[str]:
@@ -76,6 +79,11 @@ def base_argv(command: str, inputs: dict[str, Path]) -> list[str]:
         "psychscore": ["psychscore", str(inputs["judgements"]), "--resamples", "30", "--out", out],
         "plan ec": ["plan", "ec", "--trials", "50", "200", "--method", "simulation"],
         "plan dmc": ["plan", "dmc", "--sims", "20", "--observers", "1", "2"],
+        "compare": ["compare", trials, "--measure", "ec", "--resamples", "30"],
+        "plan compare": ["plan", "compare", "--delta", "0.2", "--trials", "50", "100", "--sets", "20",
+                         "--resamples", "50", "--no-exact"],
+        "shapebias": ["shapebias", str(inputs["cue_conflict"]), "--resamples", "30"],
+        "psychometrics": ["psychometrics", trials, "--resamples", "30"],
         "report": ["report", trials, "--resamples", "20", "--analyses", "ec,dmc,dvc",
                    "--out", str(inputs["folder"] / "report.html")],
     }
@@ -106,6 +114,8 @@ CLAIMS = {
     ("dvc represent", "--observer-level"): "refused",
     ("dvc choices", "--observer-level"): "refused",
     ("psychscore", "--observer-level"): "refused",
+    ("plan compare", "--seed"): "anything",        # simulated powers
+    ("plan compare", "--resamples"): "anything",   # the bootstrap test's power
 }
 
 
@@ -208,6 +218,10 @@ def with_option(argv: list[str], option_argv: list[str]) -> list[str]:
 
 
 def option_values(command: str, option: str):
+    if (command, option) == ("plan compare", "--resamples"):   # it takes at least 50
+        return ["--resamples", "50"], ["--resamples", "100"], CLAIMS[(command, option)]
+    if (command, option) == ("compare", "--no-exclusions"):   # keeping everything is its default: undo --exclusions
+        return ["--exclusions"], ["--no-exclusions"], "estimates"
     if option == "--resamples":
         flag = "--bootstrap" if command == "mlds" else "--resamples"
         return [flag, "30"], [flag, "60"], "intervals"

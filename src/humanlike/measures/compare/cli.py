@@ -64,7 +64,9 @@ def register(sub, plan_sub) -> None:
                      help="drop the model-vs-human benchmark's excluded conditions first (default: keep all, "
                           "as `humanlike ec` and `humanlike dmc` do)")
     cmp.add_argument("--figure", type=Path, help="write the comparison figure here (png/pdf/svg)")
-    add_resampling_options(cmp)
+    # No --interval: the differences' intervals and p-values are percentile intervals of the paired replicates
+    # (docs/compare.md), so a BCa choice would be accepted and ignored.
+    add_resampling_options(cmp, interval=False)
     cmp.set_defaults(observer_level=None)   # None: the measure's own default (OBSERVER_LEVEL_DEFAULTS)
     add_output_options(cmp, out_default=None)
     cmp.set_defaults(handler=run_compare_command)
