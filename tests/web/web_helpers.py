@@ -48,7 +48,8 @@ class ServerProcess:
         env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "humanlike.app.cli", "serve", str(study), "--port", str(port), *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+            start_new_session=True)     # its own process group: kill() takes the uvicorn workers with it
         deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
@@ -64,10 +65,14 @@ class ServerProcess:
             time.sleep(0.1)
 
     def kill(self) -> None:
+        """SIGKILL the server and every process it started (a crash of the whole server)."""
+        import os
         import signal
 
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.process.wait(timeout=30)
         if self.process.stdout and not self.process.stdout.closed:
             self.printed = self.process.stdout.read()
