@@ -6,7 +6,7 @@ observers, from :func:`humanlike.trials.design.build_design`) into per-item suff
 (error consistency, observed consistency, squared accuracy difference, or any measure a subclass adds), the
 per-observer correct/answered counts, and the observer weights of the resample.
 
-:class:`PairAggregation` is the one aggregation (METHODS.md §1–2) used for the estimate, every resample and
+:class:`PairAggregation` is the one aggregation (docs/measures/error-consistency.md) used for the estimate, every resample and
 every jackknife row: per pair, the NaN-skipping mean over the conditions of its experiment; per experiment,
 the (observer-weighted) mean over the human–human pairs, over the model–model pairs and, per model, over its
 pairs with humans; OOD accuracy pooled over the conditions; overall, the mean over experiments with equal

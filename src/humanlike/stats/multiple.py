@@ -1,4 +1,4 @@
-"""Multiple-testing control: Benjamini-Hochberg false discovery rate (METHODS.md §4)."""
+"""Multiple-testing control: Benjamini-Hochberg false discovery rate (docs/measures/ood-spectrum.md)."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def benjamini_hochberg(pvalues, alpha: float = 0.05) -> BHResult:
 
     Notes
     -----
-    Benjamini & Hochberg (1995); METHODS.md §4 (significance of the OOD-spectrum comparisons).
+    Benjamini & Hochberg (1995); docs/measures/ood-spectrum.md (significance of the OOD-spectrum comparisons).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Split-half reliability of item-level human data: the DMC noise ceiling (METHODS.md §3).
+"""Split-half reliability of item-level human data: the DMC noise ceiling (docs/measures/decision-margin-consistency.md).
 
 Split the observers into two halves, pool each half's responses into one item vector, correlate the two
 vectors (r), step up with Spearman–Brown (2r / (1 + r)) and average over splits. All unique splits are used
@@ -344,7 +344,7 @@ def split_half_ceiling(
 
     Notes
     -----
-    METHODS.md §3 (the DMC noise ceiling).
+    docs/measures/decision-margin-consistency.md (the DMC noise ceiling).
 
     Examples
     --------

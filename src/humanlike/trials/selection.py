@@ -10,7 +10,7 @@ import pandas as pd
 from .schema import TrialTableError, condition_mask, first_presentations, match_conditions, validate_trials, warn_unmatched
 
 # The model-vs-human benchmark's excluded conditions, as the condition strings of its raw data
-# (METHODS.md §2). Experiments not listed keep every condition; the five single-condition experiments
+# (docs/measures/error-consistency.md). Experiments not listed keep every condition; the five single-condition experiments
 # (cue-conflict, edge, silhouette, sketch, stylized) use all their trials as one condition.
 MODELVSHUMAN_EXCLUSIONS: dict[str, tuple[str, ...]] = {
     "colour": ("cr",),

@@ -2,7 +2,7 @@
 
 Two generators:
 
-* the **copy model** (Klein et al., METHODS.md §1) for one pair of correctness sequences with a planted
+* the **copy model** (Klein et al., docs/measures/error-consistency.md) for one pair of correctness sequences with a planted
   error consistency (:func:`simulate_copy_pair`, :func:`simulate_copy_counts`);
 * **signal-detection observers** for whole trial tables (:func:`simulate_sdt_observers`) and a seeded
   simulated benchmark (:func:`simulate_benchmark`, the default data of ``humanlike demo``).

@@ -1,6 +1,6 @@
 """Decision-margin consistency (DMC; Alvarez & Konkle 2024) over a trial table, with honest intervals.
 
-The pipeline (METHODS.md §3), per experiment and condition:
+The pipeline (docs/measures/decision-margin-consistency.md), per experiment and condition:
 
 * **item vectors** — each model's decision margins (the ``decision_margin`` column; models without margins
   are skipped with a note) and the human decision-margin index: mean correctness per item pooled over all

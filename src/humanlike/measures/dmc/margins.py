@@ -1,4 +1,4 @@
-"""Decision margins for decision-margin consistency (DMC; Alvarez & Konkle 2024, METHODS.md §3).
+"""Decision margins for decision-margin consistency (DMC; Alvarez & Konkle 2024, docs/measures/decision-margin-consistency.md).
 
 Model side: the margin of an item is ``(S_target - max_{j != target} S_j) / sqrt(2)`` on the scores ``S``
 of one row (raw logits, or scores aggregated to categories). Human side: the item's mean correctness over

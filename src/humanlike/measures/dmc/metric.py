@@ -1,4 +1,4 @@
-"""Decision-margin consistency of one condition under item and observer weights (pure numpy; METHODS.md §3).
+"""Decision-margin consistency of one condition under item and observer weights (pure numpy; docs/measures/decision-margin-consistency.md).
 
 The values of one condition (items x observers counts of the humans, the models' margins) under a batch of
 item weightings ``w`` (R x I; a bootstrap resample, a jackknife row or all ones for the estimate) and observer

@@ -1,6 +1,6 @@
 """Planning a DMC study: how many trials and observers (Alvarez & Konkle 2024, Appendix B).
 
-Sampling error only (METHODS.md §3): an item of true accuracy π measured with t trials has an estimated
+Sampling error only (docs/measures/decision-margin-consistency.md): an item of true accuracy π measured with t trials has an estimated
 accuracy distributed as Binomial(t, π) / t. Nothing here models observer differences or item-by-observer
 interactions, so the numbers are best cases.
 """
@@ -53,7 +53,7 @@ def item_accuracy_interval(true_accuracy, n_trials, level: float = 0.95) -> tupl
 
     Notes
     -----
-    METHODS.md §3 (Alvarez & Konkle 2024, Appendix B).
+    docs/measures/decision-margin-consistency.md (Alvarez & Konkle 2024, Appendix B).
 
     Examples
     --------
@@ -347,7 +347,7 @@ def accuracy_correlation_vs_observers(
 
     Notes
     -----
-    METHODS.md §3 (Alvarez & Konkle 2024, Appendix B). With ``("uniform", 0.2, 0.9)`` the variance of
+    docs/measures/decision-margin-consistency.md (Alvarez & Konkle 2024, Appendix B). With ``("uniform", 0.2, 0.9)`` the variance of
     the truth is 0.7²/12 and E[π(1-π)] = 0.2067, so one observer with one trial has expected reliability
     0.0408 / (0.0408 + 0.2067) = 0.165.
 

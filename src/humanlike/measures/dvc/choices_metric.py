@@ -1,6 +1,6 @@
 """Decision-variable correlation (DVC) from binary choices (Sebastian & Geisler 2018): the array kernels.
 
-Pure numpy, broadcasting over leading axes (METHODS.md §5): d' and criterion, the bivariate-normal CDF (Owen's
+Pure numpy, broadcasting over leading axes (docs/measures/decision-variable-correlation.md): d' and criterion, the bivariate-normal CDF (Owen's
 T, vectorised), the maximum-likelihood correlation of a 2x2 joint-response table on (-1, 1) (the tetrachoric
 correlation when the thresholds come from the table's own margins), and the probit variant for a known
 continuous DV. DVC from representations is in :mod:`humanlike.measures.dvc.metric`.

@@ -1,6 +1,6 @@
 """Decision-variable correlation (DVC) from representations (Qian, Geisler & Wei 2025): the array kernels.
 
-Pure numpy, broadcasting over leading axes (resamples, class pairs, tables; METHODS.md §5): weighted class
+Pure numpy, broadcasting over leading axes (resamples, class pairs, tables; docs/measures/decision-variable-correlation.md): weighted class
 moments of PCA scores, two-class LDA axes, within-class correlations of the decision variables (DVs) as
 bilinear forms of the class covariances, and the split-half normalisation. A bootstrap resample is a row of
 image weights, so the whole pipeline runs on weighted sufficient statistics. DVC from binary choices is in

@@ -1,6 +1,6 @@
 """Decision-variable correlation (DVC) of two representations of the same images (Qian, Geisler & Wei 2025).
 
-Pipeline (METHODS.md §5), per split repeat:
+Pipeline (docs/measures/decision-variable-correlation.md), per split repeat:
 
 1. the units of each system are split at random into two halves (A1, A2; B1, B2), one stream per repeat;
 2. each half is reduced to its first ``n_components`` principal components, **fitted on all images** (of all

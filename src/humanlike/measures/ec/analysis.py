@@ -1,6 +1,6 @@
 """Error consistency over a trial table, with bootstrap intervals through the whole aggregation.
 
-The pipeline (METHODS.md §1–2): per condition, every pairwise EC (and observed consistency and squared
+The pipeline (docs/measures/error-consistency.md): per condition, every pairwise EC (and observed consistency and squared
 accuracy difference); mean over conditions per pair; per experiment, the human–human mean over unordered
 pairs, each model's mean over humans, and the model–model mean; overall, the mean over experiments with
 equal weight. It runs through the one resampling engine (:func:`humanlike.resampling.engine.bootstrap`): the

@@ -3,7 +3,7 @@
 Observer 2 copies observer 1's outcome (correct / wrong) on a share ``c`` of the items and answers the
 rest independently with a latent accuracy ``u2``; observer 1 answers with accuracy ``u1 = a1``. For
 correctness data the kappa this produces is ``c * f`` with the mismatch factor
-``f = 2 a1 (1 - a1) / (1 - c_exp)``, ``c_exp = a1 a2 + (1 - a1)(1 - a2)`` (METHODS.md §1). Equal
+``f = 2 a1 (1 - a1) / (1 - c_exp)``, ``c_exp = a1 a2 + (1 - a1)(1 - a2)`` (docs/measures/error-consistency.md). Equal
 accuracies give ``f = 1`` (kappa equals the copy probability).
 
 Negative kappa: the copied outcome is inverted (observer 2 is wrong where 1 is right and vice versa) on a

@@ -1,6 +1,6 @@
 """Error consistency: Cohen's kappa on trial-by-trial correctness, from 2x2 counts.
 
-Notation (METHODS.md §1): ``a`` both correct, ``b`` only the first correct, ``c`` only the second correct,
+Notation (docs/measures/error-consistency.md): ``a`` both correct, ``b`` only the first correct, ``c`` only the second correct,
 ``d`` both wrong, ``n = a+b+c+d``. Every function broadcasts over arrays, so a whole bootstrap
 (resamples x pairs) goes through one call.
 """
@@ -17,7 +17,7 @@ class UndefinedPolicy(str, Enum):
 
     ``STRICT`` (default): NaN when expected agreement is 1 (both observers constant: the reason is
     ``"both observers constant"``); 0 when exactly one observer is constant (the formula's limit,
-    stated by METHODS.md); otherwise the formula.
+    stated by docs/measures/error-consistency.md); otherwise the formula.
     ``MODELVSHUMAN``: reproduces the model-vs-human benchmark code, which returns 1 whenever observed
     agreement is 1 (so two identical constant observers give 1) and the formula otherwise.
 
@@ -302,7 +302,7 @@ def bias_corrected_kappa(k, n):
 def kappa_max(p1, p2):
     """Largest kappa two observers with accuracies p1, p2 can reach.
 
-    Closed form (METHODS.md): with a1 <= a2, 2 a1 (1-a2) / (a1 (1-a2) + a2 (1-a1)). NaN when both
+    Closed form (docs/measures/error-consistency.md): with a1 <= a2, 2 a1 (1-a2) / (a1 (1-a2) + a2 (1-a1)). NaN when both
     accuracies are 0 or 1 (kappa undefined); 0 when exactly one is.
 
     Parameters
@@ -331,7 +331,7 @@ def kappa_max(p1, p2):
 
 
 def kappa_min(p1, p2):
-    """Smallest kappa two observers with accuracies p1, p2 can reach (METHODS.md closed form).
+    """Smallest kappa two observers with accuracies p1, p2 can reach (docs/measures/error-consistency.md closed form).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Is an error consistency larger than chance? Tests and analytic uncertainty for kappa on 2x2 counts.
 
-* :func:`ec_test_beta_posterior` - Klein et al.'s simulation test (METHODS.md §1).
+* :func:`ec_test_beta_posterior` - Klein et al.'s simulation test (docs/measures/error-consistency.md).
 * :func:`ec_test_exact` - the exact conditional test given both margins (hypergeometric ``a``).
 * :func:`kappa_standard_error`, :func:`analytic_kappa_interval` - Fleiss, Cohen & Everitt (1969).
 
@@ -200,7 +200,7 @@ def ec_test_beta_posterior(
 
     Notes
     -----
-    Klein et al. (2025); METHODS.md §1.
+    Klein et al. (2025); docs/measures/error-consistency.md.
 
     Examples
     --------
@@ -547,7 +547,7 @@ def analytic_kappa_interval(a, b, c, d, level: float = 0.95) -> KappaInterval:
 
     Notes
     -----
-    Fleiss, Cohen & Everitt (1969); METHODS.md §1 for kappa itself.
+    Fleiss, Cohen & Everitt (1969); docs/measures/error-consistency.md for kappa itself.
 
     Examples
     --------

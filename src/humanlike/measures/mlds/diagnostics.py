@@ -1,4 +1,4 @@
-"""MLDS uncertainty and goodness of fit by simulation from the fit (METHODS.md §6).
+"""MLDS uncertainty and goodness of fit by simulation from the fit (docs/measures/mlds.md).
 
 * :func:`bootstrap_mlds` — parametric bootstrap (R ``boot.mlds``): responses drawn from the fitted
   probabilities, refitted, each replicate on the standard scale; percentile intervals per level and for

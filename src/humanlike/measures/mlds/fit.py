@@ -1,6 +1,6 @@
 """Maximum-likelihood difference scaling (Maloney & Yang 2003; R package MLDS, Knoblauch & Maloney 2008).
 
-Model (METHODS.md §6): a quadruple (a, b; c, d) has decision variable
+Model (docs/measures/mlds.md): a quadruple (a, b; c, d) has decision variable
 ``delta = psi_a - psi_b - psi_c + psi_d`` (a triad (a, b, c): ``psi_a - 2 psi_b + psi_c``) and
 ``P(response = 1) = F(delta / sigma)``.
 
@@ -220,7 +220,7 @@ def decision_variable(scale: np.ndarray, levels: np.ndarray) -> np.ndarray:
 
     Notes
     -----
-    METHODS.md §6.
+    docs/measures/mlds.md.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Error alignment beyond right/wrong: misclassification agreement (MA) and class-level error divergence (CLED).
 
-METHODS.md §4 (Xu et al.). Both metrics look at *which wrong answer* observers give, not only at whether
+docs/measures/ood-spectrum.md (Xu et al.). Both metrics look at *which wrong answer* observers give, not only at whether
 they err.
 
 Inputs are integer class codes ``0..K-1`` (use :func:`encode_classes` to turn strings into codes). The

@@ -1,4 +1,4 @@
-"""EC, MA and CLED of many observer pairs as per-item sufficient statistics and a reduction (METHODS.md §4).
+"""EC, MA and CLED of many observer pairs as per-item sufficient statistics and a reduction (docs/measures/ood-spectrum.md).
 
 A bootstrap resample of the items of one condition is a weight vector ``w``; every quantity the three metrics
 need is a weighted sum over items. :class:`PairAlignmentSums` builds, once per condition, the per-item

@@ -1,4 +1,4 @@
-"""The human-centred OOD spectrum with error alignment per regime (Xu et al.; METHODS.md §4).
+"""The human-centred OOD spectrum with error alignment per regime (Xu et al.; docs/measures/ood-spectrum.md).
 
 :func:`ood_analysis` runs the whole pipeline; its parts live beside this module:
 

@@ -208,7 +208,7 @@ def cled_average_resamples(counts, oc_start, pc_first, pc_second, pc_pair, union
     """CLED with the ``'average'`` mixture of every pair, for each resample of the error counts (float32).
 
     Same formula as the float64 reduction of :class:`humanlike.measures.ood.alignment_sums.PairAlignmentSums`
-    (METHODS.md §4): Dirichlet posteriors of each observer's class rows, their entropies, and per (pair,
+    (docs/measures/ood-spectrum.md): Dirichlet posteriors of each observer's class rows, their entropies, and per (pair,
     class) the entropy of the mixture ``(P + Q) / 2`` over the union of the cells where either observer erred
     on the data, the other cells of the class in closed form; JSDs weighted by errors (or uniformly) over a
     pair's classes. Everything runs in float32 with a vectorised logarithm (:func:`mlogm_float32`), per

@@ -1,4 +1,4 @@
-"""Gaussian-mixture regimes of OOD scores (Xu et al.; METHODS.md §4): the fit, its selection by BIC / AICc, its
+"""Gaussian-mixture regimes of OOD scores (Xu et al.; docs/measures/ood-spectrum.md): the fit, its selection by BIC / AICc, its
 guards against degenerate components, and its stability under bootstrap resamples (vectorised EM).
 
 Pure numerics; pandas only inside ``to_frame``. Randomness only through an explicit seed (a Generator from
@@ -425,7 +425,7 @@ def fit_regimes(
 
     Notes
     -----
-    METHODS.md §4 (regimes; AICc = AIC + 2k(k+1)/(n-k-1)).
+    docs/measures/ood-spectrum.md (regimes; AICc = AIC + 2k(k+1)/(n-k-1)).
 
     Examples
     --------

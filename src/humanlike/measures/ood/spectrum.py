@@ -1,4 +1,4 @@
-"""The human-centred OOD spectrum: OOD scores, tests and regimes of every condition (Xu et al.; METHODS.md §4).
+"""The human-centred OOD spectrum: OOD scores, tests and regimes of every condition (Xu et al.; docs/measures/ood-spectrum.md).
 
 Per human observer and condition the accuracy and its logit (``logit_correction='half'``:
 ``ln((k+.5)/(n-k+.5))``, so 0 and 1 stay finite). The reference distribution pools the human logits of the
@@ -381,7 +381,7 @@ def spectrum_regimes(
     alpha : float
         Level for the BH rejections and the chance flags.
     mw_variant : {"asymptotic", "asymptotic-no-continuity", "exact"}
-        Mann-Whitney U, two-sided: normal approximation with continuity and tie correction (METHODS.md),
+        Mann-Whitney U, two-sided: normal approximation with continuity and tie correction (docs/measures/ood-spectrum.md),
         without continuity correction, or scipy's exact null (which ignores ties).
     logit_correction : {"half", "clip"}
         ``'half'``: empirical logit ``ln((k+.5)/(n-k+.5))`` of every cell; ``'clip'``: the plain logit of

@@ -1,4 +1,4 @@
-"""Statistics of the human-centred OOD spectrum (Xu et al.; METHODS.md §4).
+"""Statistics of the human-centred OOD spectrum (Xu et al.; docs/measures/ood-spectrum.md).
 
 Per observer and condition: accuracy -> logit; per condition: Glass's delta of the condition's logits
 against the reference (undistorted) logits = the OOD score; Mann-Whitney U of accuracies against the
@@ -77,7 +77,7 @@ def logit_accuracy(correct_counts, trial_counts, correction: str = "half"):
 
     Notes
     -----
-    METHODS.md §4 (z = logit(a) per observer and condition).
+    docs/measures/ood-spectrum.md (z = logit(a) per observer and condition).
 
     Examples
     --------
@@ -180,7 +180,7 @@ def glass_delta(condition_values, reference_values) -> GlassDelta:
 
     Notes
     -----
-    The OOD score of METHODS.md §4.
+    The OOD score of docs/measures/ood-spectrum.md.
 
     Examples
     --------
@@ -309,7 +309,7 @@ def mannwhitney_vs_reference(cond_acc, ref_acc) -> MannWhitneyResult:
 
     Notes
     -----
-    METHODS.md §4 (tests per condition).
+    docs/measures/ood-spectrum.md (tests per condition).
 
     Examples
     --------
@@ -504,7 +504,7 @@ def normality_tests(values) -> NormalityResult:
 
     Notes
     -----
-    METHODS.md §4 (normality of the reference accuracies and logits).
+    docs/measures/ood-spectrum.md (normality of the reference accuracies and logits).
 
     Examples
     --------
