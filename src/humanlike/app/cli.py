@@ -1,7 +1,8 @@
 """The ``humanlike`` command line.
 
-Every registered measure adds its commands (:func:`humanlike.measures.registry.measures`, each entry's
-``register_cli``); the app adds its own (``demo``, ``evaluate``, ``report``). This module only assembles them.
+Every registered measure and cross-measure tool adds its commands (:func:`humanlike.measures.registry.command_families`,
+each entry's ``register_cli``); the app adds its own (``demo``, ``evaluate``, ``report``). This module only assembles
+them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 import sys
 
 from ..measures.options import optional_module
-from ..measures.registry import measures
+from ..measures.registry import command_families
 
 # The app's own command families (each a module with register(subparsers, plan_subparsers)), around the
 # measures' commands; an absent one (the models' extra) is skipped.
@@ -27,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
         Parsing a command line gives a namespace whose ``handler`` runs the command: the app's ``demo``, every
-        registered measure's commands, then ``evaluate`` (when the models' module is there) and ``report``.
+        registered measure's and cross-measure tool's commands (``compare``), then ``evaluate`` (when the models' module is there) and ``report``.
 
     Examples
     --------
@@ -43,8 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan_sub = plan.add_subparsers(dest="plan_command", required=True, metavar="METRIC")
     for name in APP_COMMANDS_FIRST:
         optional_module(name).register(sub, plan_sub)
-    for measure in measures():
-        measure.register_cli(sub, plan_sub)
+    for family in command_families():
+        family.register_cli(sub, plan_sub)
     for name in APP_COMMANDS_LAST:
         module = optional_module(name)
         if module is not None:
