@@ -12,9 +12,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from humanlike.app.report import (  # noqa: E402
-    ReportFigure, ReportSection, ReportTable, content_hash, format_cell, render_report, write_report,
-)
+from humanlike.app.report import content_hash, format_cell, render_report, write_report  # noqa: E402
+from humanlike.measures.sections import ReportFigure, ReportSection, ReportTable  # noqa: E402
 
 from browser import external_requests, visit  # noqa: E402
 

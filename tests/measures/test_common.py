@@ -104,10 +104,8 @@ def test_another_seed_gives_other_replicates(measure, example, result):
 
 
 #: Known departures from the contract, each a defect to mend (not a licence): the check must fail while it lasts.
-KNOWN_DEPARTURES = {
-    ("row order", "mlds"): "the parametric bootstrap draws the simulated responses in the judgement table's row "
-                           "order, so shuffled rows give other replicates (same distribution, other bytes)",
-}
+#: (None now: MLDS's parametric bootstrap no longer depends on the judgement table's row order, since fix-mlds.)
+KNOWN_DEPARTURES: dict[tuple[str, str], str] = {}
 
 
 def test_numbers_do_not_depend_on_row_order(measure, example, result, request):
