@@ -321,7 +321,19 @@ class PsychometricResult(MeasureResult):
         return frame["ci_low"].to_numpy(dtype=float), frame["ci_high"].to_numpy(dtype=float)
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """The rows of the tidy :meth:`to_frame` (labels, values, then ``interval`` and ``observer_kind``)."""
+        """The rows of the tidy :meth:`to_frame` (labels, values, then ``interval`` and ``observer_kind``).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
         frame = self.observer_frame(level, method).drop(columns="measure")
         kind = frame.pop("observer_kind")
         frame["observer_kind"] = kind

@@ -243,7 +243,19 @@ class ShapeBiasResult(MeasureResult):
     group_label = "observer"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """The rows of the tidy :meth:`to_frame`: labels, values, then ``observer_kind``."""
+        """The rows of the tidy :meth:`to_frame`: labels, values, then ``observer_kind``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
         frame = self.resampled.to_frame(level, method)
         frame["observer_kind"] = frame["observer"].map(self.kinds)
         return frame
