@@ -64,7 +64,7 @@ def test_the_leaderboard_orders_the_headline_and_the_compare_tool_adds_its_secti
     assert {t.key for t in sections[-1].tables} == {"compare-ec", "compare-dmc"}
     assert headline.title == "Headline: models ranked by mean rank"
     models = headline.frame[headline.frame["observer"] != "humans"]
-    assert list(headline.frame["observer"])[0] == "humans"
+    assert headline.frame["observer"].iloc[0] == "humans"
     mean_rank = models["mean rank"].to_numpy(dtype=float)
     assert (np.diff(mean_rank) >= 0).all() and len(set(mean_rank)) > 1     # lower mean rank first
     assert list(models["rank"]) == list(range(1, len(models) + 1))

@@ -101,7 +101,7 @@ def leaderboard_section(benchmark) -> SectionResult | None:
             column: "estimate", f"{column}_low": "ci_low", f"{column}_high": "ci_high"})
         return HeadlineMeasure(name, values.dropna(subset=["estimate"]), higher_is_better)
 
-    level = int(round(100 * board.level))
+    level = round(100 * board.level)
     section = ReportSection(
         "leaderboard", "Leaderboard (model-vs-human's ranking)",
         "Models ranked as the model-vs-human benchmark ranks them: each of accuracy difference (lower is better), "
