@@ -22,6 +22,9 @@ LAYERS = ("trials", "resampling", "stats", "files", "measures", "app")
 HEAVY = ("torch", "torchvision", "timm", "dask", "distributed")
 #: The measures: every folder of humanlike/measures with a measure.py (what the registry finds).
 MEASURES = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/measure.py")))
+#: The cross-measure tools (paired comparisons): every folder with a tool.py (the registry's ``tools()``). They
+#: follow a measure's rules: their own folder, the core, and the measures' modules their entry declares.
+TOOLS = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/tool.py")))
 #: Modules of ``humanlike.measures`` that every measure may use (not a measure themselves): the contract, the
 #: registry, the report's building blocks, the shared options and pair machinery.
 SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options", "humanlike.measures.contract",
@@ -29,8 +32,10 @@ SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.opt
 
 
 def declared_dependencies(measure: str) -> set[str]:
-    """The ``depends_on`` modules of a measure's registered entry, read from its measure.py as text."""
-    tree = ast.parse((SOURCE / "measures" / measure / "measure.py").read_text())
+    """The ``depends_on`` modules of a measure's (or tool's) registered entry, read from its measure.py (tool.py)
+    as text."""
+    entry = "tool.py" if measure in TOOLS else "measure.py"
+    tree = ast.parse((SOURCE / "measures" / measure / entry).read_text())
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg == "depends_on":
             return set(ast.literal_eval(node.value))
@@ -42,7 +47,7 @@ def declared_dependencies(measure: str) -> set[str]:
 CROSS_MEASURE: dict[str, set[str]] = {
     # the pair kernels compute kappa and the error overlap
     "shared": {"humanlike.measures.ec.metric"},
-    **{m: declared_dependencies(m) for m in MEASURES},
+    **{m: declared_dependencies(m) for m in MEASURES + TOOLS},
 }
 #: Upward imports still allowed (none: the demo moved to app/demo.py).
 UPWARD_EXCEPTIONS: dict[str, set[str]] = {}
@@ -97,14 +102,15 @@ def measure_of(module: str) -> str | None:
     parts = module.split(".")
     if parts[:2] != ["humanlike", "measures"] or len(parts) < 3:
         return None
-    return parts[2] if len(parts) > 3 or parts[2] in MEASURES else "shared"
+    return parts[2] if len(parts) > 3 or parts[2] in MEASURES + TOOLS else "shared"
 
 
 def test_the_source_is_found():
     modules = {module_name(p) for p in source_files()}
     assert {"humanlike.resampling.engine", "humanlike.resampling.kernels", "humanlike.app.cli"} <= modules
     assert {f"humanlike.measures.{m}.cli" for m in MEASURES} <= modules
-    assert set(MEASURES) == {"ec", "dmc", "ood", "dvc", "mlds", "psychscore"}
+    assert set(MEASURES) == {"ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics"}
+    assert set(TOOLS) == {"compare"}
     assert set(SHARED_MEASURE_MODULES) <= modules
     assert len(modules) > 80
 
@@ -176,7 +182,7 @@ def app_reaches_into_measures() -> list[str]:
                       and isinstance(node.body[0], ast.Expr)}
         for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-                for m in MEASURES:
+                for m in MEASURES + TOOLS:
                     if re.search(rf"(^|humanlike\.)measures\.{m}(\.|$)", node.value):
                         wrong.append(f"{module} names humanlike.measures.{m} in a string")
     return wrong
@@ -190,9 +196,11 @@ def test_app_reaches_measures_only_through_the_registry():
 
 
 def test_every_measure_folder_is_registered():
-    # a folder without measure.py is invisible to the command line, the demo and the report
+    # a folder without measure.py (or, for a cross-measure tool, tool.py) is invisible to the command line, the
+    # demo and the report
     folders = {p.name for p in (SOURCE / "measures").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert folders == set(MEASURES)
+    assert folders == set(MEASURES) | set(TOOLS)
+    assert not set(MEASURES) & set(TOOLS)
 
 
 def test_measure_of_finds_the_folder():

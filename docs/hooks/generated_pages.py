@@ -19,7 +19,7 @@ if str(ROOT / "src") not in sys.path:
 # One API page per layer of the shared core, one per measure, then the shared measure modules, models and the
 # app. The modules are found in the source tree (not imported: griffe reads the files statically, so the
 # torch-backed ``humanlike.models`` renders without torch), so a new module can never be left out of the reference.
-MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore")
+MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics", "compare")
 API_GROUPS = ("trials", "resampling", "stats", "files", *(f"measures/{m}" for m in MEASURES), "measures", "models",
               "app", "web")
 
@@ -58,6 +58,12 @@ API_INTROS = {
                      "figures.",
     "measures-psychscore": "The Psychophysical-Score: blend sequences, class-level scales, the score, command and "
                            "figures.",
+    "measures-shapebias": "Shape bias on cue-conflict images: the metric, the pipeline, simulation, command, "
+                          "report section and figures.",
+    "measures-psychometrics": "Accuracy and response entropy per condition: the pipeline, command, report section "
+                              "and figures.",
+    "measures-compare": "Paired model comparisons (a cross-measure tool, not a measure): the adapters of each "
+                        "measure's result, planning, command, report section and figures.",
     "measures": "Modules several measures share: the pairwise kernels and aggregation, the command-line options.",
     "models": "Running torch models on stimuli (the optional `models` extra: `pip install \"humanlike[models]\"`). "
               "Nothing outside this subpackage imports torch.",

@@ -46,3 +46,11 @@ def test_demo_runs_the_registered_measures_and_only_them(tmp_path, capsys, monke
     assert not {"dmc.csv", "ood_conditions.csv"} & written          # their measures were not registered
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert 'id="error-consistency"' in page and 'id="ood-spectrum"' not in page
+
+
+def test_demo_report_has_the_leaderboard_and_the_resolved_differences(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path), "--resamples", "100", "--quiet"]) == 0
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    for anchor in ('id="headline"', 'id="error-consistency"', 'id="leaderboard"', 'id="compare"'):
+        assert anchor in page, anchor
+    assert "models ranked by mean rank" in page

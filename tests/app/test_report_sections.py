@@ -43,3 +43,55 @@ def test_a_memory_budget_too_small_is_shown_and_never_doubled(monkeypatch):
     assert notes == ["fake measure not computed: the kept replicates need 3.0 GiB (budget 2.0 GiB)"]
     sections, _ = build_sections(results)
     assert "budget 2.0 GiB" in sections[0].summary
+
+
+def test_the_leaderboard_orders_the_headline_and_the_compare_tool_adds_its_section():
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    results, notes = run_report_analyses({"trials": trials}, ["ec", "dmc", "shapebias"],
+                                         ResamplingSettings(n_resamples=100, seed=0), None)
+    assert notes == ["shape bias skipped: the data hold no 'cue-conflict' experiment"]
+    try:
+        sections, headline = build_sections(results)
+    finally:
+        plt.close("all")
+    keys = [s.key for s in sections]
+    # the leaderboard right after EC's section; the cross-measure tool's section after every measure's
+    assert keys[:2] == ["error-consistency", "leaderboard"] and keys[-1] == "compare"
+    assert "decision-margin-consistency" in keys[2:-1]
+    assert {t.key for t in sections[-1].tables} == {"compare-ec", "compare-dmc"}
+    assert headline.title == "Headline: models ranked by mean rank"
+    models = headline.frame[headline.frame["observer"] != "humans"]
+    assert headline.frame["observer"].iloc[0] == "humans"
+    mean_rank = models["mean rank"].to_numpy(dtype=float)
+    assert (np.diff(mean_rank) >= 0).all() and len(set(mean_rank)) > 1     # lower mean rank first
+    assert list(models["rank"]) == list(range(1, len(models) + 1))
+
+
+def test_without_models_to_rank_the_headline_goes_by_ec_and_the_comparison_says_why_not():
+    import matplotlib.pyplot as plt
+
+    trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    humans = trials[trials["observer_kind"] == "human"]
+    results, _ = run_report_analyses({"trials": humans}, ["ec"], ResamplingSettings(n_resamples=20, seed=0), None)
+    try:
+        sections, headline = build_sections(results)
+    finally:
+        plt.close("all")
+    assert [s.key for s in sections] == ["error-consistency", "compare"]
+    assert headline.title == "Headline: models ranked by EC"
+    compared = sections[-1]
+    assert not compared.tables and len(compared.notes) == 1 and compared.notes[0].startswith("EC: not compared: ")
+
+
+def test_compare_is_a_command_family_not_a_measure():
+    from humanlike.app.cli import build_parser
+
+    assert "compare" not in [m.name for m in registry.measures()]
+    assert [t.name for t in registry.tools()] == ["compare"]
+    assert [f.name for f in registry.command_families()][-1] == "compare"
+    parser = build_parser()
+    assert parser.parse_args(["compare", "data.csv", "--measure", "ec"]).handler.__name__ == "run_compare_command"
+    assert parser.parse_args(["plan", "compare", "--delta", "0.1"]).handler.__name__ == "run_plan_compare"

@@ -23,7 +23,7 @@ IDS = [m.name for m in MEASURES]
 SETTINGS = ResamplingSettings(n_resamples=200, seed=7)
 #: Measures whose bootstrap goes through the engine's chunks, strata and worker threads (MLDS and the
 #: Psychophysical-Score resample by simulation and by items in blocks of their own).
-ENGINE_MEASURES = {"ec", "dmc", "dvc", "ood"}
+ENGINE_MEASURES = {"ec", "dmc", "dvc", "ood", "shapebias", "psychometrics"}
 
 
 @pytest.fixture(scope="module", params=MEASURES, ids=IDS)
@@ -50,7 +50,7 @@ def json_bytes(result: MeasureResult) -> bytes:
 
 
 def test_every_measure_folder_is_registered_with_its_parts():
-    assert IDS == ["ec", "dmc", "dvc", "ood", "mlds", "psychscore"]
+    assert IDS == ["ec", "dmc", "dvc", "ood", "mlds", "psychscore", "shapebias", "psychometrics"]
     for m in MEASURES:
         assert m.simulate and m.bad_inputs, f"{m.name}: the common test needs simulate and bad_inputs"
         assert m.docs.startswith("docs/") and m.title and m.summary
@@ -104,8 +104,7 @@ def test_another_seed_gives_other_replicates(measure, example, result):
 
 
 #: Known departures from the contract, each a defect to mend (not a licence): the check must fail while it lasts.
-#: Known departures from the contract, each with its reason (none today: MLDS sorts its rows canonically before
-#: any draw, issue 22).
+#: None today: MLDS sorts its rows canonically before any draw (issue 22).
 KNOWN_DEPARTURES: dict[tuple[str, str], str] = {}
 
 

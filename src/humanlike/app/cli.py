@@ -1,18 +1,18 @@
 """The ``humanlike`` command line.
 
-Every registered measure adds its commands (:func:`humanlike.measures.registry.measures`, each entry's
-``register_cli``); the app adds its own (``demo``, ``evaluate``, ``report``). This module only assembles them.
+Every registered measure and cross-measure tool adds its commands (:func:`humanlike.measures.registry.command_families`,
+each entry's ``register_cli``); the app adds its own (``demo``, ``evaluate``, ``report``). This module only assembles
+them.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import os
 import sys
 
 from ..measures.options import add_on_conflict_option, optional_module
-from ..measures.registry import measures
+from ..measures.registry import command_families
 
 # The app's own command families (each a module with register(subparsers, plan_subparsers)), around the
 # measures' commands; an absent one (the models' extra) is skipped.
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
         Parsing a command line gives a namespace whose ``handler`` runs the command: the app's ``demo``, every
-        registered measure's commands, then ``evaluate`` (when the models' module is there) and ``report``.
+        registered measure's and cross-measure tool's commands (``compare``), then ``evaluate`` (when the models' module is there) and ``report``.
 
     Examples
     --------
@@ -43,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan_sub = plan.add_subparsers(dest="plan_command", required=True, metavar="METRIC")
     for name in APP_COMMANDS_FIRST:
         optional_module(name).register(sub, plan_sub)
-    for measure in measures():
-        measure.register_cli(sub, plan_sub)
+    for family in command_families():
+        family.register_cli(sub, plan_sub)
     for name in APP_COMMANDS_LAST:
         module = optional_module(name)
         if module is not None:
@@ -56,25 +56,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_serve_commands(sub)
     return parser
-
-
-#: Linux prctl option that turns transparent huge pages off for the calling process (and its children).
-PR_SET_THP_DISABLE = 41
-
-
-def _without_huge_pages() -> None:
-    # The bootstraps write gigabytes of fresh arrays once each (kept replicates, per-chunk sums). numpy asks the
-    # kernel for transparent huge pages on large arrays; on virtual machines, first touching a huge page is
-    # slow (the host backs it in small pages): on `humanlike ood` it cost 1.9 s of system time, 4 KiB pages
-    # cost user time nothing measurable (docs/performance.md). NUMPY_MADVISE_HUGEPAGE set by the user wins.
-    if not sys.platform.startswith("linux") or "NUMPY_MADVISE_HUGEPAGE" in os.environ:
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
-    except (OSError, AttributeError):  # pragma: no cover - no prctl: the kernel's default stays
-        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,7 +82,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded in the run's manifest
-    _without_huge_pages()
     # The imports leave hundreds of thousands of long-lived objects that every full collection would walk again
     # (0.3 s of a `humanlike ood` run): they are set aside for the command's duration, and handed back after.
     gc.freeze()

@@ -22,7 +22,7 @@ def report_analyses() -> tuple[str, ...]:
     Examples
     --------
     >>> report_analyses()
-    ('ec', 'dmc', 'dvc', 'ood', 'mlds')
+    ('ec', 'dmc', 'dvc', 'ood', 'mlds', 'shapebias', 'psychometrics')
     """
     return tuple(m.name for m in measures() if m.report_run is not None)
 
@@ -33,7 +33,8 @@ def analyses_list(text: str) -> list[str]:
     Parameters
     ----------
     text : str
-        Names from :func:`report_analyses` (``ec, dmc, dvc, ood, mlds``), separated by commas.
+        Names from :func:`report_analyses` (``ec, dmc, dvc, ood, mlds, shapebias, psychometrics``), separated by
+        commas.
 
     Returns
     -------

@@ -1,5 +1,5 @@
-"""The report page's sections, one per registered measure, and the headline table assembled from every
-measure's overall values.
+"""The report page's sections, one per registered measure (then the cross-measure tools' sections), and the
+headline table assembled from every measure's overall values.
 
 Each measure builds its own section (``measures/<name>/report.py``, found through
 :mod:`humanlike.measures.registry`); this module runs the measures the report asks for, collects their sections in
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..measures.registry import measures
+from ..measures.registry import measures, tools
 from ..measures.sections import (
     HUMAN_ROW, HeadlineMeasure, NotApplicable, ReportSection, ReportTable, not_computed_section,
 )
@@ -54,8 +54,9 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
     Returns
     -------
     tuple
-        ``(sections, headline)``: the list of ReportSection, and the headline ReportTable (models ranked by
-        the first measure, humans first) or None when no result has a headline measure.
+        ``(sections, headline)``: the list of ReportSection (the measures' in registry order, then the
+        cross-measure tools', e.g. which differences are resolved), and the headline ReportTable (models ranked
+        by the first measure, humans first) or None when no result has a headline measure.
 
     Examples
     --------
@@ -81,8 +82,13 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
             sections.append(not_computed_section(measure.name, measure.title, result))
             continue
         made = measure.section(result)
-        sections.append(made.section)
+        sections += [made.section, *made.more_sections]
         headline.extend(made.headline)
+    for tool in tools():    # cross-measure sections (which differences are resolved) read the measures' results
+        made = tool.section(results)
+        if made is not None:
+            sections += [made.section, *made.more_sections]
+            headline.extend(made.headline)
     return sections, _headline_table(headline)
 
 

@@ -264,6 +264,80 @@ class Measure:
         return [] if self.bad_inputs is None else list(resolve(self.bad_inputs)(example))
 
 
+@dataclass(frozen=True)
+class Tool:
+    """A cross-measure command family: commands (and a report section) that work on several measures' results
+    and are not a measure themselves (no analysis of their own, no result shape, no common test).
+
+    Paired model comparisons (``humanlike compare``, ``humanlike plan compare``) are one: they take the result
+    of EC, DMC, DVC or OOD and compare its models. A folder ``humanlike/measures/<name>/`` registers one as
+    ``TOOL`` in its ``tool.py``; :func:`humanlike.measures.registry.command_families` lists it beside the measures,
+    so the command line reaches it through the registry as it reaches a measure (docs/architecture.md).
+
+    Attributes
+    ----------
+    name : str
+        Short name (``"compare"``).
+    title : str
+        Human name.
+    summary : str
+        One line: what it does.
+    docs : str
+        Its page in the documentation.
+    order : int
+        Place in ``humanlike --help`` among the measures (smaller first); its report section comes after every
+        measure's.
+    cli : str
+        ``register(subparsers, plan_subparsers)``: adds its commands to the ``humanlike`` parser.
+    report_section : str or None
+        ``section(results) -> SectionResult or None``: a section of the report page from the measures' results
+        (``{measure name: result}``, as the report computed them), None where they hold nothing for it.
+    depends_on : tuple of str
+        The measures' modules it imports, and why it may (tests/test_architecture.py checks them).
+
+    Examples
+    --------
+    >>> from humanlike.measures.registry import tools
+    >>> [tool.name for tool in tools()]
+    ['compare']
+    """
+
+    name: str
+    title: str
+    summary: str
+    docs: str
+    order: int
+    cli: str
+    report_section: str | None = None
+    depends_on: tuple[str, ...] = ()
+
+    def register_cli(self, subparsers, plan_subparsers) -> None:
+        """Add the tool's commands to the ``humanlike`` parser (see :attr:`cli`).
+
+        Parameters
+        ----------
+        subparsers, plan_subparsers : argparse._SubParsersAction
+            The subcommands of ``humanlike`` and of ``humanlike plan``.
+        """
+        resolve(self.cli)(subparsers, plan_subparsers)
+
+    def section(self, results: dict):
+        """The tool's section of the report page from the measures' results (see :attr:`report_section`).
+
+        Parameters
+        ----------
+        results : dict
+            ``{measure name: result}``; a missing entry, None or a string (why a measure was not computed) is
+            no result.
+
+        Returns
+        -------
+        SectionResult or None
+            None where the tool has no section or the results hold nothing for it.
+        """
+        return None if self.report_section is None else resolve(self.report_section)(results)
+
+
 def trial_table_bad_inputs(example: Example) -> list[tuple[str, Example]]:
     """Broken copies of a trial-table example: a missing column and an unknown experiment.
 

@@ -1,5 +1,7 @@
 """The registry of measures: every folder ``humanlike/measures/<name>/`` with a ``measure.py`` that defines
-``MEASURE`` (a :class:`~humanlike.measures.contract.Measure`) is a measure.
+``MEASURE`` (a :class:`~humanlike.measures.contract.Measure`) is a measure; one with a ``tool.py`` that defines
+``TOOL`` (a :class:`~humanlike.measures.contract.Tool`) is a cross-measure tool (paired comparisons), whose
+commands and report section work on several measures' results.
 
 The command line, the demo and the report page find measures here and nowhere else, so a new measure folder
 is on all three without editing them (docs/adding-a-measure.md). Finding the measures imports only their
@@ -13,7 +15,7 @@ import importlib
 import importlib.util
 import pkgutil
 
-from .contract import Measure
+from .contract import Measure, Tool
 
 PACKAGE = __name__.rpartition(".")[0]   # humanlike.measures
 
@@ -35,18 +37,55 @@ def measures() -> tuple[Measure, ...]:
     Examples
     --------
     >>> [m.name for m in measures()]
-    ['ec', 'dmc', 'dvc', 'ood', 'mlds', 'psychscore']
+    ['ec', 'dmc', 'dvc', 'ood', 'mlds', 'psychscore', 'shapebias', 'psychometrics']
     """
+    return _entries("measure", "MEASURE", Measure)
+
+
+@functools.cache
+def tools() -> tuple[Tool, ...]:
+    """Every registered cross-measure tool (a folder with a ``tool.py`` defining ``TOOL``), in their declared order.
+
+    Returns
+    -------
+    tuple of Tool
+        Sorted by :attr:`Tool.order` (then name).
+
+    Examples
+    --------
+    >>> [t.name for t in tools()]
+    ['compare']
+    """
+    return _entries("tool", "TOOL", Tool)
+
+
+def command_families() -> tuple[Measure | Tool, ...]:
+    """Everything that adds commands to ``humanlike``: the measures and the cross-measure tools, in their order.
+
+    Returns
+    -------
+    tuple of Measure or Tool
+        Each with ``name``, ``order`` and ``register_cli(subparsers, plan_subparsers)``.
+
+    Examples
+    --------
+    >>> [f.name for f in command_families()][-3:]
+    ['shapebias', 'psychometrics', 'compare']
+    """
+    return tuple(sorted((*measures(), *tools()), key=lambda f: (f.order, f.name)))
+
+
+def _entries(module: str, attribute: str, kind: type) -> tuple:
     package = importlib.import_module(PACKAGE)
-    found: dict[str, Measure] = {}
+    found: dict[str, object] = {}
     for info in pkgutil.iter_modules(package.__path__):
-        if not info.ispkg or importlib.util.find_spec(f"{PACKAGE}.{info.name}.measure") is None:
+        if not info.ispkg or importlib.util.find_spec(f"{PACKAGE}.{info.name}.{module}") is None:
             continue
-        entry = getattr(importlib.import_module(f"{PACKAGE}.{info.name}.measure"), "MEASURE", None)
-        if not isinstance(entry, Measure):
-            raise TypeError(f"{PACKAGE}.{info.name}.measure must define MEASURE = Measure(...)")
+        entry = getattr(importlib.import_module(f"{PACKAGE}.{info.name}.{module}"), attribute, None)
+        if not isinstance(entry, kind):
+            raise TypeError(f"{PACKAGE}.{info.name}.{module} must define {attribute} = {kind.__name__}(...)")
         if entry.name in found:
-            raise TypeError(f"two folders register the measure {entry.name!r}")
+            raise TypeError(f"two folders register the {module} {entry.name!r}")
         found[entry.name] = entry
     return tuple(sorted(found.values(), key=lambda m: (m.order, m.name)))
 

@@ -140,8 +140,9 @@ class HeadlineMeasure:
         Column name of the measure in the headline table (e.g. ``"EC"``).
     values : pandas.DataFrame
         Columns ``observer, estimate, ci_low, ci_high``; the row ``humans`` is the human–human value.
-    higher_is_better : bool, default True
-        Whether the headline ranks by this measure in descending order (a mean rank ranks ascending).
+    higher_is_better : bool
+        The direction the headline sorts in when this measure orders it (the first measure of the page's first
+        section with headline measures: the leaderboard's mean rank, lower first, where it was computed).
 
     Examples
     --------
@@ -167,16 +168,19 @@ class SectionResult:
         The analysis' section of the page.
     headline : list of HeadlineMeasure
         Its measures for the headline table (empty when the analysis ranks no models).
+    more_sections : list of ReportSection
+        Further sections of the same result, shown right after :attr:`section` (error consistency's leaderboard).
 
     Examples
     --------
     >>> made = SectionResult(ReportSection("x", "X", "A summary."))
-    >>> made.section.key, made.headline
-    ('x', [])
+    >>> made.section.key, made.headline, made.more_sections
+    ('x', [], [])
     """
 
     section: ReportSection
     headline: list[HeadlineMeasure] = field(default_factory=list)
+    more_sections: list[ReportSection] = field(default_factory=list)
 
 
 def settings_text(settings: dict) -> dict[str, object]:

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -126,21 +123,5 @@ def test_ood_real_data_json(modelvshuman_dir, capsys):
         assert all(m["ratio"] is not None for m in r["models"])
 
 
-STATUS = Path("/proc/self/status")
 
 
-@pytest.mark.skipif(not STATUS.exists() or "THP_enabled" not in STATUS.read_text(),
-                    reason="the kernel does not show its transparent huge page setting (Linux 5.0+ does)")
-@pytest.mark.parametrize("asked", [None, "1"])
-def test_command_line_turns_huge_pages_off_unless_numpy_is_told(asked):
-    """The CLI process runs without transparent huge pages, unless NUMPY_MADVISE_HUGEPAGE says otherwise."""
-    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
-    if asked is not None:
-        env["NUMPY_MADVISE_HUGEPAGE"] = asked
-    # The setting is inherited (this test process may have run the command line already): switched back on first.
-    code = ("import ctypes\nfrom humanlike.app import cli\n"
-            "ctypes.CDLL(None).prctl(cli.PR_SET_THP_DISABLE, 0, 0, 0, 0)\n"
-            "state = lambda: open('/proc/self/status').read().split('THP_enabled:')[1].split()[0]\n"
-            "before = state(); code = cli.main(['mlds', 'no-such-file.csv']); print(before, state(), code)")
-    shown = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert shown.stdout.split() == ["1", "0" if asked is None else "1", "2"]   # a command that fails on its input

@@ -51,7 +51,7 @@ def _tiny():
 
 def test_accuracy_and_entropy_by_hand():
     r = psychometrics(_tiny(), settings=_settings(n_resamples=0))
-    f = r.to_frame().set_index(["observer", "metric"])["estimate"]
+    f = r.observer_frame().set_index(["observer", "metric"])["estimate"]
     assert f[("h1", "accuracy")] == 0.5 and f[("h2", "accuracy")] == 0.5 and f[("m", "accuracy")] == 0.5
     # h1: cat 1/4, dog 2/4 (one na); h2: cat 2/2; m: dog 4/4
     h1 = -(0.25 * np.log2(0.25) + 0.5 * np.log2(0.5))
@@ -68,7 +68,7 @@ def test_pooled_accuracy_differs_from_the_mean_when_humans_answer_unequally():
     t = _tiny()
     t.loc[(t["observer"] == "h2") & (t["item"] == "i3"), "response"] = "dog"   # h2: 2/2 correct
     t["correct"] = t["response"] == t["label"]
-    f = psychometrics(t, settings=_settings(n_resamples=0)).to_frame().set_index(["observer", "metric"])["estimate"]
+    f = psychometrics(t, settings=_settings(n_resamples=0)).observer_frame().set_index(["observer", "metric"])["estimate"]
     assert f[(HUMANS, "accuracy")] == pytest.approx(4 / 6)     # (2 + 2) / (4 + 2)
     assert f[(HUMAN_MEAN, "accuracy")] == pytest.approx(0.75)  # (0.5 + 1) / 2
 
@@ -116,7 +116,7 @@ def test_planted_entropy_basic_interval_covers_where_the_percentile_one_misses()
         for seed in range(runs):
             r = psychometrics(_planted(seed, probs, mode=mode), settings=_settings(n_resamples=400, level=0.9,
                                                                                   seed=seed), validate=False)
-            row = r.to_frame().set_index("metric").loc["entropy"]
+            row = r.observer_frame().set_index("metric").loc["entropy"]
             assert row["interval"] == "basic"
             basic += row["ci_low"] <= truth <= row["ci_high"]
             low, high = r.resampled.interval(0.9, "percentile")
@@ -135,7 +135,7 @@ def test_planted_accuracy_is_covered():
         right = np.random.default_rng(seed).random(len(t)) < 0.7
         t["response"] = np.where(right, t["label"], "na")
         t["correct"] = right
-        f = psychometrics(t, settings=_settings(n_resamples=300, level=0.9, seed=seed), validate=False).to_frame()
+        f = psychometrics(t, settings=_settings(n_resamples=300, level=0.9, seed=seed), validate=False).observer_frame()
         row = f.set_index("metric").loc["accuracy"]
         hits += row["ci_low"] <= 0.7 <= row["ci_high"]
     assert 0.8 <= hits / runs <= 0.98
@@ -144,8 +144,8 @@ def test_planted_accuracy_is_covered():
 def test_observer_level_widens_only_the_human_summaries():
     trials = simulate_benchmark(seed=1)
     key = ("sim-noise", "0.20")
-    images = psychometrics(trials, settings=_settings(n_resamples=400)).to_frame()
-    both = psychometrics(trials, settings=_settings(n_resamples=400, observer_level="bootstrap")).to_frame()
+    images = psychometrics(trials, settings=_settings(n_resamples=400)).observer_frame()
+    both = psychometrics(trials, settings=_settings(n_resamples=400, observer_level="bootstrap")).observer_frame()
 
     def width(frame, observer):
         row = frame[(frame["experiment"] == key[0]) & (frame["condition"] == key[1]) & (frame["observer"] == observer)
@@ -233,7 +233,7 @@ def _mvh_entropy(df):
 def test_real_psychometrics_reproduce_model_vs_human(mvh_trials):
     selected = mvh_trials[mvh_trials["experiment"].isin(["contrast", "colour", "eidolonII"])]
     r = psychometrics(selected, settings=_settings(n_resamples=0), validate=False)
-    f = r.to_frame().set_index(["experiment", "condition", "observer", "metric"])["estimate"]
+    f = r.observer_frame().set_index(["experiment", "condition", "observer", "metric"])["estimate"]
     humans = selected[selected["observer_kind"] == "human"]
     for (experiment, condition), part in humans.groupby(["experiment", "condition"]):
         assert f[(experiment, condition, HUMANS, "accuracy")] == pytest.approx(part["correct"].mean(), abs=1e-12)

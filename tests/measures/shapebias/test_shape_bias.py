@@ -59,7 +59,7 @@ def test_shape_bias_formula_by_hand():
 
 def test_analysis_estimates_equal_the_hand_values():
     r = shape_bias_analysis(_tiny(), settings=_settings(n_resamples=0))
-    f = r.to_frame().set_index(["scope", "observer", "metric"])["estimate"]
+    f = r.observer_frame().set_index(["scope", "observer", "metric"])["estimate"]
     assert f[("cat", "subject-01", "shape_bias")] == pytest.approx(2 / 3)
     assert f[("overall", "subject-01", "shape_bias")] == pytest.approx(3 / 5)
     assert f[("overall", "subject-01", "shape_fraction")] == pytest.approx(3 / 5)
@@ -74,7 +74,7 @@ def test_analysis_estimates_equal_the_hand_values():
 def test_pooled_humans_and_human_mean_differ_as_defined():
     t = simulate_cue_conflict(seed=3)
     r = shape_bias_analysis(t, settings=_settings(n_resamples=0))
-    f = r.to_frame().set_index(["scope", "observer", "metric"])["estimate"]
+    f = r.observer_frame().set_index(["scope", "observer", "metric"])["estimate"]
     table = shape_bias_table(t).set_index(["observer", "shape_class"])
     humans = sorted(o for o in t["observer"].unique() if o.startswith("subject"))
     for scope in ("overall", "dog"):
@@ -88,7 +88,7 @@ def test_pooled_humans_and_human_mean_differ_as_defined():
 def test_undefined_values_carry_a_reason():
     t = _tiny()
     t.loc[(t["observer"] == "m") & (t["label"] == "dog"), "response"] = "knife"   # neither shape nor texture
-    f = shape_bias_analysis(t, settings=_settings(n_resamples=50)).to_frame()
+    f = shape_bias_analysis(t, settings=_settings(n_resamples=50)).observer_frame()
     row = f[(f["scope"] == "dog") & (f["observer"] == "m") & (f["metric"] == "shape_bias")].iloc[0]
     assert np.isnan(row["estimate"]) and row["reason"] == "no shape or texture decision"
     assert (f.loc[f["estimate"].notna(), "reason"] == "").all()
@@ -122,9 +122,9 @@ def test_same_seed_same_bytes_and_row_order_free():
 def test_observer_level_widens_only_the_human_summaries():
     t = simulate_cue_conflict(seed=2, observers={f"subject-{k}": ("human", p, 0.05) for k, p in
                                                  enumerate([0.5, 0.6, 0.7, 0.8, 0.9])})
-    images = shape_bias_analysis(t, settings=_settings(n_resamples=400)).to_frame().set_index(
+    images = shape_bias_analysis(t, settings=_settings(n_resamples=400)).observer_frame().set_index(
         ["scope", "observer", "metric"])
-    both = shape_bias_analysis(t, settings=_settings(n_resamples=400, observer_level="bootstrap")).to_frame(
+    both = shape_bias_analysis(t, settings=_settings(n_resamples=400, observer_level="bootstrap")).observer_frame(
         ).set_index(["scope", "observer", "metric"])
     width = lambda f, key: f.loc[key, "ci_high"] - f.loc[key, "ci_low"]  # noqa: E731
     key = ("overall", HUMAN_MEAN, "shape_bias")
@@ -142,7 +142,7 @@ def test_planted_shape_bias_is_recovered_and_covered():
     for seed in range(runs):
         t = simulate_cue_conflict(seed=seed, n_images_per_class=6, validate=False)
         f = shape_bias_analysis(t, settings=_settings(n_resamples=300, level=0.9, seed=seed), validate=False
-                                ).to_frame().set_index(["scope", "observer", "metric"])
+                                ).observer_frame().set_index(["scope", "observer", "metric"])
         for name, value in truth.items():
             row = f.loc[("overall", name, "shape_bias")]
             estimates[name].append(row["estimate"])
@@ -188,7 +188,7 @@ def real(modelvshuman_dir):
 
 def test_real_data_reproduces_model_vs_human_code(real):
     _, raw, result = real
-    f = result.to_frame().query("metric == 'shape_bias'").set_index(["scope", "observer"])["estimate"]
+    f = result.observer_frame().query("metric == 'shape_bias'").set_index(["scope", "observer"])["estimate"]
     for observer, rows in raw.groupby("subj"):
         assert f[("overall", observer)] == pytest.approx(_mvh_shape_bias(rows), abs=1e-12), observer
         for category, part in rows.groupby("category"):
@@ -308,7 +308,7 @@ def test_human_mean_interval_over_humans_covers_the_population_mean():
         t = simulate_cue_conflict(seed=seed, n_images_per_class=6, observers=observers, validate=False)
         for level in hits:
             f = shape_bias_analysis(t, settings=_settings(n_resamples=300, level=0.9, seed=seed, observer_level=level),
-                                    validate=False).to_frame().set_index(["scope", "observer", "metric"])
+                                    validate=False).observer_frame().set_index(["scope", "observer", "metric"])
             row = f.loc[("overall", HUMAN_MEAN, "shape_bias")]
             hits[level] += row["ci_low"] <= 0.8 <= row["ci_high"]
     assert hits["bootstrap"] / runs >= 0.8

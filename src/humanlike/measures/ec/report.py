@@ -17,7 +17,8 @@ def ec_section(benchmark) -> SectionResult:
     -------
     SectionResult
         Tables ``ec-overall``, ``ec-experiments`` (and ``ec-ranking``), the benchmark and ranking figures, and
-        the headline measure ``EC``.
+        the headline measure ``EC``; with models to rank, the leaderboard (:func:`leaderboard_section`) follows
+        as a section of its own and its headline measures come first (the mean rank orders the headline).
 
     Examples
     --------
@@ -25,8 +26,10 @@ def ec_section(benchmark) -> SectionResult:
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> made = ec_section(run_benchmark(trials, exclusions=None, n_resamples=20))
-    >>> [t.key for t in made.section.tables], made.headline[0].name
-    (['ec-overall', 'ec-experiments', 'ec-ranking'], 'EC')
+    >>> [t.key for t in made.section.tables], [m.name for m in made.headline][::4]
+    (['ec-overall', 'ec-experiments', 'ec-ranking'], ['mean rank', 'EC'])
+    >>> [s.key for s in made.more_sections]
+    ['leaderboard']
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
@@ -56,7 +59,64 @@ def ec_section(benchmark) -> SectionResult:
         "averaged over conditions, humans and experiments as the model-vs-human benchmark does.",
         tables=tables, figures=figures, methods=settings_text(benchmark.details.settings))
     measure = HeadlineMeasure("EC", overall[["observer", "estimate", "ci_low", "ci_high"]])
-    return SectionResult(section, [measure])
+    board = leaderboard_section(benchmark)
+    if board is None:
+        return SectionResult(section, [measure])
+    return SectionResult(section, [*board.headline, measure], more_sections=[board.section])
+
+
+def leaderboard_section(benchmark) -> SectionResult | None:
+    """model-vs-human's leaderboard of the benchmark as a report section; its mean rank orders the headline.
+
+    Parameters
+    ----------
+    benchmark : BenchmarkResult
+        From :func:`humanlike.measures.ec.benchmark.run_benchmark`.
+
+    Returns
+    -------
+    SectionResult or None
+        Tables ``leaderboard`` and ``leaderboard-ood``; headline measures ``mean rank`` (lower first: it orders
+        the headline), ``accuracy diff.`` (lower is better), ``observed consistency`` and ``OOD accuracy``. None
+        where the benchmark ranks no model (:func:`humanlike.measures.ec.leaderboard.leaderboard` refuses it).
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.benchmark import run_benchmark
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> made = leaderboard_section(run_benchmark(simulate_benchmark(seed=0), exclusions=None, n_resamples=50))
+    >>> [t.key for t in made.section.tables], [m.name for m in made.headline]
+    (['leaderboard', 'leaderboard-ood'], ['mean rank', 'accuracy diff.', 'observed consistency', 'OOD accuracy'])
+    """
+    from .leaderboard import leaderboard
+
+    try:
+        board = leaderboard(benchmark)
+    except ValueError:      # no model to rank: the EC section stands alone, the headline goes by EC
+        return None
+    table, ood = board.table, board.ood_table
+
+    def measure(name, frame, column, higher_is_better=True):
+        values = frame[["observer", column, f"{column}_low", f"{column}_high"]].rename(columns={
+            column: "estimate", f"{column}_low": "ci_low", f"{column}_high": "ci_high"})
+        return HeadlineMeasure(name, values.dropna(subset=["estimate"]), higher_is_better)
+
+    level = round(100 * board.level)
+    section = ReportSection(
+        "leaderboard", "Leaderboard (model-vs-human's ranking)",
+        "Models ranked as the model-vs-human benchmark ranks them: each of accuracy difference (lower is better), "
+        "observed consistency and error consistency is ranked over the models, and the mean of the three ranks "
+        f"orders the table; OOD accuracy is ranked on its own. Every value has its {level}% bootstrap interval; "
+        "the ranks are recomputed in every resample, which gives each model's interval of places and its "
+        "probability of ranking first.",
+        tables=[ReportTable("leaderboard", "Most human-like", table),
+                ReportTable("leaderboard-ood", "Highest OOD accuracy", ood)],
+        methods={"experiments": ", ".join(board.experiments), "level": board.level,
+                 "ranking": "mean of the three ranks (ties share the average rank), as model-vs-human"})
+    return SectionResult(section, [measure("mean rank", table, "mean_rank", False),
+                                   measure("accuracy diff.", table, "accuracy_difference", False),
+                                   measure("observed consistency", table, "observed_consistency"),
+                                   measure("OOD accuracy", ood, "ood_accuracy")])
 
 
 def report_analysis(trials, *, settings, exclusions=None):

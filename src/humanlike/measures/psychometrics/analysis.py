@@ -28,6 +28,7 @@ import pandas as pd
 
 from ...trials.design import Design, Stratum, build_design
 from ...trials.schema import TrialTableError, validate_trials
+from ..contract import MeasureResult
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output, SufficientStatisticKernel
 from ...resampling.results import Resampled
@@ -268,8 +269,12 @@ class _PsychometricAggregation:
 
 
 @dataclass(frozen=True)
-class PsychometricResult:
+class PsychometricResult(MeasureResult):
     """Accuracy and response entropy per experiment, condition and observer, with bootstrap intervals.
+
+    The tidy :meth:`to_frame` (the one result shape, docs/architecture.md) has ``scope`` (the experiment),
+    ``group`` (the observer or human summary), ``condition`` and ``metric``; :meth:`observer_frame` is the same
+    rows with ``experiment`` and ``observer`` columns, the table ``humanlike psychometrics`` writes.
 
     Attributes
     ----------
@@ -294,9 +299,49 @@ class PsychometricResult:
     kinds: dict
     classes: list
     settings: dict
+    measure = "psychometrics"
+    scope_label = "experiment"
+    group_label = "observer"
 
-    def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """Tidy rows: experiment, condition, observer, observer_kind, metric, estimate, ci_low, ci_high, ...
+    def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of every row of :meth:`to_frame`: accuracy by ``method``, entropy by the basic bootstrap.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method of the accuracy rows (default: the result's).
+
+        Returns
+        -------
+        (low, high) : tuple of numpy.ndarray
+        """
+        frame = self.frame_rows(level, method)
+        return frame["ci_low"].to_numpy(dtype=float), frame["ci_high"].to_numpy(dtype=float)
+
+    def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """The rows of the tidy :meth:`to_frame` (labels, values, then ``interval`` and ``observer_kind``).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        frame = self.observer_frame(level, method).drop(columns="measure")
+        kind = frame.pop("observer_kind")
+        frame["observer_kind"] = kind
+        return frame
+
+    def observer_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """Rows as ``humanlike psychometrics`` writes them: measure, experiment, condition, observer, observer_kind,
+        metric, estimate, ci_low, ci_high, ...
 
         Accuracy rows carry the settings' interval (percentile or BCa); entropy rows the basic bootstrap
         interval, clipped to [0, log2 classes] and widened to include the estimate (column ``interval`` says
@@ -358,7 +403,7 @@ class PsychometricResult:
         pandas.DataFrame
             Index observer (humans' summaries first), one column per condition.
         """
-        rows = self.to_frame()
+        rows = self.observer_frame()
         rows = rows[(rows["experiment"] == experiment) & (rows["metric"] == metric)]
         if rows.empty:
             raise KeyError(f"no experiment {experiment!r} / metric {metric!r}")
@@ -375,21 +420,21 @@ class PsychometricResult:
         pandas.DataFrame
             Columns experiment, condition, metric, min, max, n_humans.
         """
-        rows = self.to_frame()
+        rows = self.observer_frame()
         rows = rows[(rows["observer_kind"] == "human") & ~rows["observer"].isin([HUMANS, HUMAN_MEAN])]
         out = rows.groupby(["experiment", "condition", "metric"], sort=False)["estimate"].agg(
             ["min", "max", "count"]).reset_index()
         return out.rename(columns={"count": "n_humans"})
 
     def to_json_dict(self) -> dict:
-        """JSON-ready: settings, classes, rows (:meth:`to_frame` records) and the human range.
+        """JSON-ready: settings, classes, rows (:meth:`observer_frame` records) and the human range.
 
         Returns
         -------
         dict
         """
         doc = self.resampled.to_json_dict()
-        doc["rows"] = [{k: _plain(v) for k, v in r.items()} for r in self.to_frame().to_dict("records")]
+        doc["rows"] = [{k: _plain(v) for k, v in r.items()} for r in self.observer_frame().to_dict("records")]
         doc["human_range"] = [{k: _plain(v) for k, v in r.items()} for r in self.human_range().to_dict("records")]
         doc["settings"], doc["classes"] = dict(self.settings), list(self.classes)
         return doc

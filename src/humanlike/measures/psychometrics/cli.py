@@ -116,7 +116,7 @@ def run_psychometrics_command(args) -> int:
         document["consistency"] = [{k: (None if isinstance(v, float) and not np.isfinite(v) else v)
                                     for k, v in r.items()} for r in consistency.to_dict("records")]
     if args.out is not None:
-        run.add_table(result.to_frame(), "psychometrics", args.format)
+        run.add_table(result.observer_frame(), "psychometrics", args.format)
         run.add_table(result.human_range(), "psychometrics_human_range", args.format)
         if consistency is not None:
             run.add_table(consistency, "consistency", args.format)
@@ -164,7 +164,7 @@ def format_psychometrics(result, consistency: pd.DataFrame | None = None) -> str
     >>> print(format_psychometrics(r).splitlines()[0])
     sim-blur: accuracy per condition
     """
-    frame = result.to_frame()
+    frame = result.observer_frame()
     level = int(round(100 * result.settings["level"]))
     lines = []
     for experiment in result.experiments():

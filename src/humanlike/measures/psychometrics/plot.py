@@ -51,7 +51,7 @@ def psychometric_figure(result: PsychometricResult, experiment: str):
     ['accuracy', 'response entropy [bits]']
     >>> plt.close("all")
     """
-    frame = result.to_frame()
+    frame = result.observer_frame()
     frame = frame[frame["experiment"] == experiment]
     if frame.empty:
         raise KeyError(f"no experiment {experiment!r}; experiments: {result.experiments()}")

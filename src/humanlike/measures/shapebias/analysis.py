@@ -23,6 +23,7 @@ import pandas as pd
 
 from ...trials.design import Design, Stratum, build_design
 from ...trials.schema import TrialTableError, validate_trials
+from ..contract import MeasureResult
 from .metric import REASON_NO_CUE_DECISION, shape_bias, texture_classes
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output, SufficientStatisticKernel
@@ -207,8 +208,12 @@ class _ShapeBiasAggregation:
 
 
 @dataclass(frozen=True)
-class ShapeBiasResult:
+class ShapeBiasResult(MeasureResult):
     """Shape bias per observer (and human summary) and scope, with bootstrap intervals.
+
+    The tidy :meth:`to_frame` (the one result shape, docs/architecture.md) has ``scope`` (a shape class or
+    ``overall``), ``group`` (the observer or human summary) and ``metric``; :meth:`observer_frame` is the same
+    rows with an ``observer`` column, the table ``humanlike shapebias`` writes.
 
     Attributes
     ----------
@@ -234,9 +239,30 @@ class ShapeBiasResult:
     kinds: dict
     counts: pd.DataFrame
     settings: dict
+    measure = "shapebias"
+    group_label = "observer"
 
-    def to_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """Tidy rows: scope, observer, observer_kind, metric, estimate, ci_low, ci_high, undefined_share, reason.
+    def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """The rows of the tidy :meth:`to_frame`: labels, values, then ``observer_kind``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level (default: the result's).
+        method : {"percentile", "bca"}, optional
+            Interval method (default: the result's).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        frame = self.resampled.to_frame(level, method)
+        frame["observer_kind"] = frame["observer"].map(self.kinds)
+        return frame
+
+    def observer_frame(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
+        """Rows as ``humanlike shapebias`` writes them: measure, scope, observer, observer_kind, metric, estimate,
+        ci_low, ci_high, undefined_share, reason.
 
         Parameters
         ----------
@@ -268,10 +294,10 @@ class ShapeBiasResult:
             Columns observer, observer_kind, shape_bias, ci_low, ci_high, shape_fraction, texture_fraction;
             humans first, then models by shape bias (highest first).
         """
-        rows = self.to_frame()
+        rows = self.observer_frame()
         rows = rows[rows["scope"] == scope]
         if rows.empty:
-            raise KeyError(f"no scope {scope!r}; scopes: {sorted(self.to_frame()['scope'].unique())}")
+            raise KeyError(f"no scope {scope!r}; scopes: {sorted(self.observer_frame()['scope'].unique())}")
         wide = rows.pivot(index="observer", columns="metric", values="estimate")
         bias = rows[rows["metric"] == "shape_bias"].set_index("observer")[["ci_low", "ci_high"]]
         wide = wide.join(bias).reset_index()
@@ -296,7 +322,7 @@ class ShapeBiasResult:
         pandas.DataFrame
             Index observer, one column per scope.
         """
-        rows = self.to_frame()
+        rows = self.observer_frame()
         rows = rows[rows["metric"] == metric]
         return rows.pivot(index="observer", columns="scope", values="estimate")
 
@@ -308,7 +334,7 @@ class ShapeBiasResult:
         pandas.DataFrame
             Columns scope, min, min_observer, max, max_observer, n_humans.
         """
-        rows = self.to_frame()
+        rows = self.observer_frame()
         rows = rows[(rows["metric"] == "shape_bias") & (rows["observer_kind"] == "human")
                     & ~rows["observer"].isin([HUMANS_POOLED, HUMAN_MEAN]) & rows["estimate"].notna()]
         out = []
@@ -319,14 +345,14 @@ class ShapeBiasResult:
         return pd.DataFrame(out, columns=["scope", "min", "min_observer", "max", "max_observer", "n_humans"])
 
     def to_json_dict(self) -> dict:
-        """JSON-ready: settings, rows (:meth:`to_frame` records), the human range and the counts.
+        """JSON-ready: settings, rows (:meth:`observer_frame` records), the human range and the counts.
 
         Returns
         -------
         dict
         """
         doc = self.resampled.to_json_dict()
-        doc["rows"] = [{k: _plain(v) for k, v in r.items()} for r in self.to_frame().to_dict("records")]
+        doc["rows"] = [{k: _plain(v) for k, v in r.items()} for r in self.observer_frame().to_dict("records")]
         doc["human_range"] = [{k: _plain(v) for k, v in r.items()} for r in self.human_range().to_dict("records")]
         doc["settings"] = dict(self.settings)
         return doc

@@ -72,7 +72,7 @@ def run_shapebias_command(args) -> int:
         raise ValueError(f"--scope {args.scope!r} is not a shape class of '{args.experiment}'; "
                          f"choose one of {sorted(scopes)}")
     if args.out is not None:
-        run.add_table(result.to_frame(), "shape_bias", args.format)
+        run.add_table(result.observer_frame(), "shape_bias", args.format)
         run.add_table(result.human_range(), "shape_bias_human_range", args.format)
         run.add_table(result.counts, "shape_bias_counts", args.format)
         run.json(result.to_json_dict(), args.out / "shape_bias.json")

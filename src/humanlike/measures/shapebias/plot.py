@@ -49,7 +49,7 @@ def shape_bias_figure(result: ShapeBiasResult, observers: list[str] | None = Non
     16
     >>> plt.close("all")
     """
-    frame = result.to_frame()
+    frame = result.observer_frame()
     frame = frame[frame["metric"] == "shape_bias"]
     if observers is None:
         observers = [HUMANS_POOLED] + sorted(o for o, k in result.kinds.items()
