@@ -68,8 +68,8 @@ def test_descending_tidy_triads_are_refused_by_both(demo):
         analyse_mlds(descending)
     # Declared as presentation order, they are reordered with the response flipped: the same scores.
     declared = to_physical_order(descending.assign(response=1 - descending["response"]))
-    a = psychophysical_score(declared, n_resamples=0, seed=0).estimate
-    b = psychophysical_score(demo, n_resamples=0, seed=0).estimate
+    a = psychophysical_score(declared, n_resamples=0, seed=0).score
+    b = psychophysical_score(demo, n_resamples=0, seed=0).score
     pd.testing.assert_series_equal(a, b)
 
 
@@ -77,8 +77,8 @@ def test_r_layout_columns_are_presentation_order(demo):
     r_layout = demo.rename(columns={"s1": "S1", "s2": "S2", "s3": "S3", "s4": "S4"})
     r_layout[["S1", "S3"]] = r_layout[["S3", "S1"]].to_numpy()
     r_layout["response"] = 1 - r_layout["response"]
-    pd.testing.assert_series_equal(psychophysical_score(r_layout, n_resamples=0, seed=0).estimate,
-                                   psychophysical_score(demo, n_resamples=0, seed=0).estimate)
+    pd.testing.assert_series_equal(psychophysical_score(r_layout, n_resamples=0, seed=0).score,
+                                   psychophysical_score(demo, n_resamples=0, seed=0).score)
 
 
 @pytest.mark.parametrize("change,pattern", [

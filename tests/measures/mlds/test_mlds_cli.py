@@ -30,7 +30,10 @@ def test_analysis_per_observer_with_intervals_and_tests():
     assert [r.observer for r in results] == ["a", "b"]
     frame = results.scale_table()
     assert {"ci_low", "ci_high", "standard_scale", "undefined_share"} <= set(frame.columns)
-    assert np.all(frame["ci_low"] <= frame["ci_high"] + 1e-12)
+    defined = frame["ci_low"].notna()
+    assert np.all(frame.loc[defined, "ci_low"] <= frame.loc[defined, "ci_high"] + 1e-12)
+    # the standard scale's anchors (0 and 1 by construction) have no interval: NaN with its reason
+    assert frame.loc[~defined, "standard_scale"].isin([0.0, 1.0]).all() and (~defined).sum() == 4
     record = results.to_json_dict()["results"][0]
     assert {"scale", "standard_scale", "sigma", "loglik", "aic", "daf", "n_trials", "intervals", "six_point",
             "runs"} <= set(record)
