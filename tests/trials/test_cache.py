@@ -63,3 +63,19 @@ def test_switched_off_and_unwritable(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.ENV_CACHE, str(blocker))
     # a cache that cannot be written only costs speed
     pd.testing.assert_frame_equal(load_trials(data), load_trials(data, cache=False))
+
+
+def test_the_same_bytes_under_another_path_name_the_path_they_were_read_from(tmp_path, cache_dir):
+    """The table says where its rows came from; a cached table must not name where a copy was read before
+    (a CI checkout at another path once got this machine's paths back from a shared cache)."""
+    import shutil
+
+    from humanlike.trials.loaders import load_trials_with_sources
+
+    here = _raw_tree(tmp_path / "here")
+    there = tmp_path / "there" / "raw-data"
+    shutil.copytree(here, there)
+    _, first = load_trials_with_sources(here)
+    _, second = load_trials_with_sources(there)
+    assert set(first["source"]) == {str(here)}
+    assert set(second["source"]) == {str(there)}

@@ -585,7 +585,10 @@ def load_trials_with_sources(paths: PathLike | Sequence[PathLike], *, human_patt
               for p in tidy]
     if folders:
         frames.append(cached_table(
-            folders, {"loader": "raw-data+sources", "human_pattern": human_pattern, "on_conflict": on_conflict},
+            # The table records where its rows came from (the paths as given), so those paths enter the key:
+            # the same bytes under another path must not come back naming the old one.
+            folders, {"loader": "raw-data+sources", "human_pattern": human_pattern, "on_conflict": on_conflict,
+                      "paths_as_given": [str(p) for p in folders]},
             lambda: _load_raw_with_sources(folders, human_pattern=human_pattern, on_conflict=on_conflict,
                                            parser="arrow"),
             enabled=cache).assign(source_group=min(position[p] for p in folders)))
