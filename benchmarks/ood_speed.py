@@ -44,7 +44,7 @@ def main() -> int:
     trials = load_trials(args.data)
     load_wall = time.perf_counter() - wall0
     if args.workers is None:
-        result = ood_analysis(trials, n_resamples=args.resamples, seed=0)
+        result = ood_analysis(trials, settings=ResamplingSettings(n_resamples=args.resamples, seed=0))
     else:
         from humanlike.resampling.settings import ResamplingSettings
 

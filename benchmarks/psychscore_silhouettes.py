@@ -22,6 +22,7 @@ from humanlike.measures.psychscore.analysis import psychophysical_score
 from humanlike.measures.mlds.observers import judgements_from_distances, random_judgements, sequence_distances
 from humanlike.measures.psychscore.simulate import simulate_population
 from humanlike.measures.psychscore.sequences import build_sequences, load_object_images, write_sequences
+from humanlike.resampling.settings import ResamplingSettings
 
 NETWORKS = {"torchvision:alexnet": ["features.2", "features.7"], "torchvision:resnet18": ["layer1", "layer2"]}
 
@@ -66,7 +67,7 @@ def main() -> None:
                                                       batch_sequences=60))
     judgements = pd.concat([pd.read_parquet(p) for p in sorted(jdir.glob("*.parquet"))], ignore_index=True)
     t = time.perf_counter()
-    result = psychophysical_score(judgements, n_resamples=args.resamples, seed=0)
+    result = psychophysical_score(judgements, settings=ResamplingSettings(n_resamples=args.resamples, seed=0))
     timings["score"] = time.perf_counter() - t
     print(result.to_wide().to_string(), flush=True)
     print(result.chance.to_string(), flush=True)

@@ -89,9 +89,10 @@ def settings(args):
 def figure_ec(data, args):
     """The benchmark: EC per model with intervals and the human band; EC against OOD accuracy."""
     from humanlike.measures.ec.benchmark import run_benchmark
+    from humanlike.resampling.settings import ResamplingSettings
     from humanlike.measures.ec.plot import benchmark_figure, ranking_figure
 
-    result = run_benchmark(data.mvh(), n_resamples=args.resamples, seed=0, validate=False)
+    result = run_benchmark(data.mvh(), settings=ResamplingSettings(n_resamples=args.resamples, seed=0), validate=False)
     return [_save(benchmark_figure(result, "model-vs-human: error consistency with humans"), args.out,
                   "ec_benchmark.png"),
             _save(ranking_figure(result.ranking, "model-vs-human: rank by EC under resampling"), args.out,
@@ -101,17 +102,18 @@ def figure_ec(data, args):
 def figure_dmc(data, args):
     """Model DMC against the human split-half ceiling; EC and DMC against accuracy per experiment."""
     from humanlike.measures.dmc.consistency_accuracy import consistency_vs_accuracy
-    from humanlike.measures.dmc.analysis import decision_margin_consistency
+    from humanlike.measures.dmc.analysis import decision_margin_consistency, dmc_settings
     from humanlike.measures.dmc.plot import consistency_figure, dmc_ranking_figure
 
     trials = data.both()
-    result = decision_margin_consistency(trials, n_resamples=args.resamples, seed=0, validate=False)
+    result = decision_margin_consistency(trials, settings=dmc_settings(n_resamples=args.resamples, seed=0),
+                                         validate=False)
     files = [_save(dmc_ranking_figure(result, title="model-vs-human + DMC fork: decision-margin consistency "
                                                     "(mean over 17 experiments)"), args.out, "dmc_ranking.png")]
-    subset = decision_margin_consistency(trials, experiments=DMC_EXPERIMENTS, n_resamples=args.resamples,
-                                         seed=0, validate=False)
+    subset = decision_margin_consistency(trials, experiments=DMC_EXPERIMENTS,
+                                         settings=dmc_settings(n_resamples=args.resamples, seed=0), validate=False)
     comparison = consistency_vs_accuracy(trials, experiments=DMC_EXPERIMENTS, dmc_result=subset,
-                                         n_resamples=args.resamples, seed=0)
+                                         settings=dmc_settings(n_resamples=args.resamples, seed=0))
     files.append(_save(consistency_figure(comparison, ncols=3), args.out, "dmc_consistency.png"))
     return files
 
@@ -119,9 +121,10 @@ def figure_dmc(data, args):
 def figure_ood(data, args):
     """The OOD spectrum with its regimes, and the alignment along the contrast levels with the regimes."""
     from humanlike.measures.ood.analysis import ood_analysis
+    from humanlike.resampling.settings import ResamplingSettings
     from humanlike.measures.ood.plot import distortion_figure, spectrum_figure
 
-    result = ood_analysis(data.mvh(), n_resamples=args.resamples, seed=0)
+    result = ood_analysis(data.mvh(), settings=ResamplingSettings(n_resamples=args.resamples, seed=0))
     return [_save(spectrum_figure(result, "model-vs-human: human-centred OOD spectrum"), args.out,
                   "ood_spectrum.png"),
             _save(distortion_figure(result, "contrast"), args.out, "ood_contrast.png")]
@@ -144,11 +147,12 @@ def figure_dvc(data, args):
 def figure_mlds(data, args):
     """The kk1-kk3 scale of the MLDS vignette (three sessions pooled) with parametric-bootstrap intervals."""
     from humanlike.measures.mlds.analysis import analyse_mlds
+    from humanlike.resampling.settings import ResamplingSettings
     from humanlike.trials.judgements import load_judgements
     from humanlike.measures.mlds.plot import mlds_scale_figure
 
     table = load_judgements([SHARED / "mlds" / f"kk{k}.csv" for k in (1, 2, 3)])
-    results = analyse_mlds(table, bootstrap=args.resamples, seed=0)
+    results = analyse_mlds(table, settings=ResamplingSettings(n_resamples=args.resamples, seed=0))
     return [_save(mlds_scale_figure(results, title="MLDS kk1+kk2+kk3: correlation of scatterplots"),
                   args.out, "mlds_kk.png")]
 
@@ -158,6 +162,7 @@ def figure_psych(data, args):
     import pandas as pd
 
     from humanlike.measures.psychscore.analysis import psychophysical_score
+    from humanlike.resampling.settings import ResamplingSettings
     from humanlike.measures.mlds.observers import judgements_from_distances, sequence_distances
     from humanlike.measures.psychscore.simulate import simulate_population
     from humanlike.measures.psychscore.sequences import build_sequences, load_object_images
@@ -169,7 +174,7 @@ def figure_psych(data, args):
         judgements_from_distances(sequence_distances(seqs, "pixel"), seqs.pairs, "pixel"),
         judgements_from_distances(sequence_distances(seqs, "gabor"), seqs.pairs, "gabor"),
     ], ignore_index=True)
-    result = psychophysical_score(judgements, n_resamples=args.resamples, seed=0)
+    result = psychophysical_score(judgements, settings=ResamplingSettings(n_resamples=args.resamples, seed=0))
     title = "Filled silhouettes (120 class pairs): simulated people vs pixel, Gabor, random"
     return [_save(psychscore_figure(result, title=title), args.out, "psychscore_silhouettes.png")]
 

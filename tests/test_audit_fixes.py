@@ -21,6 +21,7 @@ from humanlike.resampling.interval_diagnostics import (
 from humanlike.measures.ec.planning import trials_for_ci_width
 from humanlike.measures.ec.pair import bootstrap_pair
 from humanlike.measures.ec.significance import ec_test_beta_posterior, ec_test_exact
+from humanlike.resampling.settings import ResamplingSettings
 
 
 # --- one observer all right, the other all wrong ---------------------------------------------------
@@ -92,7 +93,7 @@ def test_cli_plan_width_by_simulation_prints_the_simulated_count(capsys):
 def test_p_value_min_is_corrected_or_renamed(demo_trials):
     from humanlike.measures.ec.analysis import error_consistency
     name = sorted(demo_trials["experiment"].unique())[0]
-    result = error_consistency(demo_trials, experiments=[name], n_resamples=0, pair_intervals=True)
+    result = error_consistency(demo_trials, experiments=[name], settings=ResamplingSettings(n_resamples=0), pair_intervals=True)
     pairs = pd.DataFrame(result.experiment_json_dict(name)["pairs"])
     assert "p_value_min" not in pairs
     per_condition = result.pairs.groupby(["observer_1", "observer_2"])["p_value"]

@@ -7,9 +7,10 @@ import pytest
 
 from humanlike.trials.loaders import load_trials
 from humanlike.trials.schema import TrialTableError, first_presentations, number_repeats, validate_trials
+from humanlike.resampling.settings import ResamplingSettings
 
 
-def _good(n_items=4, conditions=("0.90",)):
+def _good(n_items=4, conditions=("0.90")):
     rows = []
     for obs, kind in (("subject-01", "human"), ("resnet50", "model")):
         for cond in conditions:
@@ -152,7 +153,7 @@ def test_one_item_condition_is_not_averaged_in_as_zero():
     from humanlike.measures.ec.analysis import error_consistency
     frame = _good(n_items=1)
     frame.loc[frame["observer"] == "resnet50", ["response", "correct"]] = ["dog", False]  # 1 right, 1 wrong
-    pairs = error_consistency(frame, n_resamples=10, seed=0).pairs
+    pairs = error_consistency(frame, settings=ResamplingSettings(n_resamples=10, seed=0)).pairs
     assert pairs["reason"].tolist() == ["fewer than two trials"]
     assert pairs["error_consistency"].isna().all()  # not kappa 0 (which would be averaged in)
 

@@ -136,7 +136,7 @@ RUN_CASES = [
     (["sequences", "{root}/missing", "--out", "{root}/seq"], "missing"),
     (["report", "--judgements", "{root}/missing.csv", "--analyses", "mlds"], "missing.csv"),
     (["plan", "dmc", "--distribution", "data", "--data", "{root}/missing.csv", "--experiment", "x"], "missing.csv"),
-    # --out / --figure / --figures / --table: a file where a folder is needed, a folder where a file is needed
+    # --out / --figure / --figures: a file where a folder is needed, a folder where a file is needed
     *[([*cmd, "--out", "{root}/afile/sub"], "afile") for cmd in (
         ["ec", "{root}/trials.csv"], ["benchmark", "{root}/trials.csv"], ["dmc", "{root}/trials.csv"],
         ["ood", "{root}/trials.csv"], ["dvc", "choices", "{root}/trials.csv"],
@@ -147,7 +147,7 @@ RUN_CASES = [
         ["ec", "{root}/trials.csv"], ["benchmark", "{root}/trials.csv"], ["dmc", "{root}/trials.csv"],
         ["dvc", "choices", "{root}/trials.csv"], ["dvc", "represent", "{root}/a.npz", "{root}/b.npz"],
         ["mlds", "{root}/judgements.csv"], ["psychscore", "{root}/judgements.csv"])],
-    (["mlds", "{root}/judgements.csv", "--table", "{root}/empty"], "is a folder"),
+    (["mlds", "{root}/judgements.csv", "--out", "{root}/afile"], "afile"),
     (["ec", "{root}/trials.csv", "--figure", "{root}/afile/fig.png"], "afile"),
     (["ood", "{root}/trials.csv", "--figures", "{root}/afile"], "afile"),
     (["report", "{root}/trials.csv", "--out", "{root}/empty"], "is a folder"),

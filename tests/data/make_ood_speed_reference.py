@@ -33,7 +33,7 @@ def main(out: str) -> None:
 
     data = Path(os.environ["HUMANLIKE_SHARED_DATA"]) / "modelvshuman" / "raw-data"
     trials = load_trials(data)
-    r = ood.ood_analysis(trials, n_resamples=200, n_observer_resamples=100, n_permutations=999, seed=0)
+    r = ood.ood_analysis(trials, settings=ResamplingSettings(n_resamples=200, seed=0), n_observer_resamples=100, n_permutations=999)
     res = r.resampled
     low, high = res.interval()
     cond = r.spectrum.conditions

@@ -31,8 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     Examples
     --------
-    >>> args = build_parser().parse_args(["mlds", "kk1.csv", "--bootstrap", "200"])
-    >>> args.command, args.bootstrap, args.handler.__name__
+    >>> args = build_parser().parse_args(["mlds", "kk1.csv", "--resamples", "200"])
+    >>> args.command, args.resamples, args.handler.__name__
     ('mlds', 200, 'run_mlds')
     """
     parser = argparse.ArgumentParser(

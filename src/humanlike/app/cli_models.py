@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..measures.options import count, emit_json, output_path, positive_count, show_progress
+from ..measures.options import add_json_option, add_quiet_option, count, emit_json, output_path, positive_count, show_progress
 
 
 def register(sub, plan_sub) -> None:
@@ -75,8 +75,8 @@ def register(sub, plan_sub) -> None:
     parser.add_argument("--tensor-cache", action="store_true",
                         help="also cache decoded, preprocessed images (models with the same preprocessing "
                              "then skip decoding; ~0.6 MB per 224x224 image)")
-    parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_json_option(parser)   # the run's summary
+    add_quiet_option(parser)
     parser.set_defaults(handler=run_evaluate_command)
 
 

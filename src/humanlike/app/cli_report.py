@@ -8,7 +8,10 @@ import time
 from pathlib import Path
 
 from ..files import check_output_folder
-from ..measures.options import StageProgress, add_data_options, add_resampling_options, output_path, resampling_settings
+from ..measures.options import (
+    StageProgress, add_data_options, add_exclusion_options, add_quiet_option, add_resampling_options, exclusions_of,
+    output_path, resampling_settings,
+)
 from ..measures.registry import measures
 
 
@@ -94,11 +97,11 @@ def register(sub, plan_sub) -> None:
     report.add_argument("--analyses", type=analyses_list, default=list(report_analyses()),
                         help=f"comma-separated subset of {','.join(report_analyses())} (default: all that apply)")
     report.add_argument("--title", default="humanlike report", help="page title")
-    report.add_argument("--no-exclusions", action="store_true", help="keep the benchmark's excluded conditions")
     report.add_argument("--experiment", action="append", metavar="NAME",
                         help="only this experiment of DATA (repeatable; default: every experiment)")
-    report.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_quiet_option(report)
     add_resampling_options(report)
+    add_exclusion_options(report)
     report.set_defaults(handler=run_report)
 
 
@@ -124,8 +127,8 @@ def rerun_command(args) -> str:
     parts = ["humanlike", "report", *map(str, args.data), "--out", str(args.out),
              *(["--judgements", *map(str, args.judgements)] if args.judgements else []),
              "--analyses", ",".join(args.analyses), "--seed", str(args.seed), "--resamples", str(args.resamples),
-             "--level", str(args.level), "--interval", args.interval, "--observer-level", args.observer_level]
-    if args.no_exclusions:
+             "--level", str(args.level), "--interval", args.interval, "--observer-level", args.observer_level or "none"]
+    if not args.exclusions:
         parts.append("--no-exclusions")
     for experiment in getattr(args, "experiment", None) or []:
         parts += ["--experiment", experiment]
@@ -154,7 +157,6 @@ def run_report(args) -> int:
     >>> build_parser().parse_args(['report', 'raw-data/']).handler is run_report
     True
     """
-    from ..trials.selection import MODELVSHUMAN_EXCLUSIONS
 
     started = time.perf_counter()
     if not args.data and not args.judgements:
@@ -163,7 +165,7 @@ def run_report(args) -> int:
     if args.out.is_dir():
         raise IsADirectoryError(f"--out {args.out} is a folder; give a file name such as {args.out / 'report.html'}")
     check_output_folder(args.out.parent)  # before the analyses, not after
-    exclusions = None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS
+    exclusions = exclusions_of(args)
     results, notes, provenance = {}, [], {}
     progress = StageProgress(args, "report", [*(["load data"] if args.data else []),
                                               *(["load judgements"] if args.judgements else []),

@@ -279,8 +279,108 @@ confidence_level.bad_examples = ("0", "1", "1.5", "-0.5", "nan", "inf", "95%", "
 gibibytes.bad_examples = ("0", "-1", "nan", "inf", "lots", "1e-9", "")
 
 
-def add_resampling_options(parser: argparse.ArgumentParser, *, observer_level: str = "none",
-                           interval: bool = True, resamples_type=resample_count) -> None:
+OBSERVER_LEVEL_HELP = ("how the human observers enter the intervals: none (items only), bootstrap (two-level) or "
+                       "jackknife (default: the measure's own: jackknife for decision-margin consistency, none "
+                       "for the others)")
+#: Commands whose ``--resamples`` default differs, and why (the common parser test reads this).
+RESAMPLES_DEFAULT_EXCEPTIONS = {
+    "mlds": (0, "every resample refits the scale (parametric bootstrap)"),
+    "psychscore": (1000, "every resample refits every scale of every observer (~1e6 GLM fits per 1,000)"),
+}
+EXCLUSIONS_HELP = ("apply the model-vs-human exclusion table (the conditions the published benchmark leaves out; "
+                   "default: on; it touches only the model-vs-human experiments); --no-exclusions keeps every "
+                   "condition")
+
+
+def add_exclusion_options(parser: argparse.ArgumentParser) -> None:
+    """``--exclusions/--no-exclusions``: the model-vs-human exclusion table, on by default in every command.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_exclusion_options(parser)
+    >>> parser.parse_args([]).exclusions, parser.parse_args(["--no-exclusions"]).exclusions
+    (True, False)
+    """
+    parser.add_argument("--exclusions", action=argparse.BooleanOptionalAction, default=True, help=EXCLUSIONS_HELP)
+
+
+def exclusions_of(args) -> dict | None:
+    """The exclusion table a parsed command line asks for (None: keep every condition).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed with :func:`add_exclusion_options`.
+
+    Returns
+    -------
+    dict or None
+        :data:`~humanlike.trials.selection.MODELVSHUMAN_EXCLUSIONS`, or None for ``--no-exclusions``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> exclusions_of(argparse.Namespace(exclusions=False)) is None
+    True
+    """
+    from ..trials.selection import MODELVSHUMAN_EXCLUSIONS
+
+    return MODELVSHUMAN_EXCLUSIONS if getattr(args, "exclusions", True) else None
+
+
+def exclusions_record(args) -> str:
+    """What the outputs record about the exclusions: ``"model-vs-human"`` or ``"none"``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed with :func:`add_exclusion_options`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import argparse
+    >>> exclusions_record(argparse.Namespace(exclusions=True))
+    'model-vs-human'
+    """
+    return "model-vs-human" if getattr(args, "exclusions", True) else "none"
+
+
+def add_seed_option(parser: argparse.ArgumentParser) -> None:
+    """``--seed``, spelled, typed and explained the same in every command (the planning ones included).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+    """
+    parser.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same numbers)")
+
+
+def add_level_option(parser: argparse.ArgumentParser) -> None:
+    """``--level``, the confidence level of every interval, the same in every command.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+    """
+    parser.add_argument("--level", type=confidence_level, default=0.95, help="confidence level (default %(default)s)")
+
+
+def add_resampling_options(parser: argparse.ArgumentParser, *, interval: bool = True, observer_level: bool = True,
+                           workers: bool = True, memory_budget: bool = True, resamples_type=resample_count,
+                           resamples_default: int = DEFAULT_RESAMPLES) -> None:
     """The resampling options, with one default number of resamples for every command.
 
     ``--seed``, ``--resamples``, ``--level``, ``--interval`` (unless ``interval=False``), ``--observer-level``
@@ -290,45 +390,54 @@ def add_resampling_options(parser: argparse.ArgumentParser, *, observer_level: s
     ----------
     parser : argparse.ArgumentParser
         The command's parser.
-    observer_level : {"none", "bootstrap", "jackknife"}
-        The command's default observer level.
-    interval : bool
-        Offer ``--interval`` (percentile or BCa).
+    interval, observer_level, workers, memory_budget : bool
+        Offer ``--interval`` (percentile or BCa), ``--observer-level``, ``--workers`` and ``--memory-budget``
+        (a command whose resampling has no such choice leaves the option out rather than ignore it).
     resamples_type : callable
         argparse type of ``--resamples`` (e.g. :func:`bounded_resample_count` where every resample refits).
+    resamples_default : int
+        Default of ``--resamples``: :data:`DEFAULT_RESAMPLES` everywhere except where each resample refits a
+        model (``mlds``: 0, ``psychscore``: 1,000; declared in :data:`RESAMPLES_DEFAULT_EXCEPTIONS`).
+
+    ``--observer-level`` defaults to None, "the measure's own" (jackknife for decision-margin consistency,
+    none for the others), which :func:`resampling_settings` resolves.
 
     Examples
     --------
     >>> import argparse
     >>> parser = argparse.ArgumentParser()
-    >>> add_resampling_options(parser, observer_level="jackknife")
+    >>> add_resampling_options(parser)
     >>> args = parser.parse_args(["--resamples", "500"])
     >>> args.resamples, args.level, args.observer_level, args.seed
-    (500, 0.95, 'jackknife', 0)
+    (500, 0.95, None, 0)
     """
-    parser.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same numbers)")
-    parser.add_argument("--resamples", type=resamples_type, default=DEFAULT_RESAMPLES,
+    add_seed_option(parser)
+    parser.add_argument("--resamples", type=resamples_type, default=resamples_default,
                         help="bootstrap resamples; 0 for estimates only (default %(default)s)")
-    parser.add_argument("--level", type=confidence_level, default=0.95, help="confidence level (default %(default)s)")
+    add_level_option(parser)
     if interval:
         parser.add_argument("--interval", choices=INTERVAL_METHODS, default="percentile",
                             help="interval method (default %(default)s)")
-    parser.add_argument("--observer-level", choices=OBSERVER_LEVELS, default=observer_level,
-                        help="how the human observers enter the intervals (default %(default)s)")
-    parser.add_argument("--memory-budget", type=gibibytes, default=DEFAULT_MEMORY_BUDGET,
-                        metavar="GIB", help="memory the resampling may use, in GiB (default 2)")
-    parser.add_argument("--workers", type=positive_count, default=None, metavar="N",
-                        help="threads that evaluate strata side by side (default: one per available core; "
-                             "never changes a number)")
+    if observer_level:
+        parser.add_argument("--observer-level", choices=OBSERVER_LEVELS, default=None, help=OBSERVER_LEVEL_HELP)
+    if memory_budget:
+        parser.add_argument("--memory-budget", type=gibibytes, default=DEFAULT_MEMORY_BUDGET,
+                            metavar="GIB", help="memory the resampling may use, in GiB (default 2)")
+    if workers:
+        parser.add_argument("--workers", type=positive_count, default=None, metavar="N",
+                            help="threads that evaluate strata side by side (default: one per available core; "
+                                 "never changes a number)")
 
 
-def resampling_settings(args) -> ResamplingSettings:
+def resampling_settings(args, observer_level: str = "none") -> ResamplingSettings:
     """The settings object of a parsed command line.
 
     Parameters
     ----------
     args : argparse.Namespace
         A command line parsed with :func:`add_resampling_options` (missing options take their defaults).
+    observer_level : {"none", "bootstrap", "jackknife"}
+        The measure's own observer level, used where ``--observer-level`` is not given (DMC: jackknife).
 
     Returns
     -------
@@ -353,7 +462,8 @@ def resampling_settings(args) -> ResamplingSettings:
         raise ValueError(f"--seed must be non-negative, got {args.seed}")
     return ResamplingSettings(n_resamples=args.resamples, level=args.level,
                               interval=getattr(args, "interval", "percentile"),
-                              observer_level=getattr(args, "observer_level", "none"), seed=args.seed,
+                              observer_level=getattr(args, "observer_level", None) or observer_level,
+                              seed=args.seed,
                               memory_budget=getattr(args, "memory_budget", DEFAULT_MEMORY_BUDGET),
                               progress=show_progress(args), workers=getattr(args, "workers", None))
 
@@ -417,12 +527,34 @@ def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None
     parser.add_argument("--out", type=output_path, default=out_default, help=OUT_HELP)
     parser.add_argument("--format", choices=("csv", "parquet", "json"), default="csv",
                         help="table format (default %(default)s; JSON tables are NAME.table.json)")
+    add_json_option(parser)
+    add_quiet_option(parser)
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    """``--json``: print the result as JSON on stdout (the same words in every command).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+    """
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+
+
+def add_quiet_option(parser: argparse.ArgumentParser) -> None:
+    """``--quiet``: no progress bars (the same words in every command).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+    """
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 # Options that name output files other than --out, checked before any work.
-OUTPUT_FILE_OPTIONS = ("figure", "table")
+OUTPUT_FILE_OPTIONS = ("figure",)
 NOT_OPTIONS = ("handler", "argv", "demo_results")
 
 
@@ -459,7 +591,7 @@ def run_outputs(args, settings: ResamplingSettings | dict | None = None, out=Non
     """The :class:`~humanlike.files.RunOutputs` of a command: every file of the run goes through it
     and its manifest is written last (``run.finish()``) into ``--out``.
 
-    The output folder and every output file option (``--figure``, ``--table``, ``--figures``) are checked
+    The output folder and every output file option (``--figure``, ``--figures``) are checked
     first, before the analysis runs, so an unwritable path fails in a second rather than after the work.
 
     Parameters

@@ -40,6 +40,64 @@ def make_rng(seed: SeedLike = None) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
+def normalise_seed(seed: SeedLike) -> int:
+    """The one integer root seed of a run, from any seed a user may pass; it is what outputs record.
+
+    - an ``int`` (or numpy integer) of at least 0 is kept as it is;
+    - a ``numpy.random.SeedSequence`` without a spawn key becomes its entropy: its streams are exactly those of
+      that int (``stream`` builds ``SeedSequence(entropy, spawn_key=key)`` either way), so
+      ``SeedSequence(0)`` and ``0`` give the same numbers; a spawned child (non-empty spawn key) or a
+      sequence entropy becomes the 63-bit int its first state words give;
+    - a ``numpy.random.Generator`` is asked for one 63-bit int (it advances by one draw);
+    - ``None`` draws a 63-bit int from fresh OS entropy.
+
+    In every case the returned int alone reproduces the run (pass it back as the seed), which is why outputs
+    record it (see docs/uncertainty.md, "Seeds").
+
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence, numpy.random.Generator or None
+        The seed as given.
+
+    Returns
+    -------
+    int
+        A non-negative integer seed.
+
+    Raises
+    ------
+    ValueError
+        For a negative int, a bool, or any other type.
+
+    Examples
+    --------
+    >>> normalise_seed(5), normalise_seed(np.random.SeedSequence(5))
+    (5, 5)
+    >>> normalise_seed(np.random.default_rng(1)) == normalise_seed(np.random.default_rng(1))
+    True
+    """
+    if isinstance(seed, (bool, np.bool_)):
+        raise ValueError(f"seed must be a non-negative integer, a SeedSequence, a Generator or None, not {seed!r}")
+    if isinstance(seed, (int, np.integer)):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        return int(seed)
+    if isinstance(seed, np.random.SeedSequence):
+        if not seed.spawn_key and isinstance(seed.entropy, (int, np.integer)):
+            return int(seed.entropy)
+        return _int63(seed)
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63 - 1, dtype=np.int64))
+    if seed is None:
+        return _int63(np.random.SeedSequence())
+    raise ValueError(f"seed must be a non-negative integer, a SeedSequence, a Generator or None, "
+                     f"not {type(seed).__name__}")
+
+
+def _int63(sequence: np.random.SeedSequence) -> int:
+    return int(sequence.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
 def _key_words(key: tuple) -> tuple[int, ...]:
     """A stable tuple of 32-bit words for a key of strings and integers (independent of ``PYTHONHASHSEED``)."""
     words: tuple[int, ...] = ()

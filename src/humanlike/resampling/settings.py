@@ -10,6 +10,7 @@ import numpy as np
 
 from .parallel import available_cores
 from .results import INTERVAL_METHODS
+from .rng import SeedLike, normalise_seed
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_MEMORY_BUDGET = 2 * 1024**3
@@ -31,8 +32,13 @@ class ResamplingSettings:
         compute the item jackknife.
     observer_level : {"none", "bootstrap", "jackknife"}
         Second level for the observers of each observer group (e.g. the humans of an experiment).
-    seed : int
-        Root seed; every stratum draws from ``stream(seed, kind, *stratum_key, block)``.
+    seed : int, numpy.random.SeedSequence, numpy.random.Generator or None
+        Root seed; every stratum draws from ``stream(seed, kind, *stratum_key, block)``. Whatever is passed
+        becomes one non-negative int (:func:`~humanlike.resampling.rng.normalise_seed`), which is what
+        :attr:`seed` holds and every output records: an int stays as it is, a SeedSequence without a spawn
+        key becomes its entropy (same numbers as that int), a spawned SeedSequence or a Generator gives one
+        63-bit int drawn from it, and ``None`` draws one from fresh OS entropy (recorded, so the run can be
+        reproduced by passing it back).
     memory_budget : int
         Bytes the engine may use for one chunk of resamples and the kept replicates.
     progress : bool
@@ -52,7 +58,7 @@ class ResamplingSettings:
     level: float = 0.95
     interval: str = "percentile"
     observer_level: str = "none"
-    seed: int = 0
+    seed: SeedLike = 0
     memory_budget: int = DEFAULT_MEMORY_BUDGET
     progress: bool = False
     workers: int | None = None
@@ -70,8 +76,7 @@ class ResamplingSettings:
             raise ValueError(f"interval must be one of {INTERVAL_METHODS}, not {self.interval!r}")
         if self.observer_level not in OBSERVER_LEVELS:
             raise ValueError(f"observer_level must be one of {OBSERVER_LEVELS}, not {self.observer_level!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        object.__setattr__(self, "seed", normalise_seed(self.seed))
         if self.memory_budget < 1024**2:
             raise ValueError(f"memory_budget must be at least 1 MiB, got {self.memory_budget} bytes")
         if self.workers is not None and (isinstance(self.workers, bool) or not isinstance(self.workers, (int, np.integer))

@@ -12,6 +12,7 @@ from humanlike.measures.dmc.analysis import decision_margin_consistency
 from humanlike.app.cli import build_parser, main
 from humanlike.measures.dmc.cli import BENCHMARK_COLUMNS, demo_extras, dmc_benchmark_rows
 from humanlike.measures.dmc.planning import trials_for_tolerance
+from humanlike.measures.dmc.analysis import dmc_settings
 
 MODELS = {"model-alien", "model-humanlike", "model-medium", "model-strong", "model-texture"}
 
@@ -59,8 +60,7 @@ def test_dmc_json_keys_files_and_figure(capsys, demo_csv, tmp_path):
     # Same numbers as the library call with the same settings.
     from humanlike.trials.loaders import load_trials
 
-    again = decision_margin_consistency(load_trials(demo_csv), experiments=["sim-noise"], n_resamples=100,
-                                        seed=0).to_json_dict()
+    again = decision_margin_consistency(load_trials(demo_csv), experiments=["sim-noise"], settings=dmc_settings(n_resamples=100, seed=0)).to_json_dict()
     assert again["human_human"]["mean"] == pytest.approx(hh["mean"])
     assert again["model_human"]["model-strong"]["ci_low"] == pytest.approx(doc["model_human"]["model-strong"]["ci_low"])
 
@@ -119,7 +119,7 @@ def test_plan_dmc_from_data(capsys, demo_csv):
 
 
 def test_dmc_benchmark_rows(demo_trials):
-    rows = dmc_benchmark_rows(demo_trials, n_resamples=100, level=0.95, seed=3)
+    rows = dmc_benchmark_rows(demo_trials, settings=dmc_settings(n_resamples=100, level=0.95, seed=3))
     assert list(rows.columns) == list(BENCHMARK_COLUMNS)
     assert set(rows["metric"]) == {"decision_margin_consistency"}
     assert set(rows["observer"]) == {"humans"} | MODELS
@@ -130,11 +130,11 @@ def test_dmc_benchmark_rows(demo_trials):
     m = rows[rows["observer"] == "model-strong"].set_index("scope")
     assert m.loc["sim-noise", "n_pairs"] == 6 and m.loc["overall", "n_pairs"] == 24
     assert (rows.loc[rows["observer"] != "humans", "observer_kind"] == "model").all()
-    ref = decision_margin_consistency(demo_trials, n_resamples=100, seed=3).table("overall").set_index("group")
+    ref = decision_margin_consistency(demo_trials, settings=dmc_settings(n_resamples=100, seed=3)).table("overall").set_index("group")
     assert h.loc["overall", "estimate"] == pytest.approx(ref.loc["humans", "estimate"])
     assert m.loc["overall", "ci_high"] == pytest.approx(ref.loc["model-strong", "ci_high"])
     no_margins = demo_trials.drop(columns="decision_margin")
-    rows = dmc_benchmark_rows(no_margins, n_resamples=20, seed=0)
+    rows = dmc_benchmark_rows(no_margins, settings=dmc_settings(n_resamples=20, seed=0))
     assert set(rows["observer"]) == {"humans"}
 
 

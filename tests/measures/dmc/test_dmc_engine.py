@@ -14,6 +14,7 @@ from humanlike.measures.dmc.analysis import HUMANS, decision_margin_consistency
 from humanlike.measures.dmc.data import assemble
 from humanlike.measures.dmc.kernel import DMCKernel
 from humanlike.trials.schema import validate_trials
+from humanlike.measures.dmc.analysis import dmc_settings
 from humanlike.resampling.settings import ResamplingSettings
 
 REFERENCE = Path(__file__).resolve().parents[2] / "data" / "dmc_bd872ce"
@@ -60,17 +61,17 @@ def assert_within_monte_carlo(both: pd.DataFrame, se: np.ndarray, level: float, 
 
 
 def test_demo_estimates_identical_and_intervals_within_monte_carlo_of_the_old_code(demo_trials):
-    result = decision_margin_consistency(demo_trials, n_resamples=2000, seed=0)
+    result = decision_margin_consistency(demo_trials, settings=dmc_settings(n_resamples=2000, seed=0))
     both = merged(result.summary.assign(se=result.resampled.standard_error()), "demo_jackknife")
     assert len(both) == 315
     assert_same_estimates(both)
     assert_within_monte_carlo(both, both["se"].to_numpy(float), 0.95, 2000)
-    spearman = decision_margin_consistency(demo_trials, n_resamples=0, method="spearman", dprime=True)
+    spearman = decision_margin_consistency(demo_trials, settings=dmc_settings(n_resamples=0), method="spearman", dprime=True)
     assert_same_estimates(merged(spearman.summary, "demo_spearman_dprime"))
 
 
 def test_real_estimates_identical_to_the_old_code(combined_trials):
-    result = decision_margin_consistency(combined_trials, n_resamples=300, seed=0, validate=False)
+    result = decision_margin_consistency(combined_trials, settings=dmc_settings(n_resamples=300, seed=0), validate=False)
     both = merged(result.summary, "real_jackknife")
     assert len(both) == 3360 and both["scope"].nunique() == 18
     assert_same_estimates(both)
@@ -81,7 +82,7 @@ def test_real_estimates_identical_to_the_old_code(combined_trials):
     slack = 6 * se * np.sqrt(0.025 * 0.975 / 300) / stats.norm.pdf(1.96)
     within = (np.abs(both["ci_low"] - both["ci_low_old"])[defined] < slack[defined]).mean()
     assert within > 0.95, within  # discrete accuracy columns make the normal-theory slack approximate
-    spearman = decision_margin_consistency(combined_trials, n_resamples=0, method="spearman", validate=False)
+    spearman = decision_margin_consistency(combined_trials, settings=dmc_settings(n_resamples=0), method="spearman", validate=False)
     assert_same_estimates(merged(spearman.summary, "real_spearman"))
 
 
@@ -96,15 +97,14 @@ def test_replicates_do_not_depend_on_the_memory_budget(demo_trials, observer_lev
                observer_level=observer_level)
     big = decision_margin_consistency(demo_trials, **run)
     # chunks of one block of 100 resamples (smaller ones split blocks: the last bit may then differ)
-    small = decision_margin_consistency(demo_trials, memory_budget=7 * 1024**2, **run)
+    small = decision_margin_consistency(demo_trials, settings=dmc_settings(memory_budget=7 * 1024**2), **run)
     np.testing.assert_array_equal(big.resampled.replicates, small.resampled.replicates)
     pd.testing.assert_frame_equal(big.summary, small.summary)
 
 
 def test_one_experiment_alone_equals_its_rows_of_the_full_run(demo_trials):
-    full = decision_margin_consistency(demo_trials, n_resamples=300, seed=2, bootstrap_splits=4)
-    alone = decision_margin_consistency(demo_trials, experiments=["sim-rotation"], n_resamples=300, seed=2,
-                                        bootstrap_splits=4)
+    full = decision_margin_consistency(demo_trials, settings=dmc_settings(n_resamples=300, seed=2), bootstrap_splits=4)
+    alone = decision_margin_consistency(demo_trials, experiments=["sim-rotation"], settings=dmc_settings(n_resamples=300, seed=2), bootstrap_splits=4)
     rows = full.resampled.where(scope="sim-rotation")
     mine = alone.resampled.where(scope="sim-rotation")
     assert rows.labels == mine.labels and len(rows) == (4 + 1) * (5 + 2 * 5)  # 4 conditions + mean, 5 models
@@ -117,9 +117,8 @@ def test_one_experiment_alone_equals_its_rows_of_the_full_run(demo_trials):
 
 
 def test_real_edge_alone_equals_the_edge_rows_of_all_experiments(combined_trials):
-    full = decision_margin_consistency(combined_trials, n_resamples=100, seed=0, validate=False)
-    edge = decision_margin_consistency(combined_trials, experiments=["edge"], n_resamples=100, seed=0,
-                                       validate=False)
+    full = decision_margin_consistency(combined_trials, settings=dmc_settings(n_resamples=100, seed=0), validate=False)
+    edge = decision_margin_consistency(combined_trials, experiments=["edge"], settings=dmc_settings(n_resamples=100, seed=0), validate=False)
     assert len(full.experiments) == 17
     a, b = full.resampled.where(scope="edge"), edge.resampled.where(scope="edge")
     assert a.labels == b.labels
@@ -138,12 +137,12 @@ def test_observer_jackknife_adds_the_leave_one_observer_out_variance(demo_trials
     variance must be (N-1)/N sum_o (theta_(-o) - mean)^2."""
     table = demo_trials[demo_trials["experiment"] == "sim-blur"]
     run = dict(n_resamples=2000, seed=1, bootstrap_splits=None)
-    with_jackknife = decision_margin_consistency(table, observer_level="jackknife", **run)
-    items_only = decision_margin_consistency(table, observer_level="none", **run)
+    with_jackknife = decision_margin_consistency(table, settings=dmc_settings(observer_level="jackknife"), **run)
+    items_only = decision_margin_consistency(table, settings=dmc_settings(observer_level="none"), **run)
     added = with_jackknife.resampled.replicates - items_only.resampled.replicates
     humans = sorted(table.loc[table["observer_kind"] == "human", "observer"].unique())
     assert len(humans) == 6
-    loo = np.stack([decision_margin_consistency(table[table["observer"] != h], n_resamples=0).estimate
+    loo = np.stack([decision_margin_consistency(table[table["observer"] != h], settings=dmc_settings(n_resamples=0)).estimate
                     for h in humans])
     expected = (len(humans) - 1) / len(humans) * np.sum((loo - loo.mean(axis=0)) ** 2, axis=0)
     labels = with_jackknife.resampled.labels
@@ -156,8 +155,7 @@ def test_observer_jackknife_adds_the_leave_one_observer_out_variance(demo_trials
 
 
 def test_bca_through_the_engine(demo_trials):
-    result = decision_margin_consistency(demo_trials, experiments=["sim-noise"], n_resamples=400, seed=0,
-                                         interval="bca")
+    result = decision_margin_consistency(demo_trials, experiments=["sim-noise"], settings=dmc_settings(n_resamples=400, seed=0, interval="bca"))
     assert result.settings["interval"] == "bca"
     assert result.resampled.jackknife.shape == (4 * 160, len(result.resampled))
     low, high = result.interval()
@@ -182,7 +180,7 @@ def test_exact_item_jackknife_of_the_sufficient_statistics_equals_explicit_refit
 def test_settings_object_and_keyword_arguments_agree(demo_trials):
     settings = ResamplingSettings(n_resamples=200, seed=4, observer_level="jackknife")
     a = decision_margin_consistency(demo_trials, experiments=["sim-blur"], settings=settings)
-    b = decision_margin_consistency(demo_trials, experiments=["sim-blur"], n_resamples=200, seed=4)
+    b = decision_margin_consistency(demo_trials, experiments=["sim-blur"], settings=dmc_settings(n_resamples=200, seed=4))
     np.testing.assert_array_equal(a.resampled.replicates, b.resampled.replicates)
     doc = a.to_json_dict()
     assert {k: doc["settings"][k] for k in settings.to_dict()} == settings.to_dict()
@@ -192,9 +190,9 @@ def test_settings_object_and_keyword_arguments_agree(demo_trials):
     finite = np.isfinite(low95)
     assert np.all(low90[finite] >= low95[finite]) and np.all(high90[finite] <= high95[finite])
     with pytest.raises(ValueError, match="observer_level"):
-        decision_margin_consistency(demo_trials, observer_level="both")
+        decision_margin_consistency(demo_trials, settings=dmc_settings(observer_level="both"))
     with pytest.raises(TypeError, match="seed"):
-        decision_margin_consistency(demo_trials, seed=np.random.default_rng(0))
+        decision_margin_consistency(demo_trials, settings=dmc_settings(seed=np.random.default_rng(0)))
 
 
 def test_humans_n_counts_only_defined_splits():
@@ -210,7 +208,7 @@ def test_humans_n_counts_only_defined_splits():
                                     "condition": "0", "item": [f"i{i:02d}" for i in range(n_items)],
                                     "label": labels, "response": np.where(correct, labels, np.where(
                                         labels == "a", "b", "a")), "correct": correct}))
-    result = decision_margin_consistency(pd.concat(frames, ignore_index=True), n_resamples=0)
+    result = decision_margin_consistency(pd.concat(frames, ignore_index=True), settings=dmc_settings(n_resamples=0))
     for condition in ("0", ""):
         rows = result.table("e", condition=condition).set_index("group")
         assert rows.loc[HUMANS, "n"] == 2
@@ -220,7 +218,7 @@ def test_humans_n_counts_only_defined_splits():
 
 
 def test_paper_preset_reports_the_published_t_intervals(demo_trials):
-    result = decision_margin_consistency(demo_trials, experiments=["sim-blur"], n_resamples=100)
+    result = decision_margin_consistency(demo_trials, experiments=["sim-blur"], settings=dmc_settings(n_resamples=100))
     paper = result.with_published_intervals()
     np.testing.assert_array_equal(paper.summary["ci_low"], result.summary["t_low"])
     np.testing.assert_array_equal(paper.summary["estimate"], result.summary["estimate"])

@@ -18,6 +18,7 @@ from humanlike.trials.schema import TrialTableError, validate_trials
 from humanlike.measures.dmc.metric import condition_values, model_pairs, pooled_statistics, values_from_sums
 from humanlike.measures.ec.metric import counts_from_correctness, kappa
 from humanlike.measures.dmc.margins import accuracy_to_dprime
+from humanlike.measures.dmc.analysis import dmc_settings
 
 CLASSES = ("a", "b", "c", "d")
 
@@ -159,7 +160,7 @@ def test_point_ceiling_matches_split_half_ceiling():
 
     rng = np.random.default_rng(3)
     table, _ = sdt_table(rng, n_humans=7, n_items=120)
-    result = decision_margin_consistency(table, n_resamples=0)
+    result = decision_margin_consistency(table, settings=dmc_settings(n_resamples=0))
     piv = table.pivot(index="observer", columns="item", values="correct").astype(float).to_numpy()
     expected = split_half_ceiling(piv)
     row = result.table("e").set_index("group").loc[HUMANS]
@@ -177,7 +178,7 @@ def test_point_ceiling_matches_split_half_ceiling():
 def test_noise_ceiling_recovers_true_reliability():
     rng = np.random.default_rng(4)
     table, p = sdt_table(rng, n_humans=6, n_items=3000, noise_sd=1.0)
-    result = decision_margin_consistency(table, n_resamples=0)
+    result = decision_margin_consistency(table, settings=dmc_settings(n_resamples=0))
     ceiling = result.table("e").set_index("group").loc[HUMANS, "estimate"]
     truth = true_reliability(p, 6)
     assert ceiling == pytest.approx(truth, abs=0.02)
@@ -192,7 +193,7 @@ def test_noiseless_observers_sharing_difficulties_give_one():
     d = rng.normal(0.5, 1.0, 200)
     table, _ = sdt_table(rng, n_humans=4, difficulty=d, n_items=200,
                          models=[("m1", d), ("m2", 2.5 * d), ("m3", rng.normal(0, 1, 200))])
-    result = decision_margin_consistency(table, n_resamples=200, seed=1)
+    result = decision_margin_consistency(table, settings=dmc_settings(n_resamples=200, seed=1))
     pairs = result.items.pivot_table(index="item", columns="observer", values="value")
     assert np.corrcoef(pairs["m1"], pairs["m2"])[0, 1] == pytest.approx(1.0)
     # With three models the mean of model pairs includes 1 exactly once; check through the per-pair path.
@@ -217,8 +218,7 @@ def test_independent_model_near_zero_and_intervals_cover_at_nominal_rate():
         table, _ = sdt_table(rng, n_humans=4, n_items=80, difficulty=d, experiment=f"sim{k:03d}",
                              models=[("independent", rng.normal(0.3, 1.0, 80)), ("shared", d)])
         frames.append(table)
-    result = decision_margin_consistency(pd.concat(frames, ignore_index=True), n_resamples=300, seed=7,
-                                         bootstrap_splits=8, validate=False)
+    result = decision_margin_consistency(pd.concat(frames, ignore_index=True), settings=dmc_settings(n_resamples=300, seed=7), bootstrap_splits=8, validate=False)
     s = result.summary
     rows = s[(s["level"] == "experiment") & (s["metric"] == DMC) & (s["group"] == "independent")]
     assert len(rows) == 200
@@ -233,7 +233,7 @@ def test_independent_model_near_zero_and_intervals_cover_at_nominal_rate():
 def test_published_t_interval_is_narrower_than_the_bootstrap():
     rng = np.random.default_rng(8)
     table, _ = sdt_table(rng, n_humans=8, n_items=150)
-    row = decision_margin_consistency(table, n_resamples=400, seed=0).table("e").set_index("group").loc[HUMANS]
+    row = decision_margin_consistency(table, settings=dmc_settings(n_resamples=400, seed=0)).table("e").set_index("group").loc[HUMANS]
     assert row["t_high"] - row["t_low"] < 0.5 * (row["ci_high"] - row["ci_low"])
     assert row["ci_low"] < row["estimate"] < row["ci_high"]
 
@@ -248,7 +248,7 @@ def test_constant_vectors_give_nan_with_reason():
     d = np.full(40, 10.0)  # every human correct on every item: the human index is constant
     table, _ = sdt_table(rng, n_humans=4, n_items=40, difficulty=d,
                          models=[("flat", np.full(40, 0.5)), ("varied", rng.uniform(0.1, 2.0, 40))])
-    result = decision_margin_consistency(table, n_resamples=20)
+    result = decision_margin_consistency(table, settings=dmc_settings(n_resamples=20))
     cond = result.table("e", condition="0").set_index("group")
     assert np.isnan(cond.loc[HUMANS, "estimate"]) and "both halves constant" in cond.loc[HUMANS, "reason"]
     assert np.isnan(cond.loc["varied", "estimate"]) and cond.loc["varied", "reason"] == "human index constant"
@@ -267,12 +267,12 @@ def test_models_without_margins_are_skipped_with_a_note():
     d = rng.normal(0.5, 1, 50)
     table, _ = sdt_table(rng, n_humans=3, n_items=50, difficulty=d, models=[("m1", d), ("m2", -d + 0.5)])
     table.loc[table["observer"] == "m2", "decision_margin"] = np.nan
-    result = decision_margin_consistency(table, n_resamples=10)
+    result = decision_margin_consistency(table, settings=dmc_settings(n_resamples=10))
     assert result.skipped_models == {"m2": "no decision margins"}
     assert "m2" not in set(result.summary["group"])
     assert any("m2" in n for n in result.notes)
     no_column = table.drop(columns="decision_margin")
-    result = decision_margin_consistency(no_column, n_resamples=10)
+    result = decision_margin_consistency(no_column, settings=dmc_settings(n_resamples=10))
     assert set(result.skipped_models) == {"m1", "m2"}
     assert np.isfinite(result.table("e").set_index("group").loc[HUMANS, "estimate"])
 
@@ -286,8 +286,8 @@ def test_row_order_does_not_matter():
                      models=[("m1", d + rng.normal(0, 0.5, 60)), ("m2", rng.normal(0, 1, 60))])
     table = pd.concat([a, b], ignore_index=True)
     shuffled = table.sample(frac=1.0, random_state=3).reset_index(drop=True)
-    r1 = decision_margin_consistency(table, n_resamples=100, seed=4).summary
-    r2 = decision_margin_consistency(shuffled, n_resamples=100, seed=4).summary
+    r1 = decision_margin_consistency(table, settings=dmc_settings(n_resamples=100, seed=4)).summary
+    r2 = decision_margin_consistency(shuffled, settings=dmc_settings(n_resamples=100, seed=4)).summary
     pd.testing.assert_frame_equal(r1, r2)
 
 
@@ -295,9 +295,9 @@ def test_spearman_dprime_and_observer_levels():
     rng = np.random.default_rng(12)
     d = rng.normal(0.5, 1, 100)
     table, _ = sdt_table(rng, n_humans=6, n_items=100, difficulty=d, models=[("m1", d + rng.normal(0, 0.7, 100))])
-    pear = decision_margin_consistency(table, n_resamples=0)
-    spear = decision_margin_consistency(table, n_resamples=0, method="spearman")
-    spear_d = decision_margin_consistency(table, n_resamples=0, method="spearman", dprime=True)
+    pear = decision_margin_consistency(table, settings=dmc_settings(n_resamples=0))
+    spear = decision_margin_consistency(table, settings=dmc_settings(n_resamples=0), method="spearman")
+    spear_d = decision_margin_consistency(table, settings=dmc_settings(n_resamples=0), method="spearman", dprime=True)
     items = pear.items.pivot(index="item", columns="observer", values="value")
     expected = stats.spearmanr(items["m1"], items[HUMANS])[0]
     assert spear.table("e").set_index("group").loc["m1", "estimate"] == pytest.approx(expected, abs=1e-12)
@@ -312,17 +312,17 @@ def test_spearman_dprime_and_observer_levels():
     assert stats.spearmanr(dp["value"].reindex(items.index)[above], ac["value"].reindex(items.index)[above])[0] == 1.0
     assert spear_d.settings["n_alternatives"] == {"e": 4}
     for level in ("jackknife", "bootstrap", "none"):
-        r = decision_margin_consistency(table, n_resamples=100, seed=0, observer_level=level).table("e")
+        r = decision_margin_consistency(table, settings=dmc_settings(n_resamples=100, seed=0, observer_level=level)).table("e")
         r = r.set_index("group")
         assert r.loc["m1", "ci_low"] <= r.loc["m1", "estimate"] <= r.loc["m1", "ci_high"]
     with pytest.raises(ValueError, match="observer_level"):
-        decision_margin_consistency(table, observer_level="both")
+        decision_margin_consistency(table, settings=dmc_settings(observer_level="both"))
     with pytest.raises(TrialTableError, match="unknown experiment"):
         decision_margin_consistency(table, experiments=["nope"])
 
 
 def test_frame_and_json_layout(demo_trials):
-    result = decision_margin_consistency(demo_trials, experiments=["sim-noise", "sim-blur"], n_resamples=50)
+    result = decision_margin_consistency(demo_trials, experiments=["sim-noise", "sim-blur"], settings=dmc_settings(n_resamples=50))
     frame = result.summary
     assert list(frame.columns) == list(D.FRAME_COLUMNS)
     tidy = result.to_frame()
@@ -374,7 +374,7 @@ def test_self_consistency_recovers_noise_share_and_kappa():
     scott = 1 - ((b + c) / len(x1)) / (2 * pbar * (1 - pbar))
     assert obs["noise_share"] == pytest.approx(1 - scott)
     # The DMC pipeline attaches it and pools both presentations into the human index.
-    result = decision_margin_consistency(table, n_resamples=0)
+    result = decision_margin_consistency(table, settings=dmc_settings(n_resamples=0))
     assert result.self_consistency is not None
     assert (result.items.loc[result.items["observer"] == HUMANS, "n_responses"] == 12).all()
     assert "self_consistency" in result.to_json_dict()
@@ -388,8 +388,8 @@ def test_self_consistency_recovers_noise_share_and_kappa():
 
 
 def test_consistency_vs_accuracy_frames(demo_trials):
-    result = decision_margin_consistency(demo_trials, experiments=["sim-rotation"], n_resamples=100)
-    comp = consistency_vs_accuracy(demo_trials, dmc_result=result, n_resamples=100)
+    result = decision_margin_consistency(demo_trials, experiments=["sim-rotation"], settings=dmc_settings(n_resamples=100))
+    comp = consistency_vs_accuracy(demo_trials, dmc_result=result, settings=dmc_settings(n_resamples=100))
     m = comp.models
     assert set(m["measure"]) == {"error_consistency", DMC}
     assert m.groupby("measure")["observer"].nunique().to_dict() == {"error_consistency": 5, DMC: 5}
@@ -429,8 +429,7 @@ def test_real_loader_combines_both_folders_without_losing_items(combined_trials,
 
 
 def test_real_dmc_on_edge(combined_trials):
-    result = decision_margin_consistency(combined_trials, experiments=["edge"], n_resamples=200, seed=0,
-                                         validate=False)
+    result = decision_margin_consistency(combined_trials, experiments=["edge"], settings=dmc_settings(n_resamples=200, seed=0), validate=False)
     doc = result.to_json_dict()
     hh = doc["human_human"]
     assert np.isfinite(hh["mean"]) and 0.5 < hh["mean"] <= 1.0
@@ -450,10 +449,11 @@ def test_consistency_vs_accuracy_reuses_one_ec_run_and_selection_does_not_matter
     from humanlike.resampling.settings import ResamplingSettings
 
     both = ["sim-blur", "sim-rotation"]
-    dmc = decision_margin_consistency(demo_trials, experiments=both, n_resamples=200, observer_level="none")
-    together = consistency_vs_accuracy(demo_trials, dmc_result=dmc, n_resamples=200, observer_level="none")
-    alone = consistency_vs_accuracy(demo_trials, dmc_result=dmc, experiments=["sim-rotation"], n_resamples=200,
-                                    observer_level="none")
+    dmc = decision_margin_consistency(demo_trials, experiments=both, settings=dmc_settings(n_resamples=200, observer_level="none"))
+    together = consistency_vs_accuracy(demo_trials, dmc_result=dmc,
+                                       settings=dmc_settings(n_resamples=200, observer_level="none"))
+    alone = consistency_vs_accuracy(demo_trials, dmc_result=dmc, experiments=["sim-rotation"],
+                                    settings=dmc_settings(n_resamples=200, observer_level="none"))
     ec_cols = ["observer", "estimate", "ci_low", "ci_high"]
     pick = lambda c: c.models[(c.models["experiment"] == "sim-rotation")  # noqa: E731
                               & (c.models["measure"] == "error_consistency")][ec_cols].reset_index(drop=True)

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from humanlike.app.cli import main
+from humanlike.resampling.settings import ResamplingSettings
 
 
 def _json(capsys):
@@ -149,7 +150,7 @@ def test_ec_single_table_pairs_default_to_the_profile_interval(modelvshuman_dir,
     from humanlike.measures.ec.analysis import error_consistency
     from humanlike.trials.loaders import load_trials
 
-    result = error_consistency(load_trials(modelvshuman_dir / "edge"), n_resamples=0, pair_intervals=True)
+    result = error_consistency(load_trials(modelvshuman_dir / "edge"), settings=ResamplingSettings(n_resamples=0), pair_intervals=True)
     table = result.pairs.iloc[0]
     cells = [int(table[k]) for k in ("both_correct", "only_1_correct", "only_2_correct", "both_wrong")]
     r = ec_profile_interval(*cells)

@@ -13,7 +13,7 @@ import pytest
 
 import humanlike
 from humanlike.measures.ec.benchmark import run_benchmark
-from humanlike.measures.ec.analysis import ec_design, error_consistency, resampling_settings_from
+from humanlike.measures.ec.analysis import ec_design, error_consistency
 from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS, select_trials
 from humanlike.measures.pairwise import ErrorConsistencyKernel, ErrorOverlapKernel, PairAggregation
 from humanlike.measures.ec import metric as ec
@@ -77,7 +77,7 @@ def small_trials(demo_trials):
 
 @pytest.mark.parametrize("policy", ["strict", "model-vs-human"])
 def test_demo_estimates_identical_to_the_old_code(demo_trials, policy):
-    _assert_estimates(error_consistency(demo_trials, n_resamples=0, policy=policy).summary, f"demo/{policy}")
+    _assert_estimates(error_consistency(demo_trials, settings=ResamplingSettings(n_resamples=0), policy=policy).summary, f"demo/{policy}")
 
 
 def test_demo_intervals_within_monte_carlo_error_of_the_old_code(demo_trials):
@@ -90,25 +90,25 @@ def test_demo_intervals_within_monte_carlo_error_of_the_old_code(demo_trials):
 
 @pytest.mark.parametrize("policy", ["strict", "model-vs-human"])
 def test_real_estimates_identical_to_the_old_code(mvh_trials, policy):
-    bench = error_consistency(mvh_trials, exclusions=MODELVSHUMAN_EXCLUSIONS, n_resamples=0, policy=policy)
+    bench = error_consistency(mvh_trials, exclusions=MODELVSHUMAN_EXCLUSIONS, settings=ResamplingSettings(n_resamples=0), policy=policy)
     _assert_estimates(bench.summary, f"real-benchmark/{policy}")
-    _assert_estimates(error_consistency(mvh_trials, n_resamples=0, policy=policy).summary,
+    _assert_estimates(error_consistency(mvh_trials, settings=ResamplingSettings(n_resamples=0), policy=policy).summary,
                       f"real-all-conditions/{policy}")
 
 
 def test_real_intervals_within_monte_carlo_error_of_the_old_code(mvh_trials):
-    result = error_consistency(mvh_trials, exclusions=MODELVSHUMAN_EXCLUSIONS, n_resamples=2000, seed=0)
+    result = error_consistency(mvh_trials, exclusions=MODELVSHUMAN_EXCLUSIONS, settings=ResamplingSettings(n_resamples=2000, seed=0))
     _assert_within_mc_error(result.summary, "real-benchmark/intervals", 2000)
 
 
 # --- independence of chunking and selection -------------------------------------------------------------------
 
 def test_intervals_do_not_depend_on_the_memory_budget(small_trials):
-    wide = error_consistency(small_trials, n_resamples=450, seed=4, pair_intervals=True)
+    wide = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=450, seed=4), pair_intervals=True)
     # chunks of whole blocks of 100 resamples (a smaller budget splits blocks, and the BLAS may then round the
     # rows at a matrix product's edge differently in the last bit: docs/uncertainty.md)
-    narrow = error_consistency(small_trials, n_resamples=450, seed=4, pair_intervals=True,
-                               memory_budget=14 * 2**20)
+    narrow = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=450, seed=4, memory_budget=14 * 2**20), pair_intervals=True,
+                               )
     design = ec_design(select_trials(small_trials))
     per_resample = sum(ErrorConsistencyKernel().bytes_per_resample(s) for s in design)
     assert 100 <= (14 * 2**20 - 8 * 450 * 600) // per_resample < 200   # really several chunks of one block
@@ -151,20 +151,20 @@ def test_memory_stays_within_the_budget_as_models_grow():
     assert kernel.bytes_per_resample(stratum) > 8 * 3 * 2016
     budget = 48 * 1024**2   # chunks of one block of 100 resamples
     assert 100 <= budget // kernel.bytes_per_resample(stratum) < 400
-    result = error_consistency(trials, n_resamples=400, seed=1, memory_budget=budget)
-    reference = error_consistency(trials, n_resamples=400, seed=1)
+    result = error_consistency(trials, settings=ResamplingSettings(n_resamples=400, seed=1, memory_budget=budget))
+    reference = error_consistency(trials, settings=ResamplingSettings(n_resamples=400, seed=1))
     np.testing.assert_array_equal(result.resampled.replicates, reference.resampled.replicates)
     # Kept replicates beyond the budget: a clear error, not a swap storm.
     with pytest.raises(ResourceError, match="GiB"):
-        error_consistency(trials, n_resamples=400, seed=1, pair_intervals=True, memory_budget=2**20)
+        error_consistency(trials, settings=ResamplingSettings(n_resamples=400, seed=1, memory_budget=2**20), pair_intervals=True)
 
 
 # --- options that must change numbers ------------------------------------------------------------------------
 
 def test_observer_levels_change_what_they_should(small_trials):
-    none = error_consistency(small_trials, n_resamples=600, seed=0).table("error_consistency").set_index("group")
-    boot = error_consistency(small_trials, n_resamples=600, seed=0, resample_observers=True)
-    jack = error_consistency(small_trials, n_resamples=600, seed=0, observer_level="jackknife")
+    none = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=600, seed=0)).table("error_consistency").set_index("group")
+    boot = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=600, seed=0, observer_level="bootstrap"))
+    jack = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=600, seed=0, observer_level="jackknife"))
     boot_t = boot.table("error_consistency").set_index("group")
     jack_t = jack.table("error_consistency").set_index("group")
     width = lambda t: t["ci_high"] - t["ci_low"]  # noqa: E731
@@ -182,8 +182,8 @@ def test_policy_changes_undefined_pairs_only():
         for observer, kind, correct in (("subject-01", "human", x), ("net", "model", y)):
             rows.append(_rows(observer, kind, correct, condition=condition))
     trials = pd.concat(rows, ignore_index=True)
-    strict = error_consistency(trials, n_resamples=300, seed=0, pair_intervals=True)
-    mvh = error_consistency(trials, n_resamples=300, seed=0, policy="model-vs-human", pair_intervals=True)
+    strict = error_consistency(trials, settings=ResamplingSettings(n_resamples=300, seed=0), pair_intervals=True)
+    mvh = error_consistency(trials, settings=ResamplingSettings(n_resamples=300, seed=0), policy="model-vs-human", pair_intervals=True)
     s, m = strict.table().set_index("group"), mvh.table().set_index("group")
     assert m.loc["net", "estimate"] > s.loc["net", "estimate"]
     # strict: resamples in which the easy condition's pair is undefined are reported, per pair and aggregate
@@ -192,7 +192,7 @@ def test_policy_changes_undefined_pairs_only():
 
 
 def test_bca_pair_intervals_come_from_the_same_run(small_trials):
-    bca = error_consistency(small_trials, n_resamples=500, seed=0, interval="bca", pair_intervals=True)
+    bca = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=500, seed=0, interval="bca"), pair_intervals=True)
     pct = bca.pair_frame(method="percentile")
     pairs = bca.pair_intervals
     assert bca.pair_resampled.method == "bca" and bca.pair_resampled.jackknife is not None
@@ -212,7 +212,7 @@ def test_undefined_share_is_reported_and_warned():
         rows.append(_rows(observer, kind, correct))
     trials = pd.concat(rows, ignore_index=True)
     with pytest.warns(RuntimeWarning, match="undefined in more than"):
-        result = error_consistency(trials, n_resamples=400, seed=0, pair_intervals=True)
+        result = error_consistency(trials, settings=ResamplingSettings(n_resamples=400, seed=0), pair_intervals=True)
     table = result.table().set_index("group")
     share = table["undefined_share"]
     assert share["net"] == pytest.approx((11 / 12) ** 12, abs=0.07)   # the model's mean over two pairs
@@ -230,24 +230,20 @@ def test_undefined_share_is_reported_and_warned():
 
 # --- settings, result shape, public names -----------------------------------------------------------------------
 
-def test_old_keywords_build_the_one_settings_object(small_trials):
-    settings = resampling_settings_from(n_resamples=100, level=0.9, seed=3, interval="bca", resample_observers=True)
-    assert settings == ResamplingSettings(n_resamples=100, level=0.9, seed=3, interval="bca",
-                                          observer_level="bootstrap")
+def test_settings_are_the_only_way_in(small_trials):
+    settings = ResamplingSettings(n_resamples=100, level=0.9, seed=3, interval="bca", observer_level="bootstrap")
     a = error_consistency(small_trials, settings=settings)
-    b = error_consistency(small_trials, n_resamples=100, level=0.9, seed=3, interval="bca", resample_observers=True)
-    pd.testing.assert_frame_equal(a.summary, b.summary)
     assert a.settings["seed"] == 3 and a.settings["memory_budget"] == settings.memory_budget
-    with pytest.raises(ValueError, match="contradicts"):
-        resampling_settings_from(resample_observers=True, observer_level="jackknife")
+    with pytest.raises(TypeError, match="n_resamples"):
+        error_consistency(small_trials, n_resamples=100)  # the older loose keywords are gone
     # a Generator seed becomes the integer it yields, recorded so the run can be repeated
-    g = error_consistency(small_trials, n_resamples=50, seed=np.random.default_rng(1))
-    again = error_consistency(small_trials, n_resamples=50, seed=g.settings["seed"])
+    g = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=50, seed=np.random.default_rng(1)))
+    again = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=50, seed=g.settings["seed"]))
     pd.testing.assert_frame_equal(g.summary, again.summary)
 
 
 def test_result_shape_and_json(small_trials):
-    result = error_consistency(small_trials, n_resamples=200, seed=0, pair_intervals=True)
+    result = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=200, seed=0), pair_intervals=True)
     frame = result.to_frame(level=0.8)
     assert list(frame.columns) == ["measure", "scope", "group", "kind", "metric", "estimate", "ci_low", "ci_high",
                                    "undefined_share", "reason", "n_pairs", "interval_method"]
@@ -298,7 +294,7 @@ def test_error_overlap_metric_and_kernel(small_trials):
     aggregation = PairAggregation(design, kernel.measures)
     result = bootstrap(design, kernel, aggregation, aggregation.output, ResamplingSettings(n_resamples=300))
     # estimate: against the per-condition 2x2 counts of the pairs table
-    pairs = error_consistency(small_trials, n_resamples=0).pairs
+    pairs = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=0)).pairs
     pairs["overlap"] = ec.error_overlap(pairs.both_correct, pairs.only_1_correct, pairs.only_2_correct,
                                         pairs.both_wrong)
     exp = sorted(small_trials["experiment"].unique())[0]
@@ -316,7 +312,7 @@ def test_error_overlap_metric_and_kernel(small_trials):
 def test_warning_free_on_clean_data(small_trials):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        error_consistency(small_trials, n_resamples=100, seed=0)
+        error_consistency(small_trials, settings=ResamplingSettings(n_resamples=100, seed=0))
 
 
 def test_kendall_tau_rows_in_bounded_blocks():

@@ -12,6 +12,7 @@ from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS, apply_exclusions
 from humanlike.trials.schema import TrialTableError
 from humanlike.trials.simulate import simulate_copy_pair
 from humanlike.measures.ec import metric as ec
+from humanlike.resampling.settings import ResamplingSettings
 
 
 def _trials_from_correctness(observer, kind, condition, correct, experiment="e"):
@@ -54,7 +55,7 @@ def small_trials(demo_trials):
 
 
 def test_point_estimates_match_reference_loop(small_trials):
-    result = error_consistency(small_trials, n_resamples=0)
+    result = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=0))
     overall, per_exp = _reference_rows(small_trials)
     table = result.table("error_consistency").set_index("group")["estimate"]
     for group, value in overall.items():
@@ -66,7 +67,7 @@ def test_point_estimates_match_reference_loop(small_trials):
 
 
 def test_pairs_table_counts_and_pvalues(small_trials):
-    result = error_consistency(small_trials, n_resamples=0)
+    result = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=0))
     pairs = result.pairs
     total = pairs[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].sum(axis=1)
     n_items = small_trials.groupby(["experiment", "condition"])["item"].nunique()
@@ -76,29 +77,29 @@ def test_pairs_table_counts_and_pvalues(small_trials):
 
 
 def test_invariant_to_row_and_observer_order(small_trials):
-    base = error_consistency(small_trials, n_resamples=200, seed=3).summary
+    base = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=200, seed=3)).summary
     shuffled = small_trials.sample(frac=1.0, random_state=1)
-    again = error_consistency(shuffled, n_resamples=200, seed=3).summary
+    again = error_consistency(shuffled, settings=ResamplingSettings(n_resamples=200, seed=3)).summary
     pd.testing.assert_frame_equal(base, again)
     # renaming observers changes their order; the estimates for each group stay the same
     renamed = small_trials.assign(observer=small_trials["observer"].map(
         lambda o: ("zz-" + o) if o.startswith("subject") else o))
-    point_a = error_consistency(small_trials, n_resamples=0).table("error_consistency")
-    point_b = error_consistency(renamed, n_resamples=0).table("error_consistency")
+    point_a = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=0)).table("error_consistency")
+    point_b = error_consistency(renamed, settings=ResamplingSettings(n_resamples=0)).table("error_consistency")
     assert np.allclose(point_a["estimate"], point_b["estimate"])
 
 
 def test_same_seed_same_numbers(small_trials):
-    a = error_consistency(small_trials, n_resamples=300, seed=5).summary
-    b = error_consistency(small_trials, n_resamples=300, seed=5).summary
-    c = error_consistency(small_trials, n_resamples=300, seed=6).summary
+    a = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=300, seed=5)).summary
+    b = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=300, seed=5)).summary
+    c = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=300, seed=6)).summary
     pd.testing.assert_frame_equal(a, b)
     assert not np.allclose(a["ci_low"], c["ci_low"], equal_nan=True)
 
 
 def test_intervals_contain_estimates_and_two_level_is_wider(small_trials):
-    one = error_consistency(small_trials, n_resamples=1000, seed=0).table("error_consistency")
-    two = error_consistency(small_trials, n_resamples=1000, seed=0, resample_observers=True).table("error_consistency")
+    one = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=1000, seed=0)).table("error_consistency")
+    two = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=1000, seed=0, observer_level="bootstrap")).table("error_consistency")
     assert (one["ci_low"] <= one["estimate"]).all() and (one["estimate"] <= one["ci_high"]).all()
     width_one = (one["ci_high"] - one["ci_low"]).set_axis(one["group"])
     width_two = (two["ci_high"] - two["ci_low"]).set_axis(two["group"])
@@ -107,8 +108,8 @@ def test_intervals_contain_estimates_and_two_level_is_wider(small_trials):
 
 
 def test_bca_runs_and_is_close_to_percentile(small_trials):
-    p = error_consistency(small_trials, n_resamples=1000, seed=0).table("error_consistency")
-    b = error_consistency(small_trials, n_resamples=1000, seed=0, interval="bca").table("error_consistency")
+    p = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=1000, seed=0)).table("error_consistency")
+    b = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=1000, seed=0, interval="bca")).table("error_consistency")
     assert np.allclose(p["estimate"], b["estimate"])
     assert np.allclose(p["ci_low"], b["ci_low"], atol=0.02)
     assert np.allclose(p["ci_high"], b["ci_high"], atol=0.02)
@@ -122,7 +123,7 @@ def test_planted_copy_model_recovered_by_pipeline():
         for observer, kind, correct in (("subject-01", "human", x), ("net", "model", y)):
             rows.append(_trials_from_correctness(observer, kind, condition, correct))
     trials = pd.concat(rows)
-    table = error_consistency(trials, n_resamples=500, seed=0).table("error_consistency").set_index("group")
+    table = error_consistency(trials, settings=ResamplingSettings(n_resamples=500, seed=0)).table("error_consistency").set_index("group")
     assert table.loc["net", "estimate"] == pytest.approx(0.4, abs=0.04)
     assert table.loc["net", "ci_low"] < 0.4 < table.loc["net", "ci_high"]
 
@@ -135,12 +136,12 @@ def test_undefined_pairs_follow_policy():
             rows.append(_trials_from_correctness(observer, kind, condition, correct))
     trials = pd.concat(rows)
     hard = ec.kappa(*ec.counts_from_correctness([1, 0] * 5, [1, 1, 0, 0, 1] * 2))
-    strict = error_consistency(trials, n_resamples=0).table("error_consistency").set_index("group")
-    mvh = error_consistency(trials, n_resamples=0, policy="model-vs-human").table("error_consistency").set_index("group")
+    strict = error_consistency(trials, settings=ResamplingSettings(n_resamples=0)).table("error_consistency").set_index("group")
+    mvh = error_consistency(trials, settings=ResamplingSettings(n_resamples=0), policy="model-vs-human").table("error_consistency").set_index("group")
     assert strict.loc["net", "estimate"] == pytest.approx(hard)
     assert mvh.loc["net", "estimate"] == pytest.approx((hard + 1) / 2)
     # the undefined pair says why, and a group without pairs says so instead of a silent NaN
-    pairs = error_consistency(trials, n_resamples=0).pairs.set_index("condition")
+    pairs = error_consistency(trials, settings=ResamplingSettings(n_resamples=0)).pairs.set_index("condition")
     assert np.isnan(pairs.loc["easy", "error_consistency"])
     assert pairs.loc["easy", "reason"] == ec.REASON_BOTH_CONSTANT
     assert pairs.loc["hard", "reason"] == ""
@@ -152,19 +153,19 @@ def test_filters_and_errors(small_trials):
     experiment = small_trials["experiment"].iloc[0]
     condition = small_trials.loc[small_trials["experiment"] == experiment, "condition"].iloc[0]
     result = error_consistency(small_trials, experiments=[experiment], condition=condition,
-                               n_resamples=50, pair_intervals=True)
+                               settings=ResamplingSettings(n_resamples=50), pair_intervals=True)
     assert set(result.pairs["condition"]) == {condition}
     assert (result.pair_intervals["ci_low"] <= result.pair_intervals["error_consistency"] + 1e-12).all()
     with pytest.raises(TrialTableError, match="unknown experiment"):
-        error_consistency(small_trials, experiments=["nope"], n_resamples=0)
+        error_consistency(small_trials, experiments=["nope"], settings=ResamplingSettings(n_resamples=0))
     with pytest.raises(TrialTableError, match="condition 'zzz' not found"):
-        error_consistency(small_trials, condition="zzz", n_resamples=0)
+        error_consistency(small_trials, condition="zzz", settings=ResamplingSettings(n_resamples=0))
     with pytest.raises(ValueError, match="interval"):
-        error_consistency(small_trials, interval="studentised", n_resamples=0)
+        error_consistency(small_trials, settings=ResamplingSettings(interval="studentised", n_resamples=0))
 
 
 def test_ranking_stability_fields(demo_trials):
-    result = run_benchmark(demo_trials, exclusions=None, n_resamples=500, seed=0)
+    result = run_benchmark(demo_trials, exclusions=None, settings=ResamplingSettings(n_resamples=500, seed=0))
     r = result.ranking
     assert r is not None
     assert r.probability_best.sum() == pytest.approx(1.0)
@@ -190,7 +191,7 @@ def test_exclusion_table_matches_the_data(mvh_trials):
 
 @pytest.fixture(scope="module")
 def real_benchmark(mvh_trials):
-    return run_benchmark(mvh_trials, n_resamples=300, seed=0, policy="model-vs-human")
+    return run_benchmark(mvh_trials, settings=ResamplingSettings(n_resamples=300, seed=0), policy="model-vs-human")
 
 
 def test_real_benchmark_against_reference_loop(mvh_trials, real_benchmark):

@@ -9,6 +9,7 @@ import pytest
 
 from humanlike.measures.mlds.analysis import analyse_mlds
 from humanlike.measures.mlds.simulate import simulate_judgements
+from humanlike.resampling.settings import ResamplingSettings
 from humanlike.app.cli import main
 
 
@@ -26,7 +27,8 @@ def test_analysis_per_observer_with_intervals_and_tests():
     b = simulate_judgements(np.linspace(0, 1, 7), 0.15, repeats=3, seed=2, observer="b")
     import pandas as pd
 
-    results = analyse_mlds(pd.concat([a, b]), bootstrap=100, six_point=50, runs=50, seed=3)
+    results = analyse_mlds(pd.concat([a, b]), settings=ResamplingSettings(n_resamples=100, seed=3), six_point=50,
+                           runs=50)
     assert [r.observer for r in results] == ["a", "b"]
     frame = results.scale_table()
     assert {"ci_low", "ci_high", "standard_scale", "undefined_share"} <= set(frame.columns)
@@ -37,7 +39,7 @@ def test_analysis_per_observer_with_intervals_and_tests():
     record = results.to_json_dict()["results"][0]
     assert {"scale", "standard_scale", "sigma", "loglik", "aic", "daf", "n_trials", "intervals", "six_point",
             "runs"} <= set(record)
-    again = analyse_mlds(pd.concat([a, b]), bootstrap=100, seed=3)
+    again = analyse_mlds(pd.concat([a, b]), settings=ResamplingSettings(n_resamples=100, seed=3))
     np.testing.assert_array_equal(again[0].bootstrap.result.replicates, results[0].bootstrap.result.replicates)
     with pytest.raises(ValueError, match="not in the data"):
         analyse_mlds(a, observer="zz")
@@ -45,21 +47,23 @@ def test_analysis_per_observer_with_intervals_and_tests():
 
 def test_separated_observer_is_reported_with_a_note():
     table = simulate_judgements(np.linspace(0, 1, 7), 0.0, seed=1)
-    result = analyse_mlds(table, bootstrap=20)[0]
+    result = analyse_mlds(table, settings=ResamplingSettings(n_resamples=20))[0]
     assert result.status == "separated" and result.bootstrap is None and result.notes
     assert np.isnan(result.to_json_dict()["sigma"])
 
 
 def test_cli_json_figure_and_table(r_file, tmp_path, capsys):
-    figure, table = tmp_path / "scale.png", tmp_path / "levels.csv"
-    code = main(["mlds", str(r_file), "--bootstrap", "50", "--six-point", "30", "--seed", "1", "--json",
-                 "--figure", str(figure), "--table", str(table)])
+    figure, table = tmp_path / "scale.png", tmp_path / "out" / "mlds.csv"
+    code = main(["mlds", str(r_file), "--resamples", "50", "--six-point", "30", "--seed", "1", "--json",
+                 "--figure", str(figure), "--out", str(tmp_path / "out")])
     assert code == 0
     record = json.loads(capsys.readouterr().out)["results"][0]
     assert len(record["scale"]) == 7 and record["scale"][0] == 0 and record["n_trials"] == 105
     assert record["standard_scale"][-1] == pytest.approx(1.0)
     assert "p_value" in record["six_point"] and len(record["intervals"]["standard_scale"]["low"]) == 7
     assert figure.stat().st_size > 0 and table.read_text().startswith("observer,scale_id,level")
+    manifest = json.loads((tmp_path / "out" / "humanlike-manifest.json").read_text())
+    assert manifest["settings"]["n_resamples"] == 50 and manifest["settings"]["seed"] == 1
 
 
 def test_cli_text_output_and_errors(r_file, tmp_path, capsys):

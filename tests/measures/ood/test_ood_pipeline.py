@@ -19,6 +19,7 @@ from humanlike.measures.ood.alignment_metric import (
 from humanlike.stats.multiple import benjamini_hochberg
 from humanlike.measures.ood.alignment_sums import AlignmentOptions, PairAlignmentSums, pair_indices
 from humanlike.resampling.draws import item_weights
+from humanlike.resampling.settings import ResamplingSettings
 
 # ------------------------------------------------------------------------------------------ generators
 
@@ -86,8 +87,7 @@ SDT_LEVELS = {"exp-a": {"0": 1.0, "1": 0.8, "2": 0.55, "3": 0.35, "4": 0.2},
 @pytest.fixture(scope="module")
 def sdt_result():
     trials = sdt_trials()
-    return trials, ood.ood_analysis(trials, {"exp-a": "0", "exp-b": "0"}, n_resamples=300,
-                                    n_observer_resamples=100, n_permutations=199, seed=3)
+    return trials, ood.ood_analysis(trials, {"exp-a": "0", "exp-b": "0"}, settings=ResamplingSettings(n_resamples=300, seed=3), n_observer_resamples=100, n_permutations=199)
 
 
 # ------------------------------------------------------------------------------- spectrum on simulations
@@ -282,7 +282,7 @@ def test_weighted_alignment_matches_metrics(mixture, weighting):
     cond = _random_condition(11, k=k)
     first, second, _ = pair_indices(cond.n_humans, len(cond.observers))
     feats = PairAlignmentSums(cond.labels, cond.responses, k, first, second)
-    w = item_weights(2, ("test",), cond.labels.size, 0, 9)
+    w = item_weights(2, ("test"), cond.labels.size, 0, 9)
     opts = AlignmentOptions("strict", "nan", 0.5, mixture, None, weighting)
     ec, ma, cled = feats.reduce(w @ feats.statistics, opts)
     answered = cond.responses >= 0
@@ -315,7 +315,7 @@ def test_weighted_alignment_matches_metrics(mixture, weighting):
 def test_ec_matches_error_consistency_pipeline(sdt_result):
     trials, res = sdt_result
     pairs = res.alignment.pairs
-    ref = error_consistency(trials, experiments=["exp-b"], n_resamples=0).pairs
+    ref = error_consistency(trials, experiments=["exp-b"], settings=ResamplingSettings(n_resamples=0)).pairs
     ref = ref.set_index(["condition", "observer_1", "observer_2"])["error_consistency"]
     mine = pairs[pairs["experiment"] == "exp-b"]
     for r in mine.itertuples():
@@ -385,7 +385,7 @@ def test_seeded_reproducibility():
 
 @pytest.fixture(scope="module")
 def mvh_result(mvh_trials):
-    return ood.ood_analysis(mvh_trials, n_resamples=200, n_observer_resamples=100, n_permutations=999, seed=0)
+    return ood.ood_analysis(mvh_trials, settings=ResamplingSettings(n_resamples=200, seed=0), n_observer_resamples=100, n_permutations=999)
 
 
 def test_real_data_spectrum(mvh_result, mvh_trials):

@@ -1,4 +1,5 @@
 """The OOD analysis on the resampling engine (issue 7) and the OOD items of issue 11.
+from dataclasses import replace
 
 Reference numbers in tests/data/ood_reference_*.csv come from the pre-port code (commit bd872ce):
 ``ood_analysis(trials, reference, n_resamples=R, n_observer_resamples=0, n_permutations=99, seed=0)`` on the
@@ -8,7 +9,6 @@ written with 17 significant digits.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +21,8 @@ from humanlike.trials.simulate import simulate_benchmark
 from humanlike.app.cli import main
 from humanlike.measures.ood.cli import demo_reference
 from humanlike.stats.permutation import grouping_contrast_cohens_d
-from humanlike.resampling.settings import ResamplingSettings
 from humanlike.measures.ood.spectrum_statistics import fit_regimes, glass_delta
+from humanlike.resampling.settings import ResamplingSettings
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 KEYS = ["experiment", "condition", "group"]
@@ -108,7 +108,7 @@ def test_one_result_shape_bca_two_level_jackknife(demo, demo_spectrum):
 
 def test_old_keywords_still_work(demo, demo_spectrum):
     trials, _ = demo
-    a = ood.ood_alignment(trials, demo_spectrum, n_resamples=50, seed=2, level=0.9)
+    a = ood.ood_alignment(trials, demo_spectrum, settings=ResamplingSettings(n_resamples=50, seed=2, level=0.9))
     b = ood.ood_alignment(trials, demo_spectrum, settings=ResamplingSettings(n_resamples=50, seed=2, level=0.9))
     pd.testing.assert_frame_equal(a.groups, b.groups)
     assert a.settings["settings"]["level"] == 0.9
@@ -199,7 +199,7 @@ def test_one_observer_is_a_clear_error(demo, tmp_path, capsys):
     trials, ref = demo
     one = trials[trials["observer"] == trials.loc[trials["observer_kind"] == "human", "observer"].iloc[0]]
     with pytest.raises(TrialTableError, match="at least two observers"):
-        ood.ood_analysis(one, ref, n_resamples=0, n_observer_resamples=0)
+        ood.ood_analysis(one, ref, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0)
     path = tmp_path / "one.csv"
     one.to_csv(path, index=False)
     refs = [f"{e}={c}" for e, cs in ref.items() for c in cs]
@@ -209,14 +209,14 @@ def test_one_observer_is_a_clear_error(demo, tmp_path, capsys):
 
 def test_paper_preset(demo):
     trials, ref = demo
-    res = ood.ood_analysis(trials, ref, preset="paper", n_resamples=0, n_observer_resamples=0, n_permutations=9)
+    res = ood.ood_analysis(trials, ref, preset="paper", settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9)
     s = res.settings
     assert (s["alpha"], s["logit_correction"], s["ma_undefined"], s["cled_mixture"], s["na_as_class"]) == (
         0.01, "clip", "one", "pooled", True)
     assert res.alignment.settings["cled_log_base"] is None and res.alignment.settings["cled_mixture"] == "pooled"
     assert not res.alignment.groups[["ma"]].isna().any().any()          # undefined MA is 1
     # an explicit option still wins over the preset
-    alt = ood.ood_analysis(trials, ref, preset="paper", alpha=0.05, n_resamples=0, n_observer_resamples=0,
+    alt = ood.ood_analysis(trials, ref, preset="paper", alpha=0.05, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0,
                            n_permutations=9)
     assert alt.settings["alpha"] == 0.05
 
@@ -247,7 +247,7 @@ def test_paper_family_leaves_out_the_papers_untested_experiments():
 
 def test_analysis_made_of_overlapping_steps_equals_the_steps_run_alone(demo):
     trials, ref = demo
-    result = ood.ood_analysis(trials, ref, n_resamples=200, n_observer_resamples=40, n_permutations=19, seed=5)
+    result = ood.ood_analysis(trials, ref, settings=ResamplingSettings(n_resamples=200, seed=5), n_observer_resamples=40, n_permutations=19)
     alone = ood.ood_spectrum(trials, ref, n_observer_resamples=40, seed=5)
     pd.testing.assert_frame_equal(result.spectrum.conditions, alone.conditions)
     pd.testing.assert_frame_equal(result.spectrum.normality, alone.normality)

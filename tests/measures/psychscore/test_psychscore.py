@@ -23,6 +23,7 @@ from humanlike.measures.psychscore.sequences import (ManifestSequences, build_se
                                       read_sequence_manifest, to_grey, write_sequences)
 from humanlike.measures.psychscore.metric import scale_skewness
 from humanlike.measures.psychscore.scales import design_matrix, fit_count_scales, flat_scale_test
+from humanlike.resampling.settings import ResamplingSettings
 
 
 def _pairs(n_classes=6, per_pair=3):
@@ -254,7 +255,7 @@ def test_planted_skewness_is_the_skewness_of_the_planted_scale(population):
 
 
 def test_planted_skewness_recovered(population):
-    result = psychophysical_score(population.judgements, n_resamples=0, random_baseline=False)
+    result = psychophysical_score(population.judgements, settings=ResamplingSettings(n_resamples=0), random_baseline=False)
     humans = result.scales[result.scales["observer"] == "humans"].merge(population.planted, on=["class_a", "class_b"],
                                                                        suffixes=("", "_planted"))
     assert len(humans) == 21
@@ -271,7 +272,7 @@ def scored(population):
     other = simulate_population(_pairs(7, 3), n_observers=3, instance_sd=0.0, seed=77).judgements
     other = other.assign(observer="unrelated", observer_kind="model")
     data = pd.concat([population.judgements, twin, other], ignore_index=True)
-    return data, psychophysical_score(data, n_resamples=200, seed=1)
+    return data, psychophysical_score(data, settings=ResamplingSettings(n_resamples=200, seed=1))
 
 
 def test_observer_with_human_scales_scores_near_one(scored):
@@ -304,7 +305,7 @@ def test_orientation_invariance_under_relabelling(scored):
     flipped.loc[rows, "response"] = flipped.loc[rows, "response"]   # same judgement: stored in presentation order
     flipped.loc[rows, ["class_a", "class_b"]] = flipped.loc[rows, ["class_b", "class_a"]].to_numpy()
     # Rows in presentation order are declared as such (a tidy table is in physical order: issue 22).
-    again = psychophysical_score(to_physical_order(flipped), n_resamples=200, seed=1)
+    again = psychophysical_score(to_physical_order(flipped), settings=ResamplingSettings(n_resamples=200, seed=1))
     pd.testing.assert_frame_equal(again.to_wide(), result.to_wide())
     np.testing.assert_allclose(again.scales["skewness"], result.scales["skewness"], atol=1e-9)
 
@@ -323,12 +324,12 @@ def test_reversed_sequences_flip_skewness(population):
 
 def test_same_seed_same_numbers_and_chunk_independence(scored):
     data, result = scored
-    again = psychophysical_score(data, n_resamples=200, seed=1, chunk=50)
+    again = psychophysical_score(data, settings=ResamplingSettings(n_resamples=200, seed=1), chunk=50)
     # Identical draws; only the batch composition of the linear algebra differs (last-digit rounding),
     # which can move a refit's stopping iteration by one: agreement to the refits' tolerance (1e-8,
     # amplified by the coin flipper's near-zero psi_p).
     np.testing.assert_allclose(again.replicates, result.replicates, rtol=1e-6, atol=1e-9)
-    other = psychophysical_score(data, n_resamples=200, seed=2)
+    other = psychophysical_score(data, settings=ResamplingSettings(n_resamples=200, seed=2))
     assert not np.array_equal(other.replicates, result.replicates)
 
 

@@ -96,7 +96,7 @@ PRESETS = ("default", "paper")
 
 
 def dmc_settings(settings: ResamplingSettings | None = None, *, n_resamples: int | None = None,
-                 level: float | None = None, seed: int | None = None, observer_level: str | None = None,
+                 level: float | None = None, seed=None, observer_level: str | None = None,
                  interval: str | None = None, memory_budget: int | None = None,
                  progress: bool | None = None) -> ResamplingSettings:
     """The one settings object of a DMC run: ``settings`` (default :data:`DEFAULT_SETTINGS`) with the
@@ -117,7 +117,7 @@ def dmc_settings(settings: ResamplingSettings | None = None, *, n_resamples: int
     Raises
     ------
     TypeError
-        When ``settings`` is not a ResamplingSettings or ``seed`` not an integer.
+        When ``settings`` is not a ResamplingSettings.
     ValueError
         On an unknown ``observer_level``.
 
@@ -129,8 +129,6 @@ def dmc_settings(settings: ResamplingSettings | None = None, *, n_resamples: int
     base = DEFAULT_SETTINGS if settings is None else settings
     if not isinstance(base, ResamplingSettings):
         raise TypeError(f"settings must be a ResamplingSettings, not {type(base).__name__}")
-    if seed is not None and not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be a non-negative integer (one stream per key), not {type(seed).__name__}")
     given = dict(n_resamples=n_resamples, level=level, seed=seed, observer_level=observer_level, interval=interval,
                  memory_budget=memory_budget, progress=progress)
     if observer_level is not None and observer_level not in OBSERVER_LEVELS:
@@ -150,14 +148,6 @@ def decision_margin_consistency(
     max_splits: int = 1000,
     bootstrap_splits: int | None = 32,
     settings: ResamplingSettings | None = None,
-    n_resamples: int | None = None,
-    level: float | None = None,
-    seed: int | None = None,
-    observer_level: str | None = None,
-    interval: str | None = None,
-    memory_budget: int | None = None,
-    progress: bool | None = None,
-    chunk: int | None = None,
     validate: bool = True,
 ) -> DMCResult:
     """Decision-margin consistency with bootstrap intervals through the whole aggregation.
@@ -185,13 +175,10 @@ def decision_margin_consistency(
         Splits evaluated per bootstrap resample (a random subset per resample; None = all).
     settings : ResamplingSettings, optional
         The one settings object (resamples, level, interval ``"percentile"``/``"bca"``, observer level, seed,
-        memory budget, progress). Default: 10,000 resamples, ``observer_level="jackknife"``.
-    n_resamples, level, seed, observer_level, interval, memory_budget, progress : optional
-        Replace the corresponding field of ``settings`` (the keyword arguments of earlier versions).
-        ``observer_level``: ``"jackknife"`` (item bootstrap plus the observer jackknife), ``"bootstrap"``
-        (two-level bootstrap, biased for the ceiling) or ``"none"`` (items only); see the module docstring.
-    chunk : int, optional
-        Ignored (kept for compatibility): the engine sizes its chunks from the memory budget.
+        memory budget, progress). Default :data:`DEFAULT_SETTINGS` (10,000 resamples,
+        ``observer_level="jackknife"``; :func:`dmc_settings` builds settings from it). ``observer_level``:
+        ``"jackknife"`` (item bootstrap plus the observer jackknife), ``"bootstrap"`` (two-level bootstrap,
+        biased for the ceiling) or ``"none"`` (items only); see the module docstring.
     validate : bool
         Validate the trial table first.
 
@@ -204,7 +191,8 @@ def decision_margin_consistency(
     Examples
     --------
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> r = decision_margin_consistency(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=200)
+    >>> r = decision_margin_consistency(simulate_benchmark(seed=0), experiments=["sim-blur"],
+    ...                                 settings=dmc_settings(n_resamples=200))
     >>> row = r.table("sim-blur").set_index("group").loc["humans"]
     >>> bool(row["ci_low"] < row["estimate"] < row["ci_high"])
     True
@@ -215,9 +203,7 @@ def decision_margin_consistency(
         raise ValueError("bootstrap_splits must be >= 1 or None")
     if max_splits < 1:
         raise ValueError("max_splits must be >= 1")
-    settings = dmc_settings(settings, n_resamples=n_resamples, level=level, seed=seed,
-                            observer_level=observer_level, interval=interval, memory_budget=memory_budget,
-                            progress=progress)
+    settings = dmc_settings(settings)
     if validate:
         trials = validate_trials(trials)
     sc_trials = trials

@@ -10,9 +10,11 @@ import pandas as pd
 
 from ...trials.schema import condition_mask
 from ..options import add_data_options
+from ...resampling.settings import ResamplingSettings
 from ..options import (
-    add_output_options, add_resampling_options, demo_outputs, emit_json, float_in, int_at_least, load_data,
-    positive_count, probability, resampling_settings, run_outputs, seed_value, show_progress,
+    add_exclusion_options, add_json_option, add_level_option, add_output_options, add_seed_option, add_resampling_options, demo_outputs, emit_json, exclusions_of,
+    exclusions_record, float_in, int_at_least, load_data, positive_count, probability, resampling_settings,
+    run_outputs,
 )
 
 BENCHMARK_COLUMNS = ("observer", "observer_kind", "scope", "metric", "estimate", "ci_low", "ci_high", "n_pairs")
@@ -60,14 +62,13 @@ def register(sub, plan_sub) -> None:
                      help="all unique splits up to this many, else a seeded sample (default %(default)s)")
     dmc.add_argument("--bootstrap-splits", type=positive_count, default=32,
                      help="splits evaluated per bootstrap resample (default %(default)s)")
-    dmc.add_argument("--exclusions", action="store_true",
-                     help="drop the model-vs-human benchmark's excluded conditions first")
     dmc.add_argument("--figure", type=Path,
                      help="write the EC-and-DMC-against-accuracy figure here (png/pdf/svg; runs EC too)")
     dmc.add_argument("--preset", choices=("default", "paper"), default="default",
                      help="'paper': report the published t-intervals as the interval (Alvarez & Konkle); "
                           "default: the bootstrap interval (default %(default)s)")
-    add_resampling_options(dmc, observer_level="jackknife", interval=True)
+    add_resampling_options(dmc, interval=True)
+    add_exclusion_options(dmc)
     add_output_options(dmc, out_default=None)
     dmc.set_defaults(handler=run_dmc_command)
 
@@ -84,7 +85,7 @@ def register(sub, plan_sub) -> None:
                       help="report the trials needed to be within +/- this of the true accuracy")
     plan.add_argument("--probability", type=probability, default=0.95,
                       help="... with this probability (default %(default)s)")
-    plan.add_argument("--level", type=probability, default=0.95, help="level of the sampling interval")
+    add_level_option(plan)
     plan.add_argument("--observers", type=int_at_least(1, 10_000), nargs="+", default=[1, 2, 4, 8, 16, 32], metavar="N",
                       help="numbers of observers for the correlation-with-truth table")
     plan.add_argument("--trials-per-observer", type=positive_count, default=1, help="responses per observer and item")
@@ -101,8 +102,8 @@ def register(sub, plan_sub) -> None:
     plan.add_argument("--condition", help="condition of --data (default: all of the experiment's items)")
     plan.add_argument("--sims", type=int_at_least(2, 100_000), default=200, help="simulated data sets per N (default %(default)s)")
     plan.add_argument("--max-splits", type=positive_count, default=50, help="splits per simulated data set")
-    plan.add_argument("--seed", type=seed_value, default=0)
-    plan.add_argument("--json", action="store_true")
+    add_seed_option(plan)
+    add_json_option(plan)
     plan.set_defaults(handler=run_plan_dmc)
 
 
@@ -129,12 +130,11 @@ def run_dmc_command(args) -> int:
     True
     """
     from .analysis import decision_margin_consistency
-    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
 
-    settings = resampling_settings(args)
-    run = run_outputs(args, settings)
+    settings = dmc_cli_settings(args)
+    run = run_outputs(args, {**settings.to_dict(), "exclusions": exclusions_record(args)})
     trials = load_data(args.data, args, run, getattr(args, "format", "csv"))
-    exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
+    exclusions = exclusions_of(args)
     result = decision_margin_consistency(
         trials, experiments=args.experiment, condition=args.condition, exclusions=exclusions,
         method="spearman" if args.spearman else "pearson", dprime=args.dprime, n_alternatives=args.alternatives,
@@ -153,9 +153,7 @@ def run_dmc_command(args) -> int:
         from .consistency_accuracy import consistency_vs_accuracy
         from .plot import consistency_figure
 
-        comparison = consistency_vs_accuracy(trials, exclusions=exclusions, dmc_result=result,
-                                             n_resamples=settings.n_resamples, level=settings.level,
-                                             seed=settings.seed, observer_level=settings.observer_level)
+        comparison = consistency_vs_accuracy(trials, exclusions=exclusions, dmc_result=result, settings=settings)
         run.figure(consistency_figure(comparison), args.figure)
     run.finish()
     if args.json:
@@ -218,7 +216,8 @@ def format_dmc(result) -> str:
     >>> from humanlike.measures.dmc.analysis import decision_margin_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> text = format_dmc(decision_margin_consistency(trials, experiments=["sim-blur"], n_resamples=0))
+    >>> from humanlike.measures.dmc.analysis import dmc_settings
+    >>> text = format_dmc(decision_margin_consistency(trials, experiments=["sim-blur"], settings=dmc_settings(n_resamples=0)))
     >>> print(text.splitlines()[3])
       human-human ceiling                     0.572 [  nan,   nan]  (3 splits; published t-interval [0.441, 0.703])
     """
@@ -257,8 +256,33 @@ def format_dmc(result) -> str:
 
 # --- benchmark and demo ------------------------------------------------------------------------------
 
-def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | None = None, seed=None, *,
-                       exclusions=None, progress: bool | None = None, settings=None, result=None) -> pd.DataFrame:
+def dmc_cli_settings(args) -> ResamplingSettings:
+    """The DMC settings of a parsed command line: every resampling option the user gave (``--resamples``,
+    ``--level``, ``--seed``, ``--interval``, ``--observer-level``, ``--memory-budget``, ``--workers``), with
+    DMC's own observer level (jackknife) where ``--observer-level`` is not given. ``benchmark`` and ``demo``
+    compute their DMC rows with it too.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed with :func:`~humanlike.measures.options.add_resampling_options`.
+
+    Returns
+    -------
+    ResamplingSettings
+
+    Examples
+    --------
+    >>> import argparse
+    >>> args = argparse.Namespace(resamples=200, level=0.9, seed=1, observer_level=None, quiet=True)
+    >>> s = dmc_cli_settings(args)
+    >>> s.n_resamples, s.observer_level
+    (200, 'jackknife')
+    """
+    return resampling_settings(args, observer_level="jackknife")
+
+
+def dmc_benchmark_rows(trials, *, settings=None, exclusions=None, result=None) -> pd.DataFrame:
     """DMC rows in the benchmark's row format, to append to ``BenchmarkResult.rows``.
 
     Columns observer, observer_kind, scope, metric (``decision_margin_consistency``), estimate, ci_low,
@@ -271,12 +295,11 @@ def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | No
     ----------
     trials : pandas.DataFrame
         The trial table.
-    n_resamples, level, seed, progress : optional
-        Override the fields of ``settings`` (default: the DMC defaults, observer jackknife).
     exclusions : dict, optional
         Conditions to drop per experiment.
     settings : ResamplingSettings, optional
-        The settings of the DMC run.
+        The settings of the DMC run (default :data:`~humanlike.measures.dmc.analysis.DEFAULT_SETTINGS`: the
+        observer jackknife).
     result : DMCResult, optional
         A DMC result already computed (then nothing is recomputed).
 
@@ -289,21 +312,21 @@ def dmc_benchmark_rows(trials, n_resamples: int | None = None, level: float | No
     --------
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> rows = dmc_benchmark_rows(trials, n_resamples=0)
+    >>> from humanlike.measures.dmc.analysis import dmc_settings
+    >>> rows = dmc_benchmark_rows(trials, settings=dmc_settings(n_resamples=0))
     >>> list(rows.columns)
     ['observer', 'observer_kind', 'scope', 'metric', 'estimate', 'ci_low', 'ci_high', 'n_pairs']
     >>> sorted(rows.loc[rows["scope"] == "overall", "observer"])[:2]
     ['humans', 'model-alien']
     """
-    from .analysis import decision_margin_consistency
+    from .analysis import decision_margin_consistency, dmc_settings
     from .kernel import ACCURACY, DMC, MODEL_HUMAN_MEAN
     from ..pairwise import HUMANS, MODEL_MODEL
     from ...trials.schema import TrialTableError
 
     if result is None:
         try:
-            result = decision_margin_consistency(trials, exclusions=exclusions, settings=settings,
-                                                 n_resamples=n_resamples, level=level, seed=seed, progress=progress)
+            result = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_settings(settings))
         except TrialTableError:
             return pd.DataFrame(columns=list(BENCHMARK_COLUMNS))
     s = result.summary
@@ -356,18 +379,17 @@ def demo_extras(trials, args) -> list[Path]:
     ['dmc.csv', 'dmc.json', 'dmc_ranking.png', 'dmc.png']
     """
     from .consistency_accuracy import consistency_vs_accuracy
-    from .analysis import decision_margin_consistency
+    from .analysis import decision_margin_consistency, dmc_settings
     from .plot import consistency_figure, dmc_ranking_figure
 
     out = args.out
     result = getattr(args, "demo_results", {}).get("dmc")
     if result is None:
-        result = decision_margin_consistency(trials, n_resamples=args.resamples, level=args.level, seed=args.seed,
-                                             progress=show_progress(args))
+        result = decision_margin_consistency(trials, settings=dmc_cli_settings(args))
     # The benchmark's EC result (computed once by the demo) is reused, not recomputed.
     comparison = consistency_vs_accuracy(trials, dmc_result=result,
                                          ec_result=getattr(args, "demo_results", {}).get("error_consistency"),
-                                         n_resamples=args.resamples, level=args.level, seed=args.seed)
+                                         settings=dmc_cli_settings(args))
     run = demo_outputs(args)
     return [
         run.add_table(result.summary, "dmc", args.format),

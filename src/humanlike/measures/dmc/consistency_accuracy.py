@@ -11,8 +11,8 @@ import pandas as pd
 from ..ec.metric import UndefinedPolicy
 from ...resampling.intervals import percentile_interval
 from ...resampling.weights import nanmean_quiet
-from ...resampling.settings import DEFAULT_RESAMPLES, ResamplingSettings
-from .analysis import decision_margin_consistency
+from ...resampling.settings import ResamplingSettings
+from .analysis import decision_margin_consistency, dmc_settings
 from .kernel import ACCURACY, DMC, MODEL_HUMAN_MEAN
 from .result import DMCResult
 from ...trials.selection import apply_exclusions
@@ -41,7 +41,8 @@ class ConsistencyComparison:
     Examples
     --------
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=0)
+    >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"],
+    ...                             settings=dmc_settings(n_resamples=0))
     >>> dmc = c.models[c.models["measure"] == "decision_margin_consistency"].set_index("observer")
     >>> round(float(dmc.loc["model-humanlike", "estimate"]), 3), round(float(dmc.loc["model-alien", "estimate"]), 3)
     (0.582, -0.09)
@@ -75,10 +76,7 @@ def consistency_vs_accuracy(
     exclusions: dict[str, tuple[str, ...]] | None = None,
     dmc_result: DMCResult | None = None,
     ec_result=None,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    level: float = 0.95,
-    seed: int = 0,
-    observer_level: str = "jackknife",
+    settings: ResamplingSettings | None = None,
     method: str = "pearson",
     dprime: bool = False,
     policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
@@ -103,10 +101,9 @@ def consistency_vs_accuracy(
         A DMC result to reuse; otherwise computed with the settings below.
     ec_result : ErrorConsistencyResult, optional
         An EC result to reuse (its model-model level then covers the models of that run).
-    n_resamples, level, seed : int, float, int
-        Bootstrap resamples, confidence level and seed of what is computed here.
-    observer_level : {"none", "bootstrap", "jackknife"}
-        How the human observers enter the intervals (both measures).
+    settings : ResamplingSettings, optional
+        Resamples, level, seed and observer level (both measures) of what is computed here; default
+        :data:`~humanlike.measures.dmc.analysis.DEFAULT_SETTINGS` (10,000 resamples, observer jackknife).
     method : {"pearson", "spearman"}
         DMC correlation.
     dprime : bool
@@ -123,7 +120,8 @@ def consistency_vs_accuracy(
     Examples
     --------
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=0)
+    >>> c = consistency_vs_accuracy(simulate_benchmark(seed=0), experiments=["sim-blur"],
+    ...                             settings=dmc_settings(n_resamples=0))
     >>> sorted(c.models["measure"].unique())
     ['decision_margin_consistency', 'error_consistency']
     >>> ec = c.models[c.models["measure"] == "error_consistency"].set_index("observer")
@@ -134,11 +132,10 @@ def consistency_vs_accuracy(
     from ..pairwise import HUMANS as EC_HUMANS
     from ..pairwise import MODEL_MODEL as EC_MODEL_MODEL
 
-    settings = ResamplingSettings(n_resamples=n_resamples, level=level, seed=seed, observer_level=observer_level)
+    settings = dmc_settings(settings)
     if dmc_result is None:
         dmc_result = decision_margin_consistency(
-            trials, experiments=experiments, exclusions=exclusions, n_resamples=n_resamples, level=level,
-            seed=seed, observer_level=observer_level, method=method, dprime=dprime)
+            trials, experiments=experiments, exclusions=exclusions, settings=settings, method=method, dprime=dprime)
     names = dmc_result.experiments if experiments is None else [e for e in dmc_result.experiments if e in experiments]
     s = dmc_result.summary
     s = s[s["level"] == "experiment"]
@@ -195,7 +192,7 @@ def consistency_vs_accuracy(
             mean = float(nanmean_quiet(columns.estimate[None, :], axis=1)[0])
             lo = hi = np.nan
             if columns.replicates.shape[0] > 0:
-                lo, hi = percentile_interval(nanmean_quiet(columns.replicates, axis=1)[:, None], level)
+                lo, hi = percentile_interval(nanmean_quiet(columns.replicates, axis=1)[:, None], settings.level)
                 lo, hi = float(lo[0]), float(hi[0])
             level_rows.append(dict(experiment=experiment, measure="error_consistency", group="model-human (mean)",
                                    estimate=mean, ci_low=lo, ci_high=hi, human_accuracy=h_acc))

@@ -94,7 +94,9 @@ def consistency_figure(comparison: ConsistencyComparison, title: str | None = No
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> from humanlike.measures.dmc.consistency_accuracy import consistency_vs_accuracy
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> fig = consistency_figure(consistency_vs_accuracy(trials, experiments=["sim-blur"], n_resamples=0))
+    >>> from humanlike.measures.dmc.analysis import dmc_settings
+    >>> fig = consistency_figure(consistency_vs_accuracy(trials, experiments=["sim-blur"],
+    ...                                                      settings=dmc_settings(n_resamples=0)))
     >>> len(fig.axes), fig.axes[0].get_title(), fig.axes[1].get_xlabel()
     (2, 'sim-blur', 'accuracy')
     >>> import matplotlib.pyplot as plt
@@ -177,7 +179,8 @@ def dmc_ranking_figure(result: DMCResult, scope: str = "overall", title: str | N
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> from humanlike.measures.dmc.analysis import decision_margin_consistency
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> result = decision_margin_consistency(trials, experiments=["sim-blur"], n_resamples=20)
+    >>> from humanlike.measures.dmc.analysis import dmc_settings
+    >>> result = decision_margin_consistency(trials, experiments=["sim-blur"], settings=dmc_settings(n_resamples=20))
     >>> fig = dmc_ranking_figure(result, scope="sim-blur")
     >>> len(fig.axes[0].get_yticklabels()), fig.axes[0].get_title()
     (5, 'Decision-margin consistency: sim-blur')

@@ -371,7 +371,8 @@ class DMCResult(MeasureResult):
     --------
     >>> from humanlike.measures.dmc.analysis import decision_margin_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> result = decision_margin_consistency(simulate_benchmark(seed=0), experiments=["sim-blur"], n_resamples=20)
+    >>> from humanlike.measures.dmc.analysis import dmc_settings
+    >>> result = decision_margin_consistency(simulate_benchmark(seed=0), experiments=["sim-blur"], settings=dmc_settings(n_resamples=20))
     >>> table = result.table("sim-blur").set_index("group")
     >>> round(float(table.loc["humans", "estimate"]), 3), round(float(table.loc["model-humanlike", "estimate"]), 3)
     (0.684, 0.582)

@@ -9,8 +9,8 @@ import numpy as np
 
 from ..options import add_data_options
 from ..options import (
-    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, positive_count,
-    resampling_settings, run_outputs,
+    add_exclusion_options, add_output_options, add_resampling_options, emit_json, exclusions_of,
+    exclusions_record, float_in, int_at_least, load_data, positive_count, resampling_settings, run_outputs,
 )
 
 
@@ -78,11 +78,10 @@ def register(sub, plan_sub) -> None:
                     help="two-category data: 'split' treats each pass as an observer (double-pass self-DVC)")
     ch.add_argument("--correction", type=float_in(0, 10), default=0.5,
                     help="added to empty cells of a 2x2 table (default %(default)s; 0 = plain ML)")
-    ch.add_argument("--exclusions", action="store_true",
-                    help="drop the model-vs-human benchmark's excluded conditions first")
     ch.add_argument("--pairs", action="store_true", help="benchmark data: also every pair's interval")
     ch.add_argument("--figure", type=Path, help="write the group figure here (benchmark data)")
     add_resampling_options(ch)
+    add_exclusion_options(ch)
     add_output_options(ch, out_default=None)
     ch.set_defaults(handler=run_choices)
 
@@ -183,10 +182,9 @@ def run_choices(args) -> int:
     True
     """
     from .choices import choice_dvc, latent_correctness_correlation, margin_probit_correlation
-    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
     from ...trials.schema import TrialTableError
 
-    run = run_outputs(args, resampling_settings(args))
+    run = run_outputs(args, {**resampling_settings(args).to_dict(), "exclusions": exclusions_record(args)})
     trials = load_data(args.data, args, run, getattr(args, "format", "csv"))
     if args.experiment:
         unknown = sorted(set(args.experiment) - set(trials["experiment"]))
@@ -210,7 +208,7 @@ def run_choices(args) -> int:
         return 0
     if (n_labels == 2).any():
         raise TrialTableError("mix of two-category and multi-class experiments; choose with --experiment")
-    exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
+    exclusions = exclusions_of(args)
     tetra = latent_correctness_correlation(trials, exclusions=exclusions, zero_cell_correction=args.correction,
                                            pair_intervals=args.pairs, settings=settings, validate=False)
     scope = args.experiment[0] if args.experiment and len(args.experiment) == 1 else "overall"

@@ -25,10 +25,9 @@ from ...trials.schema import TrialTableError
 from ...trials.selection import select_trials
 from ...trials.sources import experiments_scored
 from .metric import UndefinedPolicy, correctness_counts, kappa_reason
-from ...resampling.engine import bootstrap, progress_bar
+from ...resampling.engine import bootstrap
 from ...stats.ranking import ranking_stability
 from ...resampling.results import Resampled
-from ...resampling.rng import SeedLike
 from ...resampling.settings import ResamplingSettings
 from .significance import ec_test_beta_posterior, ec_test_exact
 from .result import PAIR_INTERVALS, ErrorConsistencyResult
@@ -40,93 +39,10 @@ from ..pairwise import (
 __all__ = [
     "HUMANS", "MODEL_MODEL", "METRICS", "REASON_ALL_UNDEFINED", "REASON_NO_PAIRS",
     "ErrorConsistencyResult", "ec_design", "error_consistency",
-    "pair_measures", "resampling_settings_from",
+    "pair_measures",
 ]
 
 METRICS = ("error_consistency", "observed_consistency", "accuracy_difference")
-# Kept for measures/dmc/analysis.py until it uses humanlike.resampling.engine.progress_bar (issue 7).
-_progress = progress_bar
-
-def resampling_settings_from(settings: ResamplingSettings | None = None, *, n_resamples: int | None = None,
-                             level: float | None = None, seed: SeedLike | str = "unset", interval: str | None = None,
-                             resample_observers: bool | None = None, observer_level: str | None = None,
-                             memory_budget: int | None = None, progress: bool | None = None,
-                             chunk: int | None = None) -> ResamplingSettings:
-    """One :class:`~humanlike.resampling.settings.ResamplingSettings` from ``settings`` and the older keywords.
-
-    Keywords that are given override ``settings``; ``resample_observers=True`` means
-    ``observer_level="bootstrap"``. A ``numpy.random.Generator`` or ``SeedSequence`` seed is turned into the
-    integer seed it yields (recorded in the settings, so the run can be repeated); ``seed=None`` draws one
-    from fresh entropy. ``chunk`` is accepted for compatibility and ignored: the memory budget sets the chunks,
-    which never change a number.
-
-    Parameters
-    ----------
-    settings : ResamplingSettings, optional
-        The starting settings (default: ``ResamplingSettings()``).
-    n_resamples, level, interval, observer_level, memory_budget, progress : optional
-        Override the field of the same name when given.
-    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
-        The root seed; the default ``"unset"`` keeps the settings' seed.
-    resample_observers : bool, optional
-        The older spelling of ``observer_level`` (``True``: ``"bootstrap"``, ``False``: ``"none"``).
-    chunk : int, optional
-        Ignored, with a ``DeprecationWarning``.
-
-    Returns
-    -------
-    ResamplingSettings
-        ``settings`` with the given fields replaced (``settings`` itself when nothing is given).
-
-    Raises
-    ------
-    ValueError
-        When ``resample_observers`` contradicts ``observer_level``, or the seed is not a non-negative integer,
-        Generator, SeedSequence or None.
-
-    Examples
-    --------
-    >>> resampling_settings_from(n_resamples=500, resample_observers=True).observer_level
-    'bootstrap'
-    """
-    base = settings if settings is not None else ResamplingSettings()
-    changes: dict = {}
-    if n_resamples is not None:
-        changes["n_resamples"] = int(n_resamples)
-    if level is not None:
-        changes["level"] = float(level)
-    if not (isinstance(seed, str) and seed == "unset"):
-        changes["seed"] = _integer_seed(seed)
-    if interval is not None:
-        changes["interval"] = interval
-    if resample_observers is not None and observer_level is not None and resample_observers != (
-            observer_level == "bootstrap"):
-        raise ValueError(f"resample_observers={resample_observers} contradicts observer_level={observer_level!r}")
-    if observer_level is not None:
-        changes["observer_level"] = observer_level
-    elif resample_observers is not None:
-        changes["observer_level"] = "bootstrap" if resample_observers else "none"
-    if memory_budget is not None:
-        changes["memory_budget"] = int(memory_budget)
-    if progress is not None:
-        changes["progress"] = bool(progress)
-    if chunk is not None:
-        warnings.warn("'chunk' is ignored: the memory budget sets the chunks (which never change a number)",
-                      DeprecationWarning, stacklevel=3)
-    return replace(base, **changes) if changes else base
-
-
-def _integer_seed(seed: SeedLike) -> int:
-    """The non-negative integer root seed the engine uses, from an int, Generator, SeedSequence or None."""
-    if isinstance(seed, np.random.Generator):
-        return int(seed.integers(0, 2**63 - 1))
-    if isinstance(seed, np.random.SeedSequence):
-        return int(seed.generate_state(1, np.uint64)[0] >> np.uint64(1))
-    if seed is None:
-        return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, a Generator or a SeedSequence, not {seed!r}")
-    return int(seed)
 
 
 def ec_design(trials: pd.DataFrame) -> Design:
@@ -336,15 +252,6 @@ def error_consistency(
     pair_interval: str = "profile",
     p_value: str = "exact",
     validate: bool = True,
-    n_resamples: int | None = None,
-    level: float | None = None,
-    seed: SeedLike | str = "unset",
-    interval: str | None = None,
-    resample_observers: bool | None = None,
-    observer_level: str | None = None,
-    memory_budget: int | None = None,
-    progress: bool | None = None,
-    chunk: int | None = None,
 ) -> ErrorConsistencyResult:
     """Pairwise error consistency with bootstrap intervals through the whole aggregation.
 
@@ -360,8 +267,8 @@ def error_consistency(
     exclusions : dict, optional
         ``{experiment: conditions}`` to drop first (:data:`~humanlike.trials.selection.MODELVSHUMAN_EXCLUSIONS` for the benchmark).
     settings : ResamplingSettings, optional
-        Resamples, level, interval method, observer level, seed, memory budget, progress. The keywords below
-        override single fields (see :func:`resampling_settings_from`).
+        Resamples, level, interval method, observer level, seed, memory budget, progress (default
+        ``ResamplingSettings()``).
     policy : {"strict", "model-vs-human"}
         What kappa is where it is undefined (:class:`~humanlike.measures.ec.metric.UndefinedPolicy`).
     pair_intervals : bool
@@ -377,9 +284,6 @@ def error_consistency(
         the simulation tests use the settings' seed).
     validate : bool
         Validate the trial table first.
-    n_resamples, level, seed, interval, resample_observers, observer_level, memory_budget, progress, chunk
-        The older keyword form of ``settings`` (``resample_observers=True`` is ``observer_level="bootstrap"``;
-        ``chunk`` is ignored).
 
     Returns
     -------
@@ -388,14 +292,13 @@ def error_consistency(
     Examples
     --------
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> r = error_consistency(simulate_benchmark(seed=0), n_resamples=200, seed=1)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = error_consistency(simulate_benchmark(seed=0), settings=ResamplingSettings(n_resamples=200, seed=1))
     >>> row = r.table("error_consistency").set_index("group").loc["humans"]
     >>> bool(row["ci_low"] < row["estimate"] < row["ci_high"])
     True
     """
-    settings = resampling_settings_from(settings, n_resamples=n_resamples, level=level, seed=seed, interval=interval,
-                                        resample_observers=resample_observers, observer_level=observer_level,
-                                        memory_budget=memory_budget, progress=progress, chunk=chunk)
+    settings = ResamplingSettings() if settings is None else settings
     policy = UndefinedPolicy(policy)
     if p_value not in P_VALUE_METHODS:
         raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, not {p_value!r}")

@@ -16,7 +16,6 @@ import pandas as pd
 from .metric import UndefinedPolicy
 from ...stats.ranking import RankingStability
 from ...resampling.results import Resampled
-from ...resampling.rng import SeedLike
 from ...resampling.settings import ResamplingSettings
 from .result import ErrorConsistencyResult
 from .analysis import error_consistency
@@ -49,7 +48,8 @@ class BenchmarkResult(MeasureResult):
     --------
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0)
-    >>> result = run_benchmark(trials, exclusions=None, experiments=["sim-noise"], n_resamples=20, seed=0)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = run_benchmark(trials, exclusions=None, experiments=["sim-noise"], settings=ResamplingSettings(n_resamples=20, seed=0))
     >>> sorted(result.rows["scope"].unique())
     ['overall', 'sim-noise']
     >>> humans = result.rows.query("observer == 'humans' and scope == 'overall'").set_index("metric")
@@ -176,14 +176,6 @@ def run_benchmark(
     settings: ResamplingSettings | None = None,
     policy: UndefinedPolicy | str = UndefinedPolicy.STRICT,
     experiments: list[str] | None = None,
-    n_resamples: int | None = None,
-    level: float | None = None,
-    seed: SeedLike | str = "unset",
-    interval: str | None = None,
-    resample_observers: bool | None = None,
-    observer_level: str | None = None,
-    memory_budget: int | None = None,
-    progress: bool | None = None,
     validate: bool = True,
     p_value: str = "exact",
 ) -> BenchmarkResult:
@@ -197,8 +189,7 @@ def run_benchmark(
         Defaults to the benchmark's table (:data:`MODELVSHUMAN_EXCLUSIONS`); ``None`` keeps every condition
         (e.g. for simulated data).
     settings : ResamplingSettings, optional
-        The one settings object; the keywords ``n_resamples`` ... ``progress`` override single fields (see
-        :func:`~humanlike.measures.ec.analysis.resampling_settings_from`).
+        The one settings object (default ``ResamplingSettings()``).
     policy : {"strict", "model-vs-human"}
         ``"model-vs-human"`` reproduces the benchmark code's kappa exactly (observed agreement 1 gives 1);
         the default skips undefined kappas.
@@ -217,13 +208,12 @@ def run_benchmark(
     Examples
     --------
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> result = run_benchmark(simulate_benchmark(seed=0), exclusions=None, n_resamples=100)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = run_benchmark(simulate_benchmark(seed=0), exclusions=None, settings=ResamplingSettings(n_resamples=100))
     >>> sorted(result.rows["metric"].unique())[:2]
     ['accuracy_difference', 'error_consistency']
     """
     details = error_consistency(
-        trials, experiments=experiments, exclusions=exclusions, settings=settings, policy=policy,
-        n_resamples=n_resamples, level=level, seed=seed, interval=interval, resample_observers=resample_observers,
-        observer_level=observer_level, memory_budget=memory_budget, progress=progress, validate=validate,
+        trials, experiments=experiments, exclusions=exclusions, settings=settings, policy=policy, validate=validate,
         p_value=p_value)
     return BenchmarkResult(_benchmark_rows(details), details.ranking, details)

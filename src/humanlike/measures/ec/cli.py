@@ -14,7 +14,8 @@ from .analysis import P_VALUE_METHODS
 from ...resampling.settings import ResamplingSettings
 from ..options import add_data_options
 from ..options import (
-    StageProgress, add_output_options, add_resampling_options, emit_json, float_in, int_at_least,
+    StageProgress, add_exclusion_options, add_json_option, add_level_option, add_output_options,
+    add_resampling_options, add_seed_option, emit_json, exclusions_of, exclusions_record, float_in, int_at_least,
     load_data_with_sources, probability, record_sources, resampling_settings, run_outputs, seed_value,
     show_progress, with_sources,
 )
@@ -53,8 +54,6 @@ def register(sub, plan_sub) -> None:
     bench.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
     add_data_options(bench)
     _add_ec_options(bench)
-    bench.add_argument("--no-exclusions", action="store_true",
-                       help="keep every condition (default: the benchmark's exclusion table)")
     bench.set_defaults(handler=run_benchmark_command)
 
     ec = sub.add_parser("ec", help="pairwise error consistency per experiment, with intervals and p-values")
@@ -83,15 +82,16 @@ def register(sub, plan_sub) -> None:
     plan.add_argument("--compare-accuracy", type=probability, help="second model's accuracy (default: A2)")
     plan.add_argument("--power", type=probability, default=0.8, help="target power (default 0.8)")
     plan.add_argument("--alpha", type=probability, default=0.05)
-    plan.add_argument("--level", type=probability, default=0.95)
+    add_level_option(plan)
     plan.add_argument("--method", choices=("analytic", "simulation"), default="analytic")
-    plan.add_argument("--seed", type=seed_value, default=0)
-    plan.add_argument("--json", action="store_true")
+    add_seed_option(plan)
+    add_json_option(plan)
     plan.set_defaults(handler=run_plan_ec)
 
 
 def _add_ec_options(parser: argparse.ArgumentParser) -> None:
     add_resampling_options(parser)
+    add_exclusion_options(parser)
     add_output_options(parser, out_default=None)
     parser.add_argument("--policy", choices=("strict", "model-vs-human"), default=None,
                         help="undefined kappa: 'strict' (NaN, skipped in means; default) or the benchmark's rule")
@@ -210,8 +210,8 @@ def with_dmc_rows(result, trials, args, exclusions):
     from ...trials.schema import TrialTableError
 
     try:
-        dmc = decision_margin_consistency(trials, exclusions=exclusions, n_resamples=args.resamples,
-                                          level=args.level, seed=args.seed, progress=show_progress(args))
+        # every resampling option the user gave (DMC's own observer jackknife unless --observer-level is given)
+        dmc = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_cli.dmc_cli_settings(args))
     except TrialTableError:
         return result
     getattr(args, "demo_results", {})["dmc"] = dmc
@@ -267,7 +267,8 @@ def format_overall(result) -> str:
     >>> from humanlike.measures.ec.benchmark import run_benchmark
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> text = format_overall(run_benchmark(trials, exclusions=None, n_resamples=0))
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> text = format_overall(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=0)))
     >>> for line in text.splitlines()[:3]:
     ...     print(line)
     observer                                 error consistency                OOD accuracy
@@ -333,20 +334,18 @@ def run_benchmark_command(args) -> int:
     True
     """
     from .benchmark import run_benchmark
-    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
 
-    run = run_outputs(args, ec_settings(args))
+    run = run_outputs(args, {**ec_settings(args).to_dict(), "exclusions": exclusions_record(args)})
     progress = StageProgress(args, "benchmark", ["load data", "error consistency", "decision margins", "write"])
     try:
         progress.stage("load data")
         trials, sources = load_data_with_sources(args.data, args)   # validated by the loader
         policy, p_value = ec_choices(args)
         progress.stage("error consistency")
-        result = run_benchmark(trials, exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS,
-                               settings=ec_settings(args), policy=policy, p_value=p_value, validate=False)
+        result = run_benchmark(trials, exclusions=exclusions_of(args), settings=ec_settings(args), policy=policy,
+                               p_value=p_value, validate=False)
         progress.stage("decision margins")
-        result = with_dmc_rows(result, trials, args,
-                               exclusions=None if args.no_exclusions else MODELVSHUMAN_EXCLUSIONS)
+        result = with_dmc_rows(result, trials, args, exclusions=exclusions_of(args))
         progress.stage("write")
         board = _leaderboard_or_none(result)
         document = with_sources(result.to_json_dict(), sources)
@@ -415,11 +414,11 @@ def run_ec_command(args) -> int:
     """
     from .analysis import error_consistency
 
-    run = run_outputs(args, ec_settings(args))
+    run = run_outputs(args, {**ec_settings(args).to_dict(), "exclusions": exclusions_record(args)})
     trials, sources = load_data_with_sources(args.data, args)   # validated by the loader
     policy, p_value = ec_choices(args)
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
-                               settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,
+                               exclusions=exclusions_of(args), settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,
                                pair_interval=args.pair_interval, validate=False)
     experiments = result.settings["experiments"]
     doc = with_sources(result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
@@ -464,7 +463,8 @@ def format_ec(result) -> str:
     >>> from humanlike.measures.ec.analysis import error_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> text = format_ec(error_consistency(trials, experiments=["sim-blur"], n_resamples=0))
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> text = format_ec(error_consistency(trials, experiments=["sim-blur"], settings=ResamplingSettings(n_resamples=0)))
     >>> for line in text.splitlines()[1:4]:
     ...     print(line)
     experiment sim-blur

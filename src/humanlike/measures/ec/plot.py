@@ -48,7 +48,8 @@ def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency wi
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> from humanlike.measures.ec.benchmark import run_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> fig = benchmark_figure(run_benchmark(trials, exclusions=None, n_resamples=20))
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> fig = benchmark_figure(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=20)))
     >>> len(fig.axes), fig.axes[1].get_xlabel()
     (2, 'OOD accuracy')
     >>> len(fig.axes[0].get_yticklabels())   # the five simulated models
@@ -166,7 +167,8 @@ def ranking_figure(ranking, title: str = "Rank stability under resampling"):
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> from humanlike.measures.ec.benchmark import run_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> fig = ranking_figure(run_benchmark(trials, exclusions=None, n_resamples=20).ranking)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> fig = ranking_figure(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=20)).ranking)
     >>> len(fig.axes), len(fig.axes[0].get_yticklabels())
     (1, 5)
     >>> import matplotlib.pyplot as plt
@@ -206,7 +208,8 @@ def pairwise_figure(result, experiment: str):
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> from humanlike.measures.ec.analysis import error_consistency
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> result = error_consistency(trials, experiments=["sim-blur"], n_resamples=0, pair_intervals=True)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = error_consistency(trials, experiments=["sim-blur"], settings=ResamplingSettings(n_resamples=0), pair_intervals=True)
     >>> fig = pairwise_figure(result, "sim-blur")
     >>> len(fig.axes[0].get_xticklabels())   # 4 humans + 5 models
     9

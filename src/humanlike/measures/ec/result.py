@@ -227,7 +227,8 @@ class ErrorConsistencyResult(MeasureResult):
     --------
     >>> from humanlike.measures.ec.analysis import error_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> result = error_consistency(simulate_benchmark(seed=0), experiments=["sim-noise"], n_resamples=20, seed=0,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = error_consistency(simulate_benchmark(seed=0), experiments=["sim-noise"], settings=ResamplingSettings(n_resamples=20, seed=0),
     ...                            pair_intervals=True)
     >>> humans = result.table().set_index("group").loc["humans"]
     >>> round(float(humans["estimate"]), 3), int(humans["n_pairs"])  # mean EC over the 15 human pairs

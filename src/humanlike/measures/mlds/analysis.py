@@ -3,7 +3,7 @@ bootstrap intervals and the goodness-of-fit tests where asked.
 
 >>> from humanlike.measures.mlds.simulate import simulate_judgements
 >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)
->>> results = analyse_mlds(table, bootstrap=200, seed=1)
+>>> results = analyse_mlds(table, settings=ResamplingSettings(n_resamples=200, seed=1))
 >>> round(float(results[0].sigma), 3) > 0, list(results.scale_table().columns)[:4]
 (True, ['observer', 'scale_id', 'level', 'stimulus'])
 """
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ...resampling.settings import ResamplingSettings
 from ...trials.judgements import validate_judgements
 from .fit import METHODS, MldsFit, fit_mlds
 from .glm import LINKS
@@ -24,6 +25,8 @@ from ...resampling.results import Resampled
 from .diagnostics import (MldsBootstrap, RunsDiagnostics, SixPointTest, bootstrap_mlds,
                                       runs_diagnostics, six_point_test)
 
+#: The default settings of :func:`analyse_mlds`: no parametric bootstrap, level 0.95, seed 0.
+DEFAULT_SETTINGS = ResamplingSettings(n_resamples=0)
 
 @dataclass
 class MldsResult(MeasureResult):
@@ -53,7 +56,7 @@ class MldsResult(MeasureResult):
     >>> import numpy as np
     >>> from humanlike.measures.mlds.simulate import simulate_judgements
     >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)  # 105 quadruples
-    >>> results = analyse_mlds(table, bootstrap=20, seed=1)
+    >>> results = analyse_mlds(table, settings=ResamplingSettings(n_resamples=20, seed=1))
     >>> result = results[0]
     >>> result.observer, result.scale_id, result.standard_scale.round(3).tolist()
     ('simulated', 'scale', [0.0, 0.074, 0.131, 0.233, 0.421, 0.667, 1.0])
@@ -70,6 +73,7 @@ class MldsResult(MeasureResult):
     notes: list = field(default_factory=list)
     measure = "mlds"
     scope_label = "scale_id"
+    settings: dict | None = None
     group_label = "observer"
 
     def __getattr__(self, name):
@@ -179,14 +183,15 @@ class MldsResult(MeasureResult):
 class MldsResults(list, MeasureResult):
     """The results of :func:`analyse_mlds`, one per (observer, scale), with tidy and JSON views.
 
-    A list of :class:`MldsResult`, sorted by observer and scale id.
+    A list of :class:`MldsResult`, sorted by observer and scale id; :attr:`settings` records the settings
+    of the run (its seed the normalised int that reproduces it).
 
     Examples
     --------
     >>> import numpy as np
     >>> from humanlike.measures.mlds.simulate import simulate_judgements
     >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)  # 105 quadruples
-    >>> results = analyse_mlds(table, bootstrap=20, seed=1)
+    >>> results = analyse_mlds(table, settings=ResamplingSettings(n_resamples=20, seed=1))
     >>> len(results), results.scale_table().shape, results.to_frame().shape
     (1, (7, 11), (15, 10))
     """
@@ -231,13 +236,16 @@ class MldsResults(list, MeasureResult):
         Returns
         -------
         dict
-            ``{"results": [MldsResult.to_json_dict(), ...]}``.
+            ``{"results": [MldsResult.to_json_dict(), ...], "settings": {...}}`` (settings when recorded).
         """
-        return {"results": [r.to_json_dict() for r in self]}
+        out = {"results": [r.to_json_dict() for r in self]}
+        if self.settings is not None:
+            out["settings"] = self.settings
+        return out
 
 
-def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "glm", bootstrap: int = 0,
-                 six_point: int = 0, runs: int = 0, seed: int = 0, level: float = 0.95,
+def analyse_mlds(table: pd.DataFrame, *, settings: ResamplingSettings | None = None, link: str = "probit",
+                 method: str = "glm", six_point: int = 0, runs: int = 0,
                  observer: str | Sequence[str] | None = None, scale: str | Sequence[str] | None = None,
                  penalty: str | None = None, separated_replicates: str = "exclude") -> MldsResults:
     """Fit a difference scale per (observer, scale) of a judgement table, with optional diagnostics.
@@ -250,12 +258,13 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
         The link of the binomial model.
     method : {"glm", "optim", "power"}
         How the scale is fitted (see :func:`humanlike.measures.mlds.fit.fit_mlds`).
-    bootstrap, six_point, runs : int
-        Simulations for the parametric bootstrap, the six-point test and the runs test (0: skip).
-    seed : int
-        One seed for all simulations (each diagnostic and group has its own stream).
-    level : float
-        Interval level.
+    settings : ResamplingSettings, optional
+        ``n_resamples``: parametric bootstrap refits (0, the default of :data:`DEFAULT_SETTINGS`: none);
+        ``level``: interval level; ``seed``: one seed for all simulations (each diagnostic and group has its
+        own stream); ``memory_budget``: memory of one chunk of refits. The refits simulate from the fit
+        (percentile intervals, no observer level).
+    six_point, runs : int
+        Simulations for the six-point test and the runs test (0: skip).
     observer, scale : str or list of str, optional
         Keep only these observers / scale ids.
     penalty : {None, "firth"}
@@ -280,7 +289,7 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
     >>> import numpy as np
     >>> from humanlike.measures.mlds.simulate import simulate_judgements
     >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)  # 105 quadruples
-    >>> results = analyse_mlds(table, bootstrap=20, seed=1)
+    >>> results = analyse_mlds(table, settings=ResamplingSettings(n_resamples=20, seed=1))
     >>> low, high = results[0].intervals()["sigma"]
     >>> bool(low < results[0].sigma < high)
     True
@@ -289,7 +298,9 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
         raise ValueError(f"unknown link {link!r}; use one of {LINKS}")
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; use one of {METHODS}")
-    for name, value in (("bootstrap", bootstrap), ("six_point", six_point), ("runs", runs)):
+    settings = DEFAULT_SETTINGS if settings is None else settings
+    bootstrap, seed, level = settings.n_resamples, settings.seed, settings.level
+    for name, value in (("six_point", six_point), ("runs", runs)):
         if value < 0 or value == 1:
             raise ValueError(f"{name} must be 0 (skip) or at least 2 simulations, got {value}")
     frame = validate_judgements(table)
@@ -302,6 +313,8 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
             raise ValueError(f"{column}(s) {missing} not in the data; present: {sorted(frame[column].unique())}")
         frame = frame[frame[column].isin(keep)]
     results = MldsResults()
+    results.settings = dict(n_resamples=settings.n_resamples, level=settings.level, seed=settings.seed,
+                            six_point=six_point, runs=runs)
     for (obs, sid), group in frame.groupby(["observer", "scale"], sort=True):
         key = (str(obs), str(sid))  # every group draws from its own stream of the one seed
         fit = fit_mlds(group, link=link, method=method, penalty=penalty)
@@ -315,7 +328,7 @@ def analyse_mlds(table: pd.DataFrame, *, link: str = "probit", method: str = "gl
             result.notes.append(f"no diagnostics: the glm fit is {glm.status!r} ({glm.reason})")
         if usable and bootstrap:
             result.bootstrap = bootstrap_mlds(glm, bootstrap, seed=seed, level=level, key=key,
-                                              separated=separated_replicates)
+                                              separated=separated_replicates, memory_budget=settings.memory_budget)
         if usable and six_point:
             if np.any(glm.levels[:, 3] == 0):
                 result.notes.append("no six-point test: it is defined for quadruples, this scale has triads")

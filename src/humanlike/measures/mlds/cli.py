@@ -7,7 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..options import bounded_resample_count, confidence_level, emit_json, run_outputs, seed_value
+from ..options import (
+    RESAMPLES_DEFAULT_EXCEPTIONS, add_output_options, add_resampling_options, bounded_resample_count, emit_json,
+    resampling_settings, run_outputs,
+)
 
 # Every bootstrap draw / simulation refits the scale (milliseconds each): 100,000 is minutes, 1e8 days.
 REFITS = bounded_resample_count(100_000, "each one refits the scale")
@@ -44,20 +47,19 @@ def register(sub, plan_sub) -> None:
     mlds.add_argument("--link", choices=("probit", "logit", "cauchit"), default="probit")
     mlds.add_argument("--method", choices=("glm", "optim", "power"), default="glm",
                       help="glm (R's default), optim (psi_1 = 0, psi_p = 1, sigma free) or a power-function scale")
-    mlds.add_argument("--bootstrap", type=REFITS, default=0, metavar="N", help="parametric bootstrap refits")
     mlds.add_argument("--six-point", type=REFITS, default=0, metavar="N", help="six-point test simulations")
     mlds.add_argument("--runs", type=REFITS, default=0, metavar="N",
                       help="runs test / residual envelope simulations")
-    mlds.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same numbers)")
-    mlds.add_argument("--level", type=confidence_level, default=0.95, help="interval level (default %(default)s)")
     mlds.add_argument("--observer", action="append", metavar="O", help="only this observer (repeatable)")
     mlds.add_argument("--firth", action="store_true",
                       help="separated (deterministic) data: report a Firth-penalised scale, flagged, instead of NaN")
     mlds.add_argument("--keep-separated", action="store_true",
                       help="bootstrap: keep separated replicates where IRLS stopped, as R's boot.mlds "
                            "(default: leave them out and report their share)")
-    mlds.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
-    mlds.add_argument("--table", type=Path, help="write the per-level table here (csv/parquet/json)")
+    # --resamples: parametric bootstrap refits (default 0: each one refits the scale)
+    add_resampling_options(mlds, interval=False, observer_level=False, workers=False, resamples_type=REFITS,
+                           resamples_default=RESAMPLES_DEFAULT_EXCEPTIONS["mlds"][0])
+    add_output_options(mlds, out_default=None)
     mlds.add_argument("--figure", type=Path, help="write the scale figure here (png/pdf/svg)")
     mlds.set_defaults(handler=run_mlds)
 
@@ -86,18 +88,20 @@ def run_mlds(args) -> int:
     from ...trials.judgements import load_judgements, validate_judgements
     from ...web.sources import read_sources  # also a `humanlike serve` study folder or database URL
 
-    run = run_outputs(args)  # no output folder, so no manifest: the paths are checked first, and told apart
+    settings = resampling_settings(args)
+    run = run_outputs(args, {**settings.to_dict(), "six_point": args.six_point, "runs": args.runs,
+                             "separated_replicates": "keep" if args.keep_separated else "exclude"})
     table = read_sources(args.files, load_judgements, validate_judgements)
-    results = analyse_mlds(table, link=args.link, method=args.method, bootstrap=args.bootstrap,
-                           six_point=args.six_point, runs=args.runs, seed=args.seed, level=args.level,
-                           observer=args.observer, penalty="firth" if args.firth else None,
+    results = analyse_mlds(table, settings=settings, link=args.link, method=args.method, six_point=args.six_point,
+                           runs=args.runs, observer=args.observer, penalty="firth" if args.firth else None,
                            separated_replicates="keep" if args.keep_separated else "exclude")
-    if args.table:
-        run.table(results.scale_table(), args.table)
+    if args.out is not None:
+        run.add_table(results.scale_table(), "mlds", args.format)
     if args.figure:
         from .plot import mlds_scale_figure
 
         run.figure(mlds_scale_figure(results), args.figure)
+    run.finish()
     if args.json:
         emit_json(results.to_json_dict())
         return 0

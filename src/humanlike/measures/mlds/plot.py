@@ -39,9 +39,10 @@ def mlds_scale_figure(results: MldsResults, *, standard: bool = True, ncols: int
     --------
     >>> import numpy as np
     >>> from humanlike.measures.mlds.analysis import analyse_mlds
+    >>> from humanlike.resampling.settings import ResamplingSettings
     >>> from humanlike.measures.mlds.simulate import simulate_judgements
     >>> table = simulate_judgements(np.linspace(0, 1, 7) ** 2, 0.15, repeats=3, seed=0)
-    >>> fig = mlds_scale_figure(analyse_mlds(table, bootstrap=50, seed=1))
+    >>> fig = mlds_scale_figure(analyse_mlds(table, settings=ResamplingSettings(n_resamples=50, seed=1)))
     >>> len(fig.axes), fig.axes[0].get_ylabel()
     (1, 'difference scale (standard)')
     >>> import matplotlib.pyplot as plt

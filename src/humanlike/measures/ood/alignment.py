@@ -26,7 +26,7 @@ from ...resampling.weights import nanmean_quiet
 from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
 from .alignment_kernel import AlignmentKernel, alignment_design
-from .common import METRICS, class_names, families_for, resolve_settings
+from .common import METRICS, class_names, families_for
 from ..contract import MeasureResult
 from ..pairwise import HUMANS
 
@@ -251,7 +251,8 @@ class OODAlignment(MeasureResult):
     >>> trials = simulate_benchmark(seed=0)
     >>> trials = trials[trials["experiment"] == "sim-noise"]
     >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)
-    >>> alignment = ood_alignment(trials, spectrum, n_resamples=20, seed=0)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> alignment = ood_alignment(trials, spectrum, settings=ResamplingSettings(n_resamples=20, seed=0))
     >>> ranked = alignment.regime_ratios.set_index("model")
     >>> ranked["rank"].idxmin(), round(float(ranked.loc["model-alien", "ratio"]), 3)
     ('model-humanlike', 0.255)
@@ -390,9 +391,6 @@ def ood_alignment(
     *,
     families: Mapping[str, str] | None = None,
     settings: ResamplingSettings | None = None,
-    n_resamples: int | None = None,
-    level: float | None = None,
-    seed=None,
     policy="strict",
     ma_undefined: str = "nan",
     cled_alpha: float = 0.5,
@@ -400,7 +398,6 @@ def ood_alignment(
     cled_log_base: float | None = None,
     cled_weighting: str = "errors",
     na_as_class: bool = False,
-    chunk_elements: int | None = None,  # noqa: ARG001 - kept for old callers; the memory budget decides now
     validate: bool = True,
     setup: AlignmentSetup | None = None,
 ) -> OODAlignment:
@@ -416,7 +413,7 @@ def ood_alignment(
         ``{model: family}``; default :data:`humanlike.measures.ood.common.DEFAULT_FAMILIES`.
     settings : ResamplingSettings, optional
         Resamples, level, interval (percentile / BCa), observer level (none / bootstrap / jackknife), seed,
-        memory budget, progress. ``n_resamples``, ``level`` and ``seed`` override it (older keywords).
+        memory budget, progress (default ``ResamplingSettings()``).
     policy, ma_undefined, cled_alpha, cled_mixture, cled_log_base, cled_weighting
         See :class:`humanlike.measures.ood.alignment_sums.AlignmentOptions`.
     na_as_class : bool
@@ -438,12 +435,13 @@ def ood_alignment(
     >>> t = simulate_benchmark(seed=0)
     >>> t = t[t["experiment"] == t["experiment"].iloc[0]]
     >>> sp = ood_spectrum(t, {t["experiment"].iloc[0]: sorted(t["condition"].unique())[0]}, n_observer_resamples=0)
-    >>> al = ood_alignment(t, sp, n_resamples=20)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> al = ood_alignment(t, sp, settings=ResamplingSettings(n_resamples=20))
     >>> {"ec", "ma", "cled", "ratio"} <= set(al.groups.columns)
     True
     """
     options = AlignmentOptions(policy, ma_undefined, cled_alpha, cled_mixture, cled_log_base, cled_weighting)
-    settings = resolve_settings(settings, n_resamples=n_resamples, level=level, seed=seed)
+    settings = ResamplingSettings() if settings is None else settings
     if setup is None:
         setup = alignment_setup(trials, policy=policy, ma_undefined=ma_undefined, cled_alpha=cled_alpha,
                                 cled_mixture=cled_mixture, cled_log_base=cled_log_base,

@@ -35,7 +35,7 @@ from ...resampling.settings import ResamplingSettings
 from .alignment import AlignmentSetup, OODAlignment, alignment_setup, ood_alignment, representative_conditions
 from .alignment_kernel import alignment_design
 from .common import (
-    DEFAULT_FAMILIES, DEFAULT_REFERENCE, METRICS, condition_order, families_for, plain, resolve_settings,
+    DEFAULT_FAMILIES, DEFAULT_REFERENCE, METRICS, condition_order, families_for, plain,
 )
 from .spectrum import (
     LOGIT_CORRECTIONS, MW_VARIANTS, PAPER_UNTESTED_EXPERIMENTS, OODSpectrum, SpectrumRegimes, SpectrumUncertainty,
@@ -92,7 +92,8 @@ class OODResult(MeasureResult):
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0)
     >>> reference = {"sim-noise": "0.00", "sim-blur": "0", "sim-contrast": "100", "sim-rotation": "0"}
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9)
     >>> result.conditions.groupby("regime").size().to_dict()
     {'far-OOD': 9, 'near-OOD': 3, 'reference': 4}
     >>> noise = result.conditions[result.conditions["experiment"] == "sim-noise"]
@@ -199,11 +200,8 @@ def ood_analysis(
     alpha: float | None = None,
     mw_variant: str = "asymptotic",
     logit_correction: str | None = None,
-    n_resamples: int | None = None,
     n_observer_resamples: int = 500,
     n_permutations: int = 9999,
-    level: float | None = None,
-    seed=None,
     policy="strict",
     ma_undefined: str | None = None,
     cled_alpha: float = 0.5,
@@ -224,8 +222,8 @@ def ood_analysis(
         Reference conditions (see :func:`ood_spectrum`).
     settings : ResamplingSettings, optional
         The one settings object of the item bootstrap (resamples, level, percentile / BCa, observer level
-        none / bootstrap / jackknife, seed, memory budget, progress). ``n_resamples``, ``level`` and ``seed``
-        override it (older keywords).
+        none / bootstrap / jackknife, seed, memory budget, progress; default ``ResamplingSettings()``). Its
+        level and seed also serve the spectrum and the permutation tests.
     preset : {"default", "paper"}
         ``'paper'``: Xu et al.'s choices (:data:`PAPER_PRESET`); an option given explicitly still wins.
     families : mapping, optional
@@ -256,7 +254,9 @@ def ood_analysis(
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> t = simulate_benchmark(seed=0)
     >>> ref = {e: sorted(t.loc[t["experiment"] == e, "condition"].unique())[0] for e in t["experiment"].unique()}
-    >>> r = ood_analysis(t, ref, n_resamples=20, n_observer_resamples=0, n_permutations=9)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = ood_analysis(t, ref, settings=ResamplingSettings(n_resamples=20), n_observer_resamples=0,
+    ...                  n_permutations=9)
     >>> list(r.resampled.to_frame().columns[-5:])
     ['estimate', 'ci_low', 'ci_high', 'undefined_share', 'reason']
     """
@@ -269,7 +269,7 @@ def ood_analysis(
     given = dict(family=family, alpha=alpha, logit_correction=logit_correction, ma_undefined=ma_undefined,
                  cled_mixture=cled_mixture, na_as_class=na_as_class, regime_naming=regime_naming)
     chosen.update({k: v for k, v in given.items() if v is not None})
-    settings = resolve_settings(settings, n_resamples=n_resamples, level=level, seed=seed)
+    settings = ResamplingSettings() if settings is None else settings
     if int(n_permutations) < 1:
         raise ValueError(f"n_permutations must be >= 1, got {n_permutations}")
     if validate:

@@ -14,6 +14,7 @@ from ..options import (
     add_output_options, add_resampling_options, demo_outputs, emit_json, int_at_least, load_data, positive_count,
     probability, resampling_settings, run_outputs,
 )
+from ...resampling.settings import ResamplingSettings
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
@@ -244,7 +245,8 @@ def write_outputs(result, run, fmt: str) -> list[Path]:
     >>> from humanlike.measures.ood.analysis import ood_analysis
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> result = ood_analysis(trials, demo_reference(trials), n_resamples=0, n_observer_resamples=0,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, demo_reference(trials), settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0,
     ...                       n_permutations=9, regimes=2, n_init=2)
     >>> [p.name for p in write_outputs(result, Path(tempfile.mkdtemp()), "csv")][:3]
     ['ood_conditions.csv', 'ood_observers.csv', 'ood_normality.csv']
@@ -290,7 +292,8 @@ def write_figures(result, folder: Path, run: RunOutputs | None = None) -> list[P
     >>> from humanlike.measures.ood.analysis import ood_analysis
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> result = ood_analysis(trials, demo_reference(trials), n_resamples=0, n_observer_resamples=0,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, demo_reference(trials), settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0,
     ...                       n_permutations=9, regimes=2, n_init=2)
     >>> [p.name for p in write_figures(result, Path(tempfile.mkdtemp()))][:2]
     ['ood_spectrum.png', 'ood_levels_sim-blur.png']
@@ -357,7 +360,8 @@ def format_result(result) -> str:
     >>> from humanlike.measures.ood.analysis import ood_analysis
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> result = ood_analysis(trials, demo_reference(trials), n_resamples=0, n_observer_resamples=0,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, demo_reference(trials), settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0,
     ...                       n_permutations=9, regimes=2, n_init=2)
     >>> print(format_result(result).splitlines()[0])
     reference: sim-blur=0, sim-contrast=100, sim-noise=0.00, sim-rotation=0 (16 observer values; logit mean 1.62, SD 0.36)
@@ -494,8 +498,9 @@ def demo_extras(trials, args) -> list[Path]:
     from .analysis import ood_analysis
     from .plot import spectrum_figure
 
-    result = ood_analysis(trials, demo_reference(trials), n_resamples=min(int(args.resamples), 1000),
-                          n_observer_resamples=200, n_permutations=999, level=args.level, seed=args.seed)  # noqa
+    result = ood_analysis(trials, demo_reference(trials), settings=ResamplingSettings(
+        n_resamples=min(int(args.resamples), 1000), level=args.level, seed=args.seed),
+        n_observer_resamples=200, n_permutations=999)
     if hasattr(args, "demo_results"):
         args.demo_results["ood"] = result  # the demo report shows it
     out = Path(args.out)

@@ -64,7 +64,8 @@ def model_colours(result: OODResult) -> dict[str, tuple]:
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9,
     ...                       regimes=2, n_init=2)
     >>> colours = model_colours(result)
     >>> sorted(colours)[:2], len(colours["model-alien"])
@@ -101,7 +102,8 @@ def family_colours(result: OODResult) -> dict[str, tuple]:
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9,
     ...                       regimes=2, n_init=2,
     ...                       families={"model-strong": "cnn", "model-medium": "cnn"})
     >>> sorted(family_colours(result))
@@ -139,7 +141,8 @@ def spectrum_figure(result: OODResult, title: str = "Human-centred OOD spectrum"
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9,
     ...                       regimes=2, n_init=2)
     >>> fig = spectrum_figure(result)
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()][:2]
@@ -257,7 +260,8 @@ def distortion_figure(result: OODResult, experiment: str):
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9,
     ...                       regimes=2, n_init=2)
     >>> fig = distortion_figure(result, "sim-blur")
     >>> [ax.get_title() for ax in fig.axes]
@@ -331,7 +335,8 @@ def distortion_figures(result: OODResult, min_levels: int = 2) -> dict:
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9,
     ...                       regimes=2, n_init=2)
     >>> sorted(distortion_figures(result, min_levels=4))
     ['sim-blur', 'sim-contrast', 'sim-noise', 'sim-rotation']
@@ -363,7 +368,8 @@ def distortion_types(result: OODResult, min_levels: int = 2) -> list[str]:
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> reference = trials.groupby("experiment")["condition"].first().to_dict()
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9,
     ...                       regimes=2, n_init=2)
     >>> distortion_types(result, min_levels=4)
     ['sim-blur', 'sim-contrast', 'sim-noise', 'sim-rotation']
@@ -396,7 +402,8 @@ def regime_profiles(result: OODResult):
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9,
     ...                       regimes=2, n_init=2)
     >>> profiles = regime_profiles(result)
     >>> list(profiles.columns), sorted(profiles["regime"].unique())
@@ -431,7 +438,8 @@ def radar_figure(result: OODResult):
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9,
     ...                       regimes=2, n_init=2)
     >>> fig = radar_figure(result)
     >>> len(fig.axes), fig.axes[0].get_title()
@@ -503,7 +511,8 @@ def cled_embedding_figure(result: OODResult):
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> reference = trials.groupby("experiment")["condition"].first().to_dict()   # the undistorted levels
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9,
     ...                       regimes=2, n_init=2)
     >>> fig = cled_embedding_figure(result)
     >>> fig.axes[0].get_xlabel()

@@ -34,11 +34,11 @@ from ...resampling.draws import observer_weights
 from ...stats.multiple import benjamini_hochberg
 from .regimes import RegimeFit, RegimeStability, fit_regimes, regime_names, regime_stability_bootstrap
 from ...resampling.results import Resampled
-from ...resampling.rng import stream
+from ...resampling.rng import normalise_seed, stream
 from .spectrum_statistics import (
     binomial_above_chance, chance_flags, glass_delta, logit_accuracy, mannwhitney_vs_reference, normality_tests,
 )
-from .common import DEFAULT_REFERENCE, check_choice, condition_order, seed_int
+from .common import DEFAULT_REFERENCE, check_choice, condition_order
 from ..contract import MeasureResult
 
 MW_VARIANTS = ("asymptotic", "asymptotic-no-continuity", "exact")
@@ -391,8 +391,9 @@ def spectrum_regimes(
         (0 skips); drawn per experiment from ``stream(seed, "observers", "spectrum", experiment, block)``.
     level : float
         Level of the OOD-score percentile intervals.
-    seed : int
-        Root seed of every random stream (mixture starts, observer resamples).
+    seed : int, numpy.random.SeedSequence, numpy.random.Generator or None
+        Root seed of every random stream (mixture starts, observer resamples); normalised to one recorded int
+        as in the resampling settings (:func:`~humanlike.resampling.rng.normalise_seed`).
     family : {"all", "paper"}
         Tested family: every non-reference condition, or the paper's (also without
         :data:`PAPER_UNTESTED_EXPERIMENTS`).
@@ -428,7 +429,7 @@ def spectrum_regimes(
         n_components, criterion = None, regimes
     else:
         n_components, criterion = int(regimes), "bic"
-    seed = seed_int(seed)
+    seed = normalise_seed(seed)
     if validate:
         trials = validate_trials(trials)
     trials = first_presentations(trials)

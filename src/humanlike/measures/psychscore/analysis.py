@@ -30,10 +30,13 @@ from ..mlds.glm import is_separable
 from ...stats.multiple import benjamini_hochberg
 from ...resampling.results import Resampled
 from ...resampling.rng import stream
+from ...resampling.settings import ResamplingSettings
 from .scales import ScaleFits, design_matrix, fit_count_scales, flat_scale_test
 
 RANDOM_BASELINE = "random"
 DEFAULT_RESAMPLES = 1000
+#: The default settings of :func:`psychophysical_score`: 1,000 resamples, level 0.95, seed 0.
+DEFAULT_SETTINGS = ResamplingSettings(n_resamples=DEFAULT_RESAMPLES)
 
 
 class JudgementError(JudgementTableError):
@@ -397,7 +400,7 @@ class PsychScoreResult(MeasureResult):
     --------
     >>> from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
     >>> judgements = simulate_psychscore_demo(n_classes=3, n_humans=2)   # 3 class pairs, 2 humans, 2 models
-    >>> result = psychophysical_score(judgements, n_resamples=20, seed=0)
+    >>> result = psychophysical_score(judgements, settings=ResamplingSettings(n_resamples=20, seed=0))
     >>> result.reference, result.scales.shape[0]   # 4 observers (with "random") x 3 class pairs
     ('humans', 12)
     >>> result.chance.set_index("observer")["class_pairs_not_flat"].to_dict()["humans"]
@@ -474,8 +477,8 @@ class PsychScoreResult(MeasureResult):
                 "scales": self.scales.to_dict(orient="records")}
 
 
-def psychophysical_score(judgements: pd.DataFrame, reference: str = "humans", n_resamples: int = DEFAULT_RESAMPLES,
-                         level: float = 0.95, seed: int = 0, random_baseline: bool = True,
+def psychophysical_score(judgements: pd.DataFrame, *, settings: ResamplingSettings | None = None,
+                         reference: str = "humans", random_baseline: bool = True,
                          n_levels: int | None = None, chunk: int = BLOCK) -> PsychScoreResult:
     """Psychophysical-Score of every observer against the reference's class-level scales.
 
@@ -485,14 +488,13 @@ def psychophysical_score(judgements: pd.DataFrame, reference: str = "humans", n_
         The difference-judgement table (see :func:`pool_class_counts`), e.g. humans from
         :func:`humanlike.measures.psychscore.simulate.simulate_population` plus machine observers from
         :mod:`humanlike.measures.mlds.observers` / :mod:`humanlike.models.observer`.
+    settings : ResamplingSettings, optional
+        Resamples (0: estimates only), level of the percentile intervals, and the one seed for the random
+        baseline and every resample (each from its own stream). Default :data:`DEFAULT_SETTINGS`
+        (1,000 resamples). The intervals are percentile intervals over class pairs and the trials within
+        every scale: ``interval`` must be ``"percentile"`` and ``observer_level`` ``"none"``.
     reference : str
         ``"humans"`` (all human observers pooled) or one observer's name.
-    n_resamples : int
-        Bootstrap resamples (0: estimates only).
-    level : float
-        Confidence level of the percentile intervals.
-    seed : int
-        One seed for the random baseline and every resample (each from its own stream).
     random_baseline : bool
         Add a coin-flip observer (``random``) unless the table has one.
     n_levels : int, optional
@@ -517,10 +519,16 @@ def psychophysical_score(judgements: pd.DataFrame, reference: str = "humans", n_
 
     >>> from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
     >>> judgements = simulate_psychscore_demo(n_classes=3, n_humans=2)   # 3 class pairs, 2 humans, 2 models
-    >>> result = psychophysical_score(judgements, n_resamples=20, seed=0)
+    >>> result = psychophysical_score(judgements, settings=ResamplingSettings(n_resamples=20, seed=0))
     >>> result.to_wide().set_index("observer").loc[["model-humanlike", "model-alien"], "rho"].tolist()
     [1.0, -1.0]
     """
+    settings = DEFAULT_SETTINGS if settings is None else settings
+    if settings.interval != "percentile" or settings.observer_level != "none":
+        raise ValueError("the Psychophysical-Score resamples class pairs and the trials within every scale, with "
+                         "percentile intervals: interval must be 'percentile' and observer_level 'none', not "
+                         f"{settings.interval!r} and {settings.observer_level!r}")
+    n_resamples, level, seed = settings.n_resamples, settings.level, settings.seed
     counts = pool_class_counts(judgements, reference, n_levels)
     if random_baseline:
         counts = _add_random_observer(counts, seed)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...resampling.settings import ResamplingSettings
+
 from ..options import (
-    output_path, OUT_HELP, add_resampling_options, bounded_resample_count, demo_outputs, emit_json, float_in, int_at_least,
+    RESAMPLES_DEFAULT_EXCEPTIONS, OUT_HELP, add_json_option, output_path, add_resampling_options, bounded_resample_count, demo_outputs, emit_json, float_in, int_at_least,
     positive_count, run_outputs,
 )
 
@@ -65,13 +67,15 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
                     help="simulate N people on --sequences (default 10 when no human judgements are given)")
     ps.add_argument("--reference", default="humans", help="'humans' (all human observers pooled) or an observer")
     ps.add_argument("--design", choices=("triads", "quads"), default="triads")
-    add_resampling_options(ps, interval=False, resamples_type=bounded_resample_count(
-        20_000, "every resample refits every scale: about 1e6 GLM fits per 1,000 resamples"))
     # Every resample refits every scale of every observer (~1e6 small GLM fits per 1,000 resamples on
-    # the silhouettes), so this command defaults to 1,000 rather than the project-wide default.
-    ps.set_defaults(resamples=1000)
+    # the silhouettes), so this command defaults to 1,000 rather than the project-wide default; its
+    # resampling (class pairs, trials within every scale) has no observer level, workers or memory budget.
+    add_resampling_options(ps, interval=False, observer_level=False, workers=False, memory_budget=False,
+                           resamples_type=bounded_resample_count(
+                               20_000, "every resample refits every scale: about 1e6 GLM fits per 1,000 resamples"),
+                           resamples_default=RESAMPLES_DEFAULT_EXCEPTIONS["psychscore"][0])
     ps.add_argument("--out", type=output_path, help=OUT_HELP)
-    ps.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json_option(ps)
     ps.add_argument("--figure", type=Path, help="figure file: skewness distributions and scores (PNG/PDF)")
     ps.set_defaults(handler=run_psychscore_command)
 
@@ -212,13 +216,10 @@ def run_psychscore_command(args) -> int:
     """
     from .analysis import psychophysical_score
 
-    if getattr(args, "observer_level", "none") != "none":
-        raise ValueError("psychscore resamples class pairs and the trials within every scale; "
-                         "--observer-level is not used here")
     run = run_outputs(args, {"n_resamples": args.resamples, "level": args.level, "seed": args.seed})
     judgements = gather_judgements(args)
-    result = psychophysical_score(judgements, reference=args.reference, n_resamples=args.resamples,
-                                  level=args.level, seed=args.seed)
+    result = psychophysical_score(judgements, reference=args.reference, settings=ResamplingSettings(
+        n_resamples=args.resamples, level=args.level, seed=args.seed))
     if args.out is not None:
         run.add_table(result.to_wide(), "psychscore", "csv")
         run.add_table(result.scales, "psychscore_scales", "csv")
@@ -257,7 +258,8 @@ def format_result(result) -> str:
     --------
     >>> from humanlike.measures.psychscore.analysis import psychophysical_score
     >>> from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
-    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), n_resamples=0)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), settings=ResamplingSettings(n_resamples=0))
     >>> print(format_result(result).splitlines()[0])
     Psychophysical-Score against humans (3 class pairs, 0 resamples, 95% intervals)
     """
@@ -308,8 +310,8 @@ def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial 
     from .simulate import simulate_psychscore_demo
     from .plot import psychscore_figure
 
-    result = psychophysical_score(simulate_psychscore_demo(seed=args.seed), n_resamples=min(int(args.resamples), 200),
-                                  level=args.level, seed=args.seed)
+    result = psychophysical_score(simulate_psychscore_demo(seed=args.seed), settings=ResamplingSettings(
+        n_resamples=min(int(args.resamples), 200), level=args.level, seed=args.seed))
     if hasattr(args, "demo_results"):
         args.demo_results["psychscore"] = result  # the demo report shows it
     out = Path(args.out)

@@ -35,7 +35,8 @@ def psychscore_figure(result: PsychScoreResult, title: str | None = None):
     --------
     >>> from humanlike.measures.psychscore.analysis import psychophysical_score
     >>> from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
-    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), n_resamples=20)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), settings=ResamplingSettings(n_resamples=20))
     >>> fig = psychscore_figure(result)
     >>> len(fig.axes), fig.axes[1].get_title()
     (2, 'Psychophysical-Score')
