@@ -10,7 +10,7 @@ from humanlike.trials.schema import TrialTableError, first_presentations, number
 from humanlike.resampling.settings import ResamplingSettings
 
 
-def _good(n_items=4, conditions=("0.90")):
+def _good(n_items=4, conditions=("0.90",)):
     rows = []
     for obs, kind in (("subject-01", "human"), ("resnet50", "model")):
         for cond in conditions:

@@ -363,6 +363,14 @@ def add_seed_option(parser: argparse.ArgumentParser) -> None:
     ----------
     parser : argparse.ArgumentParser
         The command's parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_seed_option(parser)
+    >>> parser.parse_args(["--seed", "3"]).seed
+    3
     """
     parser.add_argument("--seed", type=seed_value, default=0, help="random seed (same seed, same numbers)")
 
@@ -374,6 +382,14 @@ def add_level_option(parser: argparse.ArgumentParser) -> None:
     ----------
     parser : argparse.ArgumentParser
         The command's parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_level_option(parser)
+    >>> parser.parse_args([]).level
+    0.95
     """
     parser.add_argument("--level", type=confidence_level, default=0.95, help="confidence level (default %(default)s)")
 
@@ -383,8 +399,10 @@ def add_resampling_options(parser: argparse.ArgumentParser, *, interval: bool = 
                            resamples_default: int = DEFAULT_RESAMPLES) -> None:
     """The resampling options, with one default number of resamples for every command.
 
-    ``--seed``, ``--resamples``, ``--level``, ``--interval`` (unless ``interval=False``), ``--observer-level``
-    and ``--memory-budget``; :func:`resampling_settings` turns them into one settings object.
+    ``--seed``, ``--resamples``, ``--level``, ``--interval`` (unless ``interval=False``), ``--observer-level``,
+    ``--memory-budget`` and ``--workers``; :func:`resampling_settings` turns them into one settings object.
+    ``--observer-level`` defaults to None, "the measure's own" (jackknife for decision-margin consistency,
+    none for the others), which :func:`resampling_settings` resolves.
 
     Parameters
     ----------
@@ -398,9 +416,6 @@ def add_resampling_options(parser: argparse.ArgumentParser, *, interval: bool = 
     resamples_default : int
         Default of ``--resamples``: :data:`DEFAULT_RESAMPLES` everywhere except where each resample refits a
         model (``mlds``: 0, ``psychscore``: 1,000; declared in :data:`RESAMPLES_DEFAULT_EXCEPTIONS`).
-
-    ``--observer-level`` defaults to None, "the measure's own" (jackknife for decision-margin consistency,
-    none for the others), which :func:`resampling_settings` resolves.
 
     Examples
     --------
@@ -538,6 +553,14 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
     ----------
     parser : argparse.ArgumentParser
         The command's parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_json_option(parser)
+    >>> parser.parse_args(["--json"]).json
+    True
     """
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
@@ -549,6 +572,14 @@ def add_quiet_option(parser: argparse.ArgumentParser) -> None:
     ----------
     parser : argparse.ArgumentParser
         The command's parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_quiet_option(parser)
+    >>> parser.parse_args([]).quiet
+    False
     """
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 

@@ -15,7 +15,6 @@ weight. Optionally every pair's condition mean is an output column too (pair int
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -108,6 +107,8 @@ class PairKernel(SufficientStatisticKernel):
     >>> kernel.statistics(stratum).shape, kernel.width(stratum)  # 3 measures x 3 pairs + 2 x 3 observers + 2 humans
     ((4, 7), 17)
     """
+
+    measure = "pairwise agreement"  # names the engine's undefined-share warning (subclasses say which)
 
     measures: tuple[str, ...] = ()
 
@@ -301,6 +302,8 @@ class ErrorConsistencyKernel(PairKernel):
     ([0.0, 0.5, -0.5], [0.5, 0.75, 0.25])
     """
 
+    measure = "error consistency"  # names the engine's undefined-share warning
+
     measures = PAIR_MEASURES
 
     def pair_values(self, sums, n_observers, masked):
@@ -352,6 +355,8 @@ class ErrorOverlapKernel(PairKernel):
     >>> [round(float(v), 4) for v in values[0, :3]]
     [0.3333, 0.5, 0.0]
     """
+
+    measure = "error overlap"  # names the engine's undefined-share warning
 
     measures = ("error_overlap",)
 
@@ -717,45 +722,3 @@ def _grouped_mean(values: np.ndarray, order: np.ndarray, bounds: np.ndarray,
         with np.errstate(invalid="ignore", divide="ignore"):
             out[:, nonempty] = np.where(weight > 0, total / weight, np.nan)
     return out
-
-
-def warn_undefined(resampled, threshold: float = 0.1, what: str = "error consistency") -> None:
-    """Warn when some defined estimates are undefined in more than ``threshold`` of the resamples.
-
-    Parameters
-    ----------
-    resampled : Resampled
-        A result with kept replicates (NaN where undefined).
-    threshold : float
-        The share of undefined replicates above which a defined estimate is flagged.
-    what : str
-        The measure's name, for the message.
-
-    Warns
-    -----
-    RuntimeWarning
-        Naming how many estimates are flagged and the worst one with its labels.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> import numpy as np
-    >>> from humanlike.resampling.results import Resampled
-    >>> r = Resampled(np.array([0.3]), np.array([[0.2], [np.nan], [0.4], [np.nan]]), [("humans",)], ("group",))
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warn_undefined(r)
-    >>> str(caught[0].message).split(";")[0]
-    'error consistency: 1 estimate(s) undefined in more than 10% of the resamples (worst 50%: group=humans)'
-    """
-    share = resampled.undefined_share()
-    flagged = np.isfinite(resampled.estimate) & (share > threshold)
-    if resampled.n_resamples == 0 or not flagged.any():
-        return
-    worst = int(np.argmax(np.where(flagged, share, -1.0)))
-    label = dict(zip(resampled.label_names, resampled.labels[worst]))
-    shown = ", ".join(f"{k}={v}" for k, v in label.items() if v != "")
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.warn(f"{what}: {int(flagged.sum())} estimate(s) undefined in more than {threshold:.0%} of the "
-                      f"resamples (worst {share[worst]:.0%}: {shown}); their intervals describe only the resamples "
-                      "where they are defined (see the undefined_share column)", RuntimeWarning, stacklevel=3)

@@ -36,6 +36,9 @@ from .kernels import Aggregate, Kernel, Output, SufficientStatisticKernel
 from .results import Resampled
 from .settings import DEFAULT_MEMORY_BUDGET, ResamplingSettings
 
+#: Share of undefined replicates above which :func:`warn_undefined` flags a defined estimate.
+UNDEFINED_WARN_SHARE = 0.1
+
 
 class ResourceError(ValueError):
     """A request would need more memory than the budget allows; the message gives the estimate.
@@ -312,8 +315,10 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
     jackknife = None
     if settings.interval in ("bca", "jackknife") and settings.n_resamples > 0:
         jackknife = item_jackknife(design, kernel, aggregate, point, settings)
-    return Resampled(estimate, replicates, output.labels, output.label_names, reasons, jackknife,
-                     settings.to_dict(), settings.level, settings.interval)
+    result = Resampled(estimate, replicates, output.labels, output.label_names, reasons, jackknife,
+                       settings.to_dict(), settings.level, settings.interval)
+    warn_undefined(result, getattr(kernel, "measure", "resampled estimates"))
+    return result
 
 
 def item_jackknife(design: Design, kernel: Kernel, aggregate: Aggregate, point: Mapping[tuple, np.ndarray],
@@ -589,3 +594,48 @@ def progress_bar(total: int, enabled: bool, description: str, unit: str = "chunk
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=description, unit=unit, leave=False)
+
+
+def warn_undefined(resampled: Resampled, what: str = "resampled estimates",
+                   threshold: float = UNDEFINED_WARN_SHARE) -> None:
+    """Warn when some defined estimates are undefined in more than ``threshold`` of the resamples.
+
+    The one warning for undefined shares: :func:`bootstrap` raises it for every measure that runs on the
+    engine (named by its kernel's ``measure``), and analyses with their own resampling loop call it on their
+    result (the Psychophysical-Score).
+
+    Parameters
+    ----------
+    resampled : Resampled
+        A result with kept replicates (NaN where undefined).
+    what : str
+        The measure's name, for the message.
+    threshold : float
+        The share of undefined replicates above which a defined estimate is flagged.
+
+    Warns
+    -----
+    RuntimeWarning
+        Naming how many estimates are flagged and the worst one with its labels.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> r = Resampled(np.array([0.3]), np.array([[0.2], [np.nan], [0.4], [np.nan]]), [("humans",)], ("group",))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warn_undefined(r, "error consistency")
+    >>> str(caught[0].message).split(";")[0]
+    'error consistency: 1 estimate(s) undefined in more than 10% of the resamples (worst 50%: group=humans)'
+    """
+    share = resampled.undefined_share()
+    flagged = np.isfinite(resampled.estimate) & (share > threshold)
+    if resampled.n_resamples == 0 or not flagged.any():
+        return
+    worst = int(np.argmax(np.where(flagged, share, -1.0)))
+    label = dict(zip(resampled.label_names, resampled.labels[worst]))
+    shown = ", ".join(f"{k}={v}" for k, v in label.items() if v != "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.warn(f"{what}: {int(flagged.sum())} estimate(s) undefined in more than {threshold:.0%} of the "
+                      f"resamples (worst {share[worst]:.0%}: {shown}); their intervals describe only the resamples "
+                      "where they are defined (see the undefined_share column)", RuntimeWarning, stacklevel=3)

@@ -151,7 +151,11 @@ def test_demo_extras_write_files(tmp_path, demo_trials):
 def test_real_dmc_cli_on_colour(capsys, combined_trials, tmp_path):
     path = tmp_path / "colour.parquet"
     combined_trials[combined_trials["experiment"] == "colour"].to_parquet(path, index=False)
-    code, stdout, _ = _run(capsys, ["dmc", path, "--experiment", "colour", "--resamples", 50, "--json"])
+    # the model-vs-human exclusions are on by default (they drop colour's 'cr'); --no-exclusions keeps it
+    code, stdout, _ = _run(capsys, ["dmc", path, "--experiment", "colour", "--resamples", 0, "--json"])
+    assert code == 0 and set(json.loads(stdout)["human_human"]["conditions"]) == {"bw"}
+    code, stdout, _ = _run(capsys, ["dmc", path, "--experiment", "colour", "--resamples", 50, "--json",
+                                    "--no-exclusions"])
     assert code == 0
     doc = json.loads(stdout)
     assert set(doc["human_human"]["conditions"]) == {"bw", "cr"}

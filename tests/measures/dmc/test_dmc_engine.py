@@ -93,11 +93,12 @@ def test_real_estimates_identical_to_the_old_code(combined_trials):
 
 @pytest.mark.parametrize("observer_level", ["jackknife", "bootstrap"])
 def test_replicates_do_not_depend_on_the_memory_budget(demo_trials, observer_level):
-    run = dict(experiments=["sim-blur", "sim-noise"], n_resamples=250, seed=5, bootstrap_splits=4,
-               observer_level=observer_level)
-    big = decision_margin_consistency(demo_trials, **run)
+    run = dict(experiments=["sim-blur", "sim-noise"], bootstrap_splits=4)
+    settings = dmc_settings(n_resamples=250, seed=5, observer_level=observer_level)
+    big = decision_margin_consistency(demo_trials, settings=settings, **run)
     # chunks of one block of 100 resamples (smaller ones split blocks: the last bit may then differ)
-    small = decision_margin_consistency(demo_trials, settings=dmc_settings(memory_budget=7 * 1024**2), **run)
+    small = decision_margin_consistency(demo_trials, settings=dmc_settings(settings, memory_budget=7 * 1024**2),
+                                        **run)
     np.testing.assert_array_equal(big.resampled.replicates, small.resampled.replicates)
     pd.testing.assert_frame_equal(big.summary, small.summary)
 
@@ -136,9 +137,11 @@ def test_observer_jackknife_adds_the_leave_one_observer_out_variance(demo_trials
     split of the other 5 once, so theta_(-o) is the analysis of the data without observer o: the added
     variance must be (N-1)/N sum_o (theta_(-o) - mean)^2."""
     table = demo_trials[demo_trials["experiment"] == "sim-blur"]
-    run = dict(n_resamples=2000, seed=1, bootstrap_splits=None)
-    with_jackknife = decision_margin_consistency(table, settings=dmc_settings(observer_level="jackknife"), **run)
-    items_only = decision_margin_consistency(table, settings=dmc_settings(observer_level="none"), **run)
+    run = dict(n_resamples=2000, seed=1)
+    with_jackknife = decision_margin_consistency(table, settings=dmc_settings(observer_level="jackknife", **run),
+                                                 bootstrap_splits=None)
+    items_only = decision_margin_consistency(table, settings=dmc_settings(observer_level="none", **run),
+                                             bootstrap_splits=None)
     added = with_jackknife.resampled.replicates - items_only.resampled.replicates
     humans = sorted(table.loc[table["observer_kind"] == "human", "observer"].unique())
     assert len(humans) == 6
@@ -191,8 +194,11 @@ def test_settings_object_and_keyword_arguments_agree(demo_trials):
     assert np.all(low90[finite] >= low95[finite]) and np.all(high90[finite] <= high95[finite])
     with pytest.raises(ValueError, match="observer_level"):
         decision_margin_consistency(demo_trials, settings=dmc_settings(observer_level="both"))
-    with pytest.raises(TypeError, match="seed"):
-        decision_margin_consistency(demo_trials, settings=dmc_settings(seed=np.random.default_rng(0)))
+    # a Generator seed is accepted (one int drawn from it, recorded), as in every analysis
+    drawn = dmc_settings(seed=np.random.default_rng(0))
+    assert drawn.seed == dmc_settings(seed=np.random.default_rng(0)).seed
+    with pytest.raises(TypeError, match="n_resamples"):
+        decision_margin_consistency(demo_trials, n_resamples=10)  # the older loose keywords are gone
 
 
 def test_humans_n_counts_only_defined_splits():

@@ -282,7 +282,7 @@ def test_weighted_alignment_matches_metrics(mixture, weighting):
     cond = _random_condition(11, k=k)
     first, second, _ = pair_indices(cond.n_humans, len(cond.observers))
     feats = PairAlignmentSums(cond.labels, cond.responses, k, first, second)
-    w = item_weights(2, ("test"), cond.labels.size, 0, 9)
+    w = item_weights(2, ("test",), cond.labels.size, 0, 9)
     opts = AlignmentOptions("strict", "nan", 0.5, mixture, None, weighting)
     ec, ma, cled = feats.reduce(w @ feats.statistics, opts)
     answered = cond.responses >= 0
@@ -372,7 +372,8 @@ def test_result_frames_and_json(sdt_result):
 
 def test_seeded_reproducibility():
     trials = sdt_trials(seed=5)
-    kw = dict(n_resamples=50, n_observer_resamples=30, n_permutations=99, n_init=3, max_regimes=3, seed=7)
+    kw = dict(settings=ResamplingSettings(n_resamples=50, seed=7), n_observer_resamples=30, n_permutations=99,
+              n_init=3, max_regimes=3)
     a = ood.ood_analysis(trials, {"exp-a": "0", "exp-b": "0"}, **kw)
     b = ood.ood_analysis(trials, {"exp-a": "0", "exp-b": "0"}, **kw)
     pd.testing.assert_frame_equal(a.alignment.groups, b.alignment.groups)

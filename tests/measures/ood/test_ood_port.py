@@ -1,5 +1,4 @@
 """The OOD analysis on the resampling engine (issue 7) and the OOD items of issue 11.
-from dataclasses import replace
 
 Reference numbers in tests/data/ood_reference_*.csv come from the pre-port code (commit bd872ce):
 ``ood_analysis(trials, reference, n_resamples=R, n_observer_resamples=0, n_permutations=99, seed=0)`` on the
@@ -9,6 +8,7 @@ written with 17 significant digits.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +21,8 @@ from humanlike.trials.simulate import simulate_benchmark
 from humanlike.app.cli import main
 from humanlike.measures.ood.cli import demo_reference
 from humanlike.stats.permutation import grouping_contrast_cohens_d
-from humanlike.measures.ood.spectrum_statistics import fit_regimes, glass_delta
 from humanlike.resampling.settings import ResamplingSettings
+from humanlike.measures.ood.spectrum_statistics import fit_regimes, glass_delta
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 KEYS = ["experiment", "condition", "group"]

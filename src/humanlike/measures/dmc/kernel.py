@@ -129,6 +129,8 @@ class DMCKernel(SufficientStatisticKernel):
     ((1, 15), [0.801, 0.67, 0.839])
     """
 
+    measure = "decision-margin consistency"  # names the engine's undefined-share warning
+
     def __init__(self, experiments: Mapping[tuple, DMCExperiment], method: str = "pearson",
                  bootstrap_splits: int | None = 32) -> None:
         super().__init__()

@@ -62,6 +62,8 @@ class _PairTableKernel(SufficientStatisticKernel):
     below turn them into tables.
     """
 
+    measure = "decision-variable correlation (choices)"  # names the engine's undefined-share warning
+
     def statistics(self, stratum: Stratum) -> np.ndarray:
         """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
         m = stratum.arrays["n_trials"] > 0
@@ -592,6 +594,8 @@ class _MarginProbitKernel(SufficientStatisticKernel):
     kinds : dict of str to str
         ``{observer: "human" or "model"}``.
     """
+
+    measure = "margin-probit correlation"  # names the engine's undefined-share warning
 
     def __init__(self, kinds: dict):
         super().__init__()

@@ -182,6 +182,8 @@ class DVCKernel:
     ((2, 30), [3.0, 3.0])
     """
 
+    measure = "decision-variable correlation"  # names the engine's undefined-share warning
+
     def __init__(self, views: list[list[View]], classes: list[str], orders: list[np.ndarray], *, rotate: bool,
                  with_weights: bool = False, cache_bytes: int = 1024**3) -> None:
         self.views = views

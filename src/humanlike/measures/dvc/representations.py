@@ -582,6 +582,8 @@ class KappaKernel(SufficientStatisticKernel):
     [[2.0, 2.0], [3.0, 3.0]]
     """
 
+    measure = "kappa"  # names the engine's undefined-share warning
+
     def statistics(self, stratum):
         """The correctness statistics of the class's images (items x S).
 

@@ -33,7 +33,7 @@ from .significance import ec_test_beta_posterior, ec_test_exact
 from .result import PAIR_INTERVALS, ErrorConsistencyResult
 from ..pairwise import (
     HUMANS, MODEL_MODEL, PAIR, REASON_ALL_UNDEFINED, REASON_NO_PAIRS, ErrorConsistencyKernel, PairAggregation,
-    PairKernel, experiment_layouts, stratum_correctness, warn_undefined,
+    PairKernel, experiment_layouts, stratum_correctness,
 )
 
 __all__ = [
@@ -309,8 +309,7 @@ def error_consistency(
     design = ec_design(selected)
     kernel = ErrorConsistencyKernel(policy)
     aggregation = PairAggregation(design, kernel.measures, pair_columns=pair_intervals)
-    resampled = bootstrap(design, kernel, aggregation, aggregation.output, settings)
-    warn_undefined(resampled)
+    resampled = bootstrap(design, kernel, aggregation, aggregation.output, settings)  # warns on undefined shares
 
     is_pair = np.array([lab[1] == PAIR for lab in resampled.labels], dtype=bool)
     summary = _trim_labels(resampled.select(~is_pair), 4)

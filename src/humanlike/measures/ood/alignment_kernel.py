@@ -243,6 +243,8 @@ class AlignmentKernel(SufficientStatisticKernel):
     ([0.667, 0.4, 0.667], np.float64(0.92))
     """
 
+    measure = "OOD alignment"  # names the engine's undefined-share warning
+
     #: The compiled resample path works on the weights a resample per column (see the engine's Kernel).
     weights_items_first = True
 

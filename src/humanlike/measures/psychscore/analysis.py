@@ -26,6 +26,7 @@ from ...stats.correlation import spearman_rows
 from .metric import scale_skewness
 from ...resampling.draws import BLOCK, item_weights
 from ..contract import MeasureResult
+from ...resampling.engine import warn_undefined
 from ..mlds.glm import is_separable
 from ...stats.multiple import benjamini_hochberg
 from ...resampling.results import Resampled
@@ -576,6 +577,7 @@ def psychophysical_score(judgements: pd.DataFrame, *, settings: ResamplingSettin
     settings["unconverged_replicate_fits"] = n_unconverged
     scores = Resampled(np.array(estimate), np.column_stack(columns) if n_resamples else np.zeros((0, len(labels))),
                        labels, ("observer", "metric"), np.array(reasons, dtype=object), settings=settings, level=level)
+    warn_undefined(scores, "Psychophysical-Score")
     scales, chance = _scale_tables(counts, fit, skew, rep_skew, level)
     return PsychScoreResult(scores, scales, chance, counts.observers[0], settings)
 
