@@ -1,6 +1,6 @@
 """The layering rules of docs/architecture.md, checked on the source itself (read as text, nothing imported).
 
-trials -> resampling -> stats -> files -> measures -> app: a module imports only from its own layer or lower
+files -> trials -> resampling -> stats -> measures -> app: a module imports only from its own layer or lower
 ones; a measure's folder imports the shared core, its own folder, the shared measure modules and only the other
 measures' modules its registered entry declares (``depends_on`` in ``measures/<name>/measure.py``, read here as
 text); ``app/`` reaches measures only through the registry (it imports no module of a measure's folder); torch and
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "humanlike"
-LAYERS = ("trials", "resampling", "stats", "files", "measures", "app")
+LAYERS = ("files", "trials", "resampling", "stats", "measures", "app")  # files: the one atomic writer, a leaf
 HEAVY = ("torch", "torchvision", "timm", "dask", "distributed")
 #: The measures: every folder of humanlike/measures with a measure.py (what the registry finds).
 MEASURES = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/measure.py")))

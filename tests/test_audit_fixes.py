@@ -1,9 +1,8 @@
 """Issue 11, lower layers: reasons and exact p, the published tie rule, planning by simulation,
-interval diagnostics, output integrity (atomic writes, modes, collisions, manifest)."""
+output integrity (atomic writes, modes, collisions, manifest)."""
 
 import json
 import os
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -11,15 +10,7 @@ import pytest
 
 from humanlike.measures.ec.metric import REASON_BOTH_CONSTANT, kappa, kappa_reason
 from humanlike import files as io
-from humanlike.resampling.interval_diagnostics import (
-    ResamplingWarning,
-    check_resample_count,
-    degenerate_interval,
-    interval_diagnostics,
-    undefined_share,
-)
 from humanlike.measures.ec.planning import trials_for_ci_width
-from humanlike.measures.ec.pair import bootstrap_pair
 from humanlike.measures.ec.significance import ec_test_beta_posterior, ec_test_exact
 from humanlike.resampling.settings import ResamplingSettings
 
@@ -101,41 +92,6 @@ def test_p_value_min_is_corrected_or_renamed(demo_trials):
     got = pairs.set_index(["observer_1", "observer_2"])["p_value_bonferroni"]
     np.testing.assert_allclose(got.loc[expected.index], expected)
     assert (pairs["p_value_bonferroni"] >= pairs["p_value_min_uncorrected"]).all()
-
-
-# --- interval diagnostics --------------------------------------------------------------------------------
-
-def test_single_shared_error_gives_a_flagged_zero_width_interval():
-    # Two models that share their single error: every resample is 1 or undefined.
-    x = np.ones(100, dtype=bool)
-    x[0] = False
-    est, low, high, reps = bootstrap_pair(x, x.copy(), n_resamples=2000, seed=0)
-    assert (est, low, high) == (1.0, 1.0, 1.0)
-    with pytest.warns(ResamplingWarning, match="zero-width"):
-        d = interval_diagnostics(reps, low, high, names=["m1-m2"])
-    assert d.degenerate.tolist() == [True]
-    share = float(undefined_share(reps))
-    assert share == pytest.approx(np.mean(np.isnan(reps))) and 0.3 < share < 0.45  # (0.99)^100 ~ 0.37
-    assert "undefined" in d.note[0]
-
-
-def test_diagnostics_quiet_when_nothing_to_say():
-    reps = np.random.default_rng(0).normal(size=(500, 3))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        d = interval_diagnostics(reps, [-2, -2, -2], [2, 2, 2])
-    assert not d.degenerate.any() and (d.undefined_share == 0).all() and list(d.note) == ["", "", ""]
-    assert degenerate_interval([0.0, np.nan], [0.0, 1.0]).tolist() == [True, False]
-
-
-@pytest.mark.parametrize("bad", [1, 0, -5, 2.5, float("nan"), 1e8 + 0.5])
-def test_resample_count_checked(bad):
-    with pytest.raises(ValueError, match="resamples"):
-        check_resample_count(bad)
-
-
-def test_resample_count_accepts_integral_floats():
-    assert check_resample_count(1e4) == 10000
 
 
 # --- output integrity ---------------------------------------------------------------------------------------

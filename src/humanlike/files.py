@@ -92,15 +92,44 @@ def _link_unnamed(fd: int, target: Path) -> bool:
         return False
 
 
-def _atomic(path: Path, write) -> Path:
-    """Write through a temporary file in the same folder and rename it into place, so a reader never
-    sees a half-written file.
+def atomic_write(path, write, *, suffix: str = ".tmp") -> Path:
+    """The one atomic writer: ``write(tmp)`` into a temporary file in the same folder, then rename it into
+    place, so a reader never sees a half-written file and a killed write leaves the old file intact.
 
     On Linux the temporary file is unnamed (``O_TMPFILE``) until the write is complete, so even a killed
     process (SIGKILL) leaves the old file and no temporary file behind; it is named for an instant only, to be
-    renamed into place. Elsewhere a named temporary file is removed on any failure, KeyboardInterrupt included.
-    The final file gets the permissions of a file created normally (0666 minus the umask), not mkstemp's
-    private 0600.
+    renamed into place. Elsewhere (and for writers that need a ``suffix``) a named temporary file is used. The
+    temporary file is removed on any failure, KeyboardInterrupt included, and the final file gets
+    the permissions of a file created normally (0666 minus the umask), not mkstemp's private 0600. Every
+    file humanlike writes goes through it (tables, JSON, figures, manifests, caches, representations,
+    stimulus images, model outputs).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file to write (its folder is created).
+    write : callable
+        ``write(tmp: pathlib.Path)`` writes the whole content to ``tmp``.
+    suffix : str
+        Suffix of the temporary file, for writers that insist on one (``np.savez`` appends ``.npz`` to a
+        name without it, ``np.save`` ``.npy``).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    OutputPathError
+        When ``path`` is a folder or its folder cannot be created or written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "note.txt"
+    >>> atomic_write(target, lambda tmp: tmp.write_text("done")).read_text()
+    'done'
     """
     path = Path(path)
     if path.is_dir():
@@ -111,7 +140,8 @@ def _atomic(path: Path, write) -> Path:
         raise OutputPathError(f"{path.parent}: exists and is not a folder; choose another output folder") from None
     except PermissionError:
         raise OutputPathError(f"{path.parent}: cannot be created (permission denied)") from None
-    fd = _unnamed_file(path.parent)
+    # np.savez/np.save append their suffix to a name without it: those writers get a named file.
+    fd = _unnamed_file(path.parent) if suffix == ".tmp" else None
     if fd is not None:
         tmp = None
         try:
@@ -131,7 +161,7 @@ def _atomic(path: Path, write) -> Path:
     tmp = None
     try:
         try:
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
         except PermissionError:
             raise OutputPathError(f"{path.parent}: not writable (permission denied)") from None
         os.close(fd)
@@ -218,7 +248,7 @@ def atomic_write_text(path, text: str) -> Path:
     >>> atomic_write_text(folder / "sub" / "note.txt", "né").read_text(encoding="utf-8")
     'né'
     """
-    return _atomic(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return atomic_write(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -243,7 +273,7 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     >>> atomic_write_bytes(Path(tempfile.mkdtemp()) / "x.bin", b"ab").read_bytes()
     b'ab'
     """
-    return _atomic(Path(path), lambda tmp: tmp.write_bytes(data))
+    return atomic_write(Path(path), lambda tmp: tmp.write_bytes(data))
 
 
 def write_json(obj, path) -> Path:
@@ -270,7 +300,7 @@ def write_json(obj, path) -> Path:
     >>> json.loads(write_json({"sigma": float("nan"), "n": 2}, folder / "fit.json").read_text())
     {'sigma': None, 'n': 2}
     """
-    return _atomic(Path(path), lambda tmp: tmp.write_text(to_json_text(obj) + "\n"))
+    return atomic_write(Path(path), lambda tmp: tmp.write_text(to_json_text(obj) + "\n"))
 
 
 def _table_format(path: Path, fmt: str | None) -> str:
@@ -342,10 +372,10 @@ def write_table(frame: pd.DataFrame, path, fmt: str | None = None) -> Path:
     fmt = _table_format(Path(path), fmt)
     path = table_path(path, fmt)
     if fmt == "csv":
-        return _atomic(path, lambda tmp: frame.to_csv(tmp, index=False))
+        return atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False))
     if fmt == "parquet":
-        return _atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
-    return _atomic(path, lambda tmp: tmp.write_text(to_json_text(frame.to_dict("records")) + "\n"))
+        return atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
+    return atomic_write(path, lambda tmp: tmp.write_text(to_json_text(frame.to_dict("records")) + "\n"))
 
 
 def save_figure(fig, path) -> Path:
@@ -386,7 +416,7 @@ def save_figure(fig, path) -> Path:
         with matplotlib.rc_context({"svg.hashsalt": "humanlike"}):   # element ids from the content, not uuid4
             fig.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight", metadata=undated)
 
-    return _atomic(path, save)
+    return atomic_write(path, save)
 
 
 def _sha256(path: Path) -> str:

@@ -164,7 +164,8 @@ RUN_CASES = [
     (["ood", "{root}/trials.csv", *REF, "--families", "[1, 2]"], "--families"),
     (["ood", "{root}/trials.csv", *REF, "--regimes", "50", "--resamples", "0"], "n_components=50"),
     (["ec", "{root}/trials.csv", "--two-level", "--observer-level", "jackknife"], "--two-level"),
-    (["psychscore", "{root}/judgements.csv", "--observer-level", "bootstrap"], "--observer-level"),
+    # psychscore offers no --observer-level (tests/app/test_shared_options.py); a table it cannot use is named
+    (["psychscore", "{root}/judgements.csv", "--resamples", "0"], "lacks columns"),
     (["psychscore", "{root}/judgements.csv", "--network", "alexnet"], "need --sequences"),
     (["plan", "dmc", "--distribution", "data"], "--distribution data needs"),
     (["plan", "ec", "--accuracy", "0.5", "0.99", "--kappa", "-1"], "cannot be realised"),

@@ -12,7 +12,7 @@ from humanlike.trials.representations import (
     Representation, RepresentationError, align_representations, load_representation, save_representation,
 )
 from humanlike.resampling.draws import BLOCK, bernoulli_responses, item_weights
-from humanlike.resampling.engine import ResourceError, bootstrap, parametric_replicates, resample_chunks
+from humanlike.resampling.engine import ResourceError, bootstrap, resample_chunks
 from humanlike.resampling.kernels import Output, SufficientStatisticKernel
 from humanlike.resampling.results import Resampled
 from humanlike.resampling.rng import stream
@@ -239,16 +239,6 @@ def test_absurd_requests_are_refused_with_an_estimate():
         ResamplingSettings(interval="studentised")
     with pytest.raises(ValueError):
         ResamplingSettings(observer_level="some")
-
-
-def test_parametric_replicates_are_chunk_independent():
-    p = np.linspace(0.05, 0.95, 30)
-    refit = lambda y: y.mean(axis=1, keepdims=True)  # noqa: E731
-    a = parametric_replicates(("m",), p, refit, ResamplingSettings(n_resamples=450, seed=9))
-    b = parametric_replicates(("m",), p, refit, ResamplingSettings(n_resamples=450, seed=9, memory_budget=2**20),
-                              bytes_per_resample=2**20 // 150)
-    np.testing.assert_array_equal(a, b)
-    assert abs(a.mean() - p.mean()) < 0.01
 
 
 # --- the result shape ---------------------------------------------------------------------------------------

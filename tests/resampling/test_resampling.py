@@ -8,27 +8,13 @@ from humanlike.measures.ec import metric as ec
 from humanlike.measures.ec.copy_model import cell_probabilities
 from humanlike.measures.ec.pair import bootstrap_pair, pair_error_consistency
 from humanlike.trials.design import Stratum
-from humanlike.resampling.weights import bca_interval, chunk_sizes, multinomial_weights, percentile_interval
+from humanlike.resampling.weights import bca_interval, percentile_interval
 from humanlike.resampling.settings import ResamplingSettings
 
 
-def test_multinomial_weights_shape_and_distribution():
-    rng = np.random.default_rng(0)
-    w = multinomial_weights(50, 4000, rng)
-    assert w.shape == (4000, 50)
-    assert np.all(w.sum(axis=1) == 50)
-    # each item's count is Binomial(n, 1/n): mean 1, variance 1 - 1/n
-    assert w.mean() == pytest.approx(1.0, abs=0.01)
-    assert w.var() == pytest.approx(1 - 1 / 50, abs=0.03)
-    assert np.array_equal(multinomial_weights(10, 5, np.random.default_rng(3)),
-                          multinomial_weights(10, 5, np.random.default_rng(3)))
-
-
-def test_chunk_sizes():
-    assert chunk_sizes(2500, 1000) == [1000, 1000, 500]
-    assert sum(chunk_sizes(10_000)) == 10_000
-    with pytest.raises(ValueError):
-        chunk_sizes(0)
+def multinomial_weights(n_items, n_resamples, rng):
+    """Bootstrap counts of ``n_items`` units, (n_resamples x n_items), for the checks below."""
+    return rng.multinomial(n_items, np.full(n_items, 1 / n_items), size=n_resamples).astype(float)
 
 
 def _random_block(seed=0, n_items=40, n_obs=4):

@@ -3,7 +3,6 @@ the model's preprocessing, batched with a prefetching loader so decoding overlap
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections.abc import Iterator, Sequence
@@ -13,6 +12,7 @@ import numpy as np
 import torch
 from PIL import Image, UnidentifiedImageError
 
+from ..files import atomic_write
 from ..trials.stimuli import StimulusError
 
 BACKGROUND = (255, 255, 255)
@@ -155,10 +155,8 @@ class StimulusDataset(torch.utils.data.Dataset):
 
 
 def _save_atomic(path: Path, tensor: torch.Tensor) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp.npy")
-    np.save(tmp, tensor.detach().cpu().numpy())
-    os.replace(tmp, path)
+    values = tensor.detach().cpu().numpy()
+    atomic_write(path, lambda tmp: np.save(tmp, values), suffix=".tmp.npy")
 
 
 def _collate(tensors: list[torch.Tensor]) -> torch.Tensor:

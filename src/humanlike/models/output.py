@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..files import atomic_write
 from ..trials.loaders import EVALUATION_FORMAT, EVALUATION_MANIFEST, read_evaluation_trials
 from ..trials.representations import save_representation
 from ..trials.stimuli import MANIFEST_COLUMNS, write_manifest
@@ -38,26 +39,17 @@ def _safe(name: str) -> str:
     return re.sub(r"[^\w.\-]", "_", name)
 
 
-def _replace_via(tmp: Path, dst: Path, write) -> None:
-    """``write(tmp)`` then rename over ``dst``; the temporary file never outlives a failure (Ctrl-C included)."""
-    tmp.unlink(missing_ok=True)
-    try:
-        write(tmp)
-        os.replace(tmp, dst)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def _link_or_copy(src: Path, dst: Path) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
 
     def link(tmp):
+        tmp.unlink()   # the writer's empty temporary file: a hard link needs the name free
         try:
             os.link(src, tmp)
         except OSError:
             shutil.copyfile(src, tmp)
 
-    _replace_via(dst.with_name(f".{dst.name}.tmp"), dst, link)
+    atomic_write(dst, link)
 
 
 def write_evaluation(results, out) -> Path:
@@ -133,12 +125,11 @@ def write_evaluation(results, out) -> Path:
         manifests.append(result.manifest)
     trials = pd.concat(frames, ignore_index=True)
     stimuli = pd.concat(manifests, ignore_index=True).drop_duplicates(["experiment", "condition", "item"], keep="last")
-    _atomic_csv(trials, out / TRIALS_FILE)
+    atomic_write(out / TRIALS_FILE, lambda tmp: trials.to_csv(tmp, index=False))
     write_manifest(stimuli, out / STIMULI_FILE)
     doc = {"format": EVALUATION_FORMAT, "version": 1, "trials": TRIALS_FILE, "stimuli": STIMULI_FILE,
            "runs": runs}
-    _replace_via(doc_path.with_name(f".{doc_path.name}.tmp"), doc_path,
-                 lambda tmp: tmp.write_text(json.dumps(doc, indent=2, default=str) + "\n"))
+    atomic_write(doc_path, lambda tmp: tmp.write_text(json.dumps(doc, indent=2, default=str) + "\n"))
     return out
 
 
@@ -154,14 +145,10 @@ def _write_features(folder: Path, result, layer: str, rep) -> None:
 
 def _save_outputs(path: Path, result) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    _replace_via(path.with_name(f".{path.stem}.tmp.npz"), path, lambda tmp: np.savez(
+    atomic_write(path, suffix=".tmp.npz", write=lambda tmp: np.savez(
         tmp, outputs=result.outputs, items=result.manifest["item"].to_numpy(dtype=str),
         experiment=result.manifest["experiment"].to_numpy(dtype=str),
         condition=result.manifest["condition"].to_numpy(dtype=str)))
-
-
-def _atomic_csv(frame: pd.DataFrame, path: Path) -> None:
-    _replace_via(path.with_name(f".{path.name}.tmp"), path, lambda tmp: frame.to_csv(tmp, index=False))
 
 
 def _read_stimuli(path: Path):

@@ -16,7 +16,7 @@ An analysis hands the engine a :class:`~humanlike.trials.design.Design` (strata 
 Kernels and aggregations are described in :mod:`humanlike.resampling.kernels`, the random draws in
 :mod:`humanlike.resampling.draws` and the settings in :mod:`humanlike.resampling.settings`. Parametric resampling
 (responses drawn from fitted probabilities) uses :func:`~humanlike.resampling.draws.bernoulli_responses` with the
-same block scheme, driven by :func:`parametric_replicates`.
+same block scheme and :func:`resample_chunks` (the MLDS diagnostics, :mod:`humanlike.measures.mlds.diagnostics`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ import contextlib
 import inspect
 import math
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..trials.design import Design, Stratum
-from .draws import BLOCK, bernoulli_responses, item_weights, observer_weights, standard_normals
+from .draws import BLOCK, item_weights, observer_weights, standard_normals
 from .kernels import Aggregate, Kernel, Output, SufficientStatisticKernel
 from .results import Resampled
 from .settings import DEFAULT_MEMORY_BUDGET, ResamplingSettings
@@ -488,57 +488,6 @@ def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregat
                 block[:, first_column:stop_column] += added[:, position:position + stop_column - first_column]
         result[lo:hi] += block
     return result
-
-
-def parametric_replicates(key: tuple, probabilities: np.ndarray, refit: Callable[[np.ndarray], np.ndarray],
-                          settings: ResamplingSettings, bytes_per_resample: int | None = None) -> np.ndarray:
-    """Replicates of a parametric bootstrap: responses drawn from ``probabilities``, refitted in batches.
-
-    ``refit`` maps a (R x n) 0/1 response matrix to (R x K) statistics (a batched fit: no loop over R).
-    Returns the (n_resamples x K) replicates; rows do not depend on the chunking.
-
-    Parameters
-    ----------
-    key : tuple
-        Names the random stream (e.g. the observer and scale).
-    probabilities : numpy.ndarray
-        Fitted probability of a 1 per trial, 1-d.
-    refit : callable
-        ``(R x n) float 0/1 responses -> (R x K)`` statistics.
-    settings : ResamplingSettings
-        Seed, number of resamples, memory budget and progress bar.
-    bytes_per_resample : int, optional
-        Memory one resample's refit needs (default ``64 n``).
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (n_resamples x K); (0 x 0) without resamples.
-
-    Examples
-    --------
-    The share of 1-responses per simulated data set:
-
-    >>> share = lambda y: y.mean(axis=1, keepdims=True)
-    >>> replicates = parametric_replicates(("fit",), np.array([0.2, 0.8, 0.5]), share,
-    ...                                    ResamplingSettings(n_resamples=4, seed=0))
-    >>> replicates.shape, bool(np.isin(replicates, [0, 1 / 3, 2 / 3, 1]).all())
-    ((4, 1), True)
-    """
-    p = np.asarray(probabilities, dtype=float)
-    per = bytes_per_resample or 64 * p.size
-    parts = []
-    chunks = resample_chunks(settings.n_resamples, per, settings.memory_budget)
-    bar = progress_bar(len(chunks), settings.progress, "parametric bootstrap")
-    with one_blas_thread():
-        for start, stop in chunks:
-            y = bernoulli_responses(settings.seed, key, p, start, stop)
-            parts.append(np.asarray(refit(y.astype(np.float64)), dtype=float))
-            bar.update(1)
-    bar.close()
-    if not parts:
-        return np.zeros((0, 0))
-    return np.concatenate(parts)
 
 
 def _ones_or_none(design: Design, stratum: Stratum, settings: ResamplingSettings) -> np.ndarray | None:

@@ -1,7 +1,7 @@
-"""Helpers of the pre-engine resampling loops, and NaN-skipping means shared by the aggregations.
+"""NaN-skipping means shared by the aggregations.
 
-The resampling itself lives in :mod:`humanlike.resampling.engine`. ``multinomial_weights``, ``chunk_sizes`` and
-``observer_weights`` remain only for analyses not yet ported to the engine and go with them. The pairwise
+The resampling itself lives in :mod:`humanlike.resampling.engine` (its weights in
+:mod:`humanlike.resampling.draws`); the helpers of the pre-engine loops are gone. The pairwise
 correctness statistics moved beside their metric (:func:`humanlike.measures.ec.metric.correctness_statistics`), the
 single-pair bootstrap to :func:`humanlike.measures.ec.pair.bootstrap_pair`. This module knows no metric.
 """
@@ -14,107 +14,7 @@ import numpy as np
 
 from .intervals import bca_interval, percentile_interval
 
-__all__ = ["DEFAULT_CHUNK", "bca_interval", "chunk_sizes", "group_mean", "multinomial_weights", "nanmean_quiet",
-           "observer_weights", "percentile_interval"]
-
-DEFAULT_CHUNK = 1000
-
-
-def multinomial_weights(n_items: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Bootstrap weights: (n_resamples x n_items) counts of how often each item is drawn (rows sum to n).
-
-    Drawn as uniform indices and counted with one bincount, which is several times faster than
-    ``Generator.multinomial`` with equal probabilities and gives the same distribution.
-
-    Parameters
-    ----------
-    n_items : int
-        Number of units resampled (at least 1).
-    n_resamples : int
-        Number of bootstrap resamples (rows).
-    rng : numpy.random.Generator
-        Source of randomness.
-
-    Returns
-    -------
-    numpy.ndarray of float32
-        Counts, shape (n_resamples x n_items); every row sums to ``n_items``.
-
-    Raises
-    ------
-    ValueError
-        If ``n_items`` is not positive.
-
-    Examples
-    --------
-    >>> weights = multinomial_weights(4, 3, np.random.default_rng(0))
-    >>> weights.shape, weights.sum(axis=1).tolist()
-    ((3, 4), [4.0, 4.0, 4.0])
-    """
-    if n_items <= 0:
-        raise ValueError("cannot resample an empty set of items")
-    idx = rng.integers(0, n_items, size=(n_resamples, n_items))
-    idx += (np.arange(n_resamples) * n_items)[:, None]
-    counts = np.bincount(idx.ravel(), minlength=n_resamples * n_items)
-    return counts.reshape(n_resamples, n_items).astype(np.float32)
-
-
-def chunk_sizes(n_resamples: int, chunk: int = DEFAULT_CHUNK) -> list[int]:
-    """Split ``n_resamples`` into chunks of at most ``chunk``.
-
-    Parameters
-    ----------
-    n_resamples : int
-        Total number of resamples (at least 1).
-    chunk : int, default 1000
-        Largest chunk.
-
-    Returns
-    -------
-    list of int
-        Chunk sizes summing to ``n_resamples``; all equal to ``chunk`` except possibly the last.
-
-    Raises
-    ------
-    ValueError
-        If ``n_resamples`` is below 1.
-
-    Examples
-    --------
-    >>> chunk_sizes(2500, chunk=1000)
-    [1000, 1000, 500]
-    """
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be at least 1")
-    full, rest = divmod(n_resamples, chunk)
-    return [chunk] * full + ([rest] if rest else [])
-
-
-def observer_weights(n_observers: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Weights for resampling observers with replacement (second level of a two-level bootstrap).
-
-    Parameters
-    ----------
-    n_observers : int
-        Number of observers (at least 1).
-    n_resamples : int
-        Number of bootstrap resamples (rows).
-    rng : numpy.random.Generator
-        Source of randomness.
-
-    Returns
-    -------
-    numpy.ndarray of float64
-        Counts, shape (n_resamples x n_observers); every row sums to ``n_observers``.
-
-    Examples
-    --------
-    >>> weights = observer_weights(5, 2, np.random.default_rng(1))
-    >>> weights.dtype.name, weights.sum(axis=1).tolist()
-    ('float64', [5.0, 5.0])
-    """
-    return multinomial_weights(n_observers, n_resamples, rng).astype(np.float64)
-
+__all__ = ["bca_interval", "group_mean", "nanmean_quiet", "percentile_interval"]
 
 # --- NaN-skipping aggregation ----------------------------------------------------------------------
 

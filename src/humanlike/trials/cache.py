@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
+
+from ..files import OutputPathError, atomic_write
 
 ENV_CACHE = "HUMANLIKE_CACHE"
 OFF = ("off", "0", "no", "false", "none")
@@ -150,14 +151,7 @@ def cached_table(sources: Sequence[Path], options: Mapping[str, object], build: 
             pass  # unreadable (e.g. truncated by a full disk): parse again and overwrite
     table = build()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".trials-", suffix=".tmp", delete=False) as tmp:
-            temporary = Path(tmp.name)
-        try:
-            table.to_parquet(temporary, index=False)
-            os.replace(temporary, path)
-        finally:
-            temporary.unlink(missing_ok=True)
-    except OSError:
+        atomic_write(path, lambda tmp: table.to_parquet(tmp, index=False))
+    except (OSError, OutputPathError):
         pass  # a cache that cannot be written only costs speed
     return table

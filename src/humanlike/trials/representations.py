@@ -19,12 +19,12 @@ representation, the shards concatenated in file-name order. Item ids must be uni
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from ..files import atomic_write
 
 
 class RepresentationError(ValueError):
@@ -162,20 +162,10 @@ def save_representation(representation: Representation, path) -> Path:
     >>> back.name, back.metadata, back.items.tolist(), bool((back.features == r.features).all())
     ('toy', {'layer': 'fc'}, ['a', 'b', 'c'], True)
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, features=representation.features, items=representation.items,
-                     labels=representation.labels, name=np.asarray(representation.name),
-                     metadata=np.asarray(json.dumps(representation.metadata, sort_keys=True, default=str)))
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    metadata = np.asarray(json.dumps(representation.metadata, sort_keys=True, default=str))
+    return atomic_write(Path(path), suffix=".tmp.npz", write=lambda tmp: np.savez(
+        tmp, features=representation.features, items=representation.items, labels=representation.labels,
+        name=np.asarray(representation.name), metadata=metadata))
 
 
 def load_representation(path) -> Representation:
@@ -284,8 +274,3 @@ def _read_npz(path: Path) -> Representation:
     except RepresentationError as err:
         raise RepresentationError(f"{path}: {err}") from err
 
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current

@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..files import atomic_write
+
 MANIFEST_COLUMNS = ("item", "path", "label", "experiment", "condition")
 DEFAULT_CONDITION = "0"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp", ".ppm", ".pgm")
@@ -313,11 +315,4 @@ def write_manifest(manifest: pd.DataFrame, path) -> Path:
             return p
 
     frame["path"] = frame["path"].map(relative)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        frame.to_csv(tmp, index=False)
-        os.replace(tmp, path)
-    finally:  # never leave the temporary file behind (Ctrl-C included)
-        tmp.unlink(missing_ok=True)
-    return path
+    return atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False))

@@ -125,3 +125,14 @@ def test_ood_real_data_json(modelvshuman_dir, capsys):
 
 
 
+@pytest.mark.skipif(not STATUS.exists() or "THP_enabled" not in STATUS.read_text(),
+                    reason="the kernel does not show its transparent huge page setting (Linux 5.0+ does)")
+def test_command_line_leaves_the_huge_page_setting_alone():
+    """The CLI no longer switches transparent huge pages off for itself and its workers (a process-wide side
+    effect); the kernel's and numpy's own settings (NUMPY_MADVISE_HUGEPAGE) decide, as in any numpy program."""
+    code = ("from humanlike.app import cli\n"
+            "state = lambda: open('/proc/self/status').read().split('THP_enabled:')[1].split()[0]\n"
+            "before = state(); code = cli.main(['mlds', 'no-such-file.csv']); print(before, state(), code)")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, after, code = shown.stdout.split()
+    assert before == after and code == "2"   # a command that fails on its input

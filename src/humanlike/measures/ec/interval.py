@@ -7,8 +7,8 @@ bootstrap resamples a table whose error cells are themselves noisy estimates (a 
 never resampled as anything else).
 
 :func:`ec_profile_interval` inverts the likelihood-ratio test of ``kappa = k0`` instead. The 2x2 table of
-one pair is multinomial with three free parameters; parametrised by the two accuracies and kappa (docs/measures/error-consistency.md
-§1, the copy model of :mod:`humanlike.measures.ec.copy_model` is one process realising every such triple),
+one pair is multinomial with three free parameters; parametrised by the two accuracies and kappa (docs/measures/error-consistency.md;
+the copy model of :mod:`humanlike.measures.ec.copy_model` is one process realising every such triple),
 the cell probabilities are ``p11 = p1 p2 + k (p1 (1-p2) + p2 (1-p1)) / 2``, ``p10 = p1 - p11``,
 ``p01 = p2 - p11``, ``p00 = 1 - p1 - p2 + p11``. The profile log-likelihood ``l(k)`` maximises over the
 two accuracies for each ``k``; the interval is ``{k : 2 (l_max - l(k)) <= chi2_1(level)}``.

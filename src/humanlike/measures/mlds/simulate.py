@@ -1,4 +1,4 @@
-"""Difference-scaling designs and simulated observers (docs/measures/mlds.md).
+"""Difference-scaling designs and simulated observers (docs/measures/mlds.md, "Design").
 
 A design is every quadruple (a < b < c < d as the pairs (a, b) and (c, d)) or every triad (a < b < c)
 of p levels, shuffled, with each trial shown in a random presentation order (which pair first; for a

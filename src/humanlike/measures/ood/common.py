@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from ...trials.schema import NO_ANSWER
-from ...resampling.settings import ResamplingSettings
 
 METRICS = ("ec", "ma", "cled")
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ...files import atomic_write
 from .blending import blend_alphas, blend_sequence, jaccard_matrix, top_pairs
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
@@ -493,26 +494,11 @@ def write_sequences(sequences: SequenceSet, out, image_dir: str = "images") -> P
         for level, img in enumerate(images, start=1):
             pixels = np.clip(np.rint(img), 0, 255).astype(np.uint8)
             path = out / image_dir / f"{seq}-{level}.png"
-            _atomic_write(path, lambda tmp, px=pixels: Image.fromarray(px, mode="L").save(tmp, format="PNG"))
+            atomic_write(path, lambda tmp, px=pixels: Image.fromarray(px, mode="L").save(tmp, format="PNG"))
     manifest = sequence_manifest(sequences, image_dir)
     path = out / MANIFEST_NAME
-    _atomic_write(path, lambda tmp: manifest.to_csv(tmp, index=False))
+    atomic_write(path, lambda tmp: manifest.to_csv(tmp, index=False))
     return path
-
-
-def _atomic_write(path: Path, write) -> None:
-    # A reader (a model run, a crashed rerun) never sees a half-written image or manifest.
-    import os
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def read_sequence_manifest(path) -> pd.DataFrame:
