@@ -115,7 +115,7 @@ def test_no_tmp_left_behind_on_failure(tmp_path, exc):
         raise exc("interrupted")
 
     with pytest.raises(exc):
-        io._atomic(tmp_path / "out.csv", broken)
+        io.atomic_write(tmp_path / "out.csv", broken)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -90,7 +90,7 @@ def test_interrupted_run_leaves_no_complete_manifest_and_no_tmp(tiny, tmp_path, 
             def half(tmp):
                 tmp.write_text("half")
                 raise KeyboardInterrupt
-            return io._atomic(io.table_path(path, fmt), half)
+            return io.atomic_write(io.table_path(path, fmt), half)
         return real(frame, path, fmt)
 
     monkeypatch.setattr(io, "write_table", interrupted)
