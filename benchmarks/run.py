@@ -40,7 +40,8 @@ models = [SDTObserver(f"net-{k:03d}", kind="model", noise_sd=0.0, sensitivity=fl
                       shared=float(rng.uniform(0.3, 0.9))) for k in range(n_models)]
 trials = simulate_benchmark(0, n_humans=10, models=models, experiments={"big": {"0": 1.5}}, n_items=1280)
 t0 = time.perf_counter()
-result = run_benchmark(trials, exclusions=None, n_resamples=n_resamples)
+from humanlike.resampling.settings import ResamplingSettings
+result = run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=n_resamples))
 print(f"SECONDS {time.perf_counter() - t0:.2f} COLUMNS {len(result.details.resampled)}")
 """
 
@@ -50,7 +51,9 @@ from humanlike.measures.ec.analysis import error_consistency
 from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS
 from humanlike.trials.loaders import load_trials
 from humanlike.measures.ec.significance import ec_test_exact
-pairs = error_consistency(load_trials(sys.argv[1]), exclusions=MODELVSHUMAN_EXCLUSIONS, n_resamples=0).pairs
+from humanlike.resampling.settings import ResamplingSettings
+pairs = error_consistency(load_trials(sys.argv[1]), exclusions=MODELVSHUMAN_EXCLUSIONS,
+                          settings=ResamplingSettings(n_resamples=0)).pairs
 mh = pairs[pairs["pair_kind"] == "model-human"]
 counts = mh[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].to_numpy().T
 t0 = time.perf_counter()

@@ -72,7 +72,7 @@ def test_every_shared_flag_is_spelled_with_one_default_type_and_help():
     # the older spellings are gone
     for name, parser in commands.items():
         options = {o for a in parser._actions for o in a.option_strings}
-        assert not options & {"--bootstrap", "--table", "--no-exclusions-only", "--two-level-only"}, name
+        assert not options & {"--bootstrap", "--table"}, name
 
 
 def test_exclusions_are_offered_on_by_default_wherever_trials_of_the_benchmark_are_resampled():
