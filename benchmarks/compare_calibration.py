@@ -28,6 +28,8 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+from humanlike.resampling.settings import ResamplingSettings
+from humanlike.measures.dmc.analysis import dmc_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -119,9 +121,9 @@ def part_pipeline(args) -> dict:
         for k in range(args.sets):
             trials = _twins(10_000 + k, items, humans, experiments)
             if measure == "ec":
-                r = error_consistency(trials, n_resamples=args.resamples, seed=k, validate=False)
+                r = error_consistency(trials, settings=ResamplingSettings(n_resamples=args.resamples, seed=k), validate=False)
             else:
-                r = decision_margin_consistency(trials, n_resamples=args.resamples, seed=k, validate=False)
+                r = decision_margin_consistency(trials, settings=dmc_settings(n_resamples=args.resamples, seed=k), validate=False)
             c = compare(r, trials=trials if exact else None).pairs
             boot.append(bool(c.loc[c["test"].str.startswith("paired"), "resolved"].iloc[0]))
             if exact:

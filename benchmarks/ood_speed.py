@@ -18,6 +18,7 @@ import os
 import resource
 import time
 from pathlib import Path
+from humanlike.resampling.settings import ResamplingSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(os.environ.get("HUMANLIKE_SHARED_DATA", ROOT.parent / "shared" / "data")) / "modelvshuman" / "raw-data"

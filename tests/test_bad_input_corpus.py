@@ -414,7 +414,7 @@ def test_a_pair_sharing_no_trial_is_nan_with_its_reason():
     frame = pd.concat([_good(conditions=("0.1",)), _good(conditions=("0.2",)).query("observer == 'resnet50'"),
                        _good(conditions=("0.2",)).query("observer == 'subject-01'").assign(item=lambda f: "x" + f["item"])],
                       ignore_index=True)
-    result = error_consistency(frame, n_resamples=10, seed=0)
+    result = error_consistency(frame, settings=ResamplingSettings(n_resamples=10, seed=0))
     row = result.pairs.set_index("condition").loc["0.2"]
     assert np.isnan(row["error_consistency"]) and "no trial shared" in row["reason"]
     assert np.isfinite(result.pairs.set_index("condition").loc["0.1", "error_consistency"])

@@ -13,6 +13,7 @@ from humanlike.trials.judgements import (JudgementTableError, design_levels, loa
                                        validate_judgements)
 from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
 from humanlike.app.cli import main
+from humanlike.resampling.settings import ResamplingSettings
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def demo():
 
 
 def test_the_demo_is_valid(demo):
-    result = psychophysical_score(demo, n_resamples=0, seed=0)
+    result = psychophysical_score(demo, settings=ResamplingSettings(n_resamples=0, seed=0))
     assert len(result.scales[["class_a", "class_b"]].drop_duplicates()) == 6
     assert np.isfinite(result.estimate).all()
 
@@ -29,9 +30,9 @@ def test_the_demo_is_valid(demo):
 def test_missing_class_columns_are_refused_not_split_into_sequences(demo):
     # Before: every sequence became its own unit, 6 class pairs turned into 18 and every score changed.
     with pytest.raises(JudgementError, match=r"lacks columns \['class_a', 'class_b'\].*class_a and class_b"):
-        psychophysical_score(demo.drop(columns=["class_a", "class_b"]), n_resamples=0)
+        psychophysical_score(demo.drop(columns=["class_a", "class_b"]), settings=ResamplingSettings(n_resamples=0))
     with pytest.raises(JudgementError, match=r"lacks columns \['class_b'\]"):
-        psychophysical_score(demo.drop(columns=["class_b"]), n_resamples=0)
+        psychophysical_score(demo.drop(columns=["class_b"]), settings=ResamplingSettings(n_resamples=0))
 
 
 def test_missing_class_values_name_the_rows(demo):
@@ -39,10 +40,10 @@ def test_missing_class_values_name_the_rows(demo):
     holes["class_b"] = holes["class_b"].astype(object)
     holes.loc[[3, 10], "class_b"] = np.nan
     with pytest.raises(JudgementError, match=r"column 'class_b' is missing in 2 row\(s\), e\.g\. row 4 "):
-        psychophysical_score(holes, n_resamples=0)
+        psychophysical_score(holes, settings=ResamplingSettings(n_resamples=0))
     holes.loc[[3, 10], "class_b"] = "  "
     with pytest.raises(JudgementError, match=r"column 'class_b' is missing in 2 row\(s\)"):
-        psychophysical_score(holes, n_resamples=0)
+        psychophysical_score(holes, settings=ResamplingSettings(n_resamples=0))
 
 
 def test_a_level_outside_the_design_is_named_with_its_row(demo):
@@ -52,9 +53,9 @@ def test_a_level_outside_the_design_is_named_with_its_row(demo):
     stray.loc[5, "s3"] = 8                                            # a 7-level design
     with pytest.raises(JudgementError, match=r"level\(s\) \[8\] appear in no trial of observer .*"
                                              r"level\(s\) 8 used by only 1 row\(s\), e\.g\. row 6 "):
-        psychophysical_score(stray, n_resamples=0)
+        psychophysical_score(stray, settings=ResamplingSettings(n_resamples=0))
     with pytest.raises(JudgementError, match=r"level indices must lie in 1\.\.7.*row 6 "):
-        psychophysical_score(stray, n_resamples=0, n_levels=7)
+        psychophysical_score(stray, settings=ResamplingSettings(n_resamples=0), n_levels=7)
 
 
 def test_descending_tidy_triads_are_refused_by_both(demo):
@@ -63,13 +64,13 @@ def test_descending_tidy_triads_are_refused_by_both(demo):
     descending[["s1", "s3"]] = descending[["s3", "s1"]].to_numpy()
     pattern = r"triads must have s1 < s2 < s3 \(physical order.*to_physical_order"
     with pytest.raises(JudgementError, match=pattern):
-        psychophysical_score(descending, n_resamples=0)
+        psychophysical_score(descending, settings=ResamplingSettings(n_resamples=0))
     with pytest.raises(JudgementTableError, match=pattern):
         analyse_mlds(descending)
     # Declared as presentation order, they are reordered with the response flipped: the same scores.
     declared = to_physical_order(descending.assign(response=1 - descending["response"]))
-    a = psychophysical_score(declared, n_resamples=0, seed=0).score
-    b = psychophysical_score(demo, n_resamples=0, seed=0).score
+    a = psychophysical_score(declared, settings=ResamplingSettings(n_resamples=0, seed=0)).score
+    b = psychophysical_score(demo, settings=ResamplingSettings(n_resamples=0, seed=0)).score
     pd.testing.assert_series_equal(a, b)
 
 
@@ -77,8 +78,8 @@ def test_r_layout_columns_are_presentation_order(demo):
     r_layout = demo.rename(columns={"s1": "S1", "s2": "S2", "s3": "S3", "s4": "S4"})
     r_layout[["S1", "S3"]] = r_layout[["S3", "S1"]].to_numpy()
     r_layout["response"] = 1 - r_layout["response"]
-    pd.testing.assert_series_equal(psychophysical_score(r_layout, n_resamples=0, seed=0).score,
-                                   psychophysical_score(demo, n_resamples=0, seed=0).score)
+    pd.testing.assert_series_equal(psychophysical_score(r_layout, settings=ResamplingSettings(n_resamples=0, seed=0)).score,
+                                   psychophysical_score(demo, settings=ResamplingSettings(n_resamples=0, seed=0)).score)
 
 
 @pytest.mark.parametrize("change,pattern", [
@@ -91,7 +92,7 @@ def test_r_layout_columns_are_presentation_order(demo):
 def test_mlds_and_psychscore_give_the_same_error(demo, change, pattern):
     bad = change(demo)
     with pytest.raises(JudgementError, match=pattern):
-        psychophysical_score(bad, n_resamples=0)
+        psychophysical_score(bad, settings=ResamplingSettings(n_resamples=0))
     with pytest.raises(JudgementTableError, match=pattern):
         analyse_mlds(bad)
 

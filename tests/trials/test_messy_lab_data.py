@@ -22,6 +22,8 @@ from humanlike.measures.ood.spectrum import resolve_reference
 from humanlike.trials.loaders import load_trials
 from humanlike.trials.schema import TrialTableError, validate_trials
 from humanlike.trials.simulate import simulate_benchmark
+from humanlike.resampling.settings import ResamplingSettings
+from humanlike.measures.dmc.analysis import dmc_settings
 
 N_RESAMPLES = 40
 SEED = 3
@@ -46,7 +48,7 @@ def numbers_as_pandas_writes_them(trials: pd.DataFrame) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def raw_rows(mvh_trials):
-    return run_benchmark(mvh_trials, n_resamples=N_RESAMPLES, seed=SEED, validate=False).rows
+    return run_benchmark(mvh_trials, settings=ResamplingSettings(n_resamples=N_RESAMPLES, seed=SEED), validate=False).rows
 
 
 def human_ec(rows: pd.DataFrame) -> float:
@@ -61,7 +63,7 @@ def test_a_pandas_written_trial_table_gives_the_raw_folders_benchmark(mvh_trials
     noise = set(reread.loc[reread["experiment"] == "uniform-noise", "condition"])
     assert {"0.0", "0.6", "0.9"} <= noise and "0.00" not in noise  # the spelling really changed
     assert "0.0" in set(reread.loc[reread["experiment"] == "low-pass", "condition"])
-    rows = run_benchmark(reread, n_resamples=N_RESAMPLES, seed=SEED).rows
+    rows = run_benchmark(reread, settings=ResamplingSettings(n_resamples=N_RESAMPLES, seed=SEED)).rows
     assert round(human_ec(raw_rows), 3) == 0.431
     # Every estimate, pair count and undefined share is the raw folder's. A stratum's random stream is named by
     # its condition label, so strata whose label pandas re-spelled draw other (equally valid) resamples: their
@@ -96,7 +98,7 @@ def test_a_raw_folder_with_one_model_resaved_by_pandas_gives_the_raw_benchmark(m
     assert noise.loc[noise["observer"] == "resnet50", "condition"].nunique() == 8
     assert noise["condition"].nunique() == 8   # one spelling per number
     assert "0.00" in set(noise["condition"])   # the raw spelling (most rows) is kept
-    rows = run_benchmark(trials, n_resamples=N_RESAMPLES, seed=SEED).rows
+    rows = run_benchmark(trials, settings=ResamplingSettings(n_resamples=N_RESAMPLES, seed=SEED)).rows
     pd.testing.assert_frame_equal(rows, raw_rows)
 
 
@@ -130,8 +132,8 @@ def test_one_condition_spelled_two_ways_is_one_condition_with_a_warning():
     with pytest.warns(UserWarning, match=r"experiment 'sim-noise': conditions \['0.1', '0.10'\] spell the same"):
         checked = validate_trials(respelled)
     assert set(checked["condition"]) == set(trials["condition"])
-    a = error_consistency(trials, n_resamples=30, seed=1).summary
-    b = error_consistency(checked, n_resamples=30, seed=1).summary
+    a = error_consistency(trials, settings=ResamplingSettings(n_resamples=30, seed=1)).summary
+    b = error_consistency(checked, settings=ResamplingSettings(n_resamples=30, seed=1)).summary
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -187,9 +189,9 @@ def test_every_analysis_refuses_an_observer_named_humans(analysis):
     from humanlike.measures.ood.analysis import ood_analysis
 
     trials = with_model_renamed(small_benchmark(), "humans")
-    run = {"ec": lambda: error_consistency(trials, n_resamples=10, seed=0),
-           "benchmark": lambda: run_benchmark(trials, exclusions=None, n_resamples=10, seed=0),
-           "dmc": lambda: decision_margin_consistency(trials, n_resamples=10, seed=0),
+    run = {"ec": lambda: error_consistency(trials, settings=ResamplingSettings(n_resamples=10, seed=0)),
+           "benchmark": lambda: run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=10, seed=0)),
+           "dmc": lambda: decision_margin_consistency(trials, settings=dmc_settings(n_resamples=10, seed=0)),
            "dvc": lambda: latent_correctness_correlation(trials),
            "ood": lambda: ood_analysis(trials)}[analysis]
     with pytest.raises(TrialTableError, match="observer 'humans'"):
@@ -285,7 +287,7 @@ def disjoint_halves() -> pd.DataFrame:
 
 
 def test_a_skipped_block_gives_nan_with_a_reason_and_the_mean_over_defined_tables():
-    result = error_consistency(skipped_block(), n_resamples=30, seed=0)
+    result = error_consistency(skipped_block(), settings=ResamplingSettings(n_resamples=30, seed=0))
     pairs = result.pairs
     missing = pairs[(pairs["condition"] == "0.10") & (pairs["experiment"] == "sim-noise")
                     & ((pairs["observer_1"] == "subject-01") | (pairs["observer_2"] == "subject-01"))]
@@ -302,7 +304,7 @@ def test_a_skipped_block_gives_nan_with_a_reason_and_the_mean_over_defined_table
 
 
 def test_disjoint_halves_leave_the_pairs_that_share_nothing_undefined():
-    result = error_consistency(disjoint_halves(), n_resamples=30, seed=0)
+    result = error_consistency(disjoint_halves(), settings=ResamplingSettings(n_resamples=30, seed=0))
     pairs = result.pairs
     across = pairs[(pairs["observer_1"] == "subject-01") & (pairs["kind_2"] == "human")]
     assert across["error_consistency"].isna().all() and across["reason"].str.contains("no trial shared").all()

@@ -16,6 +16,7 @@ from humanlike.app.cli import main
 from humanlike.web.config import load_config
 from web_bots import answer_all, classifier, scale_judge, start
 from web_helpers import make_study
+from humanlike.resampling.settings import ResamplingSettings
 
 
 def category_folder(root, labels, per_label=2):
@@ -175,7 +176,7 @@ def test_psychscore_reads_the_study_and_recovers_the_bots_scale(tmp_path, capsys
     run_participants(study, "triads", 24, sigma=0.2)
     table = read_study(study)
     assert table["observer"].nunique() == 24 and len(table) == 24 * 30
-    result = analyse_mlds(table.assign(observer="pooled", scale="all"), bootstrap=200, seed=0)[0]
+    result = analyse_mlds(table.assign(observer="pooled", scale="all"), settings=ResamplingSettings(n_resamples=200, seed=0))[0]
     low, high = result.intervals(level=1 - 0.05 / 3)["standard_scale"]   # simultaneous over 3 interior levels
     alphas = np.linspace(0, 1, 5)
     truth = alphas ** 2

@@ -387,8 +387,9 @@ class MeasureResult:
     --------
     >>> from humanlike.measures.ec.analysis import error_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> from humanlike.resampling.settings import ResamplingSettings
     >>> result = error_consistency(simulate_benchmark(seed=0, n_humans=3, n_items=24), experiments=["sim-blur"],
-    ...                            n_resamples=20)
+    ...                            settings=ResamplingSettings(n_resamples=20))
     >>> list(result.to_frame().columns[:3]), result.to_frame()["measure"].iloc[0]
     (['measure', 'scope', 'group'], 'ec')
     """

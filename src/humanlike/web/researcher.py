@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from . import db
 from .export import catch_failures, study_table
 from .service import Study
+from ..resampling.settings import ResamplingSettings
 
 #: Bootstrap sizes of the live analysis (the page is recomputed whenever a response arrives).
 EC_RESAMPLES = 1000
@@ -89,7 +90,7 @@ def _classification(study: Study, table: pd.DataFrame, out: Analysis) -> None:
         return
     try:
         with np.errstate(invalid="ignore", divide="ignore"):   # pairs without shared trials: NaN, with a reason
-            frame = error_consistency(table, n_resamples=EC_RESAMPLES, seed=study.config.seed).summary_frame()
+            frame = error_consistency(table, settings=ResamplingSettings(n_resamples=EC_RESAMPLES, seed=study.config.seed)).summary_frame()
     except ValueError as err:   # e.g. no two participants have seen an item in the same condition yet
         out.notes.append(f"Error consistency is not defined yet: {err}")
         return
@@ -120,7 +121,7 @@ def _judgements(study: Study, table: pd.DataFrame, out: Analysis) -> None:
         if len(frame) < 2 * int(frame[["s1", "s2", "s3"]].max().max()):
             out.notes.append(f"scale {scale_id}: too few judgements yet ({len(frame)})")
             continue
-        result = analyse_mlds(frame, bootstrap=MLDS_BOOTSTRAP, seed=study.config.seed)[0]
+        result = analyse_mlds(frame, settings=ResamplingSettings(n_resamples=MLDS_BOOTSTRAP, seed=study.config.seed))[0]
         if result.status != "ok":
             out.notes.append(f"scale {scale_id}: {result.reason}")
         results.append(result)

@@ -18,6 +18,8 @@ from humanlike.measures.ec.metric import kappa
 from humanlike.stats.comparison import (
     Scores, adjust, bootstrap_p_value, brainscore_ceiled, ceiling_ratio, compact_letters, compare_scores, holm,
 )
+from humanlike.resampling.settings import ResamplingSettings
+from humanlike.measures.dmc.analysis import dmc_settings
 
 # --- formulas by hand ----------------------------------------------------------------------------------------
 
@@ -183,7 +185,7 @@ def _twin_row(result):
 
 
 def test_identical_models_ec(duplicated):
-    r = error_consistency(duplicated, n_resamples=199, seed=0)
+    r = error_consistency(duplicated, settings=ResamplingSettings(n_resamples=199, seed=0))
     rows = _twin_row(compare(r))
     assert len(rows) == 1
     row = rows.iloc[0]
@@ -193,7 +195,7 @@ def test_identical_models_ec(duplicated):
 
 def test_identical_models_ec_one_table_exact(duplicated):
     one = duplicated[(duplicated["observer_kind"] == "model") | (duplicated["observer"] == "subject-01")]
-    r = error_consistency(one, experiments=["sim-noise"], condition="1", n_resamples=199, seed=0)
+    r = error_consistency(one, experiments=["sim-noise"], condition="1", settings=ResamplingSettings(n_resamples=199, seed=0))
     c = compare(r, trials=one)
     rows = _twin_row(c)
     assert set(rows["test"]) == {"paired bootstrap (percentile-interval inversion)", "exact label exchange"}
@@ -201,7 +203,7 @@ def test_identical_models_ec_one_table_exact(duplicated):
 
 
 def test_identical_models_dmc(duplicated):
-    r = decision_margin_consistency(duplicated, n_resamples=199, seed=0)
+    r = decision_margin_consistency(duplicated, settings=dmc_settings(n_resamples=199, seed=0))
     row = _twin_row(compare(r)).iloc[0]
     assert row["difference"] == 0.0 and row["p_value"] == 1.0
 
@@ -229,7 +231,7 @@ def test_level_ec_pipeline():
         warnings.simplefilter("ignore")
         for k in range(n_sets):
             trials = _planted_pair_trials(k, 200)
-            r = error_consistency(trials, n_resamples=199, seed=k)
+            r = error_consistency(trials, settings=ResamplingSettings(n_resamples=199, seed=k))
             rejections += int(compare(r).pairs["resolved"].iloc[0])
     assert rejections / n_sets <= _upper(n_sets)
 
@@ -240,7 +242,7 @@ def test_level_dmc_pipeline():
         warnings.simplefilter("ignore")
         for k in range(n_sets):
             trials = _planted_pair_trials(1000 + k, 200, n_humans=4)
-            r = decision_margin_consistency(trials, n_resamples=199, seed=k, observer_level="none")
+            r = decision_margin_consistency(trials, settings=dmc_settings(n_resamples=199, seed=k, observer_level="none"))
             rejections += int(compare(r).pairs["resolved"].iloc[0])
     assert rejections / n_sets <= _upper(n_sets)
 
@@ -402,7 +404,7 @@ def test_compact_letters_share_a_letter_exactly_when_unresolved(seed):
 
 
 def test_brainscore_of_one_experiment_uses_that_experiment_only(duplicated):
-    r = error_consistency(duplicated, n_resamples=50, seed=0)
+    r = error_consistency(duplicated, settings=ResamplingSettings(n_resamples=50, seed=0))
     one = compare(r, scope="sim-blur", normalise="brainscore").scores.set_index("model")
     table = r.table(scope="sim-blur").set_index("group")
     ceiling = table.loc["humans", "estimate"]
@@ -412,7 +414,7 @@ def test_brainscore_of_one_experiment_uses_that_experiment_only(duplicated):
 
 def test_observer_bootstrap_keeps_the_pairing(duplicated):
     with pytest.warns(RuntimeWarning, match="undefined"):   # 3 resampled humans: some human-human kappas undefined
-        r = error_consistency(duplicated, n_resamples=99, seed=0, observer_level="bootstrap")
+        r = error_consistency(duplicated, settings=ResamplingSettings(n_resamples=99, seed=0, observer_level="bootstrap"))
     row = _twin_row(compare(r)).iloc[0]
     assert row["difference"] == 0.0 and row["p_value"] == 1.0
 
@@ -469,7 +471,7 @@ def test_real_benchmark_ec_conclusions(mvh_trials):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = error_consistency(mvh_trials, exclusions=MODELVSHUMAN_EXCLUSIONS, n_resamples=2000, seed=0,
+        r = error_consistency(mvh_trials, exclusions=MODELVSHUMAN_EXCLUSIONS, settings=ResamplingSettings(n_resamples=2000, seed=0),
                               validate=False)
         c = compare(r)
         bs = compare(r, normalise="brainscore").scores

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from humanlike.resampling.settings import ResamplingSettings
 
 SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "ec_aggregate_coverage.py"
 
@@ -61,7 +62,7 @@ def test_the_studys_bootstrap_is_the_librarys(study):
     estimate, replicates, jackknife = study.bootstrap_aggregates(correct, 3000, np.random.default_rng(4))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = error_consistency(_trial_table(correct), n_resamples=3000, seed=5, interval="bca")
+        result = error_consistency(_trial_table(correct), settings=ResamplingSettings(n_resamples=3000, seed=5, interval="bca"))
     columns = result.resampled.where(scope="sim", metric="error_consistency")
     by_group = dict(zip([label[1] for label in columns.labels], range(len(columns.labels))))
     library = [by_group["model"], by_group["humans"]]
@@ -115,7 +116,7 @@ def test_ec_offers_the_jackknife_interval(capsys):
     from humanlike.resampling.intervals import jackknife_interval
 
     trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    result = error_consistency(trials, experiments=["sim-blur"], n_resamples=200, seed=0, interval="jackknife")
+    result = error_consistency(trials, experiments=["sim-blur"], settings=ResamplingSettings(n_resamples=200, seed=0, interval="jackknife"))
     frame = result.summary
     assert set(frame["interval_method"]) == {"jackknife normal"}
     low, high = jackknife_interval(result.resampled.estimate, result.resampled.jackknife)

@@ -12,6 +12,7 @@ from humanlike.measures.ec.metric import kappa
 from humanlike.measures.ec.interval import (
     PSEUDO_COUNT, copy_model_tables, ec_profile_contains, ec_profile_coverage, ec_profile_interval,
 )
+from humanlike.resampling.settings import ResamplingSettings
 
 
 def test_contains_estimate_and_shrinks_with_trials():
@@ -223,7 +224,7 @@ def test_a_result_computes_its_single_table_profile_intervals_once_per_level(mon
     from humanlike.measures.ec.cli import format_ec
 
     result = error_consistency(simulate_benchmark(seed=0, n_humans=3, n_items=40), condition="0.10",
-                               n_resamples=20, seed=0, pair_intervals=True)
+                               settings=ResamplingSettings(n_resamples=20, seed=0), pair_intervals=True)
     calls = []
     real = ec_interval.ec_profile_interval
     monkeypatch.setattr(ec_interval, "ec_profile_interval", lambda *a, **k: calls.append(k) or real(*a, **k))
@@ -263,7 +264,7 @@ def test_an_aggregate_of_one_table_carries_that_tables_profile_interval():
 
     cells = (86, 4, 9, 1)
     r = ec_profile_interval(*cells)
-    result = error_consistency(_one_table_trials(cells), n_resamples=400, seed=0, pair_intervals=True)
+    result = error_consistency(_one_table_trials(cells), settings=ResamplingSettings(n_resamples=400, seed=0), pair_intervals=True)
     summary = result.summary.set_index(["scope", "group", "metric"])
     for scope in ("one-table", "overall"):
         row = summary.loc[(scope, "model-a", "error_consistency")]
@@ -276,7 +277,7 @@ def test_an_aggregate_of_one_table_carries_that_tables_profile_interval():
     assert f"[{float(r.low):.3f}, {float(r.high):.3f}]" in format_ec(result)
     # Other metrics (means of several things, or not kappa) keep the bootstrap; so does --pair-interval bootstrap.
     assert summary.loc[("one-table", "model-a", "observed_consistency"), "interval_method"] == "percentile bootstrap"
-    boot = error_consistency(_one_table_trials(cells), n_resamples=400, seed=0, pair_intervals=True,
+    boot = error_consistency(_one_table_trials(cells), settings=ResamplingSettings(n_resamples=400, seed=0), pair_intervals=True,
                              pair_interval="bootstrap").summary.set_index(["scope", "group", "metric"])
     row = boot.loc[("one-table", "model-a", "error_consistency")]
     assert row["interval_method"] == "percentile bootstrap" and row["ci_low"] != pytest.approx(float(r.low))
@@ -291,7 +292,7 @@ def test_an_aggregate_of_several_tables_keeps_the_bootstrap():
     first = _one_table_trials((86, 4, 9, 1))
     second = _one_table_trials((80, 10, 6, 4), human="subject-02")
     second = second[second["observer"] == "subject-02"]
-    result = error_consistency(pd.concat([first, second], ignore_index=True), n_resamples=300, seed=0)
+    result = error_consistency(pd.concat([first, second], ignore_index=True), settings=ResamplingSettings(n_resamples=300, seed=0))
     summary = result.summary.set_index(["scope", "group", "metric"])
     for scope in ("one-table", "overall"):
         assert summary.loc[(scope, "model-a", "error_consistency"), "interval_method"] == "percentile bootstrap"

@@ -232,7 +232,7 @@ def test_pairs_without_shared_trials_have_no_test_and_do_not_stop_the_analysis()
     table = pd.DataFrame(rows)
     table["correct"] = table["response"] == table["label"]
     with np.errstate(invalid="ignore", divide="ignore"):
-        result = error_consistency(table, n_resamples=50, seed=0)
+        result = error_consistency(table, settings=ResamplingSettings(n_resamples=50, seed=0))
     pairs = result.pairs
     shared = pairs["both_correct"] + pairs["only_1_correct"] + pairs["only_2_correct"] + pairs["both_wrong"] > 0
     assert pairs.loc[~shared, "p_value"].isna().all() and pairs.loc[shared, "p_value"].notna().all()

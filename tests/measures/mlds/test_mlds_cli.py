@@ -103,8 +103,8 @@ def test_keep_separated_changes_the_bootstrap_as_r_does(tmp_path, capsys):
     assert exclude["bootstrap"]["separated_share"] == keep["bootstrap"]["separated_share"] > 0.05
     assert exclude["intervals"]["sigma"] != keep["intervals"]["sigma"]
     # Kept replicates are finite: nothing undefined; excluded ones are NaN and counted.
-    results = [analyse_mlds(table, bootstrap=200, seed=2, separated_replicates=mode)[0] for mode in ("exclude", "keep")]
+    results = [analyse_mlds(table, settings=ResamplingSettings(n_resamples=200, seed=2), separated_replicates=mode)[0] for mode in ("exclude", "keep")]
     assert np.isnan(results[0].bootstrap.result.replicates).any()
     assert np.isfinite(results[1].bootstrap.result.replicates[:, :-1]).all()
     with pytest.raises(ValueError, match="separated must be one of"):
-        analyse_mlds(table, bootstrap=20, separated_replicates="drop")
+        analyse_mlds(table, settings=ResamplingSettings(n_resamples=20), separated_replicates="drop")

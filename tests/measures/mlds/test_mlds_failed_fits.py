@@ -12,6 +12,7 @@ from humanlike.trials.judgements import load_judgements
 from humanlike.measures.mlds.simulate import simulate_judgements
 from humanlike.measures.mlds.fit import design_matrix, fit_mlds, identification_problem
 from humanlike.measures.mlds.diagnostics import bootstrap_mlds
+from humanlike.resampling.settings import ResamplingSettings
 
 
 def _table(rows, responses):
@@ -60,7 +61,7 @@ def test_responses_coded_backwards_are_reported_not_ok(shared_data, method):
 
 
 def test_the_pipeline_skips_diagnostics_of_failed_fits_with_a_note():
-    results = analyse_mlds(_table([[1, 2, 3]] * 6, [1, 0, 1, 1, 0, 1]), bootstrap=20, runs=20)
+    results = analyse_mlds(_table([[1, 2, 3]] * 6, [1, 0, 1, 1, 0, 1]), settings=ResamplingSettings(n_resamples=20), runs=20)
     result = results[0]
     assert result.status == "not_identified" and result.bootstrap is None and result.runs is None
     assert any("not_identified" in note for note in result.notes)

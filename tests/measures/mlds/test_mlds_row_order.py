@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from humanlike.measures.mlds.analysis import analyse_mlds
 from humanlike.trials.judgements import canonical_order, load_judgements, validate_judgements
 from humanlike.measures.mlds.simulate import simulate_judgements
+from humanlike.resampling.settings import ResamplingSettings
 
 
 def _analysis(table):
-    results = analyse_mlds(table, bootstrap=100, six_point=100, runs=50, seed=3)
+    results = analyse_mlds(table, settings=ResamplingSettings(n_resamples=100, seed=3), six_point=100, runs=50)
     return json.dumps(results.to_json_dict(), sort_keys=True)
 
 
@@ -42,8 +43,8 @@ def test_shuffled_real_data_give_the_same_bytes(autumn, autumn_reference, seed):
 @pytest.mark.realdata
 def test_pooled_sessions_are_row_order_free(shared_data):
     kk = load_judgements([shared_data / "mlds" / f"kk{k}.csv" for k in (1, 2, 3)])
-    reference = analyse_mlds(kk, bootstrap=50, six_point=50, seed=1).to_json_dict()
-    shuffled = analyse_mlds(kk.sample(frac=1, random_state=7), bootstrap=50, six_point=50, seed=1).to_json_dict()
+    reference = analyse_mlds(kk, settings=ResamplingSettings(n_resamples=50, seed=1), six_point=50).to_json_dict()
+    shuffled = analyse_mlds(kk.sample(frac=1, random_state=7), settings=ResamplingSettings(n_resamples=50, seed=1), six_point=50).to_json_dict()
     assert json.dumps(shuffled, sort_keys=True) == json.dumps(reference, sort_keys=True)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -123,6 +125,9 @@ def test_ood_real_data_json(modelvshuman_dir, capsys):
         assert all(m["ratio"] is not None for m in r["models"])
 
 
+
+
+STATUS = Path("/proc/self/status")
 
 
 @pytest.mark.skipif(not STATUS.exists() or "THP_enabled" not in STATUS.read_text(),

@@ -174,7 +174,7 @@ def test_rank_columns_follow_model_vs_human_ranking():
 
 
 def test_leaderboard_on_simulated_benchmark():
-    result = run_benchmark(simulate_benchmark(seed=0), exclusions=None, n_resamples=300, seed=0)
+    result = run_benchmark(simulate_benchmark(seed=0), exclusions=None, settings=ResamplingSettings(n_resamples=300, seed=0))
     board = leaderboard(result)
     t = board.table.set_index("observer")
     models = [o for o in t.index if o != HUMANS]
@@ -196,7 +196,7 @@ def test_leaderboard_on_simulated_benchmark():
 
 
 def test_leaderboard_without_resamples_has_no_rank_intervals():
-    board = leaderboard(run_benchmark(simulate_benchmark(seed=0), exclusions=None, n_resamples=0))
+    board = leaderboard(run_benchmark(simulate_benchmark(seed=0), exclusions=None, settings=ResamplingSettings(n_resamples=0)))
     assert board.table["place_low"].isna().all() and board.table["place"].notna().sum() == 5
 
 
@@ -312,8 +312,7 @@ def test_planted_twins_share_their_places():
               SDTObserver("twin-a", "model", noise_sd=0.0, sensitivity=0.6, bias=0.2, shared=0.3),
               SDTObserver("twin-b", "model", noise_sd=0.0, sensitivity=0.6, bias=0.2, shared=0.3),
               SDTObserver("alien", "model", noise_sd=0.0, sensitivity=0.3, bias=0.3, shared=0.0))
-    board = leaderboard(run_benchmark(simulate_benchmark(seed=0, models=models), exclusions=None, n_resamples=300,
-                                      seed=0))
+    board = leaderboard(run_benchmark(simulate_benchmark(seed=0, models=models), exclusions=None, settings=ResamplingSettings(n_resamples=300, seed=0)))
     t = board.table.set_index("observer")
     for twin in ("twin-a", "twin-b"):
         assert t.loc[twin, "place_low"] <= 2 and t.loc[twin, "place_high"] >= 3, twin

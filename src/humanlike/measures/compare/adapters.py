@@ -57,7 +57,8 @@ def ec_scores(result: ErrorConsistencyResult, *, scope: str = "overall") -> Scor
     --------
     >>> from humanlike.measures.ec.analysis import error_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> r = error_consistency(simulate_benchmark(seed=0, n_humans=3, n_items=32), n_resamples=10, seed=0)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = error_consistency(simulate_benchmark(seed=0, n_humans=3, n_items=32), settings=ResamplingSettings(n_resamples=10, seed=0))
     >>> s = ec_scores(r)
     >>> s.models[:2], s.replicates.shape, round(s.ceiling, 3) == round(float(r.table().iloc[0]["estimate"]), 3)
     (('model-alien', 'model-humanlike'), (10, 5), True)
@@ -124,7 +125,8 @@ def dmc_scores(result: DMCResult, *, scope: str = "overall") -> Scores:
     --------
     >>> from humanlike.measures.dmc.analysis import decision_margin_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> r = decision_margin_consistency(simulate_benchmark(seed=0, n_humans=4, n_items=32), n_resamples=10, seed=0)
+    >>> from humanlike.measures.dmc.analysis import dmc_settings
+    >>> r = decision_margin_consistency(simulate_benchmark(seed=0, n_humans=4, n_items=32), settings=dmc_settings(n_resamples=10, seed=0))
     >>> s = dmc_scores(r)
     >>> len(s.models), s.replicates.shape, s.per_experiment is None
     (5, (10, 5), True)
@@ -311,7 +313,8 @@ def ec_exchange_tests(trials: pd.DataFrame, result: ErrorConsistencyResult, scor
     >>> from humanlike.measures.ec.analysis import error_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> t = simulate_benchmark(seed=0, n_humans=1, n_items=64, experiments={"sim": {"0": 0.7}})
-    >>> r = error_consistency(t, n_resamples=10, seed=0)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = error_consistency(t, settings=ResamplingSettings(n_resamples=10, seed=0))
     >>> tests = ec_exchange_tests(t, r, ec_scores(r))
     >>> len(tests), tests["test"].iloc[0]   # 10 pairs of 5 models
     (10, 'exact label exchange')
@@ -385,7 +388,8 @@ def compare(result, *, models=None, correction: str = "holm", level: float = 0.9
     --------
     >>> from humanlike.measures.ec.analysis import error_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> r = error_consistency(simulate_benchmark(seed=0), experiments=["sim-noise"], n_resamples=200, seed=0)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = error_consistency(simulate_benchmark(seed=0), experiments=["sim-noise"], settings=ResamplingSettings(n_resamples=200, seed=0))
     >>> c = compare(r, models=["model-humanlike", "model-alien"])
     >>> row = c.pairs.iloc[0]
     >>> row["model_a"], row["model_b"], bool(row["resolved"])

@@ -47,7 +47,8 @@ def comparison_figure(comparison: ComparisonResult, title: str | None = None):
     >>> from humanlike.measures.compare.adapters import compare
     >>> from humanlike.measures.ec.analysis import error_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> r = error_consistency(simulate_benchmark(seed=0, n_humans=4, n_items=48), n_resamples=100, seed=0)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = error_consistency(simulate_benchmark(seed=0, n_humans=4, n_items=48), settings=ResamplingSettings(n_resamples=100, seed=0))
     >>> fig = comparison_figure(compare(r))
     >>> len(fig.axes), len(fig.axes[0].get_xticklabels())
     (1, 5)

@@ -55,8 +55,9 @@ def compare_section(results: dict) -> SectionResult | None:
     --------
     >>> from humanlike.measures.ec.benchmark import run_benchmark
     >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> from humanlike.resampling.settings import ResamplingSettings
     >>> benchmark = run_benchmark(simulate_benchmark(seed=0, n_humans=4, n_items=48), exclusions=None,
-    ...                           n_resamples=50, seed=0)
+    ...                           settings=ResamplingSettings(n_resamples=50, seed=0))
     >>> made = compare_section({"ec": benchmark})
     >>> [t.key for t in made.section.tables]
     ['compare-ec']

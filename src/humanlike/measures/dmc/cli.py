@@ -379,7 +379,7 @@ def demo_extras(trials, args) -> list[Path]:
     ['dmc.csv', 'dmc.json', 'dmc_ranking.png', 'dmc.png']
     """
     from .consistency_accuracy import consistency_vs_accuracy
-    from .analysis import decision_margin_consistency, dmc_settings
+    from .analysis import decision_margin_consistency
     from .plot import consistency_figure, dmc_ranking_figure
 
     out = args.out

@@ -28,7 +28,8 @@ def dmc_section(result) -> SectionResult:
     >>> from humanlike.measures.dmc.analysis import decision_margin_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> made = dmc_section(decision_margin_consistency(trials, experiments=["sim-blur"], n_resamples=20))
+    >>> from humanlike.measures.dmc.analysis import dmc_settings
+    >>> made = dmc_section(decision_margin_consistency(trials, experiments=["sim-blur"], settings=dmc_settings(n_resamples=20)))
     >>> made.section.key, list(made.headline[0].values["observer"])[:2]
     ('decision-margin-consistency', ['humans', 'model-alien'])
     >>> import matplotlib.pyplot as plt

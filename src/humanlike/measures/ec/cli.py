@@ -16,8 +16,7 @@ from ..options import add_data_options
 from ..options import (
     StageProgress, add_exclusion_options, add_json_option, add_level_option, add_output_options,
     add_resampling_options, add_seed_option, emit_json, exclusions_of, exclusions_record, float_in, int_at_least,
-    load_data_with_sources, probability, record_sources, resampling_settings, run_outputs, seed_value,
-    show_progress, with_sources,
+    load_data_with_sources, probability, record_sources, resampling_settings, run_outputs, with_sources,
 )
 
 
@@ -195,7 +194,7 @@ def with_dmc_rows(result, trials, args, exclusions):
     >>> trials = simulate_benchmark(seed=0, n_humans=3, n_items=24)
     >>> trials = trials[trials["experiment"] == "sim-blur"]
     >>> args = argparse.Namespace(resamples=0, level=0.95, seed=0, quiet=True)
-    >>> rows = with_dmc_rows(run_benchmark(trials, exclusions=None, n_resamples=0), trials, args, None).rows
+    >>> rows = with_dmc_rows(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=0)), trials, args, None).rows
     >>> "decision_margin_consistency" in set(rows["metric"])
     True
     """

@@ -97,7 +97,8 @@ class Leaderboard:
     --------
     >>> from humanlike.measures.ec.benchmark import run_benchmark
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> board = leaderboard(run_benchmark(simulate_benchmark(seed=0), exclusions=None, n_resamples=100, seed=0))
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> board = leaderboard(run_benchmark(simulate_benchmark(seed=0), exclusions=None, settings=ResamplingSettings(n_resamples=100, seed=0)))
     >>> board.table[["observer", "mean_rank"]].head(2).values.tolist()
     [['model-humanlike', 2.0], ['model-medium', 2.3333333333333335]]
     """
@@ -160,7 +161,8 @@ def leaderboard(result: BenchmarkResult, level: float | None = None) -> Leaderbo
     --------
     >>> from humanlike.measures.ec.benchmark import run_benchmark
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> board = leaderboard(run_benchmark(simulate_benchmark(seed=0), exclusions=None, n_resamples=0))
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> board = leaderboard(run_benchmark(simulate_benchmark(seed=0), exclusions=None, settings=ResamplingSettings(n_resamples=0)))
     >>> board.ood_table["observer"].tolist()[-1]
     'humans'
     """

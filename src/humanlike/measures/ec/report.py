@@ -25,7 +25,8 @@ def ec_section(benchmark) -> SectionResult:
     >>> from humanlike.measures.ec.benchmark import run_benchmark
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> made = ec_section(run_benchmark(trials, exclusions=None, n_resamples=20))
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> made = ec_section(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=20)))
     >>> [t.key for t in made.section.tables], [m.name for m in made.headline][::4]
     (['ec-overall', 'ec-experiments', 'ec-ranking'], ['mean rank', 'EC'])
     >>> [s.key for s in made.more_sections]
@@ -84,7 +85,8 @@ def leaderboard_section(benchmark) -> SectionResult | None:
     --------
     >>> from humanlike.measures.ec.benchmark import run_benchmark
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> made = leaderboard_section(run_benchmark(simulate_benchmark(seed=0), exclusions=None, n_resamples=50))
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> made = leaderboard_section(run_benchmark(simulate_benchmark(seed=0), exclusions=None, settings=ResamplingSettings(n_resamples=50)))
     >>> [t.key for t in made.section.tables], [m.name for m in made.headline]
     (['leaderboard', 'leaderboard-ood'], ['mean rank', 'accuracy diff.', 'observed consistency', 'OOD accuracy'])
     """

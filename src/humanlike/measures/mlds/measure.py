@@ -36,8 +36,7 @@ def analysis(judgements, *, settings=None, **options):
     from .analysis import analyse_mlds
 
     settings = ResamplingSettings() if settings is None else settings
-    return analyse_mlds(judgements, bootstrap=settings.n_resamples, seed=settings.seed, level=settings.level,
-                        **options)
+    return analyse_mlds(judgements, settings=settings, **options)
 
 
 def simulate(seed: int = 0) -> Example:

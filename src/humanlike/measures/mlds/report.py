@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..sections import ReportFigure, ReportSection, ReportTable, SectionResult
+from ...resampling.settings import ResamplingSettings
 
 
 def mlds_section(results) -> SectionResult:
@@ -75,4 +76,4 @@ def report_analysis(judgements, *, settings, exclusions=None):  # noqa: ARG001 -
     """
     from .analysis import analyse_mlds
 
-    return analyse_mlds(judgements, bootstrap=settings.n_resamples, seed=settings.seed, level=settings.level)
+    return analyse_mlds(judgements, settings=ResamplingSettings(n_resamples=settings.n_resamples, seed=settings.seed, level=settings.level))

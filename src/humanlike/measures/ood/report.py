@@ -24,7 +24,8 @@ def ood_section(result) -> SectionResult:
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     >>> reference = trials.groupby("experiment")["condition"].first().to_dict()
-    >>> result = ood_analysis(trials, reference, n_resamples=0, n_observer_resamples=0, n_permutations=9,
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = ood_analysis(trials, reference, settings=ResamplingSettings(n_resamples=0), n_observer_resamples=0, n_permutations=9,
     ...                       regimes=2, n_init=2)
     >>> [t.key for t in ood_section(result).section.tables]
     ['ood-conditions', 'ood-regimes']

@@ -63,7 +63,8 @@ def consistency_by_experiment(result) -> pd.DataFrame:
     --------
     >>> from humanlike.measures.ec.analysis import error_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> r = error_consistency(simulate_benchmark(seed=0), n_resamples=50)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = error_consistency(simulate_benchmark(seed=0), settings=ResamplingSettings(n_resamples=50))
     >>> table = consistency_by_experiment(r)
     >>> list(table.columns)[:4]
     ['experiment', 'observer', 'observed_consistency', 'observed_consistency_low']

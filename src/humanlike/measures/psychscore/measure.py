@@ -36,8 +36,9 @@ def analysis(judgements, *, settings=None, **options):
     from .analysis import psychophysical_score
 
     settings = ResamplingSettings() if settings is None else settings
-    return psychophysical_score(judgements, n_resamples=settings.n_resamples, level=settings.level,
-                                seed=settings.seed, **options)
+    # Its resampling has no observer level or interval choice: only these settings reach it.
+    kept = ResamplingSettings(n_resamples=settings.n_resamples, level=settings.level, seed=settings.seed)
+    return psychophysical_score(judgements, settings=kept, **options)
 
 
 def simulate(seed: int = 0) -> Example:

@@ -22,7 +22,8 @@ def psychscore_section(result) -> SectionResult:
     --------
     >>> from humanlike.measures.psychscore.analysis import psychophysical_score
     >>> from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
-    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), n_resamples=20)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> result = psychophysical_score(simulate_psychscore_demo(n_classes=3, n_humans=2), settings=ResamplingSettings(n_resamples=20))
     >>> [t.key for t in psychscore_section(result).section.tables]
     ['psychscore', 'psychscore-chance']
     >>> import matplotlib.pyplot as plt
