@@ -287,6 +287,8 @@ RESAMPLES_DEFAULT_EXCEPTIONS = {
     "mlds": (0, "every resample refits the scale (parametric bootstrap)"),
     "psychscore": (1000, "every resample refits every scale of every observer (~1e6 GLM fits per 1,000)"),
 }
+# `plan compare --resamples` is another idea (the bootstrap of each of its hundreds of simulated data sets):
+# tests/app/test_shared_options.py declares it as different on purpose.
 EXCLUSIONS_HELP = ("apply the model-vs-human exclusion table (the conditions the published benchmark leaves out; "
                    "default: on; it touches only the model-vs-human experiments); --no-exclusions keeps every "
                    "condition")

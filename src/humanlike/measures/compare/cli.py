@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ...stats.comparison import CORRECTIONS, NORMALISATIONS
 from ..options import (
-    add_output_options, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
-    resampling_settings, run_outputs, seed_value,
+    add_exclusion_options, add_json_option, add_output_options, add_seed_option, exclusions_of, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
+    resampling_settings, run_outputs,
 )
 
 #: Each measure's default ``--observer-level`` (the same as its own command's).
@@ -60,9 +60,7 @@ def register(sub, plan_sub) -> None:
     cmp.add_argument("--normalise", choices=NORMALISATIONS, default=None,
                      help="compare ceiling-normalised scores: 'ceiling' = score / human ceiling; 'brainscore' = "
                           "Brain-Score's ceiled EC (clip(|raw|/|ceiling|, 0, 1) per experiment, mean over them)")
-    cmp.add_argument("--exclusions", action=argparse.BooleanOptionalAction, default=False,
-                     help="drop the model-vs-human benchmark's excluded conditions first (default: keep all, "
-                          "as `humanlike ec` and `humanlike dmc` do)")
+    add_exclusion_options(cmp)   # on by default, as in ec, dmc and dvc; not for ood-alignment (whole spectrum)
     cmp.add_argument("--figure", type=Path, help="write the comparison figure here (png/pdf/svg)")
     # No --interval: the differences' intervals and p-values are percentile intervals of the paired replicates
     # (docs/compare.md), so a BCa choice would be accepted and ignored.
@@ -97,8 +95,8 @@ def register(sub, plan_sub) -> None:
     plan.add_argument("--resamples", type=int_at_least(50), default=400,
                       help="bootstrap resamples per data set (default 400)")
     plan.add_argument("--no-exact", action="store_true", help="skip the exact label-exchange test (ec; faster)")
-    plan.add_argument("--seed", type=seed_value, default=0)
-    plan.add_argument("--json", action="store_true")
+    add_seed_option(plan)
+    add_json_option(plan)
     plan.set_defaults(handler=run_plan_compare)
 
 
@@ -206,14 +204,16 @@ def run_compare_command(args) -> int:
     True
     """
     from .adapters import compare
-    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
-
     settings = compare_settings(args)
     if settings.n_resamples < 2:
         raise ValueError("compare needs bootstrap replicates: --resamples must be at least 2")
     run = run_outputs(args, settings)
     trials = load_data(args.data)
-    exclusions = MODELVSHUMAN_EXCLUSIONS if args.exclusions else None
+    exclusions = exclusions_of(args)
+    if args.measure == "ood-alignment":
+        # The spectrum needs every condition (its reference conditions are among the excluded ones): the
+        # default exclusions do not apply, and asking for them explicitly is an error (measure_result).
+        exclusions = exclusions if "--exclusions" in (getattr(args, "argv", None) or []) else None
     result = measure_result(trials, args.measure, settings, exclusions=exclusions, experiments=args.experiment,
                             condition=args.condition, reference=args.reference)
     with warnings.catch_warnings():
