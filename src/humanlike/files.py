@@ -92,7 +92,7 @@ def _link_unnamed(fd: int, target: Path) -> bool:
         return False
 
 
-def atomic_write(path, write, *, suffix: str = ".tmp") -> Path:
+def atomic_write(path, write, *, suffix: str = ".tmp", named: bool = False) -> Path:
     """The one atomic writer: ``write(tmp)`` into a temporary file in the same folder, then rename it into
     place, so a reader never sees a half-written file and a killed write leaves the old file intact.
 
@@ -113,6 +113,9 @@ def atomic_write(path, write, *, suffix: str = ".tmp") -> Path:
     suffix : str
         Suffix of the temporary file, for writers that insist on one (``np.savez`` appends ``.npz`` to a
         name without it, ``np.save`` ``.npy``).
+    named : bool
+        The writer needs a temporary file with a name in the folder (it replaces it, e.g. by a hard link to
+        an existing file), so the unnamed file is not used.
 
     Returns
     -------
@@ -141,7 +144,7 @@ def atomic_write(path, write, *, suffix: str = ".tmp") -> Path:
     except PermissionError:
         raise OutputPathError(f"{path.parent}: cannot be created (permission denied)") from None
     # np.savez/np.save append their suffix to a name without it: those writers get a named file.
-    fd = _unnamed_file(path.parent) if suffix == ".tmp" else None
+    fd = _unnamed_file(path.parent) if suffix == ".tmp" and not named else None
     if fd is not None:
         tmp = None
         try:

@@ -75,7 +75,7 @@ def base_argv(command: str, inputs: dict[str, Path]) -> list[str]:
         "dvc choices": ["dvc", "choices", trials, "--resamples", "30", "--out", out],
         "dvc represent": ["dvc", "represent", str(inputs["a"]), str(inputs["b"]), "--pcs", "4", "--splits", "2",
                           "--resamples", "30", "--out", out],
-        "mlds": ["mlds", str(inputs["mlds"]), "--bootstrap", "30"],
+        "mlds": ["mlds", str(inputs["mlds"]), "--resamples", "30"],
         "psychscore": ["psychscore", str(inputs["judgements"]), "--resamples", "30", "--out", out],
         "plan ec": ["plan", "ec", "--trials", "50", "200", "--method", "simulation"],
         "plan dmc": ["plan", "dmc", "--sims", "20", "--observers", "1", "2"],
@@ -99,7 +99,7 @@ OPTION_VALUES = {
     "--level": (["--level", "0.95"], ["--level", "0.5"], "narrower"),
     "--interval": (["--interval", "percentile"], ["--interval", "bca"], "intervals"),
     "--observer-level": (["--observer-level", "none"], ["--observer-level", "bootstrap"], "intervals"),
-    "--exclusions": ([], ["--exclusions"], "estimates"),
+    "--exclusions": (["--no-exclusions"], ["--exclusions"], "estimates"),   # on by default: undo it first
     "--no-exclusions": ([], ["--no-exclusions"], "estimates"),
 }
 # Where a command's option claims something else than the default claim above.
@@ -220,11 +220,8 @@ def with_option(argv: list[str], option_argv: list[str]) -> list[str]:
 def option_values(command: str, option: str):
     if (command, option) == ("plan compare", "--resamples"):   # it takes at least 50
         return ["--resamples", "50"], ["--resamples", "100"], CLAIMS[(command, option)]
-    if (command, option) == ("compare", "--no-exclusions"):   # keeping everything is its default: undo --exclusions
-        return ["--exclusions"], ["--no-exclusions"], "estimates"
     if option == "--resamples":
-        flag = "--bootstrap" if command == "mlds" else "--resamples"
-        return [flag, "30"], [flag, "60"], "intervals"
+        return ["--resamples", "30"], ["--resamples", "60"], "intervals"
     first, second, claim = OPTION_VALUES[option]
     return first, second, CLAIMS.get((command, option), claim)
 

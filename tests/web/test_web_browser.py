@@ -310,6 +310,6 @@ def _mlds_json(path: Path) -> dict:
 
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        assert main(["mlds", str(path), "--json", "--bootstrap", "50", "--seed", "3"]) == 0
+        assert main(["mlds", str(path), "--json", "--resamples", "50", "--seed", "3"]) == 0
     out = json.loads(buffer.getvalue())
     return json.loads(json.dumps(out).replace(str(path), "FILE"))

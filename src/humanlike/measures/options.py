@@ -280,8 +280,8 @@ gibibytes.bad_examples = ("0", "-1", "nan", "inf", "lots", "1e-9", "")
 
 
 OBSERVER_LEVEL_HELP = ("how the human observers enter the intervals: none (items only), bootstrap (two-level) or "
-                       "jackknife (default: the measure's own: jackknife for decision-margin consistency, none "
-                       "for the others)")
+                       "jackknife (default: the measure's own: jackknife for decision-margin consistency, "
+                       "bootstrap for the human summaries of shapebias and psychometrics, none for the others)")
 #: Commands whose ``--resamples`` default differs, and why (the common parser test reads this).
 RESAMPLES_DEFAULT_EXCEPTIONS = {
     "mlds": (0, "every resample refits the scale (parametric bootstrap)"),

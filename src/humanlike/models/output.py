@@ -49,7 +49,7 @@ def _link_or_copy(src: Path, dst: Path) -> None:
         except OSError:
             shutil.copyfile(src, tmp)
 
-    atomic_write(dst, link)
+    atomic_write(dst, link, named=True)
 
 
 def write_evaluation(results, out) -> Path:

@@ -101,7 +101,9 @@ def _classification(study: Study, table: pd.DataFrame, out: Analysis) -> None:
         fig, ax = plt.subplots(figsize=(5, 3))
         x = np.arange(len(out.results))
         est = out.results["estimate"].to_numpy(float)
-        ax.errorbar(x, est, yerr=[est - out.results["ci_low"], out.results["ci_high"] - est], fmt="o", capsize=3)
+        # drawn from the interval's ends: a percentile interval need not contain its estimate
+        ax.vlines(x, out.results["ci_low"], out.results["ci_high"], lw=1.5)
+        ax.plot(x, est, "o")
         ax.axhline(0, color="grey", lw=0.8)
         ax.set_xticks(x, out.results["scope"], rotation=30, ha="right")
         ax.set_ylabel("human-human error consistency")

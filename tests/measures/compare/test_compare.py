@@ -436,9 +436,9 @@ def test_cli_options_exclusions_figure_level_scope(tmp_path, capsys):
         doc = json.loads(capsys.readouterr().out)
         return doc, {r["model"]: r["estimate"] for r in doc["scores"]}
 
-    doc, plain = scores()
-    _, excluded = scores("--exclusions")   # drops contrast c100 and rotation 0
-    assert plain != excluded
+    doc, excluded = scores()   # the exclusions are on by default: contrast c100 and rotation 0 dropped
+    _, plain = scores("--no-exclusions")
+    assert plain != excluded and doc["settings"]["exclusions"] == "model-vs-human"
     narrow, _ = scores("--level", "0.5")
     wide = {(r["model_a"], r["model_b"]): r["ci_high"] - r["ci_low"] for r in doc["comparisons"]}
     assert all(r["ci_high"] - r["ci_low"] < wide[(r["model_a"], r["model_b"])] + 1e-12

@@ -96,7 +96,7 @@ def test_keep_separated_changes_the_bootstrap_as_r_does(tmp_path, capsys):
     table.to_csv(path, index=False)
     records = []
     for flag in ([], ["--keep-separated"]):
-        assert main(["mlds", str(path), "--bootstrap", "200", "--seed", "2", "--json", *flag]) == 0
+        assert main(["mlds", str(path), "--resamples", "200", "--seed", "2", "--json", *flag]) == 0
         records.append(json.loads(capsys.readouterr().out)["results"][0])
     exclude, keep = records
     assert exclude["bootstrap"]["separated_replicates"] == "exclude" and keep["bootstrap"]["separated_replicates"] == "keep"

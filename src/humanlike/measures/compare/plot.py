@@ -71,8 +71,11 @@ def comparison_figure(comparison: ComparisonResult, title: str | None = None):
         ax.axhline(c["estimate"], color=CEILING_COLOUR, lw=1.2,
                    label=f"human ceiling {c['estimate']:.3f} [{c['ci_low']:.3f}, {c['ci_high']:.3f}]")
     ax.axhline(c.get("chance", 0.0) if not normalised else 0.0, color="0.6", lw=0.8, ls=":", label="chance")
-    err = np.vstack([np.where(np.isfinite(low), y - low, 0), np.where(np.isfinite(high), high - y, 0)])
-    ax.errorbar(x, y, yerr=err, fmt="o", color=MODEL_COLOUR, capsize=3, label=f"model ({s['level']:.0%} interval)")
+    # The interval as drawn from its own ends: a percentile interval need not contain its estimate (with an
+    # observer-level bootstrap, for instance), which error bars (lengths from the estimate) cannot show.
+    shown = np.isfinite(low) & np.isfinite(high)
+    ax.vlines(x[shown], low[shown], high[shown], color=MODEL_COLOUR, lw=1.5)
+    ax.plot(x, y, "o", color=MODEL_COLOUR, label=f"model ({s['level']:.0%} interval)")
     top = np.nanmax(np.r_[high, y, c["ci_high"] if not normalised else 1.0])
     bottom = np.nanmin(np.r_[low, y, 0.0])
     span = max(top - bottom, 1e-6)

@@ -181,6 +181,8 @@ class PsychometricKernel(SufficientStatisticKernel):
     [[1.0, 2.0, 0.0, 1.0]]
     """
 
+    measure = "psychometrics"  # names the engine's undefined-share warning
+
     def __init__(self, n_classes: int):
         super().__init__()
         self.n_classes = int(n_classes)

@@ -28,14 +28,14 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
     >>> sub = parser.add_subparsers(dest="command")
     >>> register(sub, None)
     >>> args = parser.parse_args(["psychometrics", "raw-data/", "--experiment", "contrast"])
-    >>> args.observer_level, args.experiment, args.handler.__name__
+    >>> resampling_settings(args, observer_level="bootstrap").observer_level, args.experiment, args.handler.__name__
     ('bootstrap', ['contrast'], 'run_psychometrics_command')
     """
     p = sub.add_parser("psychometrics", help="accuracy and response entropy per condition, observed beside error "
                                              "consistency per experiment (model-vs-human's figures), with intervals")
     p.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
     # The humans' summaries get intervals over images and humans by default.
-    add_resampling_options(p, observer_level="bootstrap")
+    add_resampling_options(p)
     add_output_options(p, out_default=None)
     p.add_argument("--experiment", action="append", help="only this experiment (repeatable; default: all)")
     p.add_argument("--no-consistency", action="store_true",
@@ -102,7 +102,7 @@ def run_psychometrics_command(args) -> int:
     """
     from .analysis import psychometrics
 
-    settings = resampling_settings(args)
+    settings = resampling_settings(args, observer_level="bootstrap")   # its own: humans resampled too
     run = run_outputs(args, settings)
     trials = load_data(args.data)   # validated by the loader
     result = psychometrics(trials, settings=settings, experiments=args.experiment, validate=False)

@@ -122,6 +122,8 @@ class ShapeBiasKernel(SufficientStatisticKernel):
     [[2.0, 0.0, 0.0, 2.0, 2.0, 2.0, 1.0], [2.0, 0.0, 0.0, 2.0, 2.0, 2.0, 1.0]]
     """
 
+    measure = "shape bias"  # names the engine's undefined-share warning
+
     def statistics(self, stratum: Stratum) -> np.ndarray:
         """Per image: each observer's shape decisions, texture decisions and trials (items x 3 observers).
 

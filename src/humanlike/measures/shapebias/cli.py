@@ -26,14 +26,14 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
     >>> sub = parser.add_subparsers(dest="command")
     >>> register(sub, None)
     >>> args = parser.parse_args(["shapebias", "raw-data/"])
-    >>> args.observer_level, args.experiment, args.handler.__name__
+    >>> resampling_settings(args, observer_level="bootstrap").observer_level, args.experiment, args.handler.__name__
     ('bootstrap', 'cue-conflict', 'run_shapebias_command')
     """
     p = sub.add_parser("shapebias", help="shape bias on cue-conflict images (Geirhos et al. 2019), with intervals")
     p.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s) with the cue-conflict "
                                                       "experiment")
     # The humans' pooled and mean shape bias get intervals over images and humans by default.
-    add_resampling_options(p, observer_level="bootstrap")
+    add_resampling_options(p)
     add_output_options(p, out_default=None)
     p.add_argument("--experiment", default="cue-conflict", help="the cue-conflict experiment's name "
                                                                 "(default %(default)s)")
@@ -63,7 +63,7 @@ def run_shapebias_command(args) -> int:
     """
     from .analysis import shape_bias_analysis
 
-    settings = resampling_settings(args)
+    settings = resampling_settings(args, observer_level="bootstrap")   # its own: humans resampled too
     run = run_outputs(args, settings)
     trials = load_data(args.data)   # validated by the loader
     result = shape_bias_analysis(trials, settings=settings, experiment=args.experiment, validate=False)
