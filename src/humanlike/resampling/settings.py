@@ -32,7 +32,7 @@ class ResamplingSettings:
     observer_level : {"none", "bootstrap", "jackknife"}
         Second level for the observers of each observer group (e.g. the humans of an experiment).
     seed : int
-        Root seed; every stratum draws from ``stream(seed, kind, *stratum_key, block)``.
+        Root seed; every stratum draws from ``stream(seed, kind, *stratum.stream_key, block)``.
     memory_budget : int
         Bytes the engine may use for one chunk of resamples and the kept replicates.
     progress : bool
