@@ -159,6 +159,28 @@ def test_numbers_do_not_depend_on_chunk_size_selection_or_order():
     np.testing.assert_array_equal(rev.replicates[:, [2, 1, 0]], big.replicates[:, :3])
 
 
+def test_a_label_names_its_stream_by_the_number_it_spells_and_other_labels_by_themselves():
+    """Issue 22: ``0.00``, ``0.0``, ``0`` and ``0.000`` draw the same resamples (pandas re-spells labels); a
+    label that is no number keeps the stream of its own spelling, and different numbers differ."""
+    settings = ResamplingSettings(n_resamples=150, seed=4)
+    values = np.random.default_rng(0).normal(size=40)
+
+    def replicates(condition: str) -> np.ndarray:
+        stratum = Stratum(("noise", condition), np.array([f"i{k}" for k in range(40)]), ("obs",), {"value": values})
+        return run(Design((stratum,)), settings).replicates[:, 0]
+
+    zero = replicates("0")
+    for spelling in ("0.00", "0.0", "0.000", "0e0"):
+        np.testing.assert_array_equal(replicates(spelling), zero)
+    np.testing.assert_array_equal(replicates("0.90"), replicates("0.9"))
+    assert not np.array_equal(replicates("0.9"), zero)
+    # Labels that are no number: their spelling names the stream, case included (as before issue 22).
+    weights = item_weights(4, ("noise", "BW"), 40, 0, 150)
+    expected = (weights @ values) / weights.sum(axis=1)
+    np.testing.assert_allclose(replicates("BW"), expected, rtol=1e-12)
+    assert not np.array_equal(replicates("BW"), replicates("bw"))
+
+
 def test_same_seed_same_bytes_other_seed_other_numbers():
     design = make_design({"a": 25})
     r1 = run(design, ResamplingSettings(n_resamples=300, seed=2))

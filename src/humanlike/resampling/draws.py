@@ -29,7 +29,8 @@ def item_weights(seed: int, key: tuple, n_items: int, start: int, stop: int, ite
     seed : int
         Root seed.
     key : tuple
-        The stratum's key (names its random stream).
+        The name of the stratum's random stream (the engine passes
+        :attr:`humanlike.trials.design.Stratum.stream_key`).
     n_items : int
         Items in the stratum (>= 1).
     start, stop : int

@@ -275,7 +275,7 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
         items_first = bool(getattr(kernel, "weights_items_first", False))
 
         def resampled_stratum(s: Stratum, start: int, stop: int) -> np.ndarray:
-            w = item_weights(settings.seed, s.key, s.n_items, start, stop, items_first)
+            w = item_weights(settings.seed, s.stream_key, s.n_items, start, stop, items_first)
             w = w.T if items_first else w
             u = None
             if settings.observer_level == "bootstrap" and s.group in design.groups:

@@ -33,7 +33,7 @@ class ResamplingSettings:
     observer_level : {"none", "bootstrap", "jackknife"}
         Second level for the observers of each observer group (e.g. the humans of an experiment).
     seed : int, numpy.random.SeedSequence, numpy.random.Generator or None
-        Root seed; every stratum draws from ``stream(seed, kind, *stratum_key, block)``. Whatever is passed
+        Root seed; every stratum draws from ``stream(seed, kind, *stratum.stream_key, block)``. Whatever is passed
         becomes one non-negative int (:func:`~humanlike.resampling.rng.normalise_seed`), which is what
         :attr:`seed` holds and every output records: an int stays as it is, a SeedSequence without a spawn
         key becomes its entropy (same numbers as that int), a spawned SeedSequence or a Generator gives one

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .schema import TrialTableError
+from .schema import TrialTableError, stream_label
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,8 @@ class Stratum:
     Attributes
     ----------
     key : tuple of str
-        The stratum's name, e.g. ``("edge", "0")``; it also names the stratum's random stream.
+        The stratum's name, e.g. ``("edge", "0")``; in its :attr:`stream_key` spelling it also names the
+        stratum's random stream.
     items : numpy.ndarray
         Item ids, shape (items,).
     observers : tuple of str
@@ -58,6 +59,19 @@ class Stratum:
     arrays: Mapping[str, np.ndarray] = field(repr=False)
     group: tuple[str, ...] = ()
     group_columns: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int), repr=False)
+
+    @property
+    def stream_key(self) -> tuple:
+        """The key that names the stratum's random stream: :attr:`key` with every label that spells a number in
+        its canonical spelling (:func:`humanlike.trials.schema.stream_label`), so a condition ``0.00`` re-spelled
+        ``0.0`` by pandas draws the same resamples.
+
+        Examples
+        --------
+        >>> Stratum(("noise", "0.00"), np.array(["i1"]), ("a",), {}).stream_key
+        ('noise', '0')
+        """
+        return tuple(stream_label(part) for part in self.key)
 
     @property
     def n_items(self) -> int:

@@ -168,6 +168,35 @@ def condition_key(text) -> str:
     return number if number is not None else unicodedata.normalize("NFC", str(text).strip()).casefold()
 
 
+def stream_label(label):
+    """A stratum key's part as its random stream is named: a label that spells a number in that number's
+    canonical spelling (:func:`number_spelling`: ``0.00``, ``0.0`` and ``0`` are ``"0"``), anything else as is.
+
+    pandas re-spells the numbers it reads (``0.90`` becomes ``0.9``, ``0`` becomes ``0.0``); a stream named by
+    the number rather than by its spelling makes the intervals of a re-saved table its raw folder's, bit for
+    bit (docs/uncertainty.md). Labels that are not numbers (``c100``, ``BW``), and parts that are not strings
+    (a block index), keep their stream.
+
+    Parameters
+    ----------
+    label : str or object
+        One part of a stratum key (an experiment, a condition, ...).
+
+    Returns
+    -------
+    str or object
+
+    Examples
+    --------
+    >>> [stream_label(x) for x in ("0.00", "0.0", "0", "0.90", "40", "c100", "BW", 3)]
+    ['0', '0', '0', '0.9', '40', 'c100', 'BW', 3]
+    """
+    if not isinstance(label, str):
+        return label
+    number = number_spelling(label)
+    return label if number is None else number
+
+
 def match_conditions(present: Iterable[str], wanted: Iterable[str]) -> dict[str, list[str]]:
     """The conditions of ``present`` each label of ``wanted`` names (see :func:`condition_key`).
 

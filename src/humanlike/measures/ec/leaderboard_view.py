@@ -43,7 +43,7 @@ def format_leaderboard(board) -> str:
     >>> from humanlike.resampling.settings import ResamplingSettings
     >>> board = leaderboard(run_benchmark(simulate_benchmark(seed=0), exclusions=None, settings=ResamplingSettings(n_resamples=100, seed=0)))
     >>> print(format_leaderboard(board).splitlines()[2])
-    model-humanlike             1 [1, 1.5]            2 [2, 2]    0.010 [0.009, 0.014]    0.745 [0.736, 0.755]    0.300 [0.270, 0.325]
+    model-humanlike             1 [1, 1.5]            2 [2, 2]    0.010 [0.009, 0.014]    0.745 [0.734, 0.755]    0.300 [0.272, 0.323]
     """
     t = board.table
     width = max([24] + [len(str(o)) + 2 for o in t["observer"]])
