@@ -21,11 +21,12 @@ chunking nor on the number of data sets asked for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..ec.copy_model import cell_probabilities
+from .mover import ec_difference_interval, replicate_correlation
 from ..ec.metric import kappa
 from ...stats.comparison import bootstrap_p_value
 from ..ec.exchange import exchange_test_from_counts
@@ -86,20 +87,26 @@ def _kappas(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class SimulatedComparisons:
-    """Per simulated data set: the difference, its bootstrap interval and the p-values of the tests.
+    """Per simulated data set: the difference, its interval and the p-values of the tests.
 
     Attributes
     ----------
     difference : numpy.ndarray
         Estimated ``score_A - score_B`` per data set.
     ci_low, ci_high : numpy.ndarray
-        The percentile interval of the paired bootstrap (NaN where undefined).
+        The interval ``compare`` reports (NaN where undefined): for EC on one table the MOVER interval
+        (:func:`humanlike.measures.compare.mover.ec_difference_interval`), for DMC the percentile interval of
+        the paired bootstrap.
     p_bootstrap : numpy.ndarray
         The bootstrap p-value of a zero difference (:func:`humanlike.stats.comparison.bootstrap_p_value`).
     p_exact : numpy.ndarray or None
         The exact label-exchange p-value (EC only, when asked for; possibly of the first data sets only).
     true_difference : float
         The planted population difference.
+    alternatives : dict
+        Other intervals of the same data sets, ``{name: (low, high)}``, for the calibration (EC: the paired
+        bootstrap's ``"percentile"`` interval and ``"mover-plain"``, MOVER with the replicates' correlation as
+        estimated).
 
     Examples
     --------
@@ -115,6 +122,7 @@ class SimulatedComparisons:
     p_bootstrap: np.ndarray
     p_exact: np.ndarray | None
     true_difference: float
+    alternatives: dict = field(default_factory=dict)
 
     def rejection_rate(self, alpha: float = 0.05, test: str = "bootstrap") -> float:
         """Share of data sets in which ``test`` declares the difference resolved (p <= alpha; NaN p: not).
@@ -135,14 +143,31 @@ class SimulatedComparisons:
             raise ValueError(f"no {test} p-values were simulated")
         return float(np.mean(np.nan_to_num(p, nan=2.0) <= alpha))
 
-    def coverage(self) -> float:
+    def coverage(self, interval: str = "reported") -> float:
         """Share of data sets whose interval contains the planted difference (an undefined interval misses).
+
+        Parameters
+        ----------
+        interval : str
+            ``"reported"`` (``ci_low``, ``ci_high``: the interval ``compare`` reports) or a key of
+            :attr:`alternatives`.
 
         Returns
         -------
         float
+
+        Raises
+        ------
+        ValueError
+            On an interval that was not simulated.
         """
-        return float(np.mean((self.ci_low <= self.true_difference) & (self.true_difference <= self.ci_high)))
+        if interval == "reported":
+            low, high = self.ci_low, self.ci_high
+        elif interval in self.alternatives:
+            low, high = self.alternatives[interval]
+        else:
+            raise ValueError(f"no {interval!r} interval; simulated: {['reported', *self.alternatives]}")
+        return float(np.mean((low <= self.true_difference) & (self.true_difference <= high)))
 
 
 def _percentile(reps: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -165,7 +190,8 @@ class _quiet_nan:
 
 
 def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seeds) -> tuple[np.ndarray, ...]:
-    """The paired trial bootstrap of one table per data set: difference, percentile interval, p-value.
+    """The paired trial bootstrap of one table per data set: difference, percentile interval, p-value, and the
+    correlation of the two kappas' replicates (MOVER's ``r``, :mod:`humanlike.measures.compare.mover`).
 
     Parameters
     ----------
@@ -180,13 +206,13 @@ def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seed
 
     Returns
     -------
-    (difference, ci_low, ci_high, p_value) : tuple of numpy.ndarray
+    (difference, ci_low, ci_high, p_value, correlation) : tuple of numpy.ndarray
         Each of shape (S,).
 
     Examples
     --------
     >>> counts = np.array([[40, 5, 5, 10, 10, 5, 5, 20]])   # cells (h, a, b) in binary order 000 ... 111
-    >>> d, lo, hi, p = paired_bootstrap_ec(counts, 200, 0.95, [np.random.default_rng(0)])
+    >>> d, lo, hi, p, r = paired_bootstrap_ec(counts, 200, 0.95, [np.random.default_rng(0)])
     >>> d.round(3).tolist(), bool(lo[0] <= d[0] <= hi[0])
     ([0.0], True)
     """
@@ -195,14 +221,62 @@ def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seed
     diff = ka - kb
     n = counts.sum(axis=1)
     reps = np.empty((counts.shape[0], n_resamples))
+    r = np.empty(counts.shape[0])
     for s, rng in enumerate(seeds):
         draws = rng.multinomial(n[s], counts[s] / n[s], size=n_resamples)
         ra, rb = _kappas(draws)
         reps[s] = ra - rb
+        r[s] = replicate_correlation(ra, rb)[0]
     low, high = _percentile(reps, level)
     defined = np.isfinite(diff)
     p = bootstrap_p_value(reps.T)
-    return diff, np.where(defined, low, np.nan), np.where(defined, high, np.nan), np.where(defined, p, np.nan)
+    return (diff, np.where(defined, low, np.nan), np.where(defined, high, np.nan), np.where(defined, p, np.nan),
+            r)
+
+
+def mover_ec(counts: np.ndarray, correlation: np.ndarray, level: float):
+    """The interval ``compare`` reports for one table per data set: MOVER on the two profile intervals.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Joint counts, shape (S, 8) (cells ordered human, A, B correct bits).
+    correlation : numpy.ndarray
+        The correlation of the two kappas' paired replicates, shape (S,).
+    level : float
+        Interval level.
+
+    Returns
+    -------
+    humanlike.measures.compare.mover.DifferenceInterval
+
+    Examples
+    --------
+    >>> out = mover_ec(np.array([[40, 5, 5, 10, 10, 5, 5, 20]]), np.array([0.5]), 0.95)
+    >>> float(out.difference[0]), bool(out.low[0] < 0 < out.high[0])
+    (0.0, True)
+    """
+    table_a, table_b = _model_tables(counts)
+    informative = np.asarray(counts).reshape(-1, 8)[:, :7].sum(axis=1)   # every cell but "all three correct"
+    return ec_difference_interval(table_a, table_b, correlation, informative, level)
+
+
+def _plain_mover(counts, correlation, level):
+    """MOVER with the replicates' correlation as estimated (the calibration compares it): ``(low, high)``."""
+    table_a, table_b = _model_tables(counts)
+    out = ec_difference_interval(table_a, table_b, correlation, np.zeros(len(table_a)), level,
+                                 correlation_limit=False)
+    return out.low, out.high
+
+
+def _model_tables(counts):
+    """The human's 2x2 table with model A and with model B, (both correct, only the human, only the model, both
+    wrong), from joint counts (S, 8)."""
+    c = np.asarray(counts).reshape(-1, 2, 2, 2)
+    ta, tb = c.sum(axis=3), c.sum(axis=2)   # [h, model]
+    table_a = np.stack([ta[:, 1, 1], ta[:, 1, 0], ta[:, 0, 1], ta[:, 0, 0]], axis=1)
+    table_b = np.stack([tb[:, 1, 1], tb[:, 1, 0], tb[:, 0, 1], tb[:, 0, 0]], axis=1)
+    return table_a, table_b
 
 
 def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_human: float, a_model_a: float,
@@ -249,11 +323,13 @@ def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_hum
     p = joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b).ravel()
     gens = [stream(seed, "compare-plan", "ec", k) for k in range(n_sets)]
     counts = np.stack([g.multinomial(int(n_trials), p) for g in gens])
-    diff, low, high, pb = paired_bootstrap_ec(counts, n_resamples, level, gens)
+    diff, low, high, pb, r = paired_bootstrap_ec(counts, n_resamples, level, gens)
+    mover = mover_ec(counts, r, level)
     pe = None
     if exact:
         pe = np.array([exchange_test_from_counts(c.reshape(2, 2, 2))[1] for c in counts[:n_exact]])
-    return SimulatedComparisons(diff, low, high, pb, pe, float(kappa_a) - float(kappa_b))
+    return SimulatedComparisons(mover.difference, mover.low, mover.high, pb, pe, float(kappa_a) - float(kappa_b),
+                                {"percentile": (low, high), "mover-plain": _plain_mover(counts, r, level)})
 
 
 def _rows_corr(x: np.ndarray, y: np.ndarray) -> np.ndarray:
