@@ -9,7 +9,9 @@ about it.
 Definitions (one place; docs/compare.md states the same):
 
 * **difference** ``d = a - b`` of the two point estimates, its interval the percentile interval of the
-  defined ``d*_r`` at the chosen level.
+  defined ``d*_r`` at the chosen level (a measure may hand better intervals for some pairs, ``pair_intervals``:
+  EC on one table per pair uses MOVER, :mod:`humanlike.measures.compare.mover`; the ``interval`` column names
+  each row's method).
 * **p-value** of ``d = 0``: the two-sided bootstrap test obtained by inverting the percentile interval, with
   the usual +1 correction,
   ``p = min(1, 2 (1 + min(#{d*_r <= 0}, #{d*_r >= 0})) / (1 + R))`` over the ``R`` defined replicates.
