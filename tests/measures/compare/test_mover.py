@@ -171,3 +171,18 @@ def test_aggregated_scores_keep_the_percentile_interval(one_table):
     assert (compare(result).pairs["interval"] == PERCENTILE_INTERVAL).all()
     assert (compare(result, trials=trials, normalise="ceiling").pairs["interval"]
             .isin([PERCENTILE_INTERVAL, ""]).all())
+
+
+def test_cli_names_the_interval_of_single_table_differences(tmp_path, one_table, capsys):
+    from humanlike.app.cli import main
+
+    trials, _ = one_table
+    data = tmp_path / "trials.csv"
+    trials.to_csv(data, index=False)
+    out = tmp_path / "out"
+    code = main(["compare", str(data), "--measure", "ec", "--resamples", "99", "--quiet", "--out", str(out),
+                 "--models", "model-humanlike", "model-alien", "model-medium"])
+    assert code == 0
+    assert f"interval: {MOVER_METHOD}" in capsys.readouterr().out
+    pairs = pd.read_csv(out / "compare_pairs.csv", keep_default_na=False)
+    assert set(pairs.loc[pairs["test"].str.startswith("paired"), "interval"]) == {MOVER_METHOD}
