@@ -312,6 +312,9 @@ def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_hum
     Returns
     -------
     SimulatedComparisons
+        Its interval (``ci_low``, ``ci_high``) is the one ``compare`` reports for one table, MOVER
+        (:func:`mover_ec`); ``alternatives`` holds the paired bootstrap's ``"percentile"`` interval and
+        ``"mover-plain"`` (MOVER with the replicates' correlation as estimated).
 
     Examples
     --------
@@ -323,7 +326,7 @@ def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_hum
     p = joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b).ravel()
     gens = [stream(seed, "compare-plan", "ec", k) for k in range(n_sets)]
     counts = np.stack([g.multinomial(int(n_trials), p) for g in gens])
-    diff, low, high, pb, r = paired_bootstrap_ec(counts, n_resamples, level, gens)
+    _, low, high, pb, r = paired_bootstrap_ec(counts, n_resamples, level, gens)
     mover = mover_ec(counts, r, level)
     pe = None
     if exact:
