@@ -11,6 +11,10 @@ power figure docs/figures/compare_power.png from them):
   EC_A - EC_B that ``compare`` reports for one table (MOVER on the profile-likelihood intervals,
   humanlike.measures.compare.mover), of plain MOVER (the replicates' correlation as estimated) and of the
   paired bootstrap's percentile interval, on the same 1,000 data sets per cell.
+* ``correlated``: models correlated beyond what the human induces (model B repeats model A's answer on a
+  share ``repeat`` of the trials, else answers by its own copy model with EC 0): model A's EC 0.5, B's the
+  mixture; trials 100/400/1600, accuracies 0.7/0.8, 0.9/0.95, 0.98/0.98, repeat 0.5 and 0.9; coverage and mean
+  width of the three intervals, 1,000 data sets per cell.
 * ``pipeline``: the same null through the real pipelines (error_consistency / decision_margin_consistency on a
   trial table, then compare): 1,000 simulated benchmarks each for EC (3 humans, 2 conditions), EC on one
   table (1 human, 1 condition; both tests) and DMC (6 humans).
@@ -97,6 +101,28 @@ def part_coverage(args) -> dict:
     return {"rows": rows, "n_resamples": args.resamples, "n_sets": args.sets}
 
 
+def part_correlated(args) -> dict:
+    from humanlike.measures.compare.planning import simulate_ec_comparisons
+
+    rows = []
+    for n in (100, 400, 1600):
+        for a1, a2 in ((0.7, 0.8), (0.9, 0.95), (0.98, 0.98)):
+            for repeat in (0.5, 0.9):
+                sim = simulate_ec_comparisons(n, 0.5, 0.0, a1, a2, n_sets=args.sets, n_resamples=args.resamples,
+                                              exact=False, repeat=repeat,
+                                              seed=cell_seed("correlated", n, a1, a2, repeat))
+                widths = {"mover": np.nanmean(sim.ci_high - sim.ci_low)}
+                for key, (low, high) in sim.alternatives.items():
+                    widths[key] = np.nanmean(high - low)
+                rows.append(dict(trials=n, a_human=a1, a_model=a2, repeat=repeat, difference=sim.true_difference,
+                                 coverage=sim.coverage(), coverage_mover_plain=sim.coverage("mover-plain"),
+                                 coverage_percentile=sim.coverage("percentile"), width=float(widths["mover"]),
+                                 width_mover_plain=float(widths["mover-plain"]),
+                                 width_percentile=float(widths["percentile"])))
+                print(rows[-1], flush=True)
+    return {"rows": rows, "n_resamples": args.resamples, "n_sets": args.sets}
+
+
 def _twins(seed, n_items, n_humans, experiments):
     from humanlike.trials.simulate import SDTObserver, simulate_benchmark
 
@@ -178,7 +204,7 @@ def part_markdown(args) -> None:
              "Nominal level alpha = 0.05, intervals 95%. Monte-Carlo standard error of a rate p over N data sets: "
              "sqrt(p (1 - p) / N) (0.0049 at 0.05 with N = 2,000; 0.0069 with N = 1,000). Definitions: "
              "[compare](compare.md). Rerun: `PYTHONPATH=src python benchmarks/compare_calibration.py --part "
-             "level|coverage|pipeline|power`, then `--part markdown`.", ""]
+             "level|coverage|correlated|pipeline|power`, then `--part markdown`.", ""]
     # pipeline
     lines += ["## Level through the real pipelines", "",
               "Two models with identical parameters (equal population EC, DMC and accuracy) in a simulated "
@@ -250,6 +276,28 @@ def part_markdown(args) -> None:
         lines.append(f"| {r['trials']} | {r['a_human']} | {r['a_model']} | {r['kappa_a']:+.1f} | {r['kappa_b']:+.2f} | "
                      f"{r['coverage']:.3f} | {r['coverage_mover_plain']:.3f} | {r['coverage_percentile']:.3f} |")
     lines += ["", "</details>", ""]
+    correlated_file = RESULTS / "compare_correlated.json"
+    if correlated_file.exists():
+        corr = json.loads(correlated_file.read_text())
+        lines += ["## Coverage with correlated models", "",
+                  "In the grid above the two models are independent given the human. Here model B repeats model "
+                  "A's answer on a share `repeat` of the trials (else it answers by its own copy model with EC 0 "
+                  "and the models' accuracy), so the two estimates are correlated beyond what the human induces; "
+                  f"model A's EC 0.5, B's the mixture (0.25 at repeat 0.5, 0.45 at 0.9). {corr['n_sets']} data "
+                  f"sets per cell, {corr['n_resamples']} resamples; `*`: below 0.93.", "",
+                  "| trials | acc human | acc models | repeat | EC_A - EC_B | MOVER | plain MOVER | percentile | "
+                  "width MOVER | width plain | width percentile |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+        def star(v):
+            return f"{v:.3f}{' *' if v < 0.93 else ''}"
+
+        for r in corr["rows"]:
+            lines.append(f"| {r['trials']} | {r['a_human']} | {r['a_model']} | {r['repeat']} | "
+                         f"{r['difference']:+.3f} | {star(r['coverage'])} | {star(r['coverage_mover_plain'])} | "
+                         f"{star(r['coverage_percentile'])} | {r['width']:.3f} | {r['width_mover_plain']:.3f} | "
+                         f"{r['width_percentile']:.3f} |")
+        lines.append("")
     # power
     lines += ["## Power against planted differences", "",
               f"{power['n_sets']} data sets per point, {power['n_resamples']} resamples, alpha 0.05 (one comparison).",
@@ -288,11 +336,13 @@ def part_markdown(args) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("level", "coverage", "pipeline", "power", "markdown"), required=True)
+    parser.add_argument("--part", choices=("level", "coverage", "correlated", "pipeline", "power", "markdown"),
+                        required=True)
     parser.add_argument("--sets", type=int, default=None, help="data sets per cell (defaults per part)")
     parser.add_argument("--resamples", type=int, default=None)
     args = parser.parse_args(argv)
-    defaults = {"level": (2000, 500), "coverage": (1000, 500), "pipeline": (1000, 199), "power": (1000, 500)}
+    defaults = {"level": (2000, 500), "coverage": (1000, 500), "correlated": (1000, 500), "pipeline": (1000, 199),
+                "power": (1000, 500)}
     if args.part == "markdown":
         part_markdown(args)
         return 0

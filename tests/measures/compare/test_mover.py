@@ -17,12 +17,14 @@ from humanlike.measures.compare.mover import (
     PLAIN_MOVER_METHOD,
     correlation_lower_limit,
     ec_difference_interval,
+    joint_correlation,
     mover_limits,
     replicate_correlation,
 )
-from humanlike.measures.compare.planning import simulate_ec_comparisons
+from humanlike.measures.compare.planning import joint_cell_probabilities, simulate_ec_comparisons
 from humanlike.measures.ec.analysis import error_consistency
 from humanlike.measures.ec.interval import ec_profile_interval
+from humanlike.measures.ec.metric import kappa
 from humanlike.stats.comparison import PERCENTILE_INTERVAL
 from humanlike.trials.simulate import simulate_benchmark
 
@@ -62,6 +64,48 @@ def test_replicate_correlation_skips_undefined_rows():
     assert replicate_correlation(a, b)[0] == pytest.approx(np.corrcoef(a[:4], b[:4])[0, 1])
     assert np.isnan(replicate_correlation([1.0, 1.0, 1.0], [1.0, 2.0, 3.0])[0])   # constant
     assert np.isnan(replicate_correlation([1.0, 2.0], [1.0, 2.0])[0])   # too few
+
+
+def _kappas_of_joint(p):
+    """EC of A and of B with the human from joint proportions p[4 h + 2 a + b] (written out cell by cell)."""
+    p = np.asarray(p, dtype=float).reshape(2, 2, 2)   # [h, a, b]
+    ta, tb = p.sum(axis=2), p.sum(axis=1)   # [h, model]
+    return (float(kappa(ta[1, 1], ta[1, 0], ta[0, 1], ta[0, 0])),
+            float(kappa(tb[1, 1], tb[1, 0], tb[0, 1], tb[0, 0])))
+
+
+def test_joint_correlation_equals_the_numerical_delta_method():
+    counts = np.array([37, 4, 6, 9, 3, 11, 8, 122], dtype=float)
+    p = (counts + 0.1) / (counts + 0.1).sum()
+    grads = np.zeros((2, 8))
+    for j in range(8):   # central differences, each kappa a function of the 8 proportions
+        step = np.zeros(8)
+        step[j] = 1e-6
+        grads[:, j] = (np.array(_kappas_of_joint(p + step)) - np.array(_kappas_of_joint(p - step))) / 2e-6
+    sigma = np.diag(p) - np.outer(p, p)   # multinomial covariance of the proportions (times n)
+    cov = grads @ sigma @ grads.T
+    expected = cov[0, 1] / np.sqrt(cov[0, 0] * cov[1, 1])
+    assert joint_correlation(counts)[0] == pytest.approx(expected, abs=1e-6)
+    # the pseudo-count matters: without it (nearly) the plug-in value
+    assert joint_correlation(counts, pseudo_count=1e-12)[0] != pytest.approx(expected, abs=1e-6)
+    with pytest.raises(ValueError, match="8 cells"):
+        joint_correlation([[1, 2, 3]])
+    with pytest.raises(ValueError, match="positive"):
+        joint_correlation(counts, pseudo_count=0)
+
+
+def test_joint_correlation_matches_simulated_correlation_in_large_samples():
+    # B repeats A's answer on 60% of 4,000 trials: the kappas' correlation over data sets is the delta method's
+    joint = joint_cell_probabilities(0.4, 0.1, 0.8, 0.8, 0.8, repeat=0.6).ravel()
+    rng = np.random.default_rng(11)
+    counts = rng.multinomial(4000, joint, size=3000)
+    ka, kb = np.array([_kappas_of_joint(c / c.sum()) for c in counts]).T
+    simulated = np.corrcoef(ka, kb)[0, 1]
+    assert joint_correlation(joint * 1e6)[0] == pytest.approx(simulated, abs=0.04)
+    # identical answers in a sample: the plug-in correlation is 1, the pseudo-counted one stays below it
+    same = np.array([3, 0, 0, 5, 4, 0, 0, 88])
+    assert joint_correlation(same, pseudo_count=1e-9)[0] == pytest.approx(1.0, abs=1e-6)
+    assert joint_correlation(same)[0] < 0.97
 
 
 def test_difference_interval_composes_profile_limits_and_lowered_correlation():
@@ -111,6 +155,16 @@ def test_mover_covers_planted_differences_in_sparse_cells(n, a_human, a_model, k
     assert sim.true_difference == pytest.approx(kappa_a - kappa_b)
     # 300 data sets: a true 0.95 falls below 0.90 with probability < 1e-4
     assert sim.coverage() >= 0.90, (sim.coverage(), sim.coverage("percentile"))
+
+
+@pytest.mark.parametrize("n, a_human, a_model", [(100, 0.9, 0.95), (400, 0.98, 0.98)])
+def test_mover_covers_strongly_correlated_models(n, a_human, a_model):
+    # B repeats A's answer on 90% of the trials: the sample often shows no discordant trial at all, where a
+    # plug-in correlation is 1 and the interval collapses (MOVER with the bootstrap correlation: 0.86-0.91 here)
+    sim = simulate_ec_comparisons(n, 0.5, 0.0, a_human, a_model, n_sets=300, n_resamples=200, exact=False,
+                                  seed=29, repeat=0.9)
+    assert sim.true_difference == pytest.approx(0.05)
+    assert sim.coverage() >= 0.90, (sim.coverage(), sim.coverage("mover-bootstrap"))
 
 
 def test_sparse_cells_are_hard_for_the_percentile_interval():

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ...stats.comparison import ComparisonResult, Scores, compare_scores
 from ..ec.exchange import ec_label_exchange_test
-from .mover import ec_difference_interval, replicate_correlation
+from .mover import ec_difference_interval, joint_correlation
 from ..dmc.kernel import DMC, MODEL_HUMAN_MEAN
 from ..dmc.result import DMCResult
 from ..dvc.choices import LatentBenchmarkResult
@@ -366,9 +366,10 @@ def ec_pair_intervals(trials: pd.DataFrame, result: ErrorConsistencyResult, scor
     """The MOVER interval of every pair's EC difference, where the scope is one table per pair.
 
     Each model's EC is the kappa of its 2x2 table with the human (the trials both saw); the interval combines
-    the two tables' profile-likelihood intervals with the correlation of the models' paired replicates
-    (:func:`humanlike.measures.compare.mover.ec_difference_interval`, docs/compare.md). None where the scope is
-    not one human and one condition.
+    the two tables' profile-likelihood intervals with the lower limit of the two kappas' multinomial correlation,
+    computed from the trials all three saw (:func:`humanlike.measures.compare.mover.ec_difference_interval`,
+    :func:`humanlike.measures.compare.mover.joint_correlation`, docs/compare.md). None where the scope is not
+    one human and one condition.
 
     Parameters
     ----------
@@ -377,14 +378,14 @@ def ec_pair_intervals(trials: pd.DataFrame, result: ErrorConsistencyResult, scor
     result : ErrorConsistencyResult
         The result (its settings name the selection).
     scores : Scores
-        The models compared, with their paired replicates.
+        The models compared.
     level : float
         Confidence level.
 
     Returns
     -------
     pandas.DataFrame or None
-        Columns model_a, model_b, difference, ci_low, ci_high, correlation, interval, reason.
+        Columns model_a, model_b, difference, ci_low, ci_high, correlation (the ``r`` used), interval, reason.
 
     Examples
     --------
@@ -400,21 +401,20 @@ def ec_pair_intervals(trials: pd.DataFrame, result: ErrorConsistencyResult, scor
     if one is None:
         return None
     wide, human = one
-    names, table_a, table_b, correlation, informative = [], [], [], [], []
-    r = replicate_correlation(*np.broadcast_arrays(scores.replicates[:, :, None], scores.replicates[:, None, :]))
-    r = r.reshape(len(scores.models), len(scores.models)) if scores.n_resamples else None
+    names, table_a, table_b, joint = [], [], [], []
     for i, a in enumerate(scores.models):
-        for j, b in enumerate(scores.models[i + 1:], start=i + 1):
+        for b in scores.models[i + 1:]:
             names.append((a, b))
             pair_a, pair_b = wide[[human, a]].dropna(), wide[[human, b]].dropna()
             table_a.append(_table(*(pair_a[c].to_numpy(dtype=bool) for c in (human, a))))
             table_b.append(_table(*(pair_b[c].to_numpy(dtype=bool) for c in (human, b))))
-            three = wide[[human, a, b]].dropna().to_numpy(dtype=bool)
-            informative.append(int((~three).any(axis=1).sum()))
-            correlation.append(np.nan if r is None else r[i, j])
+            three = wide[[human, a, b]].dropna().to_numpy(dtype=bool).astype(int)
+            # joint cells 4 h + 2 a + b of the trials all three saw
+            joint.append(np.bincount(4 * three[:, 0] + 2 * three[:, 1] + three[:, 2], minlength=8))
     if not names:
         return None
-    out = ec_difference_interval(table_a, table_b, correlation, informative, level)
+    joint = np.array(joint)
+    out = ec_difference_interval(table_a, table_b, joint_correlation(joint), joint[:, :7].sum(axis=1), level)
     return pd.DataFrame({"model_a": [a for a, _ in names], "model_b": [b for _, b in names],
                          "difference": out.difference, "ci_low": out.low, "ci_high": out.high,
                          "correlation": out.correlation, "interval": out.method, "reason": out.reason})

@@ -12,24 +12,27 @@ difference of correlated quantities) turns two such intervals into one for the d
     L = (k1 - k2) - sqrt((k1 - l1)^2 + (u2 - k2)^2 - 2 r (k1 - l1) (u2 - k2))
     U = (k1 - k2) + sqrt((u1 - k1)^2 + (k2 - l2)^2 - 2 r (u1 - k1) (k2 - l2))
 
-``r`` comes from the two models' paired bootstrap replicates (the replicates ``compare`` already has; over
-the replicates where both kappas are defined), but not as estimated: a positive ``r`` narrows the interval,
-and where errors are few the replicates' correlation is noisy (with 100 trials and accuracies of 0.95-0.98 it
-scatters widely around a true value near 0), so plugging it in under-covers (0.92-0.93 in such cells of the
-calibration grid, while the true correlation gives 0.95-0.96). MOVER therefore uses a positive ``r`` only as
-far as the data resolve it above 0: its one-sided lower confidence limit at the interval's level, by Fisher's
-z with the number of informative trials ``m`` (trials on which the human or either model erred; the others
-only add to the all-correct cell), floored at 0:
+``r`` is the large-sample (delta-method) correlation of the two kappa estimates under the multinomial
+distribution of the trials' joint outcome (the 8 cells: human, A, B correct or not), computed from the observed
+joint table with :data:`JOINT_PSEUDO_COUNT` added to every cell (:func:`joint_correlation`). Two things make the
+plain plug-in estimate unsafe where errors are few, both measured (docs/compare_calibration.md): the
+correlation of the paired bootstrap replicates scatters widely around its true value (plugged in, it
+under-covers: 0.919-0.928 in 5 cells of the calibration grid), and two strongly correlated models often agree
+on every trial of a small sample, where any plug-in correlation is exactly 1 and the interval collapses to
+nearly a point (coverage 0.89-0.92 with 100-1,600 trials when model B repeats model A's answer on 90% of the
+trials). The pseudo-count keeps ``r`` below 1 by what the unseen discordant trials could be, and MOVER uses a
+positive ``r`` only as far as the data resolve it above 0: its one-sided lower confidence limit at the
+interval's level, by Fisher's z with the number of informative trials ``m`` (trials on which the human or either
+model erred; the others only add to the all-correct cell), floored at 0:
 
     r_used = tanh(max(atanh(r) - z_level / sqrt(m - 3), 0))   for r > 0;   r_used = r   for r <= 0
 
-(a negative ``r`` widens the interval and is kept). Where ``r`` cannot be estimated (fewer than 3 defined
-replicates, or a constant one) it is taken as 0 and the method says so. Two special cases:
+(a negative ``r`` widens the interval and is kept). Where ``r`` cannot be computed it is taken as 0 and the
+method says so. Two special cases:
 
 * **identical models** (correct on exactly the same trials): the two tables are the same, so the difference
-  is exactly 0 (and the bootstrap p-value 1), and with ``r = 1`` the interval is
-  ``[-|w_low - w_high|, |w_low - w_high|]`` for the table's interval half-widths ``w``: it is not [0, 0],
-  because two different observers can agree on every trial of a finite sample;
+  is exactly 0 (and the bootstrap p-value 1); the interval is symmetric about 0 and not [0, 0], because two
+  different observers can agree on every trial of a finite sample;
 * **an undefined kappa** (both observers of a table constant): the difference is NaN with the table's
   reason, and the interval is the set of differences the two profile intervals allow,
   ``[l1 - u2, u1 - l2]`` (the profile interval is defined also where its estimate is not: it says which kappas
@@ -48,11 +51,15 @@ import numpy as np
 
 from ..ec.interval import ec_profile_interval
 
+#: Added to each of the 8 joint cells before computing the correlation of the two kappas (chosen by coverage
+#: among 0.1, 0.25, 0.5 and 1: all keep every cell of both calibration grids at 0.93 or above, 0.1 is the least
+#: conservative with correlated models; docs/compare_calibration.md).
+JOINT_PSEUDO_COUNT = 0.1
 #: The method named in ``compare``'s ``interval`` column for a difference of two single-table EC values.
-MOVER_METHOD = "MOVER (profile-likelihood limits, bootstrap correlation's lower limit)"
-#: ... with the correlation plugged in as estimated (``correlation_limit=False``; for the calibration).
-PLAIN_MOVER_METHOD = "MOVER (profile-likelihood limits, bootstrap correlation)"
-#: ... where the bootstrap correlation could not be estimated (taken as 0).
+MOVER_METHOD = "MOVER (profile-likelihood limits, lower limit of the multinomial correlation)"
+#: ... with the correlation plugged in as given (``correlation_limit=False``; for the calibration).
+PLAIN_MOVER_METHOD = "MOVER (profile-likelihood limits, correlation as given)"
+#: ... where the correlation could not be computed (taken as 0).
 MOVER_UNCORRELATED = "MOVER (profile-likelihood limits, correlation 0)"
 #: ... where a kappa is undefined: every difference the two profile intervals allow.
 BOX_METHOD = "profile-likelihood limits (estimate undefined)"
@@ -150,6 +157,70 @@ def replicate_correlation(a, b) -> np.ndarray:
     return np.where((n >= 3) & (saa > tiny) & (sbb > tiny), np.clip(r, -1.0, 1.0), np.nan)
 
 
+def _kappa_gradient(table: np.ndarray) -> np.ndarray:
+    """Gradient of kappa with respect to the 4 cell proportions (both correct, only 1, only 2, both wrong)."""
+    p11, p10, p01, p00 = table.T
+    p1, p2 = p11 + p10, p11 + p01
+    po, pe = p11 + p00, p1 * p2 + (1.0 - p1) * (1.0 - p2)
+    d_po, d_pe = 1.0 / (1.0 - pe), (po - 1.0) / (1.0 - pe) ** 2
+    d_p1, d_p2 = d_pe * (2.0 * p2 - 1.0), d_pe * (2.0 * p1 - 1.0)
+    return np.stack([d_po + d_p1 + d_p2, d_p1, d_p2, d_po], axis=1)
+
+
+def joint_correlation(joint_counts, pseudo_count: float = JOINT_PSEUDO_COUNT) -> np.ndarray:
+    """Large-sample correlation of the human's kappa with model A and with model B from their joint counts.
+
+    The trials' joint outcome (human, A, B correct or not) is multinomial over 8 cells with proportions ``p``;
+    each kappa is a function of them, and the delta method gives
+    ``cov(kA, kB) = (g_A' (diag(p) - p p') g_B) / n`` with ``g`` the kappas' gradients in ``p``; the
+    correlation is free of ``n``. Computed at the observed proportions with ``pseudo_count`` added to each cell
+    (module docstring).
+
+    Parameters
+    ----------
+    joint_counts : array_like of int
+        Shape (K, 8) (or (8,)): counts of the cells ``4 h + 2 a + b`` (``h``, ``a``, ``b``: human, A, B correct).
+    pseudo_count : float
+        Added to every cell (> 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (K,), in [-1, 1]; NaN where a kappa has no variance.
+
+    Raises
+    ------
+    ValueError
+        On a pseudo-count <= 0 or a shape other than (K, 8).
+
+    Examples
+    --------
+    >>> joint_correlation([[30, 5, 5, 5, 5, 5, 5, 40], [1, 0, 0, 0, 0, 0, 0, 99]]).round(3).tolist()
+    [0.371, 0.478]
+    """
+    if not pseudo_count > 0:
+        raise ValueError(f"pseudo_count must be positive, got {pseudo_count}")
+    c = np.asarray(joint_counts, dtype=float)
+    c = c.reshape(1, -1) if c.ndim == 1 else c
+    if c.ndim != 2 or c.shape[1] != 8:
+        raise ValueError(f"joint counts must have 8 cells per row, got shape {np.shape(joint_counts)}")
+    p = (c + pseudo_count) / (c + pseudo_count).sum(axis=1, keepdims=True)
+    h, a, b = (np.arange(8) >> 2) & 1, (np.arange(8) >> 1) & 1, np.arange(8) & 1
+    # the 4-cell index (both correct, only the human, only the model, both wrong) of each joint cell
+    cell_a, cell_b = np.array([0, 1, 2, 3])[2 * (1 - h) + (1 - a)], np.array([0, 1, 2, 3])[2 * (1 - h) + (1 - b)]
+    table_a, table_b = np.zeros((len(p), 4)), np.zeros((len(p), 4))
+    np.add.at(table_a.T, cell_a, p.T)
+    np.add.at(table_b.T, cell_b, p.T)
+    ga, gb = _kappa_gradient(table_a)[:, cell_a], _kappa_gradient(table_b)[:, cell_b]
+
+    def cov(x, y):
+        return (p * x * y).sum(axis=1) - (p * x).sum(axis=1) * (p * y).sum(axis=1)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = cov(ga, gb) / np.sqrt(cov(ga, ga) * cov(gb, gb))
+    return np.clip(r, -1.0, 1.0)
+
+
 def correlation_lower_limit(r, informative_trials, level: float = 0.95) -> np.ndarray:
     """A positive correlation replaced by its one-sided lower confidence limit, floored at 0 (module docstring).
 
@@ -193,7 +264,8 @@ def ec_difference_interval(table_a, table_b, correlation, informative_trials, le
         Shape (K, 4): counts (both correct, only the human correct, only the model correct, both wrong) of the
         human with model A and with model B.
     correlation : array_like of float
-        Shape (K,): correlation of the two kappas' paired bootstrap replicates (NaN: not estimable, 0 is used).
+        Shape (K,): correlation of the two kappa estimates (:func:`joint_correlation`; NaN: not computable, 0 is
+        used).
     informative_trials : array_like of int
         Shape (K,): trials on which the human or either model erred (for :func:`correlation_lower_limit`).
     level : float

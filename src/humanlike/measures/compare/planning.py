@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ec.copy_model import cell_probabilities
-from .mover import ec_difference_interval, replicate_correlation
+from .mover import ec_difference_interval, joint_correlation, replicate_correlation
 from ..ec.metric import kappa
 from ...stats.comparison import bootstrap_p_value
 from ..ec.exchange import exchange_test_from_counts
@@ -35,16 +35,19 @@ from ...resampling.rng import stream
 TESTS = ("bootstrap", "exact")
 
 
-def joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b) -> np.ndarray:
+def joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat: float = 0.0) -> np.ndarray:
     """Probabilities of the 8 joint cells (human, A, B correct) under the copy model, A and B independent given
-    the human.
+    the human (or, with ``repeat``, B repeating A's answer on a share of the trials).
 
     Parameters
     ----------
     kappa_a, kappa_b : float
-        EC of model A and of model B with the human.
+        EC of model A and of model B with the human (B's before ``repeat``).
     a_human, a_model_a, a_model_b : float
-        Accuracies.
+        Accuracies (B's before ``repeat``).
+    repeat : float
+        Probability that B gives A's answer on a trial (else it answers by its own copy model): models
+        correlated beyond what the human induces. B's EC and accuracy are then mixtures (:func:`joint_kappas`).
 
     Returns
     -------
@@ -72,7 +75,35 @@ def joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b) ->
     for h, ph in ((0, 1 - a_human), (1, a_human)):
         qa, qb = conditional[0][h], conditional[1][h]
         out[h] = ph * np.outer([1 - qa, qa], [1 - qb, qb])
+    if repeat:
+        if not 0.0 <= repeat <= 1.0:
+            raise ValueError(f"repeat must lie in [0, 1], got {repeat}")
+        same = np.zeros((2, 2, 2))
+        pa = out.sum(axis=2)   # (human, A)
+        same[:, 0, 0], same[:, 1, 1] = pa[:, 0], pa[:, 1]
+        out = (1.0 - repeat) * out + repeat * same
     return out
+
+
+def joint_kappas(p: np.ndarray) -> tuple[float, float]:
+    """EC of model A and of model B with the human from joint cell probabilities ``p[h, a, b]``.
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Shape (2, 2, 2), as :func:`joint_cell_probabilities` gives.
+
+    Returns
+    -------
+    (float, float)
+
+    Examples
+    --------
+    >>> [round(k, 6) for k in joint_kappas(joint_cell_probabilities(0.4, 0.0, 0.8, 0.8, 0.8, repeat=0.5))]
+    [0.4, 0.2]
+    """
+    ka, kb = _kappas(np.asarray(p, dtype=float).reshape(1, 8))
+    return float(ka[0]), float(kb[0])
 
 
 def _kappas(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,8 +136,8 @@ class SimulatedComparisons:
         The planted population difference.
     alternatives : dict
         Other intervals of the same data sets, ``{name: (low, high)}``, for the calibration (EC: the paired
-        bootstrap's ``"percentile"`` interval and ``"mover-plain"``, MOVER with the replicates' correlation as
-        estimated).
+        bootstrap's ``"percentile"`` interval, ``"mover-bootstrap"``, MOVER with the lower limit of the
+        replicates' correlation, and ``"mover-plain"``, MOVER with the replicates' correlation as estimated).
 
     Examples
     --------
@@ -191,7 +222,7 @@ class _quiet_nan:
 
 def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seeds) -> tuple[np.ndarray, ...]:
     """The paired trial bootstrap of one table per data set: difference, percentile interval, p-value, and the
-    correlation of the two kappas' replicates (MOVER's ``r``, :mod:`humanlike.measures.compare.mover`).
+    correlation of the two kappas' replicates (for the calibration's bootstrap-correlation MOVER variants).
 
     Parameters
     ----------
@@ -234,15 +265,14 @@ def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seed
             r)
 
 
-def mover_ec(counts: np.ndarray, correlation: np.ndarray, level: float):
-    """The interval ``compare`` reports for one table per data set: MOVER on the two profile intervals.
+def mover_ec(counts: np.ndarray, level: float):
+    """The interval ``compare`` reports for one table per data set: MOVER on the two profile intervals with the
+    lower limit of the multinomial correlation (:mod:`humanlike.measures.compare.mover`).
 
     Parameters
     ----------
     counts : numpy.ndarray
         Joint counts, shape (S, 8) (cells ordered human, A, B correct bits).
-    correlation : numpy.ndarray
-        The correlation of the two kappas' paired replicates, shape (S,).
     level : float
         Interval level.
 
@@ -252,20 +282,25 @@ def mover_ec(counts: np.ndarray, correlation: np.ndarray, level: float):
 
     Examples
     --------
-    >>> out = mover_ec(np.array([[40, 5, 5, 10, 10, 5, 5, 20]]), np.array([0.5]), 0.95)
+    >>> out = mover_ec(np.array([[40, 5, 5, 10, 10, 5, 5, 20]]), 0.95)
     >>> float(out.difference[0]), bool(out.low[0] < 0 < out.high[0])
     (0.0, True)
     """
     table_a, table_b = _model_tables(counts)
-    informative = np.asarray(counts).reshape(-1, 8)[:, :7].sum(axis=1)   # every cell but "all three correct"
-    return ec_difference_interval(table_a, table_b, correlation, informative, level)
+    return ec_difference_interval(table_a, table_b, joint_correlation(counts), _informative(counts), level)
 
 
-def _plain_mover(counts, correlation, level):
-    """MOVER with the replicates' correlation as estimated (the calibration compares it): ``(low, high)``."""
+def _informative(counts):
+    """Trials on which the human or either model erred: every joint cell but "all three correct"."""
+    return np.asarray(counts).reshape(-1, 8)[:, :7].sum(axis=1)
+
+
+def _bootstrap_mover(counts, correlation, level, limit):
+    """MOVER with the replicates' correlation (its lower limit, or as estimated): ``(low, high)``; the
+    calibration compares them."""
     table_a, table_b = _model_tables(counts)
-    out = ec_difference_interval(table_a, table_b, correlation, np.zeros(len(table_a)), level,
-                                 correlation_limit=False)
+    out = ec_difference_interval(table_a, table_b, correlation, _informative(counts), level,
+                                 correlation_limit=limit)
     return out.low, out.high
 
 
@@ -282,7 +317,7 @@ def _model_tables(counts):
 def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_human: float, a_model_a: float,
                             a_model_b: float | None = None, *, n_sets: int = 1000, n_resamples: int = 1000,
                             level: float = 0.95, exact: bool = True, n_exact: int | None = None,
-                            seed: int = 0) -> SimulatedComparisons:
+                            seed: int = 0, repeat: float = 0.0) -> SimulatedComparisons:
     """Simulate ``n_sets`` one-table comparisons of two models' EC under the copy model.
 
     Parameters
@@ -308,13 +343,15 @@ def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_hum
         ``(n / 2)^2`` outcomes per data set at accuracies near 0.5); default all.
     seed : int
         Seed; data set k uses ``stream(seed, "compare-plan", "ec", k)``.
+    repeat : float
+        B repeats A's answer with this probability (:func:`joint_cell_probabilities`); the planted difference
+        is then that of the mixed tables' kappas (:func:`joint_kappas`).
 
     Returns
     -------
     SimulatedComparisons
         Its interval (``ci_low``, ``ci_high``) is the one ``compare`` reports for one table, MOVER
-        (:func:`mover_ec`); ``alternatives`` holds the paired bootstrap's ``"percentile"`` interval and
-        ``"mover-plain"`` (MOVER with the replicates' correlation as estimated).
+        (:func:`mover_ec`); ``alternatives`` holds the others of :class:`SimulatedComparisons`.
 
     Examples
     --------
@@ -323,16 +360,20 @@ def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_hum
     (True, 0.0)
     """
     a_model_b = a_model_a if a_model_b is None else a_model_b
-    p = joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b).ravel()
+    joint = joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat)
+    p = joint.ravel()
     gens = [stream(seed, "compare-plan", "ec", k) for k in range(n_sets)]
     counts = np.stack([g.multinomial(int(n_trials), p) for g in gens])
     _, low, high, pb, r = paired_bootstrap_ec(counts, n_resamples, level, gens)
-    mover = mover_ec(counts, r, level)
+    mover = mover_ec(counts, level)
     pe = None
     if exact:
         pe = np.array([exchange_test_from_counts(c.reshape(2, 2, 2))[1] for c in counts[:n_exact]])
-    return SimulatedComparisons(mover.difference, mover.low, mover.high, pb, pe, float(kappa_a) - float(kappa_b),
-                                {"percentile": (low, high), "mover-plain": _plain_mover(counts, r, level)})
+    truth = float(kappa_a) - float(kappa_b) if not repeat else float(np.subtract(*joint_kappas(joint)))
+    return SimulatedComparisons(mover.difference, mover.low, mover.high, pb, pe, truth,
+                                {"percentile": (low, high),
+                                 "mover-bootstrap": _bootstrap_mover(counts, r, level, True),
+                                 "mover-plain": _bootstrap_mover(counts, r, level, False)})
 
 
 def _rows_corr(x: np.ndarray, y: np.ndarray) -> np.ndarray:
