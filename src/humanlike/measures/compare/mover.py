@@ -19,8 +19,8 @@ plain plug-in estimate unsafe where errors are few, both measured (docs/compare_
 correlation of the paired bootstrap replicates scatters widely around its true value (plugged in, it
 under-covers: 0.919-0.928 in 5 cells of the calibration grid), and two strongly correlated models often agree
 on every trial of a small sample, where any plug-in correlation is exactly 1 and the interval collapses to
-nearly a point (coverage 0.89-0.92 with 100-1,600 trials when model B repeats model A's answer on 90% of the
-trials). The pseudo-count keeps ``r`` below 1 by what the unseen discordant trials could be, and MOVER uses a
+nearly a point (MOVER with the bootstrap correlation's lower limit: coverage 0.888-0.915 in 5 of 18 cells
+with 100-1,600 trials where model B repeats model A's answer on 90% of the trials). The pseudo-count keeps ``r`` below 1 by what the unseen discordant trials could be, and MOVER uses a
 positive ``r`` only as far as the data resolve it above 0: its one-sided lower confidence limit at the
 interval's level, by Fisher's z with the number of informative trials ``m`` (trials on which the human or either
 model erred; the others only add to the all-correct cell), floored at 0:
