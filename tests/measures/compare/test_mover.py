@@ -21,7 +21,10 @@ from humanlike.measures.compare.mover import (
     mover_limits,
     replicate_correlation,
 )
-from humanlike.measures.compare.planning import joint_cell_probabilities, simulate_ec_comparisons
+from humanlike.measures.compare.planning import (
+    joint_cell_probabilities,
+    simulate_ec_comparisons,
+)
 from humanlike.measures.ec.analysis import error_consistency
 from humanlike.measures.ec.interval import ec_profile_interval
 from humanlike.measures.ec.metric import kappa
