@@ -256,10 +256,11 @@ def part_markdown(args) -> None:
               "combined with the lower confidence limit of the two kappas' multinomial correlation; "
               "[compare](compare.md)), MOVER with the lower limit of the **bootstrap** replicates' correlation "
               "instead, **plain MOVER** (the bootstrap correlation as estimated) and the paired bootstrap's "
-              "**percentile** interval (what `compare` reports for aggregated scores). The discrete corner is 100-200 trials with both accuracies at "
-              "least 0.95, where the single-pair profile interval is itself conservative "
-              "([EC coverage](ec_coverage.md)).", "",
-              "| interval | cells within 0.93-0.97 | below 0.93 | above 0.97 | above 0.97 outside the corner | min | max |",
+              "**percentile** interval (what `compare` reports for aggregated scores). The discrete corner is "
+              "100-200 trials with both accuracies at least 0.95, where the single-pair profile interval is itself "
+              "conservative ([EC coverage](ec_coverage.md)).", "",
+              "| interval | cells within 0.93-0.97 | below 0.93 | above 0.97 | above 0.97 outside the corner | "
+              "min | max |",
               "|---|---:|---:|---:|---:|---:|---:|"]
     for key, name in methods:
         c = np.array([r[key] for r in crow])

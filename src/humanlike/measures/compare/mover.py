@@ -20,10 +20,11 @@ correlation of the paired bootstrap replicates scatters widely around its true v
 under-covers: 0.919-0.928 in 5 cells of the calibration grid), and two strongly correlated models often agree
 on every trial of a small sample, where any plug-in correlation is exactly 1 and the interval collapses to
 nearly a point (MOVER with the bootstrap correlation's lower limit: coverage 0.888-0.915 in 5 of 18 cells
-with 100-1,600 trials where model B repeats model A's answer on 90% of the trials). The pseudo-count keeps ``r`` below 1 by what the unseen discordant trials could be, and MOVER uses a
-positive ``r`` only as far as the data resolve it above 0: its one-sided lower confidence limit at the
-interval's level, by Fisher's z with the number of informative trials ``m`` (trials on which the human or either
-model erred; the others only add to the all-correct cell), floored at 0:
+with 100-1,600 trials where model B repeats model A's answer on 90% of the trials). The pseudo-count keeps
+``r`` below 1 by what the unseen discordant trials could be, and MOVER uses a positive ``r`` only as far as the
+data resolve it above 0: its one-sided lower confidence limit at the interval's level, by Fisher's z with the
+number of informative trials ``m`` (trials on which the human or either model erred; the others only add to
+the all-correct cell), floored at 0:
 
     r_used = tanh(max(atanh(r) - z_level / sqrt(m - 3), 0))   for r > 0;   r_used = r   for r <= 0
 
@@ -52,8 +53,8 @@ import numpy as np
 from ..ec.interval import ec_profile_interval
 
 #: Added to each of the 8 joint cells before computing the correlation of the two kappas (chosen by coverage
-#: among 0.1, 0.25, 0.5 and 1: all keep every cell of both calibration grids at 0.93 or above, 0.1 is the least
-#: conservative with correlated models; docs/compare_calibration.md).
+#: among 0.1, 0.25, 0.5 and 1 on the calibration's data sets: all kept every cell at 0.93 or above, 0.1 was the
+#: least conservative with correlated models; docs/compare.md).
 JOINT_PSEUDO_COUNT = 0.1
 #: The method named in ``compare``'s ``interval`` column for a difference of two single-table EC values.
 MOVER_METHOD = "MOVER (profile-likelihood limits, lower limit of the multinomial correlation)"
