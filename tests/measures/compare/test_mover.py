@@ -221,8 +221,11 @@ def test_identical_models_on_one_table(one_table):
     twin = pairs[(pairs[["model_a", "model_b"]].apply(set, axis=1) == {"model-medium", "model-medium-twin"})
                  & pairs["test"].str.startswith("paired")].iloc[0]
     assert twin["difference"] == 0.0 and twin["p_value"] == 1.0 and not twin["resolved"]
-    # r = 1 and the same profile interval twice: symmetric about 0, no wider than the interval's asymmetry
-    assert twin["ci_low"] == pytest.approx(-twin["ci_high"], abs=1e-12) and 0.0 <= twin["ci_high"] < 0.1
+    # the same profile interval twice, the correlation below 1 (pseudo-counted): symmetric about 0, not [0, 0],
+    # and narrower than the interval against any other model
+    assert twin["ci_low"] == pytest.approx(-twin["ci_high"], abs=1e-12) and 0.0 < twin["ci_high"] < 0.1
+    boot = pairs[pairs["test"].str.startswith("paired")]
+    assert (twin["ci_high"] - twin["ci_low"] < (boot["ci_high"] - boot["ci_low"]).drop(twin.name)).all()
 
 
 def test_aggregated_scores_keep_the_percentile_interval(one_table):
