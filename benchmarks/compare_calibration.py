@@ -7,8 +7,14 @@ power figure docs/figures/compare_power.png from them):
   independent given the human), 2,000 data sets per cell: rejection rate at alpha 0.05 of the paired bootstrap
   and of the exact label-exchange test.
 * ``coverage``: the grid of docs/ec_coverage.md (trials 100-1600, its six accuracy pairs (human, models) and
-  five kappas), model A with the cell's kappa, model B with half of it: coverage of the 95% paired-bootstrap
-  interval of EC_A - EC_B, 1,000 data sets per cell.
+  five kappas), model A with the cell's kappa, model B with half of it: coverage of the 95% interval of
+  EC_A - EC_B that ``compare`` reports for one table (MOVER on the profile-likelihood intervals,
+  humanlike.measures.compare.mover), of MOVER with the bootstrap replicates' correlation (its lower limit, and
+  as estimated) and of the paired bootstrap's percentile interval, on the same 1,000 data sets per cell.
+* ``correlated``: models correlated beyond what the human induces (model B repeats model A's answer on a
+  share ``repeat`` of the trials, else answers by its own copy model with EC 0): model A's EC 0.5, B's the
+  mixture; trials 100/400/1600, accuracies 0.7/0.8, 0.9/0.95, 0.98/0.98, repeat 0.5 and 0.9; coverage and mean
+  width of the four intervals, 1,000 data sets per cell.
 * ``pipeline``: the same null through the real pipelines (error_consistency / decision_margin_consistency on a
   trial table, then compare): 1,000 simulated benchmarks each for EC (3 humans, 2 conditions), EC on one
   table (1 human, 1 condition; both tests) and DMC (6 humans).
@@ -90,7 +96,34 @@ def part_coverage(args) -> dict:
                 sim = simulate_ec_comparisons(n, k, k / 2, a1, a2, n_sets=args.sets, n_resamples=args.resamples,
                                               exact=False, seed=cell_seed("coverage", n, a1, a2, k))
                 rows.append(dict(trials=n, a_human=a1, a_model=a2, kappa_a=k, kappa_b=k / 2,
-                                 coverage=sim.coverage(), undefined=float(np.mean(~np.isfinite(sim.ci_low)))))
+                                 coverage=sim.coverage(), coverage_mover_bootstrap=sim.coverage("mover-bootstrap"),
+                                 coverage_mover_plain=sim.coverage("mover-plain"),
+                                 coverage_percentile=sim.coverage("percentile"),
+                                 undefined=float(np.mean(~np.isfinite(sim.difference)))))
+                print(rows[-1], flush=True)
+    return {"rows": rows, "n_resamples": args.resamples, "n_sets": args.sets}
+
+
+def part_correlated(args) -> dict:
+    from humanlike.measures.compare.planning import simulate_ec_comparisons
+
+    rows = []
+    for n in (100, 400, 1600):
+        for a1, a2 in ((0.7, 0.8), (0.9, 0.95), (0.98, 0.98)):
+            for repeat in (0.5, 0.9):
+                sim = simulate_ec_comparisons(n, 0.5, 0.0, a1, a2, n_sets=args.sets, n_resamples=args.resamples,
+                                              exact=False, repeat=repeat,
+                                              seed=cell_seed("correlated", n, a1, a2, repeat))
+                widths = {"mover": np.nanmean(sim.ci_high - sim.ci_low)}
+                for key, (low, high) in sim.alternatives.items():
+                    widths[key] = np.nanmean(high - low)
+                rows.append(dict(trials=n, a_human=a1, a_model=a2, repeat=repeat, difference=sim.true_difference,
+                                 coverage=sim.coverage(), coverage_mover_bootstrap=sim.coverage("mover-bootstrap"),
+                                 coverage_mover_plain=sim.coverage("mover-plain"),
+                                 coverage_percentile=sim.coverage("percentile"), width=float(widths["mover"]),
+                                 width_mover_bootstrap=float(widths["mover-bootstrap"]),
+                                 width_mover_plain=float(widths["mover-plain"]),
+                                 width_percentile=float(widths["percentile"])))
                 print(rows[-1], flush=True)
     return {"rows": rows, "n_resamples": args.resamples, "n_sets": args.sets}
 
@@ -142,7 +175,7 @@ def part_power(args) -> dict:
         sim = simulate_ec_comparisons(400, 0.2 + delta, 0.2, 0.8, 0.8, n_sets=args.sets, n_resamples=args.resamples,
                                       seed=int(delta * 1000) + 1)
         ec.append(dict(delta=delta, bootstrap=sim.rejection_rate(ALPHA), exact=sim.rejection_rate(ALPHA, "exact"),
-                       coverage=sim.coverage()))
+                       coverage=sim.coverage(), coverage_percentile=sim.coverage("percentile")))
         print("ec", ec[-1], flush=True)
     dmc = []
     for delta in (0.0, 0.05, 0.1, 0.15, 0.2, 0.3):
@@ -176,7 +209,7 @@ def part_markdown(args) -> None:
              "Nominal level alpha = 0.05, intervals 95%. Monte-Carlo standard error of a rate p over N data sets: "
              "sqrt(p (1 - p) / N) (0.0049 at 0.05 with N = 2,000; 0.0069 with N = 1,000). Definitions: "
              "[compare](compare.md). Rerun: `PYTHONPATH=src python benchmarks/compare_calibration.py --part "
-             "level|coverage|pipeline|power`, then `--part markdown`.", ""]
+             "level|coverage|correlated|pipeline|power`, then `--part markdown`.", ""]
     # pipeline
     lines += ["## Level through the real pipelines", "",
               "Two models with identical parameters (equal population EC, DMC and accuracy) in a simulated "
@@ -210,33 +243,83 @@ def part_markdown(args) -> None:
               f"max {exact.max():.3f} over {len(rows)} cells.", ""]
     # coverage
     crow = cov["rows"]
-    c = np.array([r["coverage"] for r in crow])
-    inside = int(((c >= 0.93) & (c <= 0.97)).sum())
+    corner = np.array([r["trials"] <= 200 and min(r["a_human"], r["a_model"]) >= 0.95 for r in crow])
+    methods = [("coverage", "MOVER, reported by `compare`"),
+               ("coverage_mover_bootstrap", "MOVER, bootstrap correlation's lower limit"),
+               ("coverage_mover_plain", "plain MOVER (bootstrap correlation)"),
+               ("coverage_percentile", "percentile (paired bootstrap)")]
     lines += ["## Coverage of the difference interval", "",
-              f"Model A with the cell's kappa, model B with half of it, both with the models' accuracy; "
-              f"{cov['n_sets']} data sets per cell, {cov['n_resamples']} resamples; an undefined interval counts "
-              f"as a miss. **{inside} of {len(crow)} cells within 0.93-0.97**, min {c.min():.3f}, max {c.max():.3f}. "
-              "Outside the band (`*`):", "",
-              "| trials | acc human | acc models | kappa A | kappa B | coverage | undefined |",
-              "|---:|---:|---:|---:|---:|---:|---:|"]
+              f"Model A with the cell's kappa, model B with half of it, both with the models' accuracy; one human, "
+              f"one table; {cov['n_sets']} data sets per cell (Monte-Carlo SE 0.007 at 0.95), {cov['n_resamples']} "
+              "resamples; an undefined interval counts as a miss (`undefined`: the share of data sets whose "
+              "difference is undefined, a kappa being undefined; the percentile interval is then undefined, "
+              "MOVER's is every difference the two profile intervals allow). Four intervals of the same data "
+              "sets: **MOVER** as `compare` reports it for one table (the two profile-likelihood intervals "
+              "combined with the lower confidence limit of the two kappas' multinomial correlation; "
+              "[compare](compare.md)), MOVER with the lower limit of the **bootstrap** replicates' correlation "
+              "instead, **plain MOVER** (the bootstrap correlation as estimated) and the paired bootstrap's "
+              "**percentile** interval (what `compare` reports for aggregated scores). The discrete corner is "
+              "100-200 trials with both accuracies at least 0.95, where the single-pair profile interval is itself "
+              "conservative ([EC coverage](ec_coverage.md)).", "",
+              "| interval | cells within 0.93-0.97 | below 0.93 | above 0.97 | above 0.97 outside the corner | "
+              "min | max |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for key, name in methods:
+        c = np.array([r[key] for r in crow])
+        inside = int(((c >= 0.93) & (c <= 0.97)).sum())
+        lines.append(f"| {name} | {inside} of {len(crow)} | {int((c < 0.93).sum())} | {int((c > 0.97).sum())} | "
+                     f"{int(((c > 0.97) & ~corner).sum())} | {c.min():.3f} | {c.max():.3f} |")
+    lines += ["", "Cells where the reported (MOVER) interval is outside 0.93-0.97 (`*`):", "",
+              "| trials | acc human | acc models | kappa A | kappa B | MOVER | MOVER, bootstrap r | plain MOVER | "
+              "percentile | undefined |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in crow:
         if not 0.93 <= r["coverage"] <= 0.97:
             lines.append(f"| {r['trials']} | {r['a_human']} | {r['a_model']} | {r['kappa_a']:+.1f} | "
-                         f"{r['kappa_b']:+.2f} | {r['coverage']:.3f} * | {r['undefined']:.3f} |")
+                         f"{r['kappa_b']:+.2f} | {r['coverage']:.3f} * | {r['coverage_mover_bootstrap']:.3f} | "
+                         f"{r['coverage_mover_plain']:.3f} | {r['coverage_percentile']:.3f} | {r['undefined']:.3f} |")
     lines += ["", "<details><summary>Every cell</summary>", "",
-              "| trials | acc human | acc models | kappa A | kappa B | coverage |", "|---:|---:|---:|---:|---:|---:|"]
+              "| trials | acc human | acc models | kappa A | kappa B | MOVER | MOVER, bootstrap r | plain MOVER | "
+              "percentile |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in crow:
         lines.append(f"| {r['trials']} | {r['a_human']} | {r['a_model']} | {r['kappa_a']:+.1f} | {r['kappa_b']:+.2f} | "
-                     f"{r['coverage']:.3f} |")
+                     f"{r['coverage']:.3f} | {r['coverage_mover_bootstrap']:.3f} | {r['coverage_mover_plain']:.3f} | "
+                     f"{r['coverage_percentile']:.3f} |")
     lines += ["", "</details>", ""]
+    correlated_file = RESULTS / "compare_correlated.json"
+    if correlated_file.exists():
+        corr = json.loads(correlated_file.read_text())
+        lines += ["## Coverage with correlated models", "",
+                  "In the grid above the two models are independent given the human. Here model B repeats model "
+                  "A's answer on a share `repeat` of the trials (else it answers by its own copy model with EC 0 "
+                  "and the models' accuracy), so the two estimates are correlated beyond what the human induces; "
+                  f"model A's EC 0.5, B's the mixture (0.25 at repeat 0.5, 0.45 at 0.9). {corr['n_sets']} data "
+                  f"sets per cell, {corr['n_resamples']} resamples; `*`: below 0.93.", "",
+                  "| trials | acc human | acc models | repeat | EC_A - EC_B | MOVER | MOVER, bootstrap r | "
+                  "plain MOVER | percentile | width MOVER | width bootstrap r | width plain | width percentile |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+        def star(v):
+            return f"{v:.3f}{' *' if v < 0.93 else ''}"
+
+        for r in corr["rows"]:
+            lines.append(f"| {r['trials']} | {r['a_human']} | {r['a_model']} | {r['repeat']} | "
+                         f"{r['difference']:+.3f} | {star(r['coverage'])} | {star(r['coverage_mover_bootstrap'])} | "
+                         f"{star(r['coverage_mover_plain'])} | {star(r['coverage_percentile'])} | {r['width']:.3f} | "
+                         f"{r['width_mover_bootstrap']:.3f} | {r['width_mover_plain']:.3f} | "
+                         f"{r['width_percentile']:.3f} |")
+        lines.append("")
     # power
     lines += ["## Power against planted differences", "",
               f"{power['n_sets']} data sets per point, {power['n_resamples']} resamples, alpha 0.05 (one comparison).",
               "", "![Power of the paired comparisons against the planted difference](figures/compare_power.png)", "",
               "EC: one human, 400 trials, accuracies 0.8, model B's EC 0.2, model A's 0.2 + delta.", "",
-              "| delta EC | paired bootstrap | exact label exchange | coverage |", "|---:|---:|---:|---:|"]
+              "| delta EC | paired bootstrap | exact label exchange | coverage (MOVER) | coverage (percentile) |",
+              "|---:|---:|---:|---:|---:|"]
     for r in power["ec"]:
-        lines.append(f"| {r['delta']:.2f} | {r['bootstrap']:.3f} | {r['exact']:.3f} | {r['coverage']:.3f} |")
+        lines.append(f"| {r['delta']:.2f} | {r['bootstrap']:.3f} | {r['exact']:.3f} | {r['coverage']:.3f} | "
+                     f"{r['coverage_percentile']:.3f} |")
     lines += ["", "DMC: 200 items, 8 observers, true item accuracies Uniform(0.2, 0.95); model B's margin-truth "
               "correlation 0.4, model A's 0.4 + delta; the population DMC difference is delta times the square root "
               "of the pooled index's reliability.", "",
@@ -265,11 +348,13 @@ def part_markdown(args) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("level", "coverage", "pipeline", "power", "markdown"), required=True)
+    parser.add_argument("--part", choices=("level", "coverage", "correlated", "pipeline", "power", "markdown"),
+                        required=True)
     parser.add_argument("--sets", type=int, default=None, help="data sets per cell (defaults per part)")
     parser.add_argument("--resamples", type=int, default=None)
     args = parser.parse_args(argv)
-    defaults = {"level": (2000, 500), "coverage": (1000, 500), "pipeline": (1000, 199), "power": (1000, 500)}
+    defaults = {"level": (2000, 500), "coverage": (1000, 500), "correlated": (1000, 500), "pipeline": (1000, 199),
+                "power": (1000, 500)}
     if args.part == "markdown":
         part_markdown(args)
         return 0

@@ -9,7 +9,9 @@ about it.
 Definitions (one place; docs/compare.md states the same):
 
 * **difference** ``d = a - b`` of the two point estimates, its interval the percentile interval of the
-  defined ``d*_r`` at the chosen level.
+  defined ``d*_r`` at the chosen level (a measure may hand better intervals for some pairs, ``pair_intervals``:
+  EC on one table per pair uses MOVER, :mod:`humanlike.measures.compare.mover`; the ``interval`` column names
+  each row's method).
 * **p-value** of ``d = 0``: the two-sided bootstrap test obtained by inverting the percentile interval, with
   the usual +1 correction,
   ``p = min(1, 2 (1 + min(#{d*_r <= 0}, #{d*_r >= 0})) / (1 + R))`` over the ``R`` defined replicates.
@@ -41,7 +43,7 @@ CORRECTIONS = ("holm", "bh", "none")
 #: Columns of :meth:`ComparisonResult.to_frame`.
 COMPARISON_COLUMNS = ["measure", "scope", "comparison", "model_a", "model_b", "estimate_a", "estimate_b",
                       "difference", "ci_low", "ci_high", "p_value", "p_adjusted", "resolved", "family",
-                      "family_size", "correction", "test", "scale", "undefined_share", "reason"]
+                      "family_size", "correction", "test", "interval", "scale", "undefined_share", "reason"]
 
 #: Columns of :meth:`ComparisonResult.scores_frame`.
 SCORE_COLUMNS = ["measure", "scope", "model", "estimate", "ci_low", "ci_high", "normalised", "normalised_low",
@@ -49,6 +51,8 @@ SCORE_COLUMNS = ["measure", "scope", "model", "estimate", "ci_low", "ci_high", "
 
 #: The bootstrap test of a zero difference, as named in the output's ``test`` column.
 BOOTSTRAP_TEST = "paired bootstrap (percentile-interval inversion)"
+#: The interval of a difference by default, as named in the output's ``interval`` column.
+PERCENTILE_INTERVAL = "percentile (paired bootstrap)"
 
 
 def holm(pvalues) -> np.ndarray:
@@ -585,14 +589,28 @@ def _rows(kind, family, a_names, b_names, est_a, est_b, diff, diff_reps, level, 
         "difference": diff, "ci_low": low, "ci_high": high, "p_value": p, "p_adjusted": padj,
         "resolved": np.nan_to_num(padj, nan=2.0) <= 1 - level,
         "family": f"{family} ({size} test{'s' if size != 1 else ''})", "family_size": size,
-        "correction": correction, "test": test, "scale": scale,
+        "correction": correction, "test": test,
+        "interval": PERCENTILE_INTERVAL if diff_reps.shape[0] >= 2 else "none (no resamples)", "scale": scale,
         "undefined_share": _undefined_share(diff_reps), "reason": list(reasons),
     })
     return frame
 
 
+def _replace_intervals(pairs: pd.DataFrame, intervals: pd.DataFrame) -> None:
+    """Put ``intervals`` (of ``model_a - model_b``, either order) into the pair rows, in place."""
+    given = {}
+    for row in intervals.to_dict("records"):
+        given[(row["model_a"], row["model_b"])] = (row["ci_low"], row["ci_high"], row["interval"])
+        given[(row["model_b"], row["model_a"])] = (-row["ci_high"], -row["ci_low"], row["interval"])
+    for k, (a, b) in enumerate(zip(pairs["model_a"], pairs["model_b"])):
+        if (a, b) in given:
+            low, high, name = given[(a, b)]
+            pairs.loc[k, ["ci_low", "ci_high", "interval"]] = [float(low), float(high), name]
+
+
 def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0.95,
-                   normalise: str | None = None, extra_tests: pd.DataFrame | None = None) -> ComparisonResult:
+                   normalise: str | None = None, extra_tests: pd.DataFrame | None = None,
+                   pair_intervals: pd.DataFrame | None = None) -> ComparisonResult:
     """Every pair of models, each model against the ceiling, and the ceiling against chance.
 
     Pairs are formed in order of score (best first), so ``difference = estimate_a - estimate_b >= 0``. With
@@ -613,6 +631,11 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
     extra_tests : pandas.DataFrame, optional
         Further pairwise tests (columns model_a, model_b, p_value, test, reason), e.g. the exact label-exchange
         test of one EC table: added as rows with comparison ``"pair"`` and their own family, corrected alike.
+    pair_intervals : pandas.DataFrame, optional
+        Intervals of pairwise differences that replace the percentile interval (columns model_a, model_b,
+        ci_low, ci_high, interval: the interval of ``model_a - model_b`` and its method's name), e.g. MOVER for
+        two single-table EC values (:func:`humanlike.measures.compare.mover.ec_difference_interval`). Used on
+        the raw scale only (ignored with ``normalise``); the p-values stay the bootstrap's.
 
     Returns
     -------
@@ -660,6 +683,8 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
     frames = [_rows("pair", f"all pairs of {m} models", [names[i] for i in ia], [names[j] for j in ib],
                     est[ia], est[ib], est[ia] - est[ib], reps[:, ia] - reps[:, ib], level, correction, scale,
                     test, scores, pair_reasons)]
+    if pair_intervals is not None and len(pair_intervals) and normalise is None:
+        _replace_intervals(frames[0], pair_intervals)
     if extra_tests is not None and len(extra_tests):
         extra = extra_tests.copy()
         size = int(np.isfinite(extra["p_value"].to_numpy(dtype=float)).sum())
@@ -683,7 +708,8 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
             "p_value": extra["p_value"].to_numpy(dtype=float), "p_adjusted": padj,
             "resolved": np.nan_to_num(padj, nan=2.0) <= 1 - level,
             "family": f"{extra['test'].iloc[0]}: all pairs of {m} models ({size} test{'s' if size != 1 else ''})",
-            "family_size": size, "correction": correction, "test": extra["test"].to_numpy(), "scale": scale,
+            "family_size": size, "correction": correction, "test": extra["test"].to_numpy(), "interval": "",
+            "scale": scale,
             "undefined_share": np.nan, "reason": extra["reason"].to_numpy()}))
     has_ceiling = np.isfinite(scores.ceiling)
     if has_ceiling:

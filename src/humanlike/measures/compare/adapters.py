@@ -4,7 +4,9 @@ One small adapter per measure result extracts ``{model: score, paired replicates
 (:class:`humanlike.stats.comparison.Scores`); :func:`compare` hands them to the measure-agnostic machinery
 (:func:`humanlike.stats.comparison.compare_scores`). For error consistency on one 2x2 table per pair (one
 human, one condition) the exact label-exchange test is added
-(:func:`humanlike.measures.ec.exchange.ec_label_exchange_test`).
+(:func:`humanlike.measures.ec.exchange.ec_label_exchange_test`), and each pair's difference gets the MOVER
+interval on the two tables' profile-likelihood intervals (:mod:`humanlike.measures.compare.mover`) in place of
+the percentile interval.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pandas as pd
 
 from ...stats.comparison import ComparisonResult, Scores, compare_scores
 from ..ec.exchange import ec_label_exchange_test
+from .mover import ec_difference_interval, joint_correlation
 from ..dmc.kernel import DMC, MODEL_HUMAN_MEAN
 from ..dmc.result import DMCResult
 from ..dvc.choices import LatentBenchmarkResult
@@ -288,6 +291,26 @@ def scores_of(result, *, scope: str = "overall") -> Scores:
                     f"{[c.__name__ for c in ADAPTERS]}")
 
 
+def _one_table(trials: pd.DataFrame, result: ErrorConsistencyResult, scores: Scores):
+    """``(wide correctness table item x observer, the human)`` where the scope's trials (after the result's own
+    exclusions, experiment and condition filters) hold one human and one condition; otherwise None."""
+    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
+
+    settings = result.settings
+    exclusions = MODELVSHUMAN_EXCLUSIONS if settings.get("exclusions") else None
+    experiments = settings.get("experiments")
+    if scores.scope != "overall":
+        experiments = [scores.scope]
+    selected = select_trials(trials, experiments=experiments, condition=settings.get("condition"),
+                             exclusions=exclusions, validate=False)
+    humans = selected.loc[selected["observer_kind"] == "human", "observer"].unique()
+    cells = selected[["experiment", "condition"]].drop_duplicates()
+    if len(humans) != 1 or len(cells) != 1:
+        return None
+    wide = selected.pivot_table(index="item", columns="observer", values="correct", aggfunc="first")
+    return wide, humans[0]
+
+
 def ec_exchange_tests(trials: pd.DataFrame, result: ErrorConsistencyResult, scores: Scores) -> pd.DataFrame | None:
     """The exact label-exchange test for every pair of models, where the scope is one table per pair.
 
@@ -319,30 +342,85 @@ def ec_exchange_tests(trials: pd.DataFrame, result: ErrorConsistencyResult, scor
     >>> len(tests), tests["test"].iloc[0]   # 10 pairs of 5 models
     (10, 'exact label exchange')
     """
-    from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
-
-    settings = result.settings
-    exclusions = MODELVSHUMAN_EXCLUSIONS if settings.get("exclusions") else None
-    experiments = settings.get("experiments")
-    if scores.scope != "overall":
-        experiments = [scores.scope]
-    selected = select_trials(trials, experiments=experiments, condition=settings.get("condition"),
-                             exclusions=exclusions, validate=False)
-    humans = selected.loc[selected["observer_kind"] == "human", "observer"].unique()
-    cells = selected[["experiment", "condition"]].drop_duplicates()
-    if len(humans) != 1 or len(cells) != 1:
+    one = _one_table(trials, result, scores)
+    if one is None:
         return None
-    wide = selected.pivot_table(index="item", columns="observer", values="correct", aggfunc="first")
+    wide, human = one
     rows = []
     for i, a in enumerate(scores.models):
         for b in scores.models[i + 1:]:
-            both = wide[[humans[0], a, b]].dropna()
+            both = wide[[human, a, b]].dropna()
             if both.empty:
                 rows.append((a, b, np.nan, EXCHANGE_TEST, "no trial seen by the human and both models"))
                 continue
-            _, p, why = ec_label_exchange_test(*(both[c].to_numpy(dtype=bool) for c in (humans[0], a, b)))
+            _, p, why = ec_label_exchange_test(*(both[c].to_numpy(dtype=bool) for c in (human, a, b)))
             rows.append((a, b, p, EXCHANGE_TEST, why))
     return pd.DataFrame(rows, columns=["model_a", "model_b", "p_value", "test", "reason"])
+
+
+def _table(human: np.ndarray, model: np.ndarray) -> list[int]:
+    """(both correct, only the human correct, only the model correct, both wrong)."""
+    return [int(np.sum(human & model)), int(np.sum(human & ~model)), int(np.sum(~human & model)),
+            int(np.sum(~human & ~model))]
+
+
+def ec_pair_intervals(trials: pd.DataFrame, result: ErrorConsistencyResult, scores: Scores,
+                      level: float = 0.95) -> pd.DataFrame | None:
+    """The MOVER interval of every pair's EC difference, where the scope is one table per pair.
+
+    Each model's EC is the kappa of its 2x2 table with the human (the trials both saw); the interval combines
+    the two tables' profile-likelihood intervals with the lower limit of the two kappas' multinomial correlation,
+    computed from the trials all three saw (:func:`humanlike.measures.compare.mover.ec_difference_interval`,
+    :func:`humanlike.measures.compare.mover.joint_correlation`, docs/compare.md). None where the scope is not
+    one human and one condition.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table the result was computed from.
+    result : ErrorConsistencyResult
+        The result (its settings name the selection).
+    scores : Scores
+        The models compared.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        Columns model_a, model_b, difference, ci_low, ci_high, correlation (the ``r`` used), interval, reason.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.analysis import error_consistency
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> t = simulate_benchmark(seed=0, n_humans=1, n_items=64, experiments={"sim": {"0": 0.7}})
+    >>> r = error_consistency(t, n_resamples=50, seed=0)
+    >>> out = ec_pair_intervals(t, r, ec_scores(r))
+    >>> len(out), bool((out["ci_low"] <= out["difference"]).all() and (out["difference"] <= out["ci_high"]).all())
+    (10, True)
+    """
+    one = _one_table(trials, result, scores)
+    if one is None:
+        return None
+    wide, human = one
+    names, table_a, table_b, joint = [], [], [], []
+    for i, a in enumerate(scores.models):
+        for b in scores.models[i + 1:]:
+            names.append((a, b))
+            pair_a, pair_b = wide[[human, a]].dropna(), wide[[human, b]].dropna()
+            table_a.append(_table(*(pair_a[c].to_numpy(dtype=bool) for c in (human, a))))
+            table_b.append(_table(*(pair_b[c].to_numpy(dtype=bool) for c in (human, b))))
+            three = wide[[human, a, b]].dropna().to_numpy(dtype=bool).astype(int)
+            # joint cells 4 h + 2 a + b of the trials all three saw
+            joint.append(np.bincount(4 * three[:, 0] + 2 * three[:, 1] + three[:, 2], minlength=8))
+    if not names:
+        return None
+    joint = np.array(joint)
+    out = ec_difference_interval(table_a, table_b, joint_correlation(joint), joint[:, :7].sum(axis=1), level)
+    return pd.DataFrame({"model_a": [a for a, _ in names], "model_b": [b for _, b in names],
+                         "difference": out.difference, "ci_low": out.low, "ci_high": out.high,
+                         "correlation": out.correlation, "interval": out.method, "reason": out.reason})
 
 
 def compare(result, *, models=None, correction: str = "holm", level: float = 0.95, normalise: str | None = None,
@@ -371,7 +449,8 @@ def compare(result, *, models=None, correction: str = "holm", level: float = 0.9
     trials : pandas.DataFrame, optional
         The trial table of an EC result: where the scope is one table per pair (one human, one condition), the
         exact label-exchange test (:func:`humanlike.measures.ec.exchange.ec_label_exchange_test`) is added for
-        every pair.
+        every pair, and each pair's difference gets the MOVER interval (:func:`ec_pair_intervals`; the
+        ``interval`` column names it) instead of the percentile interval, on the raw scale.
 
     Returns
     -------
@@ -398,7 +477,9 @@ def compare(result, *, models=None, correction: str = "holm", level: float = 0.9
     scores = scores_of(result, scope=scope)
     if models is not None:
         scores = scores.select(models)
-    extra = None
+    extra = intervals = None
     if trials is not None and isinstance(result, ErrorConsistencyResult):
         extra = ec_exchange_tests(trials, result, scores)
-    return compare_scores(scores, correction=correction, level=level, normalise=normalise, extra_tests=extra)
+        intervals = ec_pair_intervals(trials, result, scores, level) if normalise is None else None
+    return compare_scores(scores, correction=correction, level=level, normalise=normalise, extra_tests=extra,
+                          pair_intervals=intervals)

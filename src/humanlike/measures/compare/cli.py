@@ -39,7 +39,8 @@ def register(sub, plan_sub) -> None:
     cmp = sub.add_parser(
         "compare", help="is model A more human-like than model B? paired differences, p-values, the ceiling",
         description="Every pair of models: the difference of their scores with its interval from the paired "
-                    "bootstrap replicates, a bootstrap p-value of a zero difference and a correction over the "
+                    "bootstrap replicates (for EC on one table per pair: MOVER on the profile-likelihood "
+                    "intervals), a bootstrap p-value of a zero difference and a correction over the "
                     "family of pairs; each model against the human ceiling, the ceiling against chance. "
                     "docs/compare.md")
     cmp.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
@@ -62,8 +63,9 @@ def register(sub, plan_sub) -> None:
                           "Brain-Score's ceiled EC (clip(|raw|/|ceiling|, 0, 1) per experiment, mean over them)")
     add_exclusion_options(cmp)   # on by default, as in ec, dmc and dvc; not for ood-alignment (whole spectrum)
     cmp.add_argument("--figure", type=Path, help="write the comparison figure here (png/pdf/svg)")
-    # No --interval: the differences' intervals and p-values are percentile intervals of the paired replicates
-    # (docs/compare.md), so a BCa choice would be accepted and ignored.
+    # No --interval: the differences' intervals are percentile intervals of the paired replicates (MOVER on the
+    # profile-likelihood intervals for single-table EC) and the p-values the bootstrap's (docs/compare.md), so a
+    # BCa choice would be accepted and ignored.
     add_resampling_options(cmp, interval=False)
     cmp.set_defaults(observer_level=None)   # None: the measure's own default (OBSERVER_LEVEL_DEFAULTS)
     add_output_options(cmp, out_default=None)
@@ -282,7 +284,8 @@ def format_comparison(comparison) -> str:
     frame = comparison.to_frame()
     for family, rows in frame.groupby("family", sort=False):
         lines.append("")
-        lines.append(f"{family}, {rows['test'].iloc[0]}:")
+        methods = ", ".join(m for m in dict.fromkeys(rows["interval"]) if m)
+        lines.append(f"{family}, {rows['test'].iloc[0]}{f'; interval: {methods}' if methods else ''}:")
         for row in rows.itertuples(index=False):
             mark = "resolved" if row.resolved else "not resolved"
             interval = (f" [{_num(row.ci_low)}, {_num(row.ci_high)}]" if row.ci_low == row.ci_low else "")

@@ -21,11 +21,12 @@ chunking nor on the number of data sets asked for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..ec.copy_model import cell_probabilities
+from .mover import ec_difference_interval, joint_correlation, replicate_correlation
 from ..ec.metric import kappa
 from ...stats.comparison import bootstrap_p_value
 from ..ec.exchange import exchange_test_from_counts
@@ -34,16 +35,19 @@ from ...resampling.rng import stream
 TESTS = ("bootstrap", "exact")
 
 
-def joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b) -> np.ndarray:
+def joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat: float = 0.0) -> np.ndarray:
     """Probabilities of the 8 joint cells (human, A, B correct) under the copy model, A and B independent given
-    the human.
+    the human (or, with ``repeat``, B repeating A's answer on a share of the trials).
 
     Parameters
     ----------
     kappa_a, kappa_b : float
-        EC of model A and of model B with the human.
+        EC of model A and of model B with the human (B's before ``repeat``).
     a_human, a_model_a, a_model_b : float
-        Accuracies.
+        Accuracies (B's before ``repeat``).
+    repeat : float
+        Probability that B gives A's answer on a trial (else it answers by its own copy model): models
+        correlated beyond what the human induces. B's EC and accuracy are then mixtures (:func:`joint_kappas`).
 
     Returns
     -------
@@ -71,7 +75,35 @@ def joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b) ->
     for h, ph in ((0, 1 - a_human), (1, a_human)):
         qa, qb = conditional[0][h], conditional[1][h]
         out[h] = ph * np.outer([1 - qa, qa], [1 - qb, qb])
+    if repeat:
+        if not 0.0 <= repeat <= 1.0:
+            raise ValueError(f"repeat must lie in [0, 1], got {repeat}")
+        same = np.zeros((2, 2, 2))
+        pa = out.sum(axis=2)   # (human, A)
+        same[:, 0, 0], same[:, 1, 1] = pa[:, 0], pa[:, 1]
+        out = (1.0 - repeat) * out + repeat * same
     return out
+
+
+def joint_kappas(p: np.ndarray) -> tuple[float, float]:
+    """EC of model A and of model B with the human from joint cell probabilities ``p[h, a, b]``.
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Shape (2, 2, 2), as :func:`joint_cell_probabilities` gives.
+
+    Returns
+    -------
+    (float, float)
+
+    Examples
+    --------
+    >>> [round(k, 6) for k in joint_kappas(joint_cell_probabilities(0.4, 0.0, 0.8, 0.8, 0.8, repeat=0.5))]
+    [0.4, 0.2]
+    """
+    ka, kb = _kappas(np.asarray(p, dtype=float).reshape(1, 8))
+    return float(ka[0]), float(kb[0])
 
 
 def _kappas(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,20 +118,26 @@ def _kappas(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class SimulatedComparisons:
-    """Per simulated data set: the difference, its bootstrap interval and the p-values of the tests.
+    """Per simulated data set: the difference, its interval and the p-values of the tests.
 
     Attributes
     ----------
     difference : numpy.ndarray
         Estimated ``score_A - score_B`` per data set.
     ci_low, ci_high : numpy.ndarray
-        The percentile interval of the paired bootstrap (NaN where undefined).
+        The interval ``compare`` reports (NaN where undefined): for EC on one table the MOVER interval
+        (:func:`humanlike.measures.compare.mover.ec_difference_interval`), for DMC the percentile interval of
+        the paired bootstrap.
     p_bootstrap : numpy.ndarray
         The bootstrap p-value of a zero difference (:func:`humanlike.stats.comparison.bootstrap_p_value`).
     p_exact : numpy.ndarray or None
         The exact label-exchange p-value (EC only, when asked for; possibly of the first data sets only).
     true_difference : float
         The planted population difference.
+    alternatives : dict
+        Other intervals of the same data sets, ``{name: (low, high)}``, for the calibration (EC: the paired
+        bootstrap's ``"percentile"`` interval, ``"mover-bootstrap"``, MOVER with the lower limit of the
+        replicates' correlation, and ``"mover-plain"``, MOVER with the replicates' correlation as estimated).
 
     Examples
     --------
@@ -115,6 +153,7 @@ class SimulatedComparisons:
     p_bootstrap: np.ndarray
     p_exact: np.ndarray | None
     true_difference: float
+    alternatives: dict = field(default_factory=dict)
 
     def rejection_rate(self, alpha: float = 0.05, test: str = "bootstrap") -> float:
         """Share of data sets in which ``test`` declares the difference resolved (p <= alpha; NaN p: not).
@@ -135,14 +174,31 @@ class SimulatedComparisons:
             raise ValueError(f"no {test} p-values were simulated")
         return float(np.mean(np.nan_to_num(p, nan=2.0) <= alpha))
 
-    def coverage(self) -> float:
+    def coverage(self, interval: str = "reported") -> float:
         """Share of data sets whose interval contains the planted difference (an undefined interval misses).
+
+        Parameters
+        ----------
+        interval : str
+            ``"reported"`` (``ci_low``, ``ci_high``: the interval ``compare`` reports) or a key of
+            :attr:`alternatives`.
 
         Returns
         -------
         float
+
+        Raises
+        ------
+        ValueError
+            On an interval that was not simulated.
         """
-        return float(np.mean((self.ci_low <= self.true_difference) & (self.true_difference <= self.ci_high)))
+        if interval == "reported":
+            low, high = self.ci_low, self.ci_high
+        elif interval in self.alternatives:
+            low, high = self.alternatives[interval]
+        else:
+            raise ValueError(f"no {interval!r} interval; simulated: {['reported', *self.alternatives]}")
+        return float(np.mean((low <= self.true_difference) & (self.true_difference <= high)))
 
 
 def _percentile(reps: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -165,7 +221,8 @@ class _quiet_nan:
 
 
 def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seeds) -> tuple[np.ndarray, ...]:
-    """The paired trial bootstrap of one table per data set: difference, percentile interval, p-value.
+    """The paired trial bootstrap of one table per data set: difference, percentile interval, p-value, and the
+    correlation of the two kappas' replicates (for the calibration's bootstrap-correlation MOVER variants).
 
     Parameters
     ----------
@@ -180,13 +237,13 @@ def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seed
 
     Returns
     -------
-    (difference, ci_low, ci_high, p_value) : tuple of numpy.ndarray
+    (difference, ci_low, ci_high, p_value, correlation) : tuple of numpy.ndarray
         Each of shape (S,).
 
     Examples
     --------
     >>> counts = np.array([[40, 5, 5, 10, 10, 5, 5, 20]])   # cells (h, a, b) in binary order 000 ... 111
-    >>> d, lo, hi, p = paired_bootstrap_ec(counts, 200, 0.95, [np.random.default_rng(0)])
+    >>> d, lo, hi, p, r = paired_bootstrap_ec(counts, 200, 0.95, [np.random.default_rng(0)])
     >>> d.round(3).tolist(), bool(lo[0] <= d[0] <= hi[0])
     ([0.0], True)
     """
@@ -195,20 +252,72 @@ def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seed
     diff = ka - kb
     n = counts.sum(axis=1)
     reps = np.empty((counts.shape[0], n_resamples))
+    r = np.empty(counts.shape[0])
     for s, rng in enumerate(seeds):
         draws = rng.multinomial(n[s], counts[s] / n[s], size=n_resamples)
         ra, rb = _kappas(draws)
         reps[s] = ra - rb
+        r[s] = replicate_correlation(ra, rb)[0]
     low, high = _percentile(reps, level)
     defined = np.isfinite(diff)
     p = bootstrap_p_value(reps.T)
-    return diff, np.where(defined, low, np.nan), np.where(defined, high, np.nan), np.where(defined, p, np.nan)
+    return (diff, np.where(defined, low, np.nan), np.where(defined, high, np.nan), np.where(defined, p, np.nan),
+            r)
+
+
+def mover_ec(counts: np.ndarray, level: float):
+    """The interval ``compare`` reports for one table per data set: MOVER on the two profile intervals with the
+    lower limit of the multinomial correlation (:mod:`humanlike.measures.compare.mover`).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Joint counts, shape (S, 8) (cells ordered human, A, B correct bits).
+    level : float
+        Interval level.
+
+    Returns
+    -------
+    humanlike.measures.compare.mover.DifferenceInterval
+
+    Examples
+    --------
+    >>> out = mover_ec(np.array([[40, 5, 5, 10, 10, 5, 5, 20]]), 0.95)
+    >>> float(out.difference[0]), bool(out.low[0] < 0 < out.high[0])
+    (0.0, True)
+    """
+    table_a, table_b = _model_tables(counts)
+    return ec_difference_interval(table_a, table_b, joint_correlation(counts), _informative(counts), level)
+
+
+def _informative(counts):
+    """Trials on which the human or either model erred: every joint cell but "all three correct"."""
+    return np.asarray(counts).reshape(-1, 8)[:, :7].sum(axis=1)
+
+
+def _bootstrap_mover(counts, correlation, level, limit):
+    """MOVER with the replicates' correlation (its lower limit, or as estimated): ``(low, high)``; the
+    calibration compares them."""
+    table_a, table_b = _model_tables(counts)
+    out = ec_difference_interval(table_a, table_b, correlation, _informative(counts), level,
+                                 correlation_limit=limit)
+    return out.low, out.high
+
+
+def _model_tables(counts):
+    """The human's 2x2 table with model A and with model B, (both correct, only the human, only the model, both
+    wrong), from joint counts (S, 8)."""
+    c = np.asarray(counts).reshape(-1, 2, 2, 2)
+    ta, tb = c.sum(axis=3), c.sum(axis=2)   # [h, model]
+    table_a = np.stack([ta[:, 1, 1], ta[:, 1, 0], ta[:, 0, 1], ta[:, 0, 0]], axis=1)
+    table_b = np.stack([tb[:, 1, 1], tb[:, 1, 0], tb[:, 0, 1], tb[:, 0, 0]], axis=1)
+    return table_a, table_b
 
 
 def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_human: float, a_model_a: float,
                             a_model_b: float | None = None, *, n_sets: int = 1000, n_resamples: int = 1000,
                             level: float = 0.95, exact: bool = True, n_exact: int | None = None,
-                            seed: int = 0) -> SimulatedComparisons:
+                            seed: int = 0, repeat: float = 0.0) -> SimulatedComparisons:
     """Simulate ``n_sets`` one-table comparisons of two models' EC under the copy model.
 
     Parameters
@@ -234,10 +343,15 @@ def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_hum
         ``(n / 2)^2`` outcomes per data set at accuracies near 0.5); default all.
     seed : int
         Seed; data set k uses ``stream(seed, "compare-plan", "ec", k)``.
+    repeat : float
+        B repeats A's answer with this probability (:func:`joint_cell_probabilities`); the planted difference
+        is then that of the mixed tables' kappas (:func:`joint_kappas`).
 
     Returns
     -------
     SimulatedComparisons
+        Its interval (``ci_low``, ``ci_high``) is the one ``compare`` reports for one table, MOVER
+        (:func:`mover_ec`); ``alternatives`` holds the others of :class:`SimulatedComparisons`.
 
     Examples
     --------
@@ -246,14 +360,20 @@ def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_hum
     (True, 0.0)
     """
     a_model_b = a_model_a if a_model_b is None else a_model_b
-    p = joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b).ravel()
+    joint = joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat)
+    p = joint.ravel()
     gens = [stream(seed, "compare-plan", "ec", k) for k in range(n_sets)]
     counts = np.stack([g.multinomial(int(n_trials), p) for g in gens])
-    diff, low, high, pb = paired_bootstrap_ec(counts, n_resamples, level, gens)
+    _, low, high, pb, r = paired_bootstrap_ec(counts, n_resamples, level, gens)
+    mover = mover_ec(counts, level)
     pe = None
     if exact:
         pe = np.array([exchange_test_from_counts(c.reshape(2, 2, 2))[1] for c in counts[:n_exact]])
-    return SimulatedComparisons(diff, low, high, pb, pe, float(kappa_a) - float(kappa_b))
+    truth = float(kappa_a) - float(kappa_b) if not repeat else float(np.subtract(*joint_kappas(joint)))
+    return SimulatedComparisons(mover.difference, mover.low, mover.high, pb, pe, truth,
+                                {"percentile": (low, high),
+                                 "mover-bootstrap": _bootstrap_mover(counts, r, level, True),
+                                 "mover-plain": _bootstrap_mover(counts, r, level, False)})
 
 
 def _rows_corr(x: np.ndarray, y: np.ndarray) -> np.ndarray:

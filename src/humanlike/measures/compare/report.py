@@ -85,9 +85,11 @@ def compare_section(results: dict) -> SectionResult | None:
         summary.append(f"{name}: {resolved} of {len(pairs)} pairs resolved")
         key = f"compare-{name.lower()}"
         tables.append(ReportTable(key, f"{name}: differences between models", pairs[
-            ["model_a", "model_b", "difference", "ci_low", "ci_high", "p_value", "p_adjusted", "resolved", "family"]],
-            caption="difference = model A - model B (A the higher-scoring); interval and p-value from the paired "
-                    "bootstrap replicates; p_adjusted: Holm over all pairs; resolved: p_adjusted <= 1 - level"))
+            ["model_a", "model_b", "difference", "ci_low", "ci_high", "p_value", "p_adjusted", "resolved", "family",
+             "interval"]],
+            caption="difference = model A - model B (A the higher-scoring); interval (its method in column "
+                    "interval) and p-value from the paired bootstrap replicates; p_adjusted: Holm over all pairs; "
+                    "resolved: p_adjusted <= 1 - level"))
         figures.append(ReportFigure(key, f"{name}: which differences are resolved", comparison_figure(comparison),
                                     alt=f"{name} of every model with its interval, ordered by score, the human "
                                         "ceiling band, letters shared by models whose difference is not resolved."))

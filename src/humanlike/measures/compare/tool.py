@@ -17,8 +17,10 @@ TOOL = Tool(
     cli="humanlike.measures.compare.cli:register",
     report_section="humanlike.measures.compare.report:compare_section",
     # the adapters read each measure's result (and EC's exact label-exchange test); the command runs the
-    # measures' analyses; the planning simulates EC's copy model and its kappa
+    # measures' analyses; the planning simulates EC's copy model and its kappa; a single-table EC difference's
+    # interval combines the two tables' profile-likelihood intervals (MOVER)
     depends_on=("humanlike.measures.ec.analysis", "humanlike.measures.ec.copy_model", "humanlike.measures.ec.exchange",
+                "humanlike.measures.ec.interval",
                 "humanlike.measures.ec.metric", "humanlike.measures.ec.result", "humanlike.measures.dmc.analysis",
                 "humanlike.measures.dmc.kernel", "humanlike.measures.dmc.result", "humanlike.measures.dvc.choices",
                 "humanlike.measures.ood.alignment", "humanlike.measures.ood.analysis", "humanlike.measures.ood.cli"),
