@@ -25,7 +25,6 @@ from humanlike.resampling.settings import ResamplingSettings
 from humanlike.trials.loaders import load_trials
 from humanlike.trials.schema import TrialTableError, condition_key, validate_trials
 from humanlike.trials.simulate import simulate_benchmark
-from humanlike.resampling.settings import ResamplingSettings
 from humanlike.measures.dmc.analysis import dmc_settings
 
 N_RESAMPLES = 40

@@ -30,6 +30,7 @@ from humanlike.measures.ec.interval import ec_profile_interval
 from humanlike.measures.ec.metric import kappa
 from humanlike.stats.comparison import PERCENTILE_INTERVAL
 from humanlike.trials.simulate import simulate_benchmark
+from humanlike.resampling.settings import ResamplingSettings
 
 # --- hand values -----------------------------------------------------------------------------------------------
 
@@ -187,7 +188,7 @@ def one_table():
     trials = simulate_benchmark(seed=3, n_humans=1, n_items=150, experiments={"sim": {"0": 0.8}})
     twin = trials[trials["observer"] == "model-medium"].assign(observer="model-medium-twin")
     trials = pd.concat([trials, twin], ignore_index=True)
-    return trials, error_consistency(trials, n_resamples=300, seed=1)
+    return trials, error_consistency(trials, settings=ResamplingSettings(n_resamples=300, seed=1))
 
 
 def test_compare_reports_mover_for_single_table_differences(one_table):
@@ -231,7 +232,7 @@ def test_identical_models_on_one_table(one_table):
 def test_aggregated_scores_keep_the_percentile_interval(one_table):
     trials, result = one_table
     several = simulate_benchmark(seed=3, n_humans=2, n_items=60, experiments={"sim": {"0": 0.8}})
-    r = error_consistency(several, n_resamples=100, seed=1)
+    r = error_consistency(several, settings=ResamplingSettings(n_resamples=100, seed=1))
     pairs = compare(r, trials=several).pairs
     assert (pairs["interval"] == PERCENTILE_INTERVAL).all()
     # without the trials, and on a normalised scale, a single table keeps the percentile interval too

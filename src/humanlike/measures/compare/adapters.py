@@ -395,7 +395,8 @@ def ec_pair_intervals(trials: pd.DataFrame, result: ErrorConsistencyResult, scor
     >>> from humanlike.measures.ec.analysis import error_consistency
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> t = simulate_benchmark(seed=0, n_humans=1, n_items=64, experiments={"sim": {"0": 0.7}})
-    >>> r = error_consistency(t, n_resamples=50, seed=0)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> r = error_consistency(t, settings=ResamplingSettings(n_resamples=50, seed=0))
     >>> out = ec_pair_intervals(t, r, ec_scores(r))
     >>> len(out), bool((out["ci_low"] <= out["difference"]).all() and (out["difference"] <= out["ci_high"]).all())
     (10, True)
