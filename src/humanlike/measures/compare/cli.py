@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...stats.comparison import CORRECTIONS, NORMALISATIONS
+from .planning import MAX_HUMANS
 from ..options import (
     add_exclusion_options, add_json_option, add_output_options, add_seed_option, exclusions_of, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
     resampling_settings, run_outputs,
@@ -74,9 +75,9 @@ def register(sub, plan_sub) -> None:
     plan = plan_sub.add_parser(
         "compare", help="trials (EC) or items (DMC) needed to resolve a difference between two models",
         description="Power of the paired comparison to resolve a planted difference between two models, by "
-                    "simulation: EC from the copy model (one human, one table; the paired bootstrap and the exact "
-                    "label-exchange test), DMC from the margin model (items, observers; the paired bootstrap). "
-                    "docs/compare.md")
+                    "simulation: EC from the copy model (one table per human, a model's score its mean EC over the "
+                    "--humans; the paired bootstrap, and for one human the exact label-exchange test), DMC from the "
+                    "margin model (items, observers; the paired bootstrap). docs/compare.md")
     plan.add_argument("--measure", choices=("ec", "dmc"), default="ec", help="the measure (default %(default)s)")
     plan.add_argument("--delta", type=float_in(-1, 1), required=True,
                       help="planted difference: in EC (ec) or in the margin-truth correlation rho (dmc)")
@@ -85,6 +86,9 @@ def register(sub, plan_sub) -> None:
                       help="accuracies of the human and of both models (ec; default 0.8 0.8)")
     plan.add_argument("--trials", type=int_at_least(10), nargs="+", default=[100, 200, 400, 800, 1600, 3200],
                       help="numbers of trials to simulate (ec)")
+    plan.add_argument("--humans", type=int_at_least(1, MAX_HUMANS), nargs="+", metavar="N",
+                      help=f"numbers of humans to simulate, each answering every trial (ec; 1 to {MAX_HUMANS}; "
+                           "default 1): a model's score is its mean EC over the humans")
     plan.add_argument("--rho", type=float_in(-1, 1), default=0.4,
                       help="model B's margin-truth correlation (dmc; default 0.4)")
     plan.add_argument("--observers", type=int_at_least(1), default=8, help="human observers (dmc; default 8)")
@@ -322,23 +326,62 @@ def run_plan_compare(args) -> int:
         plan = plan_ec_comparison(args.delta, kappa_b=args.kappa, a_human=a_human, a_model=a_model,
                                   trials=sorted(set(args.trials)), target=args.power, alpha=args.alpha,
                                   n_sets=args.sets, n_resamples=args.resamples, exact=not args.no_exact,
-                                  seed=args.seed)
+                                  seed=args.seed, humans=sorted(set(args.humans or [1])))
     else:
+        if args.humans is not None:
+            raise ValueError("--humans is for --measure ec; a DMC plan takes --observers")
         plan = plan_dmc_comparison(args.delta, rho_b=args.rho, n_observers=args.observers,
                                    items=sorted(set(args.items)), target=args.power, alpha=args.alpha,
                                    n_sets=args.sets, n_resamples=args.resamples, seed=args.seed)
     doc = {"measure": plan.measure, "true_difference": plan.true_difference, "target_power": plan.target,
-           "alpha": plan.alpha, "design": plan.design, "needed": plan.needed,
+           "alpha": plan.alpha, "design": plan.design, "humans": list(plan.humans),
+           "needed": [{"test": test, "humans": h, "size": size}
+                      for test, by_humans in plan.needed.items() for h, size in by_humans.items()],
            "power": plan.to_frame().to_dict("records")}
     if args.json:
         emit_json(doc)
         return 0
-    unit = plan.design["unit"]
-    print(f"power to resolve a difference of {plan.true_difference:+.3f} in {plan.measure} (alpha {plan.alpha}, "
-          f"{plan.design['n_sets']} simulated data sets per size):")
-    wide = plan.to_frame().pivot(index="size", columns="test", values="power").rename_axis(unit).reset_index()
-    print(wide.to_string(index=False))
-    for test, size in plan.needed.items():
-        print(f"{test}: " + (f"{size} {unit} reach power {plan.target}" if size is not None
-                             else f"power {plan.target} not reached within {int(plan.sizes.max())} {unit}"))
+    print(format_plan(plan))
     return 0
+
+
+def format_plan(plan) -> str:
+    """A comparison plan as text: power per size (and per number of humans), the smallest size reaching the target.
+
+    One-human EC plans and DMC plans print without the humans column (as before ``--humans`` existed).
+
+    Parameters
+    ----------
+    plan : ComparisonPlan
+        From :func:`humanlike.measures.compare.planning.plan_ec_comparison` or ``plan_dmc_comparison``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from humanlike.measures.compare.planning import ComparisonPlan
+    >>> plan = ComparisonPlan("error_consistency", np.array([100, 400]), {"bootstrap": np.array([[0.3, 0.9]])},
+    ...                       {"bootstrap": {1: 400}}, 0.8, 0.05, 0.2, {"unit": "trials", "n_sets": 50})
+    >>> print(format_plan(plan).splitlines()[-1])
+    bootstrap: 400 trials reach power 0.8
+    """
+    unit = plan.design["unit"]
+    by_humans = unit == "trials" and plan.humans != (1,)
+    lines = [f"power to resolve a difference of {plan.true_difference:+.3f} in {plan.measure} (alpha {plan.alpha}, "
+             f"{plan.design['n_sets']} simulated data sets per size" + ("; a model's score is its mean EC over the "
+                                                                       "humans):" if by_humans else "):")]
+    frame = plan.to_frame()
+    index = ["humans", "size"] if by_humans else "size"
+    wide = frame.pivot(index=index, columns="test", values="power").rename(columns={"size": unit})
+    wide = wide.rename_axis(index={"size": unit}).reset_index()
+    lines.append(wide.to_string(index=False, na_rep="-"))
+    for test, needed in plan.needed.items():
+        for h, size in needed.items():
+            label = f"{test}, {h} human{'s' if h > 1 else ''}" if by_humans else test
+            lines.append(f"{label}: " + (f"{size} {unit} reach power {plan.target}" if size is not None
+                                         else f"power {plan.target} not reached within {int(plan.sizes.max())} {unit}"))
+    lines += [f"note: {n}" for n in plan.design.get("notes", [])]
+    return "\n".join(lines)

@@ -8,6 +8,16 @@ single table resamples the trials jointly for the three observers, i.e. multinom
 cells with the observed shares: :func:`paired_bootstrap_ec` does exactly that, vectorised over data sets
 and resamples. The exact label-exchange test is :func:`humanlike.measures.ec.exchange.exchange_test_from_counts`.
 
+**EC with ``N`` humans.** The models' outcomes ``(A, B)`` are drawn once per trial, from the one-human
+joint's margin ``P(a, b)``, and shared by every human; each human's outcome is drawn from ``P(h | a, b)`` of the
+one-human joint, the humans conditionally independent given the models (all with the same accuracy, each model
+with the same EC to every human). Every (model, human) pair then has exactly the planted accuracies and EC.
+A trial is one of ``4 * 2^N`` types ``(h_1 .. h_N, a, b)`` (:func:`joint_cell_probabilities` with
+``n_humans``); a model's score is the mean over the humans of its EC with each (the benchmark's aggregation,
+undefined kappas skipped), and the paired bootstrap resamples the trials, the same trials for every human
+and both models, as multinomial counts of the types. ``N = 1`` is the one-table design above, draw for draw.
+There is no exact test for ``N > 1`` (the label-exchange test is of one table).
+
 **DMC (margin model).** ``n_items`` items with true human accuracies ``pi_i ~ Uniform(lo, hi)``; ``n_observers``
 humans answer each item once (Bernoulli(pi_i), sampling error only, as :mod:`humanlike.measures.dmc.planning`);
 the pooled human index is their mean. A model's margin is ``rho z_i + sqrt(1 - rho^2) e_i`` with ``z_i`` the
@@ -34,37 +44,68 @@ from ...resampling.rng import stream
 
 TESTS = ("bootstrap", "exact")
 
+#: The most humans an EC plan simulates: a trial is one of ``4 * 2^N`` types and every bootstrap resample holds
+#: a count per type (16,384 counts per resample at 12).
+MAX_HUMANS = 12
 
-def joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat: float = 0.0) -> np.ndarray:
-    """Probabilities of the 8 joint cells (human, A, B correct) under the copy model, A and B independent given
-    the human (or, with ``repeat``, B repeating A's answer on a share of the trials).
+
+def joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat: float = 0.0,
+                             n_humans: int = 1) -> np.ndarray:
+    """Probabilities of the joint cells (humans, A, B correct) under the copy model, A and B independent given
+    the human (or, with ``repeat``, B repeating A's answer on a share of the trials); with several humans, the
+    humans independent given A and B (module docstring).
 
     Parameters
     ----------
     kappa_a, kappa_b : float
-        EC of model A and of model B with the human (B's before ``repeat``).
+        EC of model A and of model B with (each) human (B's before ``repeat``).
     a_human, a_model_a, a_model_b : float
         Accuracies (B's before ``repeat``).
     repeat : float
         Probability that B gives A's answer on a trial (else it answers by its own copy model): models
         correlated beyond what the human induces. B's EC and accuracy are then mixtures (:func:`joint_kappas`).
+    n_humans : int
+        Humans ``N`` (1 to :data:`MAX_HUMANS`).
 
     Returns
     -------
     numpy.ndarray
-        Shape (2, 2, 2), ``p[h, a, b]``, summing to 1.
+        Shape ``(2,) * N + (2, 2)``, ``p[h_1, ..., h_N, a, b]``, summing to 1; for one human (2, 2, 2),
+        ``p[h, a, b] = P(h) P(a | h) P(b | h)``; for more, ``P(h_1, a, b) P(h_2 | a, b) ... P(h_N | a, b)``.
 
     Raises
     ------
     ValueError
-        When a kappa cannot be realised with the accuracies.
+        When a kappa cannot be realised with the accuracies, or ``n_humans`` is out of range.
 
     Examples
     --------
     >>> p = joint_cell_probabilities(0.0, 0.0, 0.5, 0.5, 0.5)
     >>> p.round(3).ravel().tolist()
     [0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125]
+    >>> joint_cell_probabilities(0.3, 0.1, 0.8, 0.8, 0.8, n_humans=3).shape
+    (2, 2, 2, 2, 2)
     """
+    n_humans = _checked_humans(n_humans)
+    one = _one_human_cells(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat)
+    models = one.sum(axis=0)   # P(a, b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        human_given_models = np.where(models > 0, one / models, 0.0)   # P(h | a, b), [h, a, b]
+    out = one
+    for _ in range(n_humans - 1):
+        out = out[..., None, :, :] * human_given_models
+    return out
+
+
+def _checked_humans(n_humans) -> int:
+    if int(n_humans) != n_humans or not 1 <= n_humans <= MAX_HUMANS:
+        raise ValueError(f"the number of humans must be an integer from 1 to {MAX_HUMANS}, got {n_humans}")
+    return int(n_humans)
+
+
+def _one_human_cells(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat: float = 0.0) -> np.ndarray:
+    """``p[h, a, b]`` of one human and the two models (the copy model's cells, A and B independent given h; B
+    repeating A's answer with probability ``repeat``)."""
     out = np.zeros((2, 2, 2))
     conditional = []
     for k, a in ((kappa_a, a_model_a), (kappa_b, a_model_b)):
@@ -114,6 +155,31 @@ def _kappas(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ka = kappa(ta[..., 1, 1], ta[..., 1, 0], ta[..., 0, 1], ta[..., 0, 0])
         kb = kappa(tb[..., 1, 1], tb[..., 1, 0], tb[..., 0, 1], tb[..., 0, 0])
     return ka, kb
+
+
+def _humans_of(n_types: int) -> int:
+    """``N`` from the number of trial types ``4 * 2^N``."""
+    n = int(n_types).bit_length() - 3
+    if n < 1 or n_types != 4 * 2**n:
+        raise ValueError(f"joint counts need 4 * 2^N columns (N humans), got {n_types}")
+    return _checked_humans(n)
+
+
+def _human_cells(n_humans: int) -> np.ndarray:
+    """For every trial type (h_1 .. h_N, a, b), in C order, and every human i: the cell (h_i, a, b) of the
+    human's one-table counts, ``4 h_i + 2 a + b``. Shape (4 * 2^N, N)."""
+    bits = (np.arange(4 * 2**n_humans)[:, None] >> np.arange(n_humans + 1, -1, -1)) & 1   # h_1 .. h_N, a, b
+    return 4 * bits[:, :n_humans] + 2 * bits[:, [n_humans]] + bits[:, [n_humans + 1]]
+
+
+def _mean_kappas(counts: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's EC averaged over the humans (undefined kappas skipped, as the benchmark's mean), from counts
+    of trial types [..., K] whose (type, human) cells are ``cells`` (K, N)."""
+    one_hot = (cells[..., None] == np.arange(8)).reshape(cells.shape[0], -1).astype(float)   # (K, N * 8)
+    tables = (counts.astype(float) @ one_hot).reshape(*counts.shape[:-1], cells.shape[1], 8)
+    ka, kb = _kappas(tables)
+    with np.errstate(invalid="ignore"), _quiet_nan():
+        return np.nanmean(ka, axis=-1), np.nanmean(kb, axis=-1)
 
 
 @dataclass(frozen=True)
@@ -224,10 +290,14 @@ def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seed
     """The paired trial bootstrap of one table per data set: difference, percentile interval, p-value, and the
     correlation of the two kappas' replicates (for the calibration's bootstrap-correlation MOVER variants).
 
+    With ``N`` humans the score of a model is its EC averaged over the humans, and every resample draws the
+    same trials for every human and both models (multinomial counts of the trial types).
+
     Parameters
     ----------
     counts : numpy.ndarray
-        Joint counts, shape (S, 8) (cells ordered human, A, B correct bits).
+        Joint counts, shape (S, 8) (cells ordered human, A, B correct bits), or with ``N`` humans (S, 4 * 2^N)
+        (types ordered h_1 .. h_N, A, B correct bits, as ``joint_cell_probabilities(...).ravel()``).
     n_resamples : int
         Resamples per data set.
     level : float
@@ -248,14 +318,16 @@ def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seed
     ([0.0], True)
     """
     counts = np.asarray(counts, dtype=np.int64)
-    ka, kb = _kappas(counts)
+    cells = _human_cells(_humans_of(counts.shape[1]))
+    ka, kb = _mean_kappas(counts, cells)
     diff = ka - kb
     n = counts.sum(axis=1)
     reps = np.empty((counts.shape[0], n_resamples))
     r = np.empty(counts.shape[0])
     for s, rng in enumerate(seeds):
         draws = rng.multinomial(n[s], counts[s] / n[s], size=n_resamples)
-        ra, rb = _kappas(draws)
+        seen = counts[s] > 0   # a type never observed is never drawn
+        ra, rb = _mean_kappas(draws[:, seen], cells[seen])
         reps[s] = ra - rb
         r[s] = replicate_correlation(ra, rb)[0]
     low, high = _percentile(reps, level)
@@ -317,15 +389,15 @@ def _model_tables(counts):
 def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_human: float, a_model_a: float,
                             a_model_b: float | None = None, *, n_sets: int = 1000, n_resamples: int = 1000,
                             level: float = 0.95, exact: bool = True, n_exact: int | None = None,
-                            seed: int = 0, repeat: float = 0.0) -> SimulatedComparisons:
-    """Simulate ``n_sets`` one-table comparisons of two models' EC under the copy model.
+                            seed: int = 0, repeat: float = 0.0, n_humans: int = 1) -> SimulatedComparisons:
+    """Simulate ``n_sets`` comparisons of two models' EC under the copy model, with one or ``n_humans`` humans.
 
     Parameters
     ----------
     n_trials : int
-        Trials of the table.
+        Trials (every human and both models answer all of them).
     kappa_a, kappa_b : float
-        Planted EC of model A and of model B with the human.
+        Planted EC of model A and of model B with (each) human.
     a_human, a_model_a : float
         Accuracies of the human and model A.
     a_model_b : float, optional
@@ -337,21 +409,30 @@ def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_hum
     level : float
         Interval level.
     exact : bool
-        Also compute the exact label-exchange p-value per data set.
+        Also compute the exact label-exchange p-value per data set (one human only).
     n_exact : int, optional
         Compute the exact test on the first ``n_exact`` data sets only (it enumerates up to
         ``(n / 2)^2`` outcomes per data set at accuracies near 0.5); default all.
     seed : int
-        Seed; data set k uses ``stream(seed, "compare-plan", "ec", k)``.
+        Seed; data set k uses ``stream(seed, "compare-plan", "ec", k)`` with one human, and
+        ``stream(seed, "compare-plan", "ec", "humans", N, k)`` with ``N`` humans.
     repeat : float
         B repeats A's answer with this probability (:func:`joint_cell_probabilities`); the planted difference
         is then that of the mixed tables' kappas (:func:`joint_kappas`).
+    n_humans : int
+        Humans (1 to :data:`MAX_HUMANS`); a model's score is its mean EC over them.
 
     Returns
     -------
     SimulatedComparisons
         Its interval (``ci_low``, ``ci_high``) is the one ``compare`` reports for one table, MOVER
         (:func:`mover_ec`); ``alternatives`` holds the others of :class:`SimulatedComparisons`.
+
+    Raises
+    ------
+    ValueError
+        When a kappa cannot be realised, ``n_humans`` is out of range, or the exact test is asked for with more
+        than one human.
 
     Examples
     --------
@@ -360,16 +441,22 @@ def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_hum
     (True, 0.0)
     """
     a_model_b = a_model_a if a_model_b is None else a_model_b
-    joint = joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat)
-    p = joint.ravel()
-    gens = [stream(seed, "compare-plan", "ec", k) for k in range(n_sets)]
+    p = joint_cell_probabilities(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat, n_humans).ravel()
+    if exact and n_humans > 1:
+        raise ValueError("the exact label-exchange test is of one table: it needs one human (pass exact=False)")
+    key = ("compare-plan", "ec") if n_humans == 1 else ("compare-plan", "ec", "humans", int(n_humans))
+    gens = [stream(seed, *key, k) for k in range(n_sets)]
     counts = np.stack([g.multinomial(int(n_trials), p) for g in gens])
-    _, low, high, pb, r = paired_bootstrap_ec(counts, n_resamples, level, gens)
-    mover = mover_ec(counts, level)
+    diff, low, high, pb, r = paired_bootstrap_ec(counts, n_resamples, level, gens)
     pe = None
     if exact:
         pe = np.array([exchange_test_from_counts(c.reshape(2, 2, 2))[1] for c in counts[:n_exact]])
-    truth = float(kappa_a) - float(kappa_b) if not repeat else float(np.subtract(*joint_kappas(joint)))
+    one_human = _one_human_cells(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat)
+    truth = float(kappa_a) - float(kappa_b) if not repeat else float(np.subtract(*joint_kappas(one_human)))
+    if n_humans > 1:
+        # A mean over humans is not one table: compare reports the paired percentile interval there.
+        return SimulatedComparisons(diff, low, high, pb, pe, truth, {"percentile": (low, high)})
+    mover = mover_ec(counts, level)
     return SimulatedComparisons(mover.difference, mover.low, mover.high, pb, pe, truth,
                                 {"percentile": (low, high),
                                  "mover-bootstrap": _bootstrap_mover(counts, r, level, True),
@@ -453,7 +540,8 @@ def simulate_dmc_comparisons(n_items: int, n_observers: int, rho_a: float, rho_b
 
 @dataclass(frozen=True)
 class ComparisonPlan:
-    """Power to resolve a planted difference, per design size, and the smallest size reaching the target.
+    """Power to resolve a planted difference, per design size and number of humans, and the smallest size
+    reaching the target.
 
     Attributes
     ----------
@@ -462,9 +550,11 @@ class ComparisonPlan:
     sizes : numpy.ndarray
         Trials (EC) or items (DMC) simulated.
     power : dict
-        ``{test: numpy.ndarray of power per size}``.
+        ``{test: numpy.ndarray of power, shape (len(humans), len(sizes))}``; NaN where the test was not run
+        (the exact test with more than one human).
     needed : dict
-        ``{test: smallest simulated size with power >= target, or None}``.
+        ``{test: {humans: smallest simulated size with power >= target, or None}}``, for the humans the test
+        was run with.
     target : float
         The power asked for.
     alpha : float
@@ -473,13 +563,15 @@ class ComparisonPlan:
         The planted population difference.
     design : dict
         Every other parameter of the simulation.
+    humans : tuple of int
+        Numbers of humans simulated (EC), or the DMC plan's one number of observers.
 
     Examples
     --------
-    >>> plan = ComparisonPlan("error_consistency", np.array([100, 400]), {"bootstrap": np.array([0.3, 0.9])},
-    ...                       {"bootstrap": 400}, 0.8, 0.05, 0.2, {"unit": "trials"})
-    >>> plan.to_frame()[["size", "power", "reaches_target"]].values.tolist()
-    [[100, 0.3, False], [400, 0.9, True]]
+    >>> plan = ComparisonPlan("error_consistency", np.array([100, 400]), {"bootstrap": np.array([[0.3, 0.9]])},
+    ...                       {"bootstrap": {1: 400}}, 0.8, 0.05, 0.2, {"unit": "trials"})
+    >>> plan.to_frame()[["humans", "size", "power", "reaches_target"]].values.tolist()
+    [[1, 100, 0.3, False], [1, 400, 0.9, True]]
     """
 
     measure: str
@@ -490,9 +582,11 @@ class ComparisonPlan:
     alpha: float
     true_difference: float
     design: dict
+    humans: tuple = (1,)
 
     def to_frame(self):
-        """One row per (size, test): measure, size, test, power, reaches_target.
+        """One row per (humans, size, test) that was simulated: measure, humans, size, test, power,
+        reaches_target, true_difference.
 
         Returns
         -------
@@ -500,26 +594,33 @@ class ComparisonPlan:
         """
         import pandas as pd
 
-        rows = [{"measure": self.measure, "size": int(n), "test": t, "power": float(p[k]),
-                 "reaches_target": bool(p[k] >= self.target), "true_difference": self.true_difference}
-                for t, p in self.power.items() for k, n in enumerate(self.sizes)]
+        rows = [{"measure": self.measure, "humans": int(h), "size": int(n), "test": t, "power": float(p[j, k]),
+                 "reaches_target": bool(p[j, k] >= self.target), "true_difference": self.true_difference}
+                for t, p in self.power.items() for j, h in enumerate(self.humans) for k, n in enumerate(self.sizes)
+                if not np.isnan(p[j, k])]
         return pd.DataFrame(rows)
+
+
+def _smallest_reaching(sizes: np.ndarray, power: np.ndarray, target: float):
+    """The first size whose power reaches ``target`` (None when none does)."""
+    return int(sizes[np.argmax(power >= target)]) if (power >= target).any() else None
 
 
 def plan_ec_comparison(delta: float, *, kappa_b: float = 0.2, a_human: float = 0.8, a_model: float = 0.8,
                        trials=(100, 200, 400, 800, 1600, 3200), target: float = 0.8, alpha: float = 0.05,
-                       n_sets: int = 400, n_resamples: int = 400, exact: bool = True,
-                       seed: int = 0) -> ComparisonPlan:
-    """Trials needed to resolve ``EC_A - EC_B = delta`` (one human, one table, copy model) with power ``target``.
+                       n_sets: int = 400, n_resamples: int = 400, exact: bool = True, seed: int = 0,
+                       humans=(1,)) -> ComparisonPlan:
+    """Trials needed to resolve ``EC_A - EC_B = delta`` (copy model; one table per human) with power ``target``,
+    for each number of humans.
 
     Parameters
     ----------
     delta : float
         Planted difference; model A's EC is ``kappa_b + delta``.
     kappa_b : float
-        Model B's EC with the human.
+        Model B's EC with (each) human.
     a_human, a_model : float
-        Accuracies (both models alike).
+        Accuracies (every human alike, both models alike).
     trials : sequence of int
         Numbers of trials simulated.
     target : float
@@ -527,11 +628,13 @@ def plan_ec_comparison(delta: float, *, kappa_b: float = 0.2, a_human: float = 0
     alpha : float
         Level of the test (one comparison; divide by the family size for a Bonferroni/Holm plan).
     n_sets, n_resamples : int
-        Simulated data sets per size and bootstrap resamples per data set.
+        Simulated data sets per (humans, size) and bootstrap resamples per data set.
     exact : bool
-        Also the exact label-exchange test.
+        Also the exact label-exchange test (run for one human only: it is a test of one table).
     seed : int
         Seed.
+    humans : sequence of int
+        Numbers of humans ``N`` (1 to :data:`MAX_HUMANS`); a model's score is its mean EC over the humans.
 
     Returns
     -------
@@ -540,26 +643,35 @@ def plan_ec_comparison(delta: float, *, kappa_b: float = 0.2, a_human: float = 0
     Raises
     ------
     ValueError
-        When a kappa cannot be realised with the accuracies.
+        When a kappa cannot be realised with the accuracies, or a number of humans is out of range.
 
     Examples
     --------
     >>> plan = plan_ec_comparison(0.3, trials=(100, 400), n_sets=60, n_resamples=200, exact=False)
-    >>> bool(plan.power["bootstrap"][1] > plan.power["bootstrap"][0])
+    >>> bool(plan.power["bootstrap"][0, 1] > plan.power["bootstrap"][0, 0])
     True
     """
     sizes = np.asarray(trials, dtype=int)
-    tests = TESTS if exact else ("bootstrap",)
-    power = {t: np.empty(sizes.size) for t in tests}
-    for k, n in enumerate(sizes):
-        sim = simulate_ec_comparisons(int(n), kappa_b + delta, kappa_b, a_human, a_model, n_sets=n_sets,
-                                      n_resamples=n_resamples, exact=exact, seed=seed)
-        for t in tests:
-            power[t][k] = sim.rejection_rate(alpha, t)
-    needed = {t: (int(sizes[np.argmax(power[t] >= target)]) if (power[t] >= target).any() else None) for t in tests}
+    humans = tuple(_checked_humans(h) for h in humans)
+    tests = TESTS if exact and 1 in humans else ("bootstrap",)
+    power = {t: np.full((len(humans), sizes.size), np.nan) for t in tests}
+    for j, n_humans in enumerate(humans):
+        exact_here = exact and n_humans == 1
+        for k, n in enumerate(sizes):
+            sim = simulate_ec_comparisons(int(n), kappa_b + delta, kappa_b, a_human, a_model, n_sets=n_sets,
+                                          n_resamples=n_resamples, exact=exact_here, seed=seed, n_humans=n_humans)
+            for t in tests:
+                if t == "bootstrap" or exact_here:
+                    power[t][j, k] = sim.rejection_rate(alpha, t)
+    needed = {t: {h: _smallest_reaching(sizes, power[t][j], target) for j, h in enumerate(humans)
+                  if not np.isnan(power[t][j]).all()} for t in tests}
+    notes = ([f"the exact label-exchange test is of one table (one human): not run for "
+              f"{', '.join(str(h) for h in humans if h > 1)} humans"] if exact and any(h > 1 for h in humans) else [])
     return ComparisonPlan("error_consistency", sizes, power, needed, target, alpha, float(delta),
                           dict(kappa_a=kappa_b + delta, kappa_b=kappa_b, a_human=a_human, a_model=a_model,
-                               n_sets=n_sets, n_resamples=n_resamples, seed=seed, unit="trials"))
+                               n_sets=n_sets, n_resamples=n_resamples, seed=seed, unit="trials",
+                               score="mean EC over the humans", notes=notes),
+                          humans)
 
 
 def plan_dmc_comparison(delta_rho: float, *, rho_b: float = 0.4, n_observers: int = 8,
@@ -590,26 +702,27 @@ def plan_dmc_comparison(delta_rho: float, *, rho_b: float = 0.4, n_observers: in
     Returns
     -------
     ComparisonPlan
-        ``true_difference`` is the population DMC difference (attenuated by the index's reliability).
+        ``true_difference`` is the population DMC difference (attenuated by the index's reliability);
+        ``humans`` is ``(n_observers,)``.
 
     Examples
     --------
     >>> plan = plan_dmc_comparison(0.3, items=(50, 400), n_sets=40, n_resamples=200)
-    >>> bool(plan.power["bootstrap"][1] > plan.power["bootstrap"][0])
+    >>> bool(plan.power["bootstrap"][0, 1] > plan.power["bootstrap"][0, 0])
     True
     """
     sizes = np.asarray(items, dtype=int)
-    power = {"bootstrap": np.empty(sizes.size)}
+    power = {"bootstrap": np.empty((1, sizes.size))}
     true = float("nan")
     for k, n in enumerate(sizes):
         sim = simulate_dmc_comparisons(int(n), n_observers, rho_b + delta_rho, rho_b,
                                        accuracy_range=accuracy_range, n_sets=n_sets, n_resamples=n_resamples,
                                        seed=seed)
-        power["bootstrap"][k] = sim.rejection_rate(alpha)
+        power["bootstrap"][0, k] = sim.rejection_rate(alpha)
         true = sim.true_difference
-    p = power["bootstrap"]
-    needed = {"bootstrap": int(sizes[np.argmax(p >= target)]) if (p >= target).any() else None}
+    needed = {"bootstrap": {int(n_observers): _smallest_reaching(sizes, power["bootstrap"][0], target)}}
     return ComparisonPlan("decision_margin_consistency", sizes, power, needed, target, alpha, true,
                           dict(rho_a=rho_b + delta_rho, rho_b=rho_b, n_observers=n_observers,
                                accuracy_range=list(accuracy_range), n_sets=n_sets, n_resamples=n_resamples,
-                               seed=seed, unit="items"))
+                               seed=seed, unit="items"),
+                          (int(n_observers),))
