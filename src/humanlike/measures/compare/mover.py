@@ -82,6 +82,13 @@ class DifferenceInterval:
         Which interval each entry is (:data:`MOVER_METHOD`, :data:`MOVER_UNCORRELATED`, :data:`BOX_METHOD`).
     reason : numpy.ndarray of str
         Why the difference is undefined ("" where defined).
+
+    Examples
+    --------
+    >>> out = DifferenceInterval(np.array([0.1]), np.array([-0.05]), np.array([0.25]), np.array([0.4]),
+    ...                          np.array([MOVER_METHOD]), np.array([""]))
+    >>> float(out.high[0] - out.low[0])
+    0.3
     """
 
     difference: np.ndarray
