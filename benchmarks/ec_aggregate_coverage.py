@@ -1,8 +1,9 @@
 """Coverage of the bootstrap intervals of AGGREGATED error consistency in the benchmark's own regime.
 
-One command (a few minutes on 2 cores; writes the section of docs/ec_coverage.md between its markers)::
+One command (writes the section of docs/ec_coverage.md between its markers; the published table used
+``--datasets 1000``, about 40 minutes on a shared 2-core machine)::
 
-    PYTHONPATH=src python benchmarks/ec_aggregate_coverage.py --jobs 2
+    PYTHONPATH=src python benchmarks/ec_aggregate_coverage.py --datasets 1000 --jobs 2
     PYTHONPATH=src python benchmarks/ec_aggregate_coverage.py --quick      # two cells, prints only
 
 The design is the model-vs-human benchmark's: one model and 4 or 10 humans, 4 or 8 conditions, 80 or 160
@@ -23,7 +24,9 @@ is re-implemented here in a few matrix products (:func:`bootstrap_aggregates`; s
 resampling scheme as the engine, checked against it in tests/measures/ec/test_ec_aggregate_coverage.py) because the
 engine's per-run overhead would make the study take an hour; the intervals are the library's own
 (:func:`humanlike.resampling.intervals.percentile_interval`, :func:`~humanlike.resampling.intervals.bca_interval`
-with the exact item jackknife). ``--datasets`` data sets per cell, ``--resamples`` resamples each.
+with the exact item jackknife, :func:`~humanlike.resampling.intervals.jackknife_interval` and
+:func:`~humanlike.resampling.intervals.jackknife_t_interval` from the same rows). ``--datasets`` data sets per
+cell, ``--resamples`` resamples each.
 """
 
 from __future__ import annotations
@@ -220,7 +223,8 @@ def cells():
 def markdown(rows, args, seconds: float) -> str:
     """The section of docs/ec_coverage.md (between :data:`BEGIN` and :data:`END`)."""
     se = np.sqrt(0.95 * 0.05 / args.datasets)
-    lines = [BEGIN, "", "## Aggregated EC in the benchmark's regime (bootstrap, nominal 95%)", "",
+    lines = [BEGIN, "", "## Aggregated EC in the benchmark's regime (bootstrap and jackknife intervals, nominal 95%)",
+             "",
              "Produced by `PYTHONPATH=src python benchmarks/ec_aggregate_coverage.py --datasets "
              f"{args.datasets} --jobs {args.jobs}` in "
              f"{seconds:.0f} s on a shared 2-core machine: {len(rows)} cells, {args.datasets} simulated data sets "
@@ -234,8 +238,8 @@ def markdown(rows, args, seconds: float) -> str:
              "(reverse percentile; not offered), `jackknife` (the jackknife's bias-corrected estimate +- 1.96 "
              "item-jackknife SE) and `jackknife-t` (the same centre and SE, a t quantile with the effective "
              "number of items as degrees of freedom, both ends shifted by the skewness term a (2 z^2 + 1) SE; "
-             "`humanlike.resampling.intervals.jackknife_t_interval`). `bias` is the mean estimate minus the truth; `SD mh` compares the "
-             "model-human estimate's true SD over the data sets with the mean bootstrap SD and the mean "
+             "`humanlike.resampling.intervals.jackknife_t_interval`). `bias` is the mean estimate minus the "
+             "truth; `SD mh` compares the model-human estimate's true SD over the data sets with the mean bootstrap SD and the mean "
              "jackknife SE. Values outside 0.93-0.97 are marked `*`.", ""]
     header = ["humans", "cond.", "trials", "copy", "true mh", "true hh", "bias mh", "bias hh",
               "SD mh: true / boot / jack"]
