@@ -153,6 +153,10 @@ def test_the_command_line_takes_interval_jackknife_t(modelvshuman_dir, capsys):
         assert hh["ci_low"] < hh["mean"] < hh["ci_high"]
         bounds[method] = (hh["ci_low"], hh["ci_high"])
     assert bounds["jackknife"] != bounds["jackknife-t"]
+    # the text names the interval the rows carry (was "the jackknife-t bootstrap")
+    assert main(["ec", str(modelvshuman_dir / "edge"), "--resamples", "50", "--interval", "jackknife-t"]) == 0
+    text = capsys.readouterr().out
+    assert "95% jackknife-t interval" in text and "the others the jackknife t interval" in text
 
 
 def test_in_the_benchmarks_sparsest_cell_jackknife_t_covers_where_the_normal_jackknife_does_not(study):
