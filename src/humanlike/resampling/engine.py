@@ -313,7 +313,7 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
         observer_jackknife_noise(design, kernel, aggregate, point, estimate, settings, out=replicates)
 
     jackknife = None
-    if settings.interval in ("bca", "jackknife") and settings.n_resamples > 0:
+    if settings.interval in ("bca", "jackknife", "jackknife-t") and settings.n_resamples > 0:
         jackknife = item_jackknife(design, kernel, aggregate, point, settings)
     result = Resampled(estimate, replicates, output.labels, output.label_names, reasons, jackknife,
                        settings.to_dict(), settings.level, settings.interval)

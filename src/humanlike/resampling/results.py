@@ -14,9 +14,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .intervals import bca_interval, check_level, jackknife_interval, nan_counts, percentile_interval
+from .intervals import (bca_interval, check_level, jackknife_interval, jackknife_t_interval, nan_counts,
+                        percentile_interval)
 
-INTERVAL_METHODS = ("percentile", "bca", "jackknife")
+INTERVAL_METHODS = ("percentile", "bca", "jackknife", "jackknife-t")
 
 #: The reason of a defined estimate whose bootstrap replicates all take one value: no interval is given.
 REASON_DEGENERATE = ("no interval: every bootstrap resample gives the same value (nothing varies between "
@@ -168,8 +169,9 @@ class Resampled:
         ----------
         level : float, optional
             Confidence level in (0, 1); defaults to the result's level.
-        method : {"percentile", "bca", "jackknife"}, optional
-            ``"bca"`` and ``"jackknife"`` (:func:`~humanlike.resampling.intervals.jackknife_interval`) need jackknife
+        method : {"percentile", "bca", "jackknife", "jackknife-t"}, optional
+            ``"bca"``, ``"jackknife"`` (:func:`~humanlike.resampling.intervals.jackknife_interval`) and
+            ``"jackknife-t"`` (:func:`~humanlike.resampling.intervals.jackknife_t_interval`) need jackknife
             rows; defaults to the result's method.
 
         Returns
@@ -204,6 +206,10 @@ class Resampled:
             if self.jackknife is None:
                 raise ValueError("a jackknife interval needs jackknife rows; rerun with interval='jackknife'")
             low, high = jackknife_interval(self.estimate, self.jackknife, level)
+        elif method == "jackknife-t":
+            if self.jackknife is None:
+                raise ValueError("a jackknife-t interval needs jackknife rows; rerun with interval='jackknife-t'")
+            low, high = jackknife_t_interval(self.estimate, self.jackknife, level)
         else:
             raise ValueError(f"interval method must be one of {INTERVAL_METHODS}, not {method!r}")
         defined = (self.n_resamples - self._nan_counts() >= 2) & np.isfinite(self.estimate) & ~self.degenerate()

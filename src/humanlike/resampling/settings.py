@@ -27,9 +27,10 @@ class ResamplingSettings:
         Bootstrap resamples (0: estimates only, intervals NaN). One default for every analysis.
     level : float
         Confidence level of the reported intervals.
-    interval : {"percentile", "bca", "jackknife"}
-        Interval method; ``"bca"`` and ``"jackknife"`` (the jackknife's bias-corrected normal interval) also
-        compute the item jackknife.
+    interval : {"percentile", "bca", "jackknife", "jackknife-t"}
+        Interval method; ``"bca"``, ``"jackknife"`` (the jackknife's bias-corrected normal interval) and
+        ``"jackknife-t"`` (the same centre and SE with a t quantile and a skewness shift,
+        :func:`~humanlike.resampling.intervals.jackknife_t_interval`) also compute the item jackknife.
     observer_level : {"none", "bootstrap", "jackknife"}
         Second level for the observers of each observer group (e.g. the humans of an experiment).
     seed : int, numpy.random.SeedSequence, numpy.random.Generator or None

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .result import PAIR_INTERVALS
+from .result import PAIR_INTERVALS, bootstrap_label
 from .analysis import P_VALUE_METHODS
 from ...resampling.settings import ResamplingSettings
 from ..options import add_data_options
@@ -491,7 +491,7 @@ def format_ec(result) -> str:
         profile = int((pairs["interval_method"] == "profile-likelihood").sum())
         lines.append(f"(per-pair intervals in the ec_pairs table / JSON 'pairs': {profile} of {len(pairs)} pairs "
                      "are one 2x2 table and get the profile-likelihood interval, the others the "
-                     f"{settings['interval']} bootstrap; see interval_method)")
+                     f"{bootstrap_label(result.pair_resampled, None)} interval; see interval_method)")
     one_table = int((result.summary["interval_method"] == "profile-likelihood").sum())
     if one_table:
         lines.append(f"({one_table} summary rows are one 2x2 table (one pair, one condition) and carry its "

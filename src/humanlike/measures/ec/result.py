@@ -179,7 +179,8 @@ def bootstrap_label(resampled: Resampled, method: str | None) -> str:
     Returns
     -------
     str
-        For example ``"percentile bootstrap"``; ``"jackknife normal"`` for the jackknife interval.
+        For example ``"percentile bootstrap"``; ``"jackknife normal"`` and ``"jackknife t"`` for the jackknife
+        intervals.
 
     Examples
     --------
@@ -188,7 +189,8 @@ def bootstrap_label(resampled: Resampled, method: str | None) -> str:
     'percentile bootstrap'
     """
     method = method if method is not None else resampled.method
-    return "jackknife normal" if method == "jackknife" else f"{method} bootstrap"
+    labels = {"jackknife": "jackknife normal", "jackknife-t": "jackknife t"}
+    return labels.get(method, f"{method} bootstrap")
 
 
 @dataclass(frozen=True)
