@@ -131,7 +131,7 @@ def test_ec_offers_the_jackknife_t_interval():
     from humanlike.trials.simulate import simulate_benchmark
 
     trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    result = error_consistency(trials, experiments=["sim-blur"], n_resamples=200, seed=0, interval="jackknife-t")
+    result = error_consistency(trials, experiments=["sim-blur"], settings=ResamplingSettings(n_resamples=200, seed=0, interval="jackknife-t"))
     frame = result.summary
     assert set(frame["interval_method"]) == {"jackknife t"}
     low, high = jackknife_t_interval(result.resampled.estimate, result.resampled.jackknife)
