@@ -294,6 +294,16 @@ EXCLUSIONS_HELP = ("apply the model-vs-human exclusion table (the conditions the
                    "condition")
 
 
+class ExclusionsOption(argparse.BooleanOptionalAction):
+    """``--exclusions/--no-exclusions`` that also records that the user gave one (``exclusions_given``), as
+    typed or abbreviated, so a command can tell the default from a request (``compare --measure
+    ood-alignment`` refuses a request it cannot honour)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, values, option_string)
+        namespace.exclusions_given = True
+
+
 def add_exclusion_options(parser: argparse.ArgumentParser) -> None:
     """``--exclusions/--no-exclusions``: the model-vs-human exclusion table, on by default in every command.
 
@@ -309,8 +319,11 @@ def add_exclusion_options(parser: argparse.ArgumentParser) -> None:
     >>> add_exclusion_options(parser)
     >>> parser.parse_args([]).exclusions, parser.parse_args(["--no-exclusions"]).exclusions
     (True, False)
+    >>> parser.parse_args([]).exclusions_given, parser.parse_args(["--exclusion"]).exclusions_given
+    (False, True)
     """
-    parser.add_argument("--exclusions", action=argparse.BooleanOptionalAction, default=True, help=EXCLUSIONS_HELP)
+    parser.add_argument("--exclusions", action=ExclusionsOption, default=True, help=EXCLUSIONS_HELP)
+    parser.set_defaults(exclusions_given=False)
 
 
 def exclusions_of(args) -> dict | None:
@@ -588,7 +601,7 @@ def add_quiet_option(parser: argparse.ArgumentParser) -> None:
 
 # Options that name output files other than --out, checked before any work.
 OUTPUT_FILE_OPTIONS = ("figure",)
-NOT_OPTIONS = ("handler", "argv", "demo_results")
+NOT_OPTIONS = ("handler", "argv", "demo_results", "exclusions_given")
 
 
 def command_line(args) -> str:

@@ -484,3 +484,21 @@ def test_real_benchmark_ec_conclusions(mvh_trials):
     assert len(bag) == 8 and bag["resolved"].all()
     assert 0 < c.pairs["resolved"].sum() < 36   # some differences resolved, not all
     assert ((bs["normalised"] >= 0) & (bs["normalised"] <= 1)).all()
+
+
+def test_ood_alignment_takes_the_whole_spectrum_and_refuses_exclusions_asked_for(tmp_path, capsys):
+    """The exclusions are on by default, but the spectrum needs its reference conditions: the default does
+    not apply to ood-alignment, and a request for them, typed whole or abbreviated, is refused."""
+    from humanlike.app.cli import main
+
+    data = tmp_path / "trials.csv"
+    simulate_benchmark(seed=0, n_humans=3, n_items=24).to_csv(data, index=False)
+    base = ["compare", str(data), "--measure", "ood-alignment", "--resamples", "20", "--quiet", "--json",
+            "--reference", "sim-noise=0.00", "sim-blur=0", "sim-contrast=100", "sim-rotation=0"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=RuntimeWarning)
+        assert main(base) == 0
+        assert json.loads(capsys.readouterr().out)["settings"]["exclusions"] == "none"
+        for asked in ("--exclusions", "--exclusion"):
+            assert main([*base, asked]) == 2
+            assert "takes the whole spectrum: no --exclusions" in capsys.readouterr().err

@@ -219,7 +219,7 @@ def run_compare_command(args) -> int:
     if args.measure == "ood-alignment":
         # The spectrum needs every condition (its reference conditions are among the excluded ones): the
         # default exclusions do not apply, and asking for them explicitly is an error (measure_result).
-        exclusions = exclusions if "--exclusions" in (getattr(args, "argv", None) or []) else None
+        exclusions = exclusions if args.exclusions_given else None
     result = measure_result(trials, args.measure, settings, exclusions=exclusions, experiments=args.experiment,
                             condition=args.condition, reference=args.reference)
     with warnings.catch_warnings():
