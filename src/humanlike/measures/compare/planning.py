@@ -451,8 +451,10 @@ def simulate_ec_comparisons(n_trials: int, kappa_a: float, kappa_b: float, a_hum
     pe = None
     if exact:
         pe = np.array([exchange_test_from_counts(c.reshape(2, 2, 2))[1] for c in counts[:n_exact]])
-    one_human = _one_human_cells(kappa_a, kappa_b, a_human, a_model_a, a_model_b, repeat)
-    truth = float(kappa_a) - float(kappa_b) if not repeat else float(np.subtract(*joint_kappas(one_human)))
+    truth = float(kappa_a) - float(kappa_b)
+    if repeat:   # B's kappa is then a mixture: the planted difference is that of the one-human tables
+        truth = float(np.subtract(*joint_kappas(_one_human_cells(kappa_a, kappa_b, a_human, a_model_a, a_model_b,
+                                                                   repeat))))
     if n_humans > 1:
         # A mean over humans is not one table: compare reports the paired percentile interval there.
         return SimulatedComparisons(diff, low, high, pb, pe, truth, {"percentile": (low, high)})
