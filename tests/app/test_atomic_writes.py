@@ -1,8 +1,11 @@
-"""A write killed mid-way (SIGKILL: no finally, no handler runs) leaves the old file and nothing else."""
+"""The one atomic writer (``humanlike.files.atomic_write``): a write killed mid-way (SIGKILL: no finally, no handler
+runs) or failing (an exception, KeyboardInterrupt) leaves the old file and nothing else, and no other module keeps
+a copy of the temporary-file-and-rename dance."""
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,9 +15,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from humanlike.files import atomic_write_text, save_figure, write_json, write_table
+from humanlike.files import atomic_write, atomic_write_text, save_figure, write_json, write_table
 
 SRC = Path(__file__).resolve().parents[2] / "src"
+SOURCE = SRC / "humanlike"
 
 # The child writes a big table through the package's atomic writer; it says "writing" once the table's bytes
 # are flowing into the temporary file (from inside pandas' writer), then keeps writing until killed.
@@ -108,3 +112,25 @@ def test_a_failing_write_leaves_the_old_file(tmp_path):
             write_table(pd.DataFrame({"a": [1]}), target.with_suffix(".csv"))
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "doc.json"
+    target.write_text("{}")
+
+    def broken(tmp):
+        tmp.write_text("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(target, broken)
+    assert target.read_text() == "{}" and sorted(p.name for p in tmp_path.iterdir()) == ["doc.json"]
+
+
+def test_only_files_py_replaces_files_into_place():
+    """One writer: no other module renames a temporary file over its target (the model runner publishes a
+    whole folder of work-unit outputs with one directory rename, which is a different act)."""
+    pattern = re.compile(r"os\.replace\(|tempfile\.mkstemp\(|NamedTemporaryFile\(")
+    offenders = [str(p.relative_to(SOURCE)) for p in SOURCE.rglob("*.py")
+                 if p.name != "files.py" and pattern.search(p.read_text())]
+    assert offenders == []
