@@ -297,7 +297,16 @@ EXCLUSIONS_HELP = ("apply the model-vs-human exclusion table (the conditions the
 class ExclusionsOption(argparse.BooleanOptionalAction):
     """``--exclusions/--no-exclusions`` that also records that the user gave one (``exclusions_given``), as
     typed or abbreviated, so a command can tell the default from a request (``compare --measure
-    ood-alignment`` refuses a request it cannot honour)."""
+    ood-alignment`` refuses a request it cannot honour).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> _ = parser.add_argument("--exclusions", action=ExclusionsOption, default=True)
+    >>> args = parser.parse_args(["--no-exclusions"])
+    >>> args.exclusions, args.exclusions_given
+    (False, True)
+    """
 
     def __call__(self, parser, namespace, values, option_string=None):
         super().__call__(parser, namespace, values, option_string)
