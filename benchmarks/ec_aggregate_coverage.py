@@ -42,7 +42,8 @@ from pathlib import Path
 import numpy as np
 
 from humanlike.measures.ec.copy_model import ec_from_copy_probability
-from humanlike.resampling.intervals import bca_interval, jackknife_interval, jackknife_t_interval, percentile_interval
+from humanlike.resampling.intervals import (JackknifeMoments, bca_interval, jackknife_interval, jackknife_t_interval,
+                                           percentile_interval)
 
 HUMANS = (4, 10)
 CONDITIONS = (4, 8)
@@ -192,8 +193,9 @@ def coverage_of_cell(job) -> dict:
         bias += estimate - [design["truth"][g] for g in GROUPS]
         estimates.append(estimate)
         boot_sd.append(np.nanstd(replicates, axis=0, ddof=1))
-        n = len(jackknife)
-        jack_se.append(np.sqrt((n - 1) / n * np.nansum((jackknife - np.nanmean(jackknife, axis=0)) ** 2, axis=0)))
+        # the stratified jackknife, as the engine computes it (items are resampled within conditions)
+        jackknife = JackknifeMoments.of(jackknife, estimate, strata=np.repeat(np.arange(n_conditions), n_trials))
+        jack_se.append(np.sqrt(jackknife.variance))
         for m, (low, high) in intervals(estimate, replicates, jackknife).items():
             for j, g in enumerate(GROUPS):
                 truth = design["truth"][g]

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from humanlike.resampling.intervals import jackknife_interval, jackknife_t_interval
+from hypothesis import given, settings, strategies as st
+
+from humanlike.resampling.intervals import JackknifeMoments, RowMoments, bca_interval, jackknife_interval, jackknife_t_interval
 from humanlike.resampling.results import Resampled
 
 Z = 1.959963984540054   # Phi^-1(0.975)
@@ -104,7 +106,74 @@ def test_the_engine_keeps_the_jackknife_rows_for_jackknife_t():
     stratum = Stratum(("a",), np.arange(5).astype(str), ("obs",), {"value": values})
     result = bootstrap(Design((stratum,)), MeanKernel(), lambda v: v[("a",)], Output([("a",)], ("stratum",)),
                        ResamplingSettings(n_resamples=100, seed=0, interval="jackknife-t"))
-    np.testing.assert_allclose(result.jackknife[:, 0], (values.sum() - values) / 4)
+    rows = ((values.sum() - values) / 4)[:, None]
+    np.testing.assert_allclose(result.jackknife.variance, JackknifeMoments.of(rows, result.estimate).variance,
+                               rtol=1e-12)
     low, high = result.interval()
-    expected = jackknife_t_interval(result.estimate, result.jackknife)
+    expected = jackknife_t_interval(result.estimate, rows)
     assert (low[0], high[0]) == pytest.approx((expected[0][0], expected[1][0]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(2, 40), st.integers(1, 6), st.floats(0.0, 0.5))
+def test_row_moments_merged_block_by_block_equal_those_of_all_rows(seed, n_rows, n_blocks, nan_share):
+    # One stratum's leave-one-out rows reach the engine in memory-sized blocks: merging their moments must give
+    # the moments of all the rows at once, wherever the rows are split and whatever is NaN.
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_exponential((n_rows, 5)) ** 2 + rng.normal(size=5)
+    rows[rng.random(rows.shape) < nan_share] = np.nan
+    cuts = np.sort(rng.choice(np.arange(1, n_rows), size=min(n_blocks, n_rows - 1), replace=False))
+    merged = None
+    for block in np.split(rows, cuts):
+        moments = RowMoments.of(block)
+        merged = moments if merged is None else merged.merged(moments)
+    whole = RowMoments.of(rows)
+    np.testing.assert_array_equal(merged.n, whole.n)
+    for name in ("mean", "m2", "m3", "m4"):
+        np.testing.assert_allclose(getattr(merged, name), getattr(whole, name), rtol=1e-9, atol=1e-9)
+
+
+def test_the_stratified_jackknife_by_hand_and_unrelated_strata_change_nothing():
+    rng = np.random.default_rng(3)
+    estimate = np.array([0.3, 0.5])
+    strata = np.repeat([0, 1, 2], [6, 9, 4])
+    rows = estimate + rng.normal(scale=0.05, size=(19, 2)) ** 3
+    moments = JackknifeMoments.of(rows, estimate, strata=strata)
+    variance, bias, u2, u3, w2 = 0.0, 0.0, 0.0, 0.0, 0.0
+    for s in range(3):   # the stratified jackknife, stratum by stratum (Efron & Tibshirani 1993, ch. 11)
+        part = rows[strata == s, 0]
+        n, d = part.size, part - part.mean()
+        variance += (n - 1) / n * np.sum(d ** 2)
+        bias += (n - 1) * (estimate[0] - part.mean())
+        u2, u3 = u2 + np.sum(((n - 1) * -d) ** 2), u3 + np.sum(((n - 1) * -d) ** 3)
+        w2 += np.sum(((n - 1) / n * d ** 2) ** 2)
+    assert moments.variance[0] == pytest.approx(variance, rel=1e-12)
+    assert moments.bias[0] == pytest.approx(bias, rel=1e-12)
+    assert moments.acceleration()[0] == pytest.approx(u3 / (6 * u2 ** 1.5), rel=1e-10)
+    assert moments.effective_items()[0] == pytest.approx(variance ** 2 / w2, rel=1e-12)
+    # A stratum the output does not depend on (every row at the estimate) adds exactly nothing: an experiment's
+    # interval does not depend on which other experiments were analysed with it.
+    more = np.vstack([rows, np.tile(estimate, (7, 1))])
+    bigger = JackknifeMoments.of(more, estimate, strata=np.r_[strata, np.full(7, 3)])
+    for name in ("variance", "bias", "influence_2", "influence_3", "terms_2"):
+        np.testing.assert_array_equal(getattr(bigger, name), getattr(moments, name))
+    np.testing.assert_array_equal(jackknife_t_interval(estimate, bigger), jackknife_t_interval(estimate, moments))
+
+
+def test_moments_give_the_rows_intervals_for_one_stratum():
+    rng = np.random.default_rng(5)
+    rows = rng.standard_exponential((30, 4)) ** 2
+    rows[rng.random(rows.shape) < 0.2] = np.nan
+    estimate = np.nanmean(rows, axis=0) + 0.01
+    moments = JackknifeMoments.of(rows, estimate)
+    for interval in (jackknife_interval, jackknife_t_interval):
+        np.testing.assert_allclose(interval(estimate, moments), interval(estimate, rows), rtol=1e-12)
+    replicates = rng.normal(size=(200, 4))
+    np.testing.assert_allclose(bca_interval(replicates, estimate, moments), bca_interval(replicates, estimate, rows),
+                               rtol=1e-12)
+    # the plain (one-stratum) jackknife's formulas, by hand
+    column = rows[~np.isnan(rows[:, 0]), 0]
+    n, d = column.size, column - column.mean()
+    assert moments.variance[0] == pytest.approx((n - 1) / n * np.sum(d ** 2), rel=1e-12)
+    assert estimate[0] + moments.bias[0] == pytest.approx(n * estimate[0] - (n - 1) * column.mean(), rel=1e-12)
+    assert moments.acceleration()[0] == pytest.approx(np.sum((-d) ** 3) / (6 * np.sum(d ** 2) ** 1.5), rel=1e-10)

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..files import check_output_folder
 from ..measures.options import (
     StageProgress, add_data_options, add_exclusion_options, add_quiet_option, add_resampling_options, exclusions_of,
-    output_path, resampling_settings,
+    interval_record, output_path, resampling_settings,
 )
 from ..measures.registry import measures
 
@@ -206,7 +206,7 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
         provenance["judgements"] = len(judgements)
     for measure in [m for m in measures() if m.name in args.analyses]:   # one stage each: independent analyses
         progress.stage(measure.name)
-        done, more_notes = run_report_analyses(data, [measure.name], settings, exclusions)
+        done, more_notes = run_report_analyses(data, [measure.name], settings, exclusions, args.interval)
         results.update(done)
         notes += more_notes
     progress.stage("write")
@@ -217,7 +217,8 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
         headline = mark_partial_models(headline, partial, int(trials["experiment"].nunique()))
         sections.insert(0, sources_section(sources, partial, int(trials["experiment"].nunique())))
     html = render_report(sections, title=args.title, headline=headline, provenance=provenance,
-                         settings={**settings.to_dict(), "exclusions": "model-vs-human" if exclusions else "none",
+                         settings={**settings.to_dict(), "interval": interval_record(args),
+                                   "exclusions": "model-vs-human" if exclusions else "none",
                                    "analyses": ",".join(args.analyses), "notes": "; ".join(notes) or "none"},
                          command=rerun_command(args))
     path = write_report(html, args.out)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..measures.options import (
     StageProgress,
-    add_output_options, add_resampling_options, emit_json, resampling_settings, run_outputs,
+    add_output_options, add_resampling_options, emit_json, interval_record, resampling_settings, run_outputs,
 )
 
 
@@ -62,7 +62,7 @@ def run_demo(args) -> int:
     from ..measures.registry import measures
     from ..trials.simulate import simulate_benchmark
 
-    run = run_outputs(args, resampling_settings(args))
+    run = run_outputs(args, {**resampling_settings(args).to_dict(), "interval": interval_record(args)})
     # What the measures' demo parts share: the run's files, their results (for the page and for each other),
     # their JSON documents (written after every part) and the text printed at the end.
     args.run_outputs = run
@@ -127,7 +127,8 @@ def demo_report(trials, args) -> Path:
     from .report_sections import build_sections
 
     sections, headline = build_sections(args.demo_results)
-    settings = {**resampling_settings(args).to_dict(), "data": "simulated benchmark (humanlike.simulate_benchmark)"}
+    settings = {**resampling_settings(args).to_dict(), "interval": interval_record(args),
+                "data": "simulated benchmark (humanlike.simulate_benchmark)"}
     provenance = {"data": f"simulate_benchmark(seed={args.seed})", "trials": len(trials),
                   "observers": int(trials["observer"].nunique()), "experiments": int(trials["experiment"].nunique())}
     html = render_report(sections, title="humanlike demo: simulated benchmark", headline=headline,

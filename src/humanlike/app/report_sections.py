@@ -9,6 +9,8 @@ settings are never changed behind the user's back.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -92,7 +94,8 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
     return sections, _headline_table(headline)
 
 
-def run_report_analyses(data: dict, analyses: list[str], settings, exclusions) -> tuple[dict, list[str]]:
+def run_report_analyses(data: dict, analyses: list[str], settings, exclusions,
+                        interval: str | None = None) -> tuple[dict, list[str]]:
     """Run the report's analyses, each on the input it takes, with one settings object.
 
     Parameters
@@ -105,6 +108,9 @@ def run_report_analyses(data: dict, analyses: list[str], settings, exclusions) -
         The one settings object of every analysis.
     exclusions : dict or None
         Conditions to drop per experiment (e.g. the benchmark's), or None.
+    interval : str or None
+        The interval method the user chose (``--interval``), or None: each measure's own
+        (:attr:`humanlike.measures.contract.Measure.interval`) in place of the settings'.
 
     Returns
     -------
@@ -131,7 +137,8 @@ def run_report_analyses(data: dict, analyses: list[str], settings, exclusions) -
             continue
         title = measure.title if measure.title[:2].isupper() else measure.title[0].lower() + measure.title[1:]
         try:
-            results[measure.name] = measure.run_for_report(data[measure.report_input], settings=settings,
+            own = settings if interval is not None else replace(settings, interval=measure.interval)
+            results[measure.name] = measure.run_for_report(data[measure.report_input], settings=own,
                                                            exclusions=exclusions)
         except NotApplicable as err:
             notes.append(f"{title} skipped: {err}")

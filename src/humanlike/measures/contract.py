@@ -129,6 +129,10 @@ class Measure:
         analysis must refuse with a ValueError whose message names ``what`` (the common test).
     depends_on : tuple of str
         Other measures' modules this measure imports, and why it may (tests/test_architecture.py checks them).
+    interval : {"percentile", "bca", "jackknife", "jackknife-t"}
+        The measure's own interval method, used wherever the user chooses none (``--interval`` not given, the
+        report, the demo): ``"jackknife-t"`` for error consistency, whose aggregates the percentile interval
+        under-covers (docs/measures/error-consistency.md), the percentile interval for the others.
 
     Examples
     --------
@@ -151,6 +155,7 @@ class Measure:
     simulate: str | None = None
     bad_inputs: str | None = None
     depends_on: tuple[str, ...] = ()
+    interval: str = "percentile"
 
     def run(self, data, *, settings=None, **options) -> MeasureResult:
         """Run :attr:`analysis` (``settings`` keyword-only, measure options as keywords).

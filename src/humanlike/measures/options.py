@@ -455,8 +455,7 @@ def add_resampling_options(parser: argparse.ArgumentParser, *, interval: bool = 
                         help="bootstrap resamples; 0 for estimates only (default %(default)s)")
     add_level_option(parser)
     if interval:
-        parser.add_argument("--interval", choices=INTERVAL_METHODS, default="percentile",
-                            help="interval method (default %(default)s)")
+        parser.add_argument("--interval", choices=INTERVAL_METHODS, default=None, help=INTERVAL_HELP)
     if observer_level:
         parser.add_argument("--observer-level", choices=OBSERVER_LEVELS, default=None, help=OBSERVER_LEVEL_HELP)
     if memory_budget:
@@ -468,7 +467,12 @@ def add_resampling_options(parser: argparse.ArgumentParser, *, interval: bool = 
                                  "never changes a number)")
 
 
-def resampling_settings(args, observer_level: str = "none") -> ResamplingSettings:
+#: ``--interval``'s help: its default is each measure's own (:attr:`humanlike.measures.contract.Measure.interval`).
+INTERVAL_HELP = ("interval method (default: the measure's own: jackknife-t for error consistency, whose averages "
+                 "the percentile interval under-covers; percentile for the others)")
+
+
+def resampling_settings(args, observer_level: str = "none", interval: str = "percentile") -> ResamplingSettings:
     """The settings object of a parsed command line.
 
     Parameters
@@ -477,6 +481,9 @@ def resampling_settings(args, observer_level: str = "none") -> ResamplingSetting
         A command line parsed with :func:`add_resampling_options` (missing options take their defaults).
     observer_level : {"none", "bootstrap", "jackknife"}
         The measure's own observer level, used where ``--observer-level`` is not given (DMC: jackknife).
+    interval : {"percentile", "bca", "jackknife", "jackknife-t"}
+        The measure's own interval method, used where ``--interval`` is not given
+        (:attr:`humanlike.measures.contract.Measure.interval`; EC: jackknife-t).
 
     Returns
     -------
@@ -500,11 +507,36 @@ def resampling_settings(args, observer_level: str = "none") -> ResamplingSetting
     if args.seed < 0:
         raise ValueError(f"--seed must be non-negative, got {args.seed}")
     return ResamplingSettings(n_resamples=args.resamples, level=args.level,
-                              interval=getattr(args, "interval", "percentile"),
+                              interval=getattr(args, "interval", None) or interval,
                               observer_level=getattr(args, "observer_level", None) or observer_level,
                               seed=args.seed,
                               memory_budget=getattr(args, "memory_budget", DEFAULT_MEMORY_BUDGET),
                               progress=show_progress(args), workers=getattr(args, "workers", None))
+
+
+def interval_record(args) -> str:
+    """What a run of several measures records as its interval: the one chosen, or each measure's own.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        A parsed command line (``--interval`` may be absent or None).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import argparse
+    >>> interval_record(argparse.Namespace(interval=None)), interval_record(argparse.Namespace(interval="bca"))
+    ("each measure's own (ec: jackknife-t; the others: percentile)", 'bca')
+    """
+    from .registry import measures
+
+    chosen = getattr(args, "interval", None)
+    own = "; ".join(f"{m.name}: {m.interval}" for m in measures() if m.interval != "percentile")
+    return chosen or f"each measure's own ({own}; the others: percentile)"
 
 
 OUT_HELP = ("folder for tables and figures; the run's record humanlike-manifest.json (command, settings, "

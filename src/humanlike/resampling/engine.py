@@ -32,6 +32,7 @@ import numpy as np
 
 from ..trials.design import Design, Stratum
 from .draws import BLOCK, item_weights, observer_weights, standard_normals
+from .intervals import JackknifeMoments, RowMoments
 from .kernels import Aggregate, Kernel, Output, SufficientStatisticKernel
 from .results import Resampled
 from .settings import DEFAULT_MEMORY_BUDGET, ResamplingSettings
@@ -161,7 +162,7 @@ def resample_chunks(n_resamples: int, bytes_per_resample: int, memory_budget: in
 
 def bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Output,
               settings: ResamplingSettings = ResamplingSettings()) -> Resampled:
-    """Estimate, bootstrap replicates and (for BCa) the item jackknife of an analysis.
+    """Estimate, bootstrap replicates and (for BCa and the jackknife intervals) the item jackknife's moments.
 
     Parameters
     ----------
@@ -200,8 +201,8 @@ def bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Outp
     >>> settings = ResamplingSettings(n_resamples=200, seed=0, interval="bca")
     >>> result = bootstrap(Design((stratum,)), MeanKernel(), lambda values: values[("a",)],
     ...                    Output([("a",)], ("stratum",)), settings)
-    >>> result.estimate.tolist(), result.replicates.shape, result.jackknife.ravel().round(3).tolist()
-    ([3.0], (200, 1), [3.667, 3.333, 3.0, 2.0])
+    >>> result.estimate.tolist(), result.replicates.shape, result.jackknife.n.tolist()   # 4 leave-one-out rows
+    ([3.0], (200, 1), [4])
     """
     if len(design) == 0:
         raise ValueError("the design has no strata")
@@ -314,7 +315,7 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
 
     jackknife = None
     if settings.interval in ("bca", "jackknife", "jackknife-t") and settings.n_resamples > 0:
-        jackknife = item_jackknife(design, kernel, aggregate, point, settings)
+        jackknife = item_jackknife_moments(design, kernel, aggregate, point, settings)
     result = Resampled(estimate, replicates, output.labels, output.label_names, reasons, jackknife,
                        settings.to_dict(), settings.level, settings.interval)
     warn_undefined(result, getattr(kernel, "measure", "resampled estimates"))
@@ -360,16 +361,77 @@ def item_jackknife(design: Design, kernel: Kernel, aggregate: Aggregate, point: 
     >>> item_jackknife(Design((stratum,)), kernel, lambda values: values[("a",)], point).ravel().tolist()
     [3.6666666666666665, 3.3333333333333335, 3.0, 2.0]
     """
-    rows = []
+    return np.concatenate([rows for blocks in jackknife_row_blocks(design, kernel, aggregate, point, settings)
+                           for rows in blocks])
+
+
+def item_jackknife_moments(design: Design, kernel: Kernel, aggregate: Aggregate, point: Mapping[tuple, np.ndarray],
+                           settings: ResamplingSettings = ResamplingSettings()) -> JackknifeMoments:
+    """The stratified jackknife's sums of :func:`item_jackknife`'s rows, one stratum (and block) at a time.
+
+    What the engine keeps: the intervals need only these (:class:`~humanlike.resampling.intervals.
+    JackknifeMoments`), and the rows themselves (items x outputs) would outgrow the replicates on data with
+    many experiments.
+
+    Parameters
+    ----------
+    design, kernel, aggregate, point, settings
+        As for :func:`item_jackknife`.
+
+    Returns
+    -------
+    JackknifeMoments
+        Per output column.
+
+    Examples
+    --------
+    >>> class MeanKernel(SufficientStatisticKernel):
+    ...     def statistics(self, stratum):
+    ...         return np.column_stack([stratum.arrays["value"], np.ones(stratum.n_items)])
+    ...     def reduce(self, stratum, sums, observer_weights):
+    ...         return sums[:, :1] / sums[:, 1:]
+    >>> stratum = Stratum(("a",), np.arange(4).astype(str), ("obs",), {"value": np.array([1.0, 2.0, 3.0, 6.0])})
+    >>> kernel = MeanKernel()
+    >>> point = {("a",): kernel.evaluate(stratum, np.ones((1, 4)), None)}
+    >>> moments = item_jackknife_moments(Design((stratum,)), kernel, lambda values: values[("a",)], point)
+    >>> moments.n.tolist(), round(float(moments.variance[0]), 6)   # 3/4 of sum d^2 = 3/4 * 14/9
+    ([4], 1.166667)
+    """
+    estimate = np.asarray(aggregate(point), dtype=float).reshape(-1)
+    moments = JackknifeMoments.zero(estimate.size)
+    for blocks in jackknife_row_blocks(design, kernel, aggregate, point, settings):
+        stratum = None
+        for rows in blocks:   # one stratum's rows, minus the estimate: exactly 0 where it does not matter
+            block = RowMoments.of(rows - estimate)
+            stratum = block if stratum is None else stratum.merged(block)
+        moments = moments.plus_stratum(stratum)
+    return moments
+
+
+def jackknife_row_blocks(design: Design, kernel: Kernel, aggregate: Aggregate, point: Mapping[tuple, np.ndarray],
+                         settings: ResamplingSettings) -> Iterator[Iterator[np.ndarray]]:
+    """:func:`item_jackknife`'s rows: per stratum (design order), its rows in memory-sized blocks.
+
+    Parameters
+    ----------
+    design, kernel, aggregate, point, settings
+        As for :func:`item_jackknife`.
+
+    Yields
+    ------
+    Iterator of numpy.ndarray
+        One per stratum: its aggregated leave-one-out rows (rows x K), a block at a time.
+    """
     own = getattr(kernel, "leave_one_out_rows", None)
-    for s in design:
+
+    def stratum_rows(s: Stratum) -> Iterator[np.ndarray]:
         if own is not None:
             step = max(1, int(settings.memory_budget // max(2 * int(kernel.bytes_per_resample(s)), 1)))
             for lo in range(0, s.n_items, step):
                 values = dict(point)
                 values[s.key] = own(s, lo, min(lo + step, s.n_items))
-                rows.append(aggregate(values))
-            continue
+                yield np.asarray(aggregate(values), dtype=float)
+            return
         if isinstance(kernel, SufficientStatisticKernel):
             loo = kernel.leave_one_out(s)
         else:
@@ -379,8 +441,10 @@ def item_jackknife(design: Design, kernel: Kernel, aggregate: Aggregate, point: 
                 for lo in range(0, s.n_items, step)])
         values = dict(point)
         values[s.key] = loo
-        rows.append(aggregate(values))
-    return np.concatenate(rows)
+        yield np.asarray(aggregate(values), dtype=float)
+
+    for s in design:
+        yield stratum_rows(s)
 
 
 def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregate,

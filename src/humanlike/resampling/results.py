@@ -1,7 +1,7 @@
 """One result shape for every resampled statistic, in the style of scipy.stats results.
 
 A :class:`Resampled` holds the point estimates of K output columns, the kept bootstrap replicates (R x K),
-optionally the jackknife rows used for BCa, a reason for every undefined estimate, the labels that name each
+optionally the moments of the jackknife rows (BCa and the jackknife intervals), a reason for every undefined estimate, the labels that name each
 column, and the settings that produced it. Intervals are computed on demand, at any level and by any method,
 without rerunning anything.
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .intervals import (bca_interval, check_level, jackknife_interval, jackknife_t_interval, nan_counts,
-                        percentile_interval)
+from .intervals import (JackknifeMoments, bca_interval, check_level, jackknife_interval, jackknife_t_interval,
+                        nan_counts, percentile_interval)
 
 INTERVAL_METHODS = ("percentile", "bca", "jackknife", "jackknife-t")
 
@@ -44,8 +44,9 @@ class Resampled:
         Names of the label fields, e.g. ``("scope", "group", "metric")``.
     reasons : numpy.ndarray
         Why an estimate is undefined (``""`` where it is defined), shape (K,).
-    jackknife : numpy.ndarray or None
-        Leave-one-out rows (n, K) for the BCa acceleration.
+    jackknife : JackknifeMoments or None
+        The moments of the leave-one-out rows, for the BCa acceleration and the jackknife intervals (rows (n, K)
+        given are turned into their :class:`~humanlike.resampling.intervals.JackknifeMoments`).
     settings : dict
         The settings that produced the result (a :class:`~humanlike.resampling.settings.ResamplingSettings` as dict).
     level, method : float, str
@@ -64,7 +65,7 @@ class Resampled:
     labels: list[tuple] = field(default_factory=list)
     label_names: tuple[str, ...] = ()
     reasons: np.ndarray | None = None
-    jackknife: np.ndarray | None = field(default=None, repr=False)
+    jackknife: JackknifeMoments | None = field(default=None, repr=False)
     settings: dict = field(default_factory=dict)
     level: float = 0.95
     method: str = "percentile"
@@ -97,6 +98,8 @@ class Resampled:
         object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "label_names", names)
         object.__setattr__(self, "reasons", reasons)
+        if self.jackknife is not None:
+            object.__setattr__(self, "jackknife", JackknifeMoments.of(self.jackknife, estimate))
 
     @property
     def n_resamples(self) -> int:
@@ -240,7 +243,7 @@ class Resampled:
         Returns
         -------
         Resampled
-            The same settings, with estimates, replicates, labels, reasons and jackknife rows of those columns.
+            The same settings, with estimates, replicates, labels, reasons and jackknife moments of those columns.
 
         Examples
         --------
@@ -252,7 +255,7 @@ class Resampled:
         idx = np.arange(self.estimate.size)[np.asarray(columns)]
         return replace(self, estimate=self.estimate[idx], replicates=self.replicates[:, idx],
                        labels=[self.labels[k] for k in idx], reasons=self.reasons[idx],
-                       jackknife=None if self.jackknife is None else self.jackknife[:, idx])
+                       jackknife=None if self.jackknife is None else self.jackknife.select(idx))
 
     def where(self, **fields) -> Resampled:
         """The columns whose labels match every ``name=value`` given (a value may be a list of values).

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...stats.comparison import CORRECTIONS, NORMALISATIONS
+from ..registry import get_measure
 from .planning import MAX_HUMANS
 from ..options import (
     add_exclusion_options, add_json_option, add_output_options, add_seed_option, exclusions_of, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
@@ -16,6 +17,8 @@ from ..options import (
 
 #: Each measure's default ``--observer-level`` (the same as its own command's).
 OBSERVER_LEVEL_DEFAULTS = {"ec": "none", "dmc": "jackknife", "dvc": "none", "ood-alignment": "none"}
+#: The registered measure behind each ``--measure`` (its own interval is used where ``--interval`` is not given).
+REGISTERED = {"ec": "ec", "dmc": "dmc", "dvc": "dvc", "ood-alignment": "ood"}
 
 
 def register(sub, plan_sub) -> None:
@@ -124,7 +127,8 @@ def compare_settings(args):
     >>> compare_settings(build_parser().parse_args(["compare", "d/", "--measure", "dmc"])).observer_level
     'jackknife'
     """
-    settings = resampling_settings(argparse.Namespace(**{**vars(args), "observer_level": "none"}))
+    settings = resampling_settings(argparse.Namespace(**{**vars(args), "observer_level": "none"}),
+                                   interval=get_measure(REGISTERED[args.measure]).interval)
     level = args.observer_level or OBSERVER_LEVEL_DEFAULTS[args.measure]
     return replace(settings, observer_level=level)
 

@@ -189,7 +189,7 @@ def run_benchmark(
         Defaults to the benchmark's table (:data:`MODELVSHUMAN_EXCLUSIONS`); ``None`` keeps every condition
         (e.g. for simulated data).
     settings : ResamplingSettings, optional
-        The one settings object (default ``ResamplingSettings()``).
+        The one settings object (default EC's :data:`~humanlike.measures.ec.analysis.DEFAULT_SETTINGS`).
     policy : {"strict", "model-vs-human"}
         ``"model-vs-human"`` reproduces the benchmark code's kappa exactly (observed agreement 1 gives 1);
         the default skips undefined kappas.

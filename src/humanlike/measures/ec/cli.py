@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .result import PAIR_INTERVALS, bootstrap_label
-from .analysis import P_VALUE_METHODS
+from .analysis import DEFAULT_SETTINGS, P_VALUE_METHODS
 from ...resampling.settings import ResamplingSettings
 from ..options import add_data_options
 from ..options import (
@@ -156,7 +156,7 @@ def ec_settings(args) -> ResamplingSettings:
     >>> ec_settings(build_parser().parse_args(["benchmark", "raw-data/", "--two-level"])).observer_level
     'bootstrap'
     """
-    settings = resampling_settings(args)
+    settings = resampling_settings(args, interval=DEFAULT_SETTINGS.interval)
     if getattr(args, "two_level", False):
         if settings.observer_level not in ("none", "bootstrap"):
             raise ValueError(f"--two-level contradicts --observer-level {settings.observer_level}")

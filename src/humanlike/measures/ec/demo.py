@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..options import resampling_settings
+from .analysis import DEFAULT_SETTINGS
 from .cli import format_overall, with_dmc_rows
 
 
@@ -47,7 +48,7 @@ def demo(trials, args) -> list[Path]:
 
     run = args.run_outputs
     out = Path(args.out)
-    result = run_benchmark(trials, exclusions=None, settings=resampling_settings(args))
+    result = run_benchmark(trials, exclusions=None, settings=resampling_settings(args, interval=DEFAULT_SETTINGS.interval))
     # Computed once for the whole demo; the other measures' parts read them from here.
     args.demo_results["ec"] = result
     args.demo_results["error_consistency"] = result.details
