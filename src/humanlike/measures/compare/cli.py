@@ -270,15 +270,18 @@ def format_comparison(comparison) -> str:
     >>> text = format_comparison(compare_scores(Scores("error_consistency", "overall", ("a", "b"), [0.4, 0.2],
     ...                                                reps, 0.5, np.full(200, 0.5))))
     >>> print(text.splitlines()[1])
-    human ceiling +0.500 [+0.500, +0.500]
+    human ceiling +0.500 [+0.500, +0.500] (percentile (paired bootstrap))
     """
     s = comparison.settings
     lines = [f"{s['measure']} ({s['scope']}), {s['n_resamples']} paired resamples, level {s['level']}, "
              f"correction {s['correction']}" + (f", normalised: {s['normalise']}" if s["normalise"] else "")]
     c = comparison.ceiling
-    lines.append(f"human ceiling {_num(c['estimate'])} [{_num(c['ci_low'])}, {_num(c['ci_high'])}]")
+    method = f" ({c['interval']})" if c.get("interval") else ""
+    lines.append(f"human ceiling {_num(c['estimate'])} [{_num(c['ci_low'])}, {_num(c['ci_high'])}]{method}")
     lines.append("")
-    lines.append("models by score (models sharing a letter are not resolved from one another):")
+    methods = ", ".join(m for m in dict.fromkeys(comparison.scores["interval"]) if m)
+    lines.append(f"models by score (interval: {methods}; models sharing a letter are not resolved from one "
+                 "another):")
     norm = s["normalise"] is not None
     for row in comparison.scores.itertuples(index=False):
         extra = (f"   normalised {_num(row.normalised)} [{_num(row.normalised_low)}, {_num(row.normalised_high)}]"
