@@ -66,7 +66,8 @@ def register(sub, plan_sub) -> None:
     cmp.add_argument("--figure", type=Path, help="write the comparison figure here (png/pdf/svg)")
     # No --interval: the differences' intervals are percentile intervals of the paired replicates (MOVER on the
     # profile-likelihood intervals for single-table EC) and the p-values the bootstrap's (docs/compare.md), so a
-    # BCa choice would be accepted and ignored.
+    # BCa choice would be accepted and ignored there. (Each score's own interval is the measure's, by the
+    # method the measure's analysis uses by default.)
     add_resampling_options(cmp, interval=False)
     cmp.set_defaults(observer_level=None)   # None: the measure's own default (OBSERVER_LEVEL_DEFAULTS)
     add_output_options(cmp, out_default=None)
