@@ -57,6 +57,8 @@ SCORE_COLUMNS = ["measure", "scope", "model", "estimate", "ci_low", "ci_high", "
 BOOTSTRAP_TEST = "paired bootstrap (percentile-interval inversion)"
 #: The interval of a difference by default, as named in the output's ``interval`` column.
 PERCENTILE_INTERVAL = "percentile (paired bootstrap)"
+#: The ``interval`` of a row without an interval for want of resamples.
+NO_RESAMPLES = "none (no resamples)"
 
 
 def holm(pvalues) -> np.ndarray:
@@ -193,7 +195,7 @@ def _score_intervals(scores: Scores, order: list, replicates: np.ndarray, estima
     if scores.interval_method is not None:
         return scores.low[order], scores.high[order], [scores.interval_method[k] for k in order]
     low, high = _interval(replicates, estimate, level)
-    method = PERCENTILE_INTERVAL if replicates.shape[0] >= 2 else "none (no resamples)"
+    method = PERCENTILE_INTERVAL if replicates.shape[0] >= 2 else NO_RESAMPLES
     return low, high, [method] * len(order)
 
 
@@ -641,7 +643,7 @@ def _rows(kind, family, a_names, b_names, est_a, est_b, diff, diff_reps, level, 
         "resolved": np.nan_to_num(padj, nan=2.0) <= 1 - level,
         "family": f"{family} ({size} test{'s' if size != 1 else ''})", "family_size": size,
         "correction": correction, "test": test,
-        "interval": PERCENTILE_INTERVAL if diff_reps.shape[0] >= 2 else "none (no resamples)", "scale": scale,
+        "interval": PERCENTILE_INTERVAL if diff_reps.shape[0] >= 2 else NO_RESAMPLES, "scale": scale,
         "undefined_share": _undefined_share(diff_reps), "reason": list(reasons),
     })
     return frame
@@ -734,7 +736,7 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
     m = len(names)
     ia, ib = np.triu_indices(m, k=1)
     pair_reasons = [("; ".join(r for r in (reasons[i], reasons[j]) if r)) for i, j in zip(ia, ib)]
-    test = BOOTSTRAP_TEST if scores.n_resamples else "none (no resamples)"
+    test = BOOTSTRAP_TEST if scores.n_resamples else NO_RESAMPLES
     frames = [_rows("pair", f"all pairs of {m} models", [names[i] for i in ia], [names[j] for j in ib],
                     est[ia], est[ib], est[ia] - est[ib], reps[:, ia] - reps[:, ib], level, correction, scale,
                     test, scores, pair_reasons)]

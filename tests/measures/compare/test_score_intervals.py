@@ -254,3 +254,37 @@ def test_scores_without_given_intervals_keep_the_percentile_and_given_ones_need_
         compare_scores(given, level=0.9)
     with pytest.raises(ValueError, match="together"):
         Scores("x", "overall", ("a",), [0.4], reps[:, :1], low=[0.3])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_ood_alignment_scores_carry_the_regime_table_interval():
+    from humanlike.measures.ood.analysis import ood_analysis
+
+    reference = {"sim-noise": "0.00", "sim-blur": "0", "sim-contrast": "100", "sim-rotation": "0"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=RuntimeWarning)
+        result = ood_analysis(simulate_benchmark(seed=0, n_humans=3, n_items=24), reference,
+                              settings=ResamplingSettings(n_resamples=40, seed=0))
+        comparison, narrow = compare(result), compare(result, level=0.8)
+    alignment = result.alignment
+    regime = list(alignment.ratio_replicates)[0]
+    table = alignment.regime_ratios[alignment.regime_ratios["regime"] == regime].set_index("model")
+    for row in comparison.scores.to_dict("records"):
+        assert (row["ci_low"], row["ci_high"]) == tuple(table.loc[row["model"], ["ratio_low", "ratio_high"]])
+        assert row["interval"] == "percentile bootstrap"
+    # at another level: the same columns' interval from the alignment's resampled values
+    low, high = percentile_interval(alignment.ratio_replicates[regime], 0.8)
+    shown = narrow.scores.set_index("model")
+    assert set(shown["interval"]) == {"percentile bootstrap"}
+    for k, model in enumerate(alignment.models):
+        assert shown.loc[model, "ci_low"] == pytest.approx(low[k]) and shown.loc[model, "ci_high"] == pytest.approx(high[k])
+
+
+def test_one_table_ec_without_resamples_still_shows_the_profile_interval(one_table):
+    trials, _ = one_table
+    result = error_consistency(trials, settings=ResamplingSettings(n_resamples=0, seed=0))
+    scores = compare(result, trials=trials).scores
+    assert set(scores["interval"]) == {PROFILE} and scores["ci_low"].notna().all()
+    several = simulate_benchmark(seed=1, n_humans=3, n_items=40)
+    plain = compare(error_consistency(several, settings=ResamplingSettings(n_resamples=0, seed=0))).scores
+    assert set(plain["interval"]) == {"none (no resamples)"} and plain["ci_low"].isna().all()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...stats.comparison import ComparisonResult, Scores, compare_scores
+from ...stats.comparison import NO_RESAMPLES, ComparisonResult, Scores, compare_scores
 from ..ec.exchange import ec_label_exchange_test
 from .mover import ec_difference_interval, joint_correlation
 from ..dmc.kernel import DMC, MODEL_HUMAN_MEAN
@@ -50,7 +50,10 @@ def _reported(frame: pd.DataFrame, columns, method: str | None = None) -> tuple[
     rows = frame.iloc[[position[tuple(label)] for label in columns.labels]]
     methods = (rows["interval_method"].astype(str).tolist() if method is None
                else [method] * len(rows))
-    return rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float), tuple(methods)
+    low, high = rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float)
+    if columns.n_resamples < 2:   # a bootstrap interval needs replicates (a profile interval does not)
+        methods = [m if np.isfinite(lo) else NO_RESAMPLES for m, lo in zip(methods, low)]
+    return low, high, tuple(methods)
 
 
 def _own_intervals(frame: pd.DataFrame, model_cols, ceiling_cols, method: str | None, level: float) -> dict:
@@ -311,14 +314,14 @@ def _ood_intervals(alignment: OODAlignment, regime: str, table: pd.DataFrame, mo
                    level: float | None) -> dict:
     """The regime ratios' intervals as the alignment reports them (its table at its own level, its resampled
     values at another); empty (the percentile interval of the replicates) where neither is at hand."""
-    settings = alignment.settings
-    own_level = float(settings.get("level", alignment.resampled.level if alignment.resampled is not None
-                                   else np.nan))
-    label = bootstrap_label(alignment.resampled, settings.get("interval", "percentile"))
-    if (level is None or float(level) == own_level) and {"ratio_low", "ratio_high"} <= set(table.columns):
+    settings, resampled = alignment.settings, alignment.resampled
+    own_level = settings.get("level", resampled.level if resampled is not None else None)
+    if own_level is not None and (level is None or float(level) == float(own_level)) \
+            and {"ratio_low", "ratio_high"} <= set(table.columns):
         low, high = (table[c].reindex(models).to_numpy(dtype=float) for c in ("ratio_low", "ratio_high"))
-        return {"low": low, "high": high, "interval_method": (label,) * len(models), "interval_level": own_level}
-    resampled = alignment.resampled
+        label = bootstrap_label(resampled, settings.get("interval", "percentile"))
+        return {"low": low, "high": high, "interval_method": (label,) * len(models),
+                "interval_level": float(own_level)}
     if resampled is None:
         return {}
     names = resampled.label_names
@@ -327,8 +330,10 @@ def _ood_intervals(alignment: OODAlignment, regime: str, table: pd.DataFrame, mo
                 and lab[names.index("metric")] == "ratio"}
     if set(models) - set(position):
         return {}
+    level = float(level if level is not None else resampled.level)
     low, high = resampled.select([position[m] for m in models]).interval(level)
-    return {"low": low, "high": high, "interval_method": (label,) * len(models), "interval_level": float(level)}
+    return {"low": low, "high": high, "interval_method": (bootstrap_label(resampled, None),) * len(models),
+            "interval_level": level}
 
 
 #: The adapters: result class -> function giving its :class:`~humanlike.stats.comparison.Scores`.
