@@ -89,9 +89,9 @@ def test_real_one_table_ec_compare_cli_shows_ec_cli_interval(mvh_trials, tmp_pat
     from humanlike.app.cli import main
 
     conditions = mvh_trials.groupby("experiment")["condition"].nunique()
-    experiment = sorted(conditions[conditions == 1].index)[0]
+    experiment = min(conditions[conditions == 1].index)
     here = mvh_trials[mvh_trials["experiment"] == experiment]
-    human = sorted(here.loc[here["observer_kind"] == "human", "observer"].unique())[0]
+    human = min(here.loc[here["observer_kind"] == "human", "observer"].unique())
     one = here[(here["observer_kind"] == "model") | (here["observer"] == human)]
     data = tmp_path / "one.csv"
     one.to_csv(data, index=False)
@@ -245,6 +245,7 @@ def test_scores_without_given_intervals_keep_the_percentile_and_given_ones_need_
     plain = compare_scores(Scores("x", "overall", ("a", "b"), [0.4, 0.2], reps, 0.5, 0.5 + reps[:, 0] - 0.4))
     low, high = percentile_interval(reps, 0.95)
     assert plain.scores["ci_low"].tolist() == pytest.approx(low.tolist())
+    assert plain.scores["ci_high"].tolist() == pytest.approx(high.tolist())
     assert set(plain.scores["interval"]) == {"percentile (paired bootstrap)"}
     given = Scores("x", "overall", ("a", "b"), [0.4, 0.2], reps, low=[0.3, 0.1], high=[0.5, 0.3],
                    interval_method=("m", "m"), interval_level=0.95)
@@ -267,7 +268,7 @@ def test_ood_alignment_scores_carry_the_regime_table_interval():
                               settings=ResamplingSettings(n_resamples=40, seed=0))
         comparison, narrow = compare(result), compare(result, level=0.8)
     alignment = result.alignment
-    regime = list(alignment.ratio_replicates)[0]
+    regime = next(iter(alignment.ratio_replicates))
     table = alignment.regime_ratios[alignment.regime_ratios["regime"] == regime].set_index("model")
     for row in comparison.scores.to_dict("records"):
         assert (row["ci_low"], row["ci_high"]) == tuple(table.loc[row["model"], ["ratio_low", "ratio_high"]])
