@@ -24,12 +24,16 @@ Definitions (one place; docs/compare.md states the same):
   :func:`humanlike.stats.multiple.benjamini_hochberg`). A comparison is **resolved** when its adjusted p-value
   is at most ``alpha = 1 - level``.
 * **ratio** to a ceiling: ``a / c`` with the percentile interval of ``a*_r / c*_r`` (same replicates).
+* **a score's own interval**: each model's (and the ceiling's) raw score carries the interval the measure's own
+  result reports for that number (``Scores.low``/``high``/``interval_method``, given by the adapters in
+  :mod:`humanlike.measures.compare.adapters`), so one number never has two intervals; only where none is given
+  is it the percentile interval of the replicates.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -46,13 +50,15 @@ COMPARISON_COLUMNS = ["measure", "scope", "comparison", "model_a", "model_b", "e
                       "family_size", "correction", "test", "interval", "scale", "undefined_share", "reason"]
 
 #: Columns of :meth:`ComparisonResult.scores_frame`.
-SCORE_COLUMNS = ["measure", "scope", "model", "estimate", "ci_low", "ci_high", "normalised", "normalised_low",
+SCORE_COLUMNS = ["measure", "scope", "model", "estimate", "ci_low", "ci_high", "interval", "normalised", "normalised_low",
                  "normalised_high", "scale", "rank", "letters", "undefined_share", "reason"]
 
 #: The bootstrap test of a zero difference, as named in the output's ``test`` column.
 BOOTSTRAP_TEST = "paired bootstrap (percentile-interval inversion)"
 #: The interval of a difference by default, as named in the output's ``interval`` column.
 PERCENTILE_INTERVAL = "percentile (paired bootstrap)"
+#: The ``interval`` of a row without an interval for want of resamples.
+NO_RESAMPLES = "none (no resamples)"
 
 
 def holm(pvalues) -> np.ndarray:
@@ -182,6 +188,17 @@ def _interval(replicates: np.ndarray, estimate: np.ndarray, level: float) -> tup
     return np.where(defined, low, np.nan), np.where(defined, high, np.nan)
 
 
+def _score_intervals(scores: Scores, order: list, replicates: np.ndarray, estimate: np.ndarray,
+                     level: float) -> tuple[np.ndarray, np.ndarray, list]:
+    """The models' intervals (in ``order``) and their methods: the measure's own where :class:`Scores` carries
+    them, else the percentile interval of the replicates."""
+    if scores.interval_method is not None:
+        return scores.low[order], scores.high[order], [scores.interval_method[k] for k in order]
+    low, high = _interval(replicates, estimate, level)
+    method = PERCENTILE_INTERVAL if replicates.shape[0] >= 2 else NO_RESAMPLES
+    return low, high, [method] * len(order)
+
+
 def _undefined_share(replicates: np.ndarray) -> np.ndarray:
     if replicates.shape[0] == 0:
         return np.full(replicates.shape[1], np.nan)
@@ -220,6 +237,17 @@ class Scores:
     ceiling_fixed : bool
         The ceiling is a fixed reference (e.g. 1 for a score that is already a ratio to the humans): models are
         compared with it, but it is not tested against chance.
+    low, high : numpy.ndarray or None
+        Each model's interval as the measure's own result reports it (shape (M,)); None: the percentile interval
+        of :attr:`replicates` is shown instead.
+    interval_method : tuple of str or None
+        The method of each of those intervals (e.g. ``"profile likelihood"``, ``"percentile bootstrap"``).
+    ceiling_low, ceiling_high : float
+        The ceiling's interval as the measure's result reports it (used where ``ceiling_interval_method`` is set).
+    ceiling_interval_method : str
+        Its method; ``""``: the percentile interval of :attr:`ceiling_replicates` is shown instead.
+    interval_level : float or None
+        The level of the given intervals; :func:`compare_scores` refuses another level.
 
     Examples
     --------
@@ -241,6 +269,13 @@ class Scores:
     per_experiment: dict | None = None
     reasons: tuple = ()
     ceiling_fixed: bool = False
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
+    interval_method: tuple | None = None
+    ceiling_low: float = float("nan")
+    ceiling_high: float = float("nan")
+    ceiling_interval_method: str = ""
+    interval_level: float | None = None
 
     def __post_init__(self) -> None:
         estimate = np.asarray(self.estimate, dtype=float).reshape(-1)
@@ -261,6 +296,20 @@ class Scores:
         object.__setattr__(self, "replicates", replicates)
         object.__setattr__(self, "ceiling_replicates", ceiling_replicates)
         object.__setattr__(self, "reasons", tuple(self.reasons) if self.reasons else ("",) * estimate.size)
+        given = [self.low is not None, self.high is not None, self.interval_method is not None]
+        if any(given) and not all(given):
+            raise ValueError("a score interval needs low, high and interval_method together")
+        if all(given):
+            low = np.asarray(self.low, dtype=float).reshape(-1)
+            high = np.asarray(self.high, dtype=float).reshape(-1)
+            methods = tuple(str(m) for m in self.interval_method)
+            if not low.size == high.size == len(methods) == estimate.size:
+                raise ValueError(f"{low.size} interval ends and {len(methods)} methods for {estimate.size} scores")
+            object.__setattr__(self, "low", low)
+            object.__setattr__(self, "high", high)
+            object.__setattr__(self, "interval_method", methods)
+        if (all(given) or self.ceiling_interval_method) and self.interval_level is None:
+            raise ValueError("given score intervals need their interval_level")
 
     @property
     def n_resamples(self) -> int:
@@ -294,9 +343,11 @@ class Scores:
         per = self.per_experiment
         if per is not None:
             per = dict(per, estimate=per["estimate"][:, idx], replicates=per["replicates"][:, :, idx])
-        return Scores(self.measure, self.scope, tuple(models), self.estimate[idx], self.replicates[:, idx],
-                      self.ceiling, self.ceiling_replicates, self.chance, self.settings, per,
-                      tuple(self.reasons[k] for k in idx), self.ceiling_fixed)
+        given = self.interval_method is not None
+        return replace(self, models=tuple(models), estimate=self.estimate[idx], replicates=self.replicates[:, idx],
+                       per_experiment=per, reasons=tuple(self.reasons[k] for k in idx),
+                       low=self.low[idx] if given else None, high=self.high[idx] if given else None,
+                       interval_method=tuple(self.interval_method[k] for k in idx) if given else None)
 
 
 def ceiling_ratio(estimate, replicates, ceiling, ceiling_replicates) -> tuple[np.ndarray, np.ndarray]:
@@ -499,9 +550,11 @@ class ComparisonResult:
         One row per comparison, columns :data:`COMPARISON_COLUMNS`; ``comparison`` is ``"pair"``,
         ``"model vs ceiling"`` or ``"ceiling vs chance"``; ``family`` names the family the correction ran over.
     scores : pandas.DataFrame
-        One row per model (by score, best first), columns :data:`SCORE_COLUMNS`.
+        One row per model (by score, best first), columns :data:`SCORE_COLUMNS`; ``ci_low``/``ci_high`` are the
+        interval the measure's own result reports for the score where the adapter gave it (``interval`` names
+        its method), else the percentile interval of the replicates.
     ceiling : dict
-        The human ceiling: estimate, ci_low, ci_high, chance.
+        The human ceiling: estimate, ci_low, ci_high, interval (its method, chosen as for the models), chance.
     settings : dict
         The level, correction, normalisation and the settings of the measure's result.
 
@@ -590,7 +643,7 @@ def _rows(kind, family, a_names, b_names, est_a, est_b, diff, diff_reps, level, 
         "resolved": np.nan_to_num(padj, nan=2.0) <= 1 - level,
         "family": f"{family} ({size} test{'s' if size != 1 else ''})", "family_size": size,
         "correction": correction, "test": test,
-        "interval": PERCENTILE_INTERVAL if diff_reps.shape[0] >= 2 else "none (no resamples)", "scale": scale,
+        "interval": PERCENTILE_INTERVAL if diff_reps.shape[0] >= 2 else NO_RESAMPLES, "scale": scale,
         "undefined_share": _undefined_share(diff_reps), "reason": list(reasons),
     })
     return frame
@@ -660,6 +713,10 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
     ['a', 'b', 'b']
     """
     check_level(level)
+    given = scores.interval_method is not None or scores.ceiling_interval_method
+    if given and float(scores.interval_level) != float(level):
+        raise ValueError(f"the scores carry their measure's intervals at level {scores.interval_level}; compare "
+                         f"them at that level, or take the scores from the result at level {level}")
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {CORRECTIONS}, not {correction!r}")
     if normalise is not None and normalise not in NORMALISATIONS:
@@ -679,7 +736,7 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
     m = len(names)
     ia, ib = np.triu_indices(m, k=1)
     pair_reasons = [("; ".join(r for r in (reasons[i], reasons[j]) if r)) for i, j in zip(ia, ib)]
-    test = BOOTSTRAP_TEST if scores.n_resamples else "none (no resamples)"
+    test = BOOTSTRAP_TEST if scores.n_resamples else NO_RESAMPLES
     frames = [_rows("pair", f"all pairs of {m} models", [names[i] for i in ia], [names[j] for j in ib],
                     est[ia], est[ib], est[ia] - est[ib], reps[:, ia] - reps[:, ib], level, correction, scale,
                     test, scores, pair_reasons)]
@@ -733,7 +790,7 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
     resolved = {frozenset((a, b)) for a, b, r in
                 frames[0][["model_a", "model_b", "resolved"]].itertuples(index=False) if r}
     letters = compact_letters(names, resolved)
-    raw_low, raw_high = _interval(raw_reps, raw_est, level)
+    raw_low, raw_high, raw_methods = _score_intervals(scores, order, raw_reps, raw_est, level)
     if normalise is None:
         n_est, n_low, n_high = np.full(m, np.nan), np.full(m, np.nan), np.full(m, np.nan)
     else:
@@ -741,13 +798,17 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
         n_est = est
     score_frame = pd.DataFrame({
         "measure": scores.measure, "scope": scores.scope, "model": names, "estimate": raw_est, "ci_low": raw_low,
-        "ci_high": raw_high, "normalised": n_est, "normalised_low": n_low, "normalised_high": n_high,
+        "ci_high": raw_high, "interval": raw_methods, "normalised": n_est, "normalised_low": n_low, "normalised_high": n_high,
         "scale": scale, "rank": np.arange(1, m + 1), "letters": [letters[n] for n in names],
         "undefined_share": _undefined_share(reps), "reason": reasons})[SCORE_COLUMNS]
-    ceiling = {"estimate": scores.ceiling, "ci_low": np.nan, "ci_high": np.nan, "chance": scores.chance}
-    if has_ceiling and scores.n_resamples >= 2:
+    ceiling = {"estimate": scores.ceiling, "ci_low": np.nan, "ci_high": np.nan, "interval": "",
+               "chance": scores.chance}
+    if has_ceiling and scores.ceiling_interval_method:
+        ceiling.update(ci_low=float(scores.ceiling_low), ci_high=float(scores.ceiling_high),
+                       interval=scores.ceiling_interval_method)
+    elif has_ceiling and scores.n_resamples >= 2:
         lo, hi = _interval(scores.ceiling_replicates[:, None], np.array([scores.ceiling]), level)
-        ceiling.update(ci_low=float(lo[0]), ci_high=float(hi[0]))
+        ceiling.update(ci_low=float(lo[0]), ci_high=float(hi[0]), interval=PERCENTILE_INTERVAL)
     notes = []
     if scores.n_resamples:
         floor = 2.0 / (scores.n_resamples + 1)

@@ -14,13 +14,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...stats.comparison import ComparisonResult, Scores, compare_scores
+from ...stats.comparison import NO_RESAMPLES, ComparisonResult, Scores, compare_scores
 from ..ec.exchange import ec_label_exchange_test
 from .mover import ec_difference_interval, joint_correlation
 from ..dmc.kernel import DMC, MODEL_HUMAN_MEAN
 from ..dmc.result import DMCResult
 from ..dvc.choices import LatentBenchmarkResult
-from ..ec.result import ErrorConsistencyResult
+from ..ec.result import ErrorConsistencyResult, bootstrap_label
 from ..ood.analysis import OODResult
 from ..ood.alignment import OODAlignment
 from ...trials.selection import select_trials
@@ -36,8 +36,43 @@ def _replicates(resampled, n: int) -> np.ndarray:
     return reps if reps.shape[0] else np.zeros((0, n))
 
 
-def ec_scores(result: ErrorConsistencyResult, *, scope: str = "overall") -> Scores:
+def _table_level(resampled, level: float | None) -> float | None:
+    """None (the result's tables as it reports them) where ``level`` is the result's own, else ``level``."""
+    return None if level is None or float(level) == float(resampled.level) else float(level)
+
+
+def _reported(frame: pd.DataFrame, columns, method: str | None = None) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """``(low, high, methods)`` of the labelled ``columns`` (a Resampled selection) as the result's own table
+    ``frame`` reports them: its rows are found by the label fields; each row's method is the table's
+    ``interval_method`` column, or ``method`` where the table has none."""
+    keys = list(columns.label_names)
+    position = {tuple(row): k for k, row in enumerate(frame[keys].itertuples(index=False, name=None))}
+    rows = frame.iloc[[position[tuple(label)] for label in columns.labels]]
+    methods = (rows["interval_method"].astype(str).tolist() if method is None
+               else [method] * len(rows))
+    low, high = rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float)
+    if columns.n_resamples < 2:   # a bootstrap interval needs replicates (a profile interval does not)
+        methods = [m if np.isfinite(lo) else NO_RESAMPLES for m, lo in zip(methods, low)]
+    return low, high, tuple(methods)
+
+
+def _own_intervals(frame: pd.DataFrame, model_cols, ceiling_cols, method: str | None, level: float) -> dict:
+    """The :class:`~humanlike.stats.comparison.Scores` interval fields from the result's own table."""
+    low, high, methods = _reported(frame, model_cols, method)
+    out = {"low": low, "high": high, "interval_method": methods, "interval_level": level}
+    if len(ceiling_cols):
+        c_low, c_high, c_method = _reported(frame, ceiling_cols, method)
+        out.update(ceiling_low=float(c_low[0]), ceiling_high=float(c_high[0]), ceiling_interval_method=c_method[0])
+    return out
+
+
+def ec_scores(result: ErrorConsistencyResult, *, scope: str = "overall", level: float | None = None) -> Scores:
     """The models' error consistency with the humans, the human–human ceiling, and their paired replicates.
+
+    Each score's interval is the one the result's summary reports for it (``humanlike ec``'s table): the
+    profile-likelihood interval where the score is one 2x2 table (one human, one condition), else the
+    result's own bootstrap (or jackknife) interval (:meth:`ErrorConsistencyResult.summary_frame
+    <humanlike.measures.ec.result.ErrorConsistencyResult.summary_frame>`; docs/compare.md).
 
     Parameters
     ----------
@@ -45,6 +80,8 @@ def ec_scores(result: ErrorConsistencyResult, *, scope: str = "overall") -> Scor
         From :func:`humanlike.measures.ec.analysis.error_consistency`.
     scope : str
         ``"overall"`` (mean over experiments) or one experiment.
+    level : float, optional
+        Level of the scores' intervals (default: the result's).
 
     Returns
     -------
@@ -98,14 +135,19 @@ def ec_scores(result: ErrorConsistencyResult, *, scope: str = "overall") -> Scor
                 ceil_reps[:, e] = _replicates(hum, 1)[:, 0]
         per = {"experiments": experiments, "estimate": est, "replicates": reps, "ceiling": ceil,
                "ceiling_replicates": ceil_reps}
+    own = _own_intervals(result.frame_rows(_table_level(result.resampled, level)), model_cols, ceiling, None,
+                         float(level if level is not None else result.resampled.level))
     return Scores(EC, scope, tuple(present), model_cols.estimate, _replicates(model_cols, len(present)),
                   float(ceiling.estimate[0]) if len(ceiling) else np.nan,
                   _replicates(ceiling, 1)[:, 0] if len(ceiling) else None, 0.0, dict(result.settings), per,
-                  tuple(model_cols.reasons))
+                  tuple(model_cols.reasons), **own)
 
 
-def dmc_scores(result: DMCResult, *, scope: str = "overall") -> Scores:
+def dmc_scores(result: DMCResult, *, scope: str = "overall", level: float | None = None) -> Scores:
     """The models' decision-margin consistency with the pooled humans, the split-half ceiling, replicates.
+
+    Each score's interval is the one the result's summary reports for it (``humanlike dmc``'s table; with
+    :meth:`~humanlike.measures.dmc.result.DMCResult.with_published_intervals`, the published t-intervals).
 
     Parameters
     ----------
@@ -113,6 +155,8 @@ def dmc_scores(result: DMCResult, *, scope: str = "overall") -> Scores:
         From :func:`humanlike.measures.dmc.analysis.decision_margin_consistency`.
     scope : str
         ``"overall"`` (mean over experiments) or one experiment (mean over its conditions).
+    level : float, optional
+        Level of the scores' intervals (default: the result's).
 
     Returns
     -------
@@ -134,8 +178,8 @@ def dmc_scores(result: DMCResult, *, scope: str = "overall") -> Scores:
     >>> len(s.models), s.replicates.shape, s.per_experiment is None
     (5, (10, 5), True)
     """
-    level = "overall" if scope == "overall" else "experiment"
-    dmc = result.resampled.where(metric=DMC, level=level, condition="")
+    aggregate = "overall" if scope == "overall" else "experiment"
+    dmc = result.resampled.where(metric=DMC, level=aggregate, condition="")
     scopes = sorted({lab[1] for lab in result.resampled.labels if lab[0] in ("overall", "experiment")})
     here = dmc.where(scope=scope)
     if not len(here):
@@ -146,13 +190,18 @@ def dmc_scores(result: DMCResult, *, scope: str = "overall") -> Scores:
     model_cols = here.where(group=models, kind="model-human")
     present = [lab[3] for lab in model_cols.labels]
     ceiling = here.where(group=HUMANS)
+    table_level = _table_level(result.resampled, level)
+    published = table_level is None and result.settings.get("preset") == "paper"
+    method = result.settings["interval"] if published else bootstrap_label(result.resampled, None)
+    own = _own_intervals(result.frame_rows(table_level), model_cols, ceiling, method,
+                         float(level if level is not None else result.resampled.level))
     return Scores(DMC, scope, tuple(present), model_cols.estimate, _replicates(model_cols, len(present)),
                   float(ceiling.estimate[0]) if len(ceiling) else np.nan,
                   _replicates(ceiling, 1)[:, 0] if len(ceiling) else None, 0.0, dict(result.settings), None,
-                  tuple(model_cols.reasons))
+                  tuple(model_cols.reasons), **own)
 
 
-def dvc_scores(result: LatentBenchmarkResult, *, scope: str = "overall") -> Scores:
+def dvc_scores(result: LatentBenchmarkResult, *, scope: str = "overall", level: float | None = None) -> Scores:
     """The models' latent correlation with the humans (decision-variable correlation from choices), the
     human–human ceiling, and their paired replicates.
 
@@ -163,6 +212,9 @@ def dvc_scores(result: LatentBenchmarkResult, *, scope: str = "overall") -> Scor
         :func:`~humanlike.measures.dvc.choices.margin_probit_correlation`).
     scope : str
         ``"overall"`` or one experiment.
+    level : float, optional
+        Level of the scores' intervals (default: the result's); each is the interval the result's table
+        reports for that score.
 
     Returns
     -------
@@ -195,19 +247,22 @@ def dvc_scores(result: LatentBenchmarkResult, *, scope: str = "overall") -> Scor
         raise ValueError(f"the {result.metric} result has no model (no model–human pairs to compare)")
     model_cols = here.where(group=models, kind="model-human")
     ceiling = here.where(group=HUMANS)
+    own = _own_intervals(result.frame_rows(_table_level(values, level)), model_cols, ceiling,
+                         bootstrap_label(values, None), float(level if level is not None else values.level))
     return Scores(result.metric, scope, tuple(lab[1] for lab in model_cols.labels), model_cols.estimate,
                   _replicates(model_cols, len(model_cols)),
                   float(ceiling.estimate[0]) if len(ceiling) else np.nan,
                   _replicates(ceiling, 1)[:, 0] if len(ceiling) else None, 0.0, dict(values.settings), None,
-                  tuple(model_cols.reasons))
+                  tuple(model_cols.reasons), **own)
 
 
-def ood_alignment_scores(result, *, scope: str | None = None) -> Scores:
+def ood_alignment_scores(result, *, scope: str | None = None, level: float | None = None) -> Scores:
     """The models' OOD error-alignment ratios in one regime, with their paired replicates.
 
     The ratio is already relative to the humans (model's ½(EC+MA) with humans over the humans' own), so the
     human reference is the fixed value 1: models are compared with 1 (``ceiling_fixed``), and there is no
-    ceiling-against-chance test.
+    ceiling-against-chance test. Each ratio's interval is the one the alignment's regime table reports
+    (``ratio_low``/``ratio_high``; at another level, its resampled values' interval by the same method).
 
     Parameters
     ----------
@@ -216,6 +271,8 @@ def ood_alignment_scores(result, *, scope: str | None = None) -> Scores:
         :func:`humanlike.measures.ood.alignment.ood_alignment`.
     scope : str, optional
         The regime (default: the first, the reference-like regime; ``"overall"`` means the same).
+    level : float, optional
+        Level of the ratios' intervals (default: the alignment's).
 
     Returns
     -------
@@ -250,7 +307,33 @@ def ood_alignment_scores(result, *, scope: str | None = None) -> Scores:
     replicates = np.asarray(alignment.ratio_replicates[regime], dtype=float)
     return Scores("ood_alignment_ratio", regime, tuple(models), estimate, replicates, 1.0,
                   np.ones(replicates.shape[0]), 0.0, dict(alignment.settings), None,
-                  ceiling_fixed=True)
+                  ceiling_fixed=True, **_ood_intervals(alignment, regime, table, models, level))
+
+
+def _ood_intervals(alignment: OODAlignment, regime: str, table: pd.DataFrame, models: list,
+                   level: float | None) -> dict:
+    """The regime ratios' intervals as the alignment reports them (its table at its own level, its resampled
+    values at another); empty (the percentile interval of the replicates) where neither is at hand."""
+    settings, resampled = alignment.settings, alignment.resampled
+    own_level = settings.get("level", resampled.level if resampled is not None else None)
+    if own_level is not None and (level is None or float(level) == float(own_level)) \
+            and {"ratio_low", "ratio_high"} <= set(table.columns):
+        low, high = (table[c].reindex(models).to_numpy(dtype=float) for c in ("ratio_low", "ratio_high"))
+        label = bootstrap_label(resampled, settings.get("interval", "percentile"))
+        return {"low": low, "high": high, "interval_method": (label,) * len(models),
+                "interval_level": float(own_level)}
+    if resampled is None:
+        return {}
+    names = resampled.label_names
+    position = {lab[names.index("observer_1")]: k for k, lab in enumerate(resampled.labels)
+                if lab[names.index("table")] == "regime" and lab[names.index("regime")] == regime
+                and lab[names.index("metric")] == "ratio"}
+    if set(models) - set(position):
+        return {}
+    level = float(level if level is not None else resampled.level)
+    low, high = resampled.select([position[m] for m in models]).interval(level)
+    return {"low": low, "high": high, "interval_method": (bootstrap_label(resampled, None),) * len(models),
+            "interval_level": level}
 
 
 #: The adapters: result class -> function giving its :class:`~humanlike.stats.comparison.Scores`.
@@ -258,7 +341,7 @@ ADAPTERS = {ErrorConsistencyResult: ec_scores, DMCResult: dmc_scores, LatentBenc
             OODResult: ood_alignment_scores, OODAlignment: ood_alignment_scores}
 
 
-def scores_of(result, *, scope: str = "overall") -> Scores:
+def scores_of(result, *, scope: str = "overall", level: float | None = None) -> Scores:
     """The :class:`~humanlike.stats.comparison.Scores` of any supported measure result.
 
     Parameters
@@ -267,6 +350,9 @@ def scores_of(result, *, scope: str = "overall") -> Scores:
         A measure's result.
     scope : str
         ``"overall"`` or one experiment.
+    level : float, optional
+        Level of the scores' intervals, each the one the result reports for that score (default: the
+        result's level).
 
     Returns
     -------
@@ -286,7 +372,7 @@ def scores_of(result, *, scope: str = "overall") -> Scores:
     """
     for cls, adapter in ADAPTERS.items():
         if isinstance(result, cls):
-            return adapter(result, scope=scope)
+            return adapter(result, scope=scope, level=level)
     raise TypeError(f"no comparison for {type(result).__name__}; supported: "
                     f"{[c.__name__ for c in ADAPTERS]}")
 
@@ -430,7 +516,8 @@ def compare(result, *, models=None, correction: str = "holm", level: float = 0.9
 
     The differences, their intervals and p-values come from the paired replicates the result already keeps
     (the same resampled items and observers for every model); definitions in
-    :mod:`humanlike.stats.comparison` and docs/compare.md.
+    :mod:`humanlike.stats.comparison` and docs/compare.md. Each model's score (and the ceiling) carries the
+    interval the result itself reports for it at ``level`` (its ``interval`` column names the method).
 
     Parameters
     ----------
@@ -475,7 +562,7 @@ def compare(result, *, models=None, correction: str = "holm", level: float = 0.9
     >>> row["model_a"], row["model_b"], bool(row["resolved"])
     ('model-humanlike', 'model-alien', True)
     """
-    scores = scores_of(result, scope=scope)
+    scores = scores_of(result, scope=scope, level=level)
     if models is not None:
         scores = scores.select(models)
     extra = intervals = None

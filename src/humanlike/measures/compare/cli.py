@@ -69,7 +69,8 @@ def register(sub, plan_sub) -> None:
     cmp.add_argument("--figure", type=Path, help="write the comparison figure here (png/pdf/svg)")
     # No --interval: the differences' intervals are percentile intervals of the paired replicates (MOVER on the
     # profile-likelihood intervals for single-table EC) and the p-values the bootstrap's (docs/compare.md), so a
-    # BCa choice would be accepted and ignored.
+    # BCa choice would be accepted and ignored there. (Each score's own interval is the measure's, by the
+    # method the measure's analysis uses by default.)
     add_resampling_options(cmp, interval=False)
     cmp.set_defaults(observer_level=None)   # None: the measure's own default (OBSERVER_LEVEL_DEFAULTS)
     add_output_options(cmp, out_default=None)
@@ -274,15 +275,18 @@ def format_comparison(comparison) -> str:
     >>> text = format_comparison(compare_scores(Scores("error_consistency", "overall", ("a", "b"), [0.4, 0.2],
     ...                                                reps, 0.5, np.full(200, 0.5))))
     >>> print(text.splitlines()[1])
-    human ceiling +0.500 [+0.500, +0.500]
+    human ceiling +0.500 [+0.500, +0.500] (percentile (paired bootstrap))
     """
     s = comparison.settings
     lines = [f"{s['measure']} ({s['scope']}), {s['n_resamples']} paired resamples, level {s['level']}, "
              f"correction {s['correction']}" + (f", normalised: {s['normalise']}" if s["normalise"] else "")]
     c = comparison.ceiling
-    lines.append(f"human ceiling {_num(c['estimate'])} [{_num(c['ci_low'])}, {_num(c['ci_high'])}]")
+    method = f" ({c['interval']})" if c.get("interval") else ""
+    lines.append(f"human ceiling {_num(c['estimate'])} [{_num(c['ci_low'])}, {_num(c['ci_high'])}]{method}")
     lines.append("")
-    lines.append("models by score (models sharing a letter are not resolved from one another):")
+    methods = ", ".join(m for m in dict.fromkeys(comparison.scores["interval"]) if m)
+    lines.append(f"models by score (interval: {methods}; models sharing a letter are not resolved from one "
+                 "another):")
     norm = s["normalise"] is not None
     for row in comparison.scores.itertuples(index=False):
         extra = (f"   normalised {_num(row.normalised)} [{_num(row.normalised_low)}, {_num(row.normalised_high)}]"

@@ -76,7 +76,8 @@ def compare_section(results: dict) -> SectionResult | None:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", category=RuntimeWarning)
-                comparison = compare(result)
+                # at the result's own level, so each score shows the interval the measure's section shows
+                comparison = compare(result, level=result.resampled_values().level)
         except ValueError as err:      # fewer than two models, no resamples, ...: said, not hidden
             notes.append(f"{name}: not compared: {err}")
             continue
