@@ -9,12 +9,11 @@ settings are never changed behind the user's back.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 
 from ..measures.registry import measures, tools
+from ..resampling.settings import with_own_interval
 from ..measures.sections import (
     HUMAN_ROW, HeadlineMeasure, NotApplicable, ReportSection, ReportTable, not_computed_section,
 )
@@ -137,7 +136,7 @@ def run_report_analyses(data: dict, analyses: list[str], settings, exclusions,
             continue
         title = measure.title if measure.title[:2].isupper() else measure.title[0].lower() + measure.title[1:]
         try:
-            own = settings if interval is not None else replace(settings, interval=measure.interval)
+            own = settings if interval is not None else with_own_interval(settings, measure.interval)
             results[measure.name] = measure.run_for_report(data[measure.report_input], settings=own,
                                                            exclusions=exclusions)
         except NotApplicable as err:

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 from ..resampling.results import INTERVAL_METHODS
-from ..resampling.settings import DEFAULT_MEMORY_BUDGET, DEFAULT_RESAMPLES, OBSERVER_LEVELS, ResamplingSettings
+from ..resampling.settings import (DEFAULT_MEMORY_BUDGET, DEFAULT_RESAMPLES, ITEM_JACKKNIFE_INTERVALS, OBSERVER_LEVELS,
+                                   ResamplingSettings, with_own_interval)
 from ..files import RunOutputs, check_output_folder, to_json_text
 
 DEFAULT_OUT = Path("humanlike-out")
@@ -483,7 +484,9 @@ def resampling_settings(args, observer_level: str = "none", interval: str = "per
         The measure's own observer level, used where ``--observer-level`` is not given (DMC: jackknife).
     interval : {"percentile", "bca", "jackknife", "jackknife-t"}
         The measure's own interval method, used where ``--interval`` is not given
-        (:attr:`humanlike.measures.contract.Measure.interval`; EC: jackknife-t).
+        (:attr:`humanlike.measures.contract.Measure.interval`; EC: jackknife-t), unless it is an item-jackknife
+        interval and the observers are resampled (then percentile: :func:`~humanlike.resampling.settings.
+        with_own_interval`).
 
     Returns
     -------
@@ -493,7 +496,7 @@ def resampling_settings(args, observer_level: str = "none", interval: str = "per
     Raises
     ------
     ValueError
-        For a negative ``--seed``.
+        For a negative ``--seed``, or ``--interval jackknife|jackknife-t`` with resampled observers.
 
     Examples
     --------
@@ -506,12 +509,17 @@ def resampling_settings(args, observer_level: str = "none", interval: str = "per
     """
     if args.seed < 0:
         raise ValueError(f"--seed must be non-negative, got {args.seed}")
-    return ResamplingSettings(n_resamples=args.resamples, level=args.level,
-                              interval=getattr(args, "interval", None) or interval,
-                              observer_level=getattr(args, "observer_level", None) or observer_level,
-                              seed=args.seed,
-                              memory_budget=getattr(args, "memory_budget", DEFAULT_MEMORY_BUDGET),
-                              progress=show_progress(args), workers=getattr(args, "workers", None))
+    chosen = getattr(args, "interval", None)
+    observers = getattr(args, "observer_level", None) or observer_level
+    if chosen in ITEM_JACKKNIFE_INTERVALS and observers != "none":
+        raise ValueError(f"--interval {chosen} comes from the item jackknife alone and would ignore --observer-level "
+                         f"{observers} (for this measure the default): add --observer-level none, or use --interval "
+                         f"percentile or bca")
+    settings = ResamplingSettings(n_resamples=args.resamples, level=args.level, interval=chosen or "percentile",
+                                  observer_level=observers, seed=args.seed,
+                                  memory_budget=getattr(args, "memory_budget", DEFAULT_MEMORY_BUDGET),
+                                  progress=show_progress(args), workers=getattr(args, "workers", None))
+    return settings if chosen else with_own_interval(settings, interval)
 
 
 def interval_record(args) -> str:

@@ -4,7 +4,7 @@ recorded in every output, so that any run can be reproduced from its output alon
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -15,6 +15,11 @@ from .rng import SeedLike, normalise_seed
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_MEMORY_BUDGET = 2 * 1024**3
 OBSERVER_LEVELS = ("none", "bootstrap", "jackknife")
+
+
+#: Intervals computed from the leave-one-item-out jackknife alone, not from the replicates: they cannot carry
+#: an observer level (which acts on the replicates), so :class:`ResamplingSettings` refuses the combination.
+ITEM_JACKKNIFE_INTERVALS = ("jackknife", "jackknife-t")
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,8 @@ class ResamplingSettings:
     interval : {"percentile", "bca", "jackknife", "jackknife-t"}
         Interval method; ``"bca"``, ``"jackknife"`` (the jackknife's bias-corrected normal interval) and
         ``"jackknife-t"`` (the same centre and SE with a t quantile and a skewness shift,
-        :func:`~humanlike.resampling.intervals.jackknife_t_interval`) also compute the item jackknife.
+        :func:`~humanlike.resampling.intervals.jackknife_t_interval`) also compute the item jackknife. The two
+        jackknife intervals come from the items alone and need ``observer_level="none"``.
     observer_level : {"none", "bootstrap", "jackknife"}
         Second level for the observers of each observer group (e.g. the humans of an experiment).
     seed : int, numpy.random.SeedSequence, numpy.random.Generator or None
@@ -77,6 +83,10 @@ class ResamplingSettings:
             raise ValueError(f"interval must be one of {INTERVAL_METHODS}, not {self.interval!r}")
         if self.observer_level not in OBSERVER_LEVELS:
             raise ValueError(f"observer_level must be one of {OBSERVER_LEVELS}, not {self.observer_level!r}")
+        if self.interval in ITEM_JACKKNIFE_INTERVALS and self.observer_level != "none":
+            raise ValueError(f"interval {self.interval!r} comes from the item jackknife alone and would ignore "
+                             f"observer_level {self.observer_level!r}: with resampled observers use 'percentile' "
+                             f"or 'bca'")
         object.__setattr__(self, "seed", normalise_seed(self.seed))
         if self.memory_budget < 1024**2:
             raise ValueError(f"memory_budget must be at least 1 MiB, got {self.memory_budget} bytes")
@@ -99,3 +109,32 @@ class ResamplingSettings:
         """
         return {k: (int(v) if isinstance(v, np.integer) else v) for k, v in asdict(self).items() if k != "workers"}
 
+
+
+def with_own_interval(settings: ResamplingSettings, interval: str) -> ResamplingSettings:
+    """The settings with a measure's own interval method, where the user chose none.
+
+    A measure's own item-jackknife interval (EC's ``jackknife-t``) cannot carry resampled observers; with an
+    observer level the settings keep their bootstrap interval.
+
+    Parameters
+    ----------
+    settings : ResamplingSettings
+        Settings whose interval the user did not choose.
+    interval : str
+        The measure's own interval method (:attr:`humanlike.measures.contract.Measure.interval`).
+
+    Returns
+    -------
+    ResamplingSettings
+
+    Examples
+    --------
+    >>> with_own_interval(ResamplingSettings(), "jackknife-t").interval
+    'jackknife-t'
+    >>> with_own_interval(ResamplingSettings(observer_level="bootstrap"), "jackknife-t").interval
+    'percentile'
+    """
+    if interval in ITEM_JACKKNIFE_INTERVALS and settings.observer_level != "none":
+        return settings
+    return replace(settings, interval=interval)

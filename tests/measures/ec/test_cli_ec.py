@@ -86,7 +86,7 @@ def test_ec_without_experiment_runs_every_experiment(modelvshuman_dir, capsys):
 def test_ec_bca_pair_intervals_are_bca(modelvshuman_dir, capsys):
     common = ["ec", str(modelvshuman_dir / "edge"), "--experiment", "edge", "--json", "--resamples", "400", "--quiet",
               "--pair-interval", "bootstrap"]
-    assert main(common) == 0
+    assert main(common + ["--interval", "percentile"]) == 0
     percentile = _json(capsys)
     assert main(common + ["--interval", "bca"]) == 0
     bca = _json(capsys)
@@ -106,11 +106,17 @@ def test_policy_and_two_level_change_the_numbers(modelvshuman_dir, capsys):
     mvh = _json(capsys)
     # contrast has model pairs that are both perfect in a condition: the benchmark's rule counts them as 1
     assert mvh["model_model"]["mean"] > strict["model_model"]["mean"]
-    assert main(contrast + ["--resamples", "300"]) == 0
+    assert main(contrast + ["--resamples", "300", "--interval", "percentile"]) == 0
     one = _json(capsys)["human_human"]
     assert main(contrast + ["--resamples", "300", "--two-level"]) == 0
-    two = _json(capsys)["human_human"]
+    two_doc = _json(capsys)
+    two = two_doc["human_human"]
     assert two["ci_high"] - two["ci_low"] > 1.2 * (one["ci_high"] - one["ci_low"])
+    # EC's own jackknife-t interval comes from the items alone: with resampled humans the percentile bootstrap
+    # is used, and asking for both is refused rather than the humans silently left out
+    assert two_doc["settings"]["interval"] == "percentile" and two_doc["settings"]["observer_level"] == "bootstrap"
+    assert main(contrast + ["--resamples", "300", "--two-level", "--interval", "jackknife-t"]) == 2
+    assert "would ignore --observer-level bootstrap" in capsys.readouterr().err
     assert main(contrast + ["--resamples", "300", "--observer-level", "jackknife"]) == 0
     jack = _json(capsys)
     assert jack["settings"]["observer_level"] == "jackknife"
@@ -156,16 +162,16 @@ def test_ec_single_table_pairs_default_to_the_profile_interval(modelvshuman_dir,
     r = ec_profile_interval(*cells)
     first = next(p for p in pairs if (p["observer_1"], p["observer_2"]) == (table["observer_1"], table["observer_2"]))
     assert (first["ci_low"], first["ci_high"]) == pytest.approx((float(r.low), float(r.high)), abs=1e-12)
-    # ... while the aggregates keep the bootstrap the settings name.
-    assert doc["settings"]["interval"] == "percentile" and doc["human_human"]["ci_low"] < doc["human_human"]["mean"]
+    # ... while the aggregates get EC's own interval (jackknife-t: the percentile bootstrap under-covers them).
+    assert doc["settings"]["interval"] == "jackknife-t" and doc["human_human"]["ci_low"] < doc["human_human"]["mean"]
 
 
-def test_ec_pairs_averaged_over_conditions_keep_the_bootstrap(modelvshuman_dir, capsys):
+def test_ec_pairs_averaged_over_conditions_keep_the_aggregates_interval(modelvshuman_dir, capsys):
     common = ["ec", str(modelvshuman_dir / "contrast"), "--experiment", "contrast", "--json", "--quiet",
               "--resamples", "200"]
     assert main(common) == 0
     averaged = _json(capsys)["pairs"]
-    assert {p["interval_method"] for p in averaged} == {"percentile bootstrap"} and averaged[0]["n_conditions"] > 1
+    assert {p["interval_method"] for p in averaged} == {"jackknife t"} and averaged[0]["n_conditions"] > 1
     assert main(common + ["--condition", "c05"]) == 0
     one = _json(capsys)["pairs"]
     assert {p["interval_method"] for p in one} == {"profile-likelihood"}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -156,12 +155,11 @@ def ec_settings(args) -> ResamplingSettings:
     >>> ec_settings(build_parser().parse_args(["benchmark", "raw-data/", "--two-level"])).observer_level
     'bootstrap'
     """
-    settings = resampling_settings(args, interval=DEFAULT_SETTINGS.interval)
     if getattr(args, "two_level", False):
-        if settings.observer_level not in ("none", "bootstrap"):
-            raise ValueError(f"--two-level contradicts --observer-level {settings.observer_level}")
-        settings = replace(settings, observer_level="bootstrap")
-    return settings
+        if getattr(args, "observer_level", None) not in (None, "none", "bootstrap"):
+            raise ValueError(f"--two-level contradicts --observer-level {args.observer_level}")
+        args = argparse.Namespace(**{**vars(args), "observer_level": "bootstrap"})
+    return resampling_settings(args, interval=DEFAULT_SETTINGS.interval)
 
 
 def with_dmc_rows(result, trials, args, exclusions):
