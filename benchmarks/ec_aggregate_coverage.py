@@ -359,14 +359,20 @@ def model_cell_design(n_models: int, n_conditions: int, n_trials: int, hard_item
             "truth": float(kappa.mean())}
 
 
-def simulate_model_correctness(design: dict, n_trials: int, rng) -> np.ndarray:
-    """Correctness (conditions x trials x models) of one data set: each item hard with probability
-    ``hard_share``, every model then right or wrong independently at its rate for that kind of item."""
+def simulate_model_items(design: dict, n_trials: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Correctness (conditions x trials x models) of one data set and which items are hard (conditions x
+    trials): each item hard with probability ``hard_share``, every model then right or wrong independently at
+    its rate for that kind of item."""
     q, e = design["q"], design["e"]
     n_conditions = q.shape[0]
     hard = rng.random((n_conditions, n_trials)) < design["hard_share"]
     wrong = rng.random((n_conditions, n_trials, q.shape[1])) < np.where(hard[:, :, None], q[:, None, :], e[:, None, :])
-    return ~wrong
+    return ~wrong, hard
+
+
+def simulate_model_correctness(design: dict, n_trials: int, rng) -> np.ndarray:
+    """Correctness (conditions x trials x models) of one data set (:func:`simulate_model_items`)."""
+    return simulate_model_items(design, n_trials, rng)[0]
 
 
 def effective_df(jackknife: np.ndarray) -> float:
@@ -385,11 +391,15 @@ def coverage_of_model_cell(job) -> dict:
     truth = design["truth"]
     hits = {m: 0 for m in METHODS}
     dominated_hits = {m: 0 for m in METHODS}     # hits among the data sets where one or two items decide
+    seen_hits = {m: 0 for m in METHODS}          # hits among the data sets holding at least one hard item
+    unseen = 0                                   # data sets without any hard item: no shared cause to see
     widths = {m: [] for m in METHODS}
     estimates, boot_sd, jack_se, dfs, shared = [], [], [], [], []
     for s in cell_seed("mm-data", *key).spawn(n_datasets):
         rng = np.random.default_rng(s)
-        correct = simulate_model_correctness(design, n_trials, rng)
+        correct, hard = simulate_model_items(design, n_trials, rng)
+        seen = bool(hard.any())
+        unseen += not seen
         shared.append(float(((~correct).sum(axis=2) >= 2).sum(axis=1).mean()))
         estimate, replicates, jackknife = bootstrap_aggregates(correct, n_resamples, rng, pairs=all_pairs)
         estimates.append(estimate[0])
@@ -404,6 +414,7 @@ def coverage_of_model_cell(job) -> dict:
             hit = bool(low[0] <= truth <= high[0])      # an undefined interval (NaN) is a miss
             hits[m] += hit
             dominated_hits[m] += hit and dominated
+            seen_hits[m] += hit and seen
             widths[m].append(float(high[0] - low[0]))
     estimates = np.array(estimates)
     dfs = np.array(dfs)
@@ -413,11 +424,12 @@ def coverage_of_model_cell(job) -> dict:
            "shared_items": float(np.mean(shared)), "sd": float(np.nanstd(estimates, ddof=1)),
            "boot_sd": float(np.nanmean(boot_sd)), "jack_se": float(np.nanmean(jack_se)),
            "median_df": float(np.nanmedian(dfs)), "dominated": int(np.sum(dfs < MM_DOMINATED_DF)),
-           "undefined": int(np.sum(~np.isfinite(estimates))), "datasets": n_datasets}
+           "undefined": int(np.sum(~np.isfinite(estimates))), "unseen": unseen, "datasets": n_datasets}
     for m in METHODS:
         w = np.array(widths[m])
         row[m] = hits[m] / n_datasets
         row[f"{m}:dominated_hits"] = dominated_hits[m]
+        row[f"{m}:seen_hits"] = seen_hits[m]
         row[f"{m}:width"] = float(np.nanmean(w))
         row[f"{m}:median_width"] = float(np.nanmedian(w))
     row["seconds"] = time.time() - start
@@ -472,6 +484,19 @@ def model_markdown(rows, args, seconds: float) -> str:
         rest = hit_others / others if others else np.nan
         lines.append(f"| `{m}` | {np.sum((v >= LOW) & (v <= HIGH))}/{len(v)} | {np.sum(v < LOW)} | {v.min():.3f} | "
                      f"{v.mean():.3f} | {w:.3f} | {mw:.3f} | {cond:.3f} | {rest:.3f} |")
+    shown = ("percentile", "bca", "jackknife", "jackknife-t")
+    lines += ["", "Where the jackknife says one or two items decide (`df<3`), and where the data set holds at least one "
+              "hard item (without one the data show no shared cause of errors, and no interval from them can "
+              "cover a positive truth); coverage per method, `-` where no data set:", "",
+              "| models | cond. | trials | hard | data sets with df<3 | " + " | ".join(f"{m} where df<3" for m in shown)
+              + " | data sets without a hard item | " + " | ".join(f"{m} with a hard item" for m in shown) + " |",
+              "|" + "---:|" * (6 + 2 * len(shown))]
+    for r in rows:
+        seen = r["datasets"] - r["unseen"]
+        vals = [str(r["models"]), str(r["conditions"]), str(r["trials"]), f"{r['hard_items']:g}", str(r["dominated"])]
+        vals += [f"{r[f'{m}:dominated_hits'] / r['dominated']:.3f}" if r["dominated"] else "-" for m in shown]
+        vals += [str(r["unseen"])] + [f"{r[f'{m}:seen_hits'] / seen:.3f}" if seen else "-" for m in shown]
+        lines.append("| " + " | ".join(vals) + " |")
     lines += ["", MM_END]
     return "\n".join(lines) + "\n"
 

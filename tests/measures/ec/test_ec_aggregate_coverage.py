@@ -213,11 +213,12 @@ def test_the_model_model_part_runs_and_keeps_the_aggregate_section(study, tmp_pa
     text = capsys.readouterr().out
     assert text.count(study.MM_BEGIN) == 1 and study.MM_END in text
     table = [line for line in text.splitlines() if line.startswith("| 4 | 4 | 80 |") or line.startswith("| 9 | 1 | 560 |")]
-    assert len(table) == 2
+    assert len(table) == 4          # each cell in the coverage table and in the df<3 / hard-item table
     # one cell straight from the worker: coverage shares of 3 data sets, widths positive
     row = study.coverage_of_model_cell(((4, 4, 80, 1.5), 3, 30))
     assert all(row[m] in (0.0, 1 / 3, 2 / 3, 1.0) for m in study.METHODS)
     assert row["jackknife-t:width"] > row["jackknife:width"] > 0
+    assert 0 <= row["unseen"] <= 3 and 0 <= row["jackknife-t:seen_hits"] <= 3 - row["unseen"]
     # the model-model section goes between its own markers and leaves the aggregate section alone
     study.write_section(page, f"{study.MM_BEGIN}\nfirst\n{study.MM_END}\n", study.MM_BEGIN, study.MM_END)
     study.write_section(page, f"{study.MM_BEGIN}\nsecond\n{study.MM_END}\n", study.MM_BEGIN, study.MM_END)
