@@ -27,6 +27,18 @@ engine's per-run overhead would make the study take an hour; the intervals are t
 with the exact item jackknife, :func:`~humanlike.resampling.intervals.jackknife_interval` and
 :func:`~humanlike.resampling.intervals.jackknife_t_interval` from the same rows). ``--datasets`` data sets per
 cell, ``--resamples`` resamples each.
+
+``--part model-model`` measures the model-model rows (mean over pairs of models of each pair's mean over
+conditions; its own section of docs/ec_coverage.md, about 18 minutes with ``--datasets 1000 --jobs 1``)::
+
+    PYTHONPATH=src python benchmarks/ec_aggregate_coverage.py --part model-model --datasets 1000 --jobs 1
+
+4 or 9 models near ceiling, 4 or 8 conditions of 80 or 160 trials, and four cells like the real rows where one
+item decides (9 models, 1 or 2 conditions of 560 trials). The models share errors only through *hard* items
+(1.5 or 4 expected per condition; every model errs on a hard item with probability 0.75-0.95, on an easy one
+with 0.002-0.03, independently given the item's kind), so each pair's true kappa per condition is exact
+(:func:`true_kappa_between_models`). Same estimator, resampling and intervals (:func:`bootstrap_aggregates`
+with :func:`all_pairs`).
 """
 
 from __future__ import annotations
