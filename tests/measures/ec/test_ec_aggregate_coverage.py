@@ -25,8 +25,8 @@ def study():
     return module
 
 
-def _trial_table(correct: np.ndarray) -> pd.DataFrame:
-    """conditions x trials x observers correctness (observer 0 the model) as a trial table."""
+def _trial_table(correct: np.ndarray, n_models: int = 1) -> pd.DataFrame:
+    """conditions x trials x observers correctness (the first ``n_models`` observers models) as a trial table."""
     n_conditions, n_trials, n_obs = correct.shape
     frames = []
     for c in range(n_conditions):
@@ -34,7 +34,8 @@ def _trial_table(correct: np.ndarray) -> pd.DataFrame:
         for o in range(n_obs):
             right = correct[c, :, o]
             frames.append(pd.DataFrame({
-                "observer": "model" if o == 0 else f"subject-{o:02d}", "observer_kind": "model" if o == 0 else "human",
+                "observer": ("model" if n_models == 1 else f"model-{o}") if o < n_models else f"subject-{o:02d}",
+                "observer_kind": "model" if o < n_models else "human",
                 "experiment": "sim", "condition": f"c{c}", "item": [f"c{c}-{i}" for i in range(n_trials)],
                 "label": label, "response": np.where(right, label, np.where(label == "cat", "dog", "cat"))}))
     trials = pd.concat(frames, ignore_index=True)
@@ -172,3 +173,58 @@ def test_in_the_benchmarks_sparsest_cell_jackknife_t_covers_where_the_normal_jac
     assert row["human-human:jackknife"] <= 0.91
     assert row["human-human:jackknife-t"] >= 0.92
     assert row["model-human:jackknife-t"] >= 0.92
+
+
+def test_the_model_model_truth_is_the_kappa_of_the_simulated_process(study):
+    # Known ground truth: models sharing errors only through hard items; with 10^6 trials per condition the
+    # simulated kappa of every pair and condition converges to true_kappa_between_models.
+    design = study.model_cell_design(4, 2, 80, 4.0, study.cell_seed("mm-test"))     # hard share 0.05
+    n = 1_000_000
+    x = study.simulate_model_correctness(design, n, np.random.default_rng(2)).astype(float)
+    first, second, groups = study.all_pairs(4)
+    kappa = study.kappas((x[:, :, first] * x[:, :, second]).sum(axis=1), x[:, :, first].sum(axis=1),
+                         x[:, :, second].sum(axis=1), n)                        # conditions x pairs
+    assert design["truth"] > 0.3                                                # the shared errors matter
+    np.testing.assert_allclose(kappa, design["kappa"], atol=0.015)
+    assert study.group_means(kappa[None], groups)[0, 0] == pytest.approx(design["truth"], abs=0.005)
+    # accuracies near ceiling, as the part claims
+    np.testing.assert_allclose(x.mean(axis=1), design["accuracy"], atol=0.002)
+
+
+def test_the_studys_model_model_row_is_the_librarys(study):
+    from humanlike.measures.ec.analysis import error_consistency
+
+    design = study.model_cell_design(4, 3, 120, 6.0, study.cell_seed("mm-library"))
+    correct = study.simulate_model_correctness(design, 120, np.random.default_rng(3))
+    estimate, replicates, jackknife = study.bootstrap_aggregates(correct, 2000, np.random.default_rng(4),
+                                                                 pairs=study.all_pairs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = error_consistency(_trial_table(correct, n_models=4),
+                                   settings=ResamplingSettings(n_resamples=2000, seed=5, interval="bca"))
+    columns = result.resampled.where(scope="sim", metric="error_consistency")
+    column = [label[1] for label in columns.labels].index("model-model")
+    assert estimate[0] == pytest.approx(columns.estimate[column], abs=1e-12)
+    np.testing.assert_allclose(np.sort(jackknife[:, 0]), np.sort(columns.jackknife[:, column]), atol=1e-12)
+    assert np.nanstd(replicates[:, 0]) == pytest.approx(np.nanstd(columns.replicates[:, column]), rel=0.1)
+
+
+def test_the_model_model_part_runs_and_keeps_the_aggregate_section(study, tmp_path, capsys):
+    page = tmp_path / "coverage.md"
+    page.write_text(f"# page\n\n{study.BEGIN}\naggregate table\n{study.END}\n")
+    # the smallest path of the part (two cells, printed only; the full grid is the benchmark's job)
+    assert study.main(["--part", "model-model", "--quick", "--datasets", "3", "--resamples", "30"]) == 0
+    text = capsys.readouterr().out
+    assert text.count(study.MM_BEGIN) == 1 and study.MM_END in text
+    table = [line for line in text.splitlines() if line.startswith("| 4 | 4 | 80 |") or line.startswith("| 9 | 1 | 560 |")]
+    assert len(table) == 4          # each cell in the coverage table and in the df<3 / hard-item table
+    # one cell straight from the worker: coverage shares of 3 data sets, widths positive
+    row = study.coverage_of_model_cell(((4, 4, 80, 1.5), 3, 30))
+    assert all(row[m] in (0.0, 1 / 3, 2 / 3, 1.0) for m in study.METHODS)
+    assert row["jackknife-t:width"] > row["jackknife:width"] > 0
+    assert 0 <= row["unseen"] <= 3 and 0 <= row["jackknife-t:seen_hits"] <= 3 - row["unseen"]
+    # the model-model section goes between its own markers and leaves the aggregate section alone
+    study.write_section(page, f"{study.MM_BEGIN}\nfirst\n{study.MM_END}\n", study.MM_BEGIN, study.MM_END)
+    study.write_section(page, f"{study.MM_BEGIN}\nsecond\n{study.MM_END}\n", study.MM_BEGIN, study.MM_END)
+    written = page.read_text()
+    assert "aggregate table" in written and "second" in written and "first" not in written
