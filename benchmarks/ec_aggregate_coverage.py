@@ -389,13 +389,6 @@ def simulate_model_correctness(design: dict, n_trials: int, rng) -> np.ndarray:
     return simulate_model_items(design, n_trials, rng)[0]
 
 
-def effective_df(jackknife: np.ndarray) -> float:
-    """``(sum d^2)^2 / sum d^4`` of a column's leave-one-out rows (jackknife-t's degrees of freedom)."""
-    d = jackknife - np.nanmean(jackknife)
-    squares = np.nansum(d ** 2)
-    return float(squares ** 2 / np.nansum(d ** 4)) if squares > 0 else np.nan
-
-
 def coverage_of_model_cell(job) -> dict:
     """Every method's coverage of the model-model mean in one cell (the unit of parallel work)."""
     (n_models, n_conditions, n_trials, hard_items), n_datasets, n_resamples = job
@@ -418,10 +411,10 @@ def coverage_of_model_cell(job) -> dict:
         estimate, replicates, jackknife = bootstrap_aggregates(correct, n_resamples, rng, pairs=all_pairs)
         estimates.append(estimate[0])
         boot_sd.append(np.nanstd(replicates[:, 0], ddof=1))
-        rows = jackknife[:, 0]
-        n = np.sum(np.isfinite(rows))
-        jack_se.append(np.sqrt((n - 1) / n * np.nansum((rows - np.nanmean(rows)) ** 2)))
-        df = effective_df(rows)
+        # the stratified jackknife, as the engine computes it (items are resampled within conditions)
+        jackknife = JackknifeMoments.of(jackknife, estimate, strata=np.repeat(np.arange(n_conditions), n_trials))
+        jack_se.append(float(np.sqrt(jackknife.variance[0])))
+        df = float(jackknife.effective_items()[0])
         dfs.append(df)
         dominated = bool(df < MM_DOMINATED_DF)
         for m, (low, high) in intervals(estimate, replicates, jackknife).items():
