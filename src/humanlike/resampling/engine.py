@@ -35,10 +35,13 @@ from .draws import BLOCK, item_weights, observer_weights, standard_normals
 from .intervals import JackknifeMoments, RowMoments
 from .kernels import Aggregate, Kernel, Output, SufficientStatisticKernel
 from .results import Resampled
-from .settings import DEFAULT_MEMORY_BUDGET, ResamplingSettings
+from .settings import DEFAULT_MEMORY_BUDGET, ITEM_JACKKNIFE_INTERVALS, ResamplingSettings
 
 #: Share of undefined replicates above which :func:`warn_undefined` flags a defined estimate.
 UNDEFINED_WARN_SHARE = 0.1
+#: Effective number of items below which :func:`warn_few_items` flags a jackknife interval: one or two items
+#: make up its variance (benchmarks/ec_aggregate_coverage.py --part model-model; docs/ec_coverage.md).
+FEW_ITEMS = 3.0
 
 
 class ResourceError(ValueError):
@@ -319,6 +322,8 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
     result = Resampled(estimate, replicates, output.labels, output.label_names, reasons, jackknife,
                        settings.to_dict(), settings.level, settings.interval)
     warn_undefined(result, getattr(kernel, "measure", "resampled estimates"))
+    if settings.interval in ITEM_JACKKNIFE_INTERVALS and jackknife is not None:
+        warn_few_items(result, getattr(kernel, "measure", "resampled estimates"))
     return result
 
 
@@ -652,3 +657,52 @@ def warn_undefined(resampled: Resampled, what: str = "resampled estimates",
         warnings.warn(f"{what}: {int(flagged.sum())} estimate(s) undefined in more than {threshold:.0%} of the "
                       f"resamples (worst {share[worst]:.0%}: {shown}); their intervals describe only the resamples "
                       "where they are defined (see the undefined_share column)", RuntimeWarning, stacklevel=3)
+
+
+def warn_few_items(resampled: Resampled, what: str = "resampled estimates", threshold: float = FEW_ITEMS) -> None:
+    """Warn when one or two items decide some estimates: their jackknife intervals are then very wide.
+
+    The effective number of items of an estimate (:meth:`~humanlike.resampling.intervals.JackknifeMoments.
+    effective_items`: ``n`` when every item moves it alike, 1 when one item does) below ``threshold`` says that
+    leaving out one or two items moves the estimate most; the jackknife-t interval then widens (its t quantile
+    has that many degrees of freedom), honestly (it covers 0.92-1.00 in such simulated data sets where the
+    percentile bootstrap covers 0.24-0.90; docs/ec_coverage.md), but a reader should know why.
+
+    Parameters
+    ----------
+    resampled : Resampled
+        A result with jackknife moments.
+    what : str
+        The measure's name, for the message.
+    threshold : float
+        The effective number of items below which an estimate is flagged.
+
+    Warns
+    -----
+    RuntimeWarning
+        Naming how many estimates are flagged and the one with the fewest effective items.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> rows = np.array([[0.5], [0.5], [0.5], [0.1]])   # one item of four moves it: (sum d^2)^2 / sum d^4 = 1.7
+    >>> r = Resampled(np.array([0.4]), np.zeros((0, 1)), [("humans",)], ("group",), jackknife=rows)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warn_few_items(r, "error consistency")
+    >>> str(caught[0].message).split(";")[0]
+    'error consistency: 1 estimate(s) rest on fewer than 3 effective items (fewest 1.7: group=humans)'
+    """
+    if resampled.jackknife is None:
+        return
+    items = resampled.jackknife.effective_items()
+    flagged = np.isfinite(resampled.estimate) & np.isfinite(items) & (items < threshold)
+    if not flagged.any():
+        return
+    fewest = int(np.argmin(np.where(flagged, items, np.inf)))
+    label = dict(zip(resampled.label_names, resampled.labels[fewest]))
+    shown = ", ".join(f"{k}={v}" for k, v in label.items() if v != "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.warn(f"{what}: {int(flagged.sum())} estimate(s) rest on fewer than {threshold:g} effective items "
+                      f"(fewest {items[fewest]:.1f}: {shown}); leaving out one or two items moves each of them "
+                      "most, so their jackknife intervals are wide", RuntimeWarning, stacklevel=3)

@@ -166,6 +166,41 @@ def _one_table_aggregates(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFr
     return merged.drop(columns=["_low", "_high", "_method"])
 
 
+#: The values each EC metric can take; intervals are clipped to them (the truth lies inside, so clipping never
+#: costs coverage; a jackknife interval, centre +- t SE, can otherwise pass 1 where one item decides the mean).
+METRIC_RANGES = {"error_consistency": (-1.0, 1.0), "observed_consistency": (0.0, 1.0),
+                 "accuracy_difference": (-1.0, 1.0)}
+
+
+def clip_to_metric_range(frame: pd.DataFrame, metrics) -> pd.DataFrame:
+    """``ci_low``/``ci_high`` clipped to the range of each row's metric (:data:`METRIC_RANGES`), in place.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows with ``ci_low`` and ``ci_high``.
+    metrics : str or array_like of str
+        The metric of every row (or one for all).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same frame.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"ci_low": [-0.86, 0.2], "ci_high": [1.73, 0.4]})
+    >>> clip_to_metric_range(frame, "error_consistency")[["ci_low", "ci_high"]].values.tolist()
+    [[-0.86, 1.0], [0.2, 0.4]]
+    """
+    metrics = pd.Series(metrics, index=frame.index)
+    low = metrics.map(lambda m: METRIC_RANGES.get(m, (-np.inf, np.inf))[0]).astype(float)
+    high = metrics.map(lambda m: METRIC_RANGES.get(m, (-np.inf, np.inf))[1]).astype(float)
+    frame["ci_low"] = frame["ci_low"].clip(lower=low, upper=high)
+    frame["ci_high"] = frame["ci_high"].clip(lower=low, upper=high)
+    return frame
+
+
 def bootstrap_label(resampled: Resampled, method: str | None) -> str:
     """The ``interval_method`` of a bootstrap interval: ``method`` (or the result's own) and "bootstrap".
 
@@ -268,6 +303,7 @@ class ErrorConsistencyResult(MeasureResult):
         key = ("rows", level, method)
         if key not in self.cache:
             frame = self.resampled.to_frame(level, method)
+            clip_to_metric_range(frame, frame["metric"])
             frame["n_pairs"] = self.n_pairs.astype(int)
             # Every aggregate of several tables (a mean over pairs or conditions) keeps the bootstrap through the
             # aggregation; an aggregate of one table is that table's EC and carries its interval.
@@ -366,7 +402,7 @@ class ErrorConsistencyResult(MeasureResult):
 
     def _pair_frame(self, level, method, metric: str, choice: str) -> pd.DataFrame:
         selected = self.pair_resampled.where(metric=metric)
-        frame = selected.to_frame(level, method)
+        frame = clip_to_metric_range(selected.to_frame(level, method), metric)
         frame["interval_method"] = bootstrap_label(selected, method)
         kinds = frame["kind"].str.split("-", expand=True)
         frame["kind_1"], frame["kind_2"] = kinds[0], kinds[1]

@@ -1,0 +1,112 @@
+"""EC's own interval: the studentized jackknife (jackknife-t) for every average, wherever the user chooses none.
+
+The percentile bootstrap covers EC averaged over conditions and observers as little as 0.69 at a nominal 0.95
+(docs/ec_coverage.md); these tests hold the default to jackknife-t in the API, the command line, the report and
+compare, hold its numbers to the stratified jackknife of the engine, and check what goes with it: intervals
+clipped to kappa's range, a warning where one or two items decide an estimate, and the refusal of an item-only
+interval together with resampled observers.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from humanlike.app.cli import main
+from humanlike.measures.ec.analysis import DEFAULT_SETTINGS, error_consistency
+from humanlike.measures.registry import get_measure
+from humanlike.resampling.intervals import jackknife_t_interval
+from humanlike.resampling.settings import ResamplingSettings
+from humanlike.trials.simulate import simulate_benchmark
+
+
+def test_the_api_default_is_jackknife_t_and_its_numbers_are_the_engines():
+    trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    result = error_consistency(trials, experiments=["sim-blur"])
+    assert result.settings["interval"] == "jackknife-t" == DEFAULT_SETTINGS.interval == get_measure("ec").interval
+    frame = result.summary
+    assert set(frame["interval_method"]) == {"jackknife t"}
+    low, high = jackknife_t_interval(result.resampled.estimate, result.resampled.jackknife)
+    np.testing.assert_allclose(frame["ci_low"], np.clip(low, -1, 1), equal_nan=True)
+    np.testing.assert_allclose(frame["ci_high"], np.clip(high, -1, 1), equal_nan=True)
+    # explicit settings are used as given: ResamplingSettings() is the percentile bootstrap
+    given = error_consistency(trials, experiments=["sim-blur"], settings=ResamplingSettings(n_resamples=500))
+    assert set(given.summary["interval_method"]) == {"percentile bootstrap"}
+    assert not np.allclose(given.summary["ci_low"], frame["ci_low"], equal_nan=True)
+
+
+def test_an_experiments_jackknife_interval_does_not_depend_on_the_others(mvh_trials):
+    # The stratified jackknife: strata an output does not use add exactly nothing.
+    settings = ResamplingSettings(n_resamples=50, seed=1, interval="jackknife-t")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        alone = error_consistency(mvh_trials, experiments=["edge"], settings=settings).summary
+        together = error_consistency(mvh_trials, experiments=["edge", "sketch", "cue-conflict"],
+                                     settings=settings).summary
+    together = together[together["scope"] == "edge"].reset_index(drop=True)
+    alone = alone[alone["scope"] == "edge"].reset_index(drop=True)
+    assert len(alone) == len(together) > 0
+    for column in ("estimate", "ci_low", "ci_high"):
+        np.testing.assert_array_equal(alone[column].to_numpy(), together[column].to_numpy())
+
+
+def _json(capsys):
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_command_line_defaults_to_jackknife_t_and_interval_changes_it(modelvshuman_dir, capsys):
+    common = ["ec", str(modelvshuman_dir / "contrast"), "--experiment", "contrast", "--json", "--quiet",
+              "--resamples", "200"]
+    assert main(common) == 0
+    default = _json(capsys)
+    assert default["settings"]["interval"] == "jackknife-t"
+    assert main(common + ["--interval", "percentile"]) == 0
+    percentile = _json(capsys)
+    assert percentile["settings"]["interval"] == "percentile"
+    assert default["human_human"]["mean"] == percentile["human_human"]["mean"]
+    assert default["human_human"]["ci_low"] != percentile["human_human"]["ci_low"]
+
+
+def test_report_gives_ec_its_own_interval_and_the_others_theirs():
+    from humanlike.app.report_sections import run_report_analyses
+
+    trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)   # the simulated models have decision margins
+    settings = ResamplingSettings(n_resamples=100, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        own, _ = run_report_analyses({"trials": trials}, ["ec", "dmc"], settings, None)
+        chosen, _ = run_report_analyses({"trials": trials}, ["ec", "dmc"], settings, None, interval="percentile")
+    assert own["ec"].details.settings["interval"] == "jackknife-t"
+    assert own["dmc"].settings["interval"] == "percentile"
+    assert chosen["ec"].details.settings["interval"] == "percentile"
+    # with resampled observers EC keeps the bootstrap: the jackknife intervals come from the items alone
+    two_level, _ = run_report_analyses({"trials": trials}, ["ec"], ResamplingSettings(
+        n_resamples=100, seed=0, observer_level="bootstrap"), None)
+    assert two_level["ec"].details.settings["interval"] == "percentile"
+
+
+def test_item_jackknife_intervals_refuse_resampled_observers():
+    with pytest.raises(ValueError, match="would ignore observer_level 'bootstrap'"):
+        ResamplingSettings(interval="jackknife-t", observer_level="bootstrap")
+    with pytest.raises(ValueError, match="would ignore observer_level 'jackknife'"):
+        ResamplingSettings(interval="jackknife", observer_level="jackknife")
+
+
+def test_compare_gives_ec_scores_their_own_interval(modelvshuman_dir, capsys):
+    assert main(["compare", str(modelvshuman_dir / "edge"), "--measure", "ec", "--json", "--quiet",
+                 "--resamples", "100"]) == 0
+    doc = _json(capsys)
+    assert doc["settings"]["interval"] == "jackknife-t"
+
+
+def test_one_item_deciding_a_mean_is_flagged_and_kappa_stays_in_its_range(modelvshuman_dir, capsys):
+    # false-colour: one image that every model gets wrong is the only error of one model, so it carries almost
+    # all the jackknife variance of the model-model mean (effective items about 1); centre + t SE passes 1.
+    with pytest.warns(RuntimeWarning, match="rest on fewer than 3 effective items"):
+        assert main(["ec", str(modelvshuman_dir / "false-colour"), "--experiment", "false-colour", "--json",
+                     "--quiet", "--resamples", "100"]) == 0
+    model_model = _json(capsys)["model_model"]
+    assert model_model["ci_high"] == 1.0 and -1.0 <= model_model["ci_low"] < model_model["mean"]
