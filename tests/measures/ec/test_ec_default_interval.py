@@ -110,3 +110,22 @@ def test_one_item_deciding_a_mean_is_flagged_and_kappa_stays_in_its_range(modelv
                      "--quiet", "--resamples", "100"]) == 0
     model_model = _json(capsys)["model_model"]
     assert model_model["ci_high"] == 1.0 and -1.0 <= model_model["ci_low"] < model_model["mean"]
+
+
+def test_every_interval_stays_in_its_metrics_range(mvh_trials):
+    from humanlike.measures.ec.result import METRIC_RANGES
+    from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        summary = error_consistency(mvh_trials, experiments=["false-colour", "colour"],
+                                    exclusions=MODELVSHUMAN_EXCLUSIONS,
+                                    settings=ResamplingSettings(n_resamples=100, interval="jackknife-t")).summary
+    assert set(summary["metric"]) <= set(METRIC_RANGES)
+    for metric, (low, high) in METRIC_RANGES.items():
+        rows = summary[summary["metric"] == metric]
+        assert len(rows) and (rows["ci_low"].dropna() >= low).all() and (rows["ci_high"].dropna() <= high).all()
+    # without the clip, false-colour's model-model row would pass 1 (one item decides it)
+    ec = summary[(summary["metric"] == "error_consistency") & (summary["group"] == "model-model")
+                 & (summary["scope"] == "false-colour")]
+    assert float(ec["ci_high"].iloc[0]) == 1.0
