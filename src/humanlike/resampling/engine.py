@@ -366,7 +366,7 @@ def item_jackknife(design: Design, kernel: Kernel, aggregate: Aggregate, point: 
     >>> item_jackknife(Design((stratum,)), kernel, lambda values: values[("a",)], point).ravel().tolist()
     [3.6666666666666665, 3.3333333333333335, 3.0, 2.0]
     """
-    return np.concatenate([rows for blocks in jackknife_row_blocks(design, kernel, aggregate, point, settings)
+    return np.concatenate([rows for blocks in _jackknife_row_blocks(design, kernel, aggregate, point, settings)
                            for rows in blocks])
 
 
@@ -404,7 +404,7 @@ def item_jackknife_moments(design: Design, kernel: Kernel, aggregate: Aggregate,
     """
     estimate = np.asarray(aggregate(point), dtype=float).reshape(-1)
     moments = JackknifeMoments.zero(estimate.size)
-    for blocks in jackknife_row_blocks(design, kernel, aggregate, point, settings):
+    for blocks in _jackknife_row_blocks(design, kernel, aggregate, point, settings):
         stratum = None
         for rows in blocks:   # one stratum's rows, minus the estimate: exactly 0 where it does not matter
             block = RowMoments.of(rows - estimate)
@@ -413,7 +413,7 @@ def item_jackknife_moments(design: Design, kernel: Kernel, aggregate: Aggregate,
     return moments
 
 
-def jackknife_row_blocks(design: Design, kernel: Kernel, aggregate: Aggregate, point: Mapping[tuple, np.ndarray],
+def _jackknife_row_blocks(design: Design, kernel: Kernel, aggregate: Aggregate, point: Mapping[tuple, np.ndarray],
                          settings: ResamplingSettings) -> Iterator[Iterator[np.ndarray]]:
     """:func:`item_jackknife`'s rows: per stratum (design order), its rows in memory-sized blocks.
 

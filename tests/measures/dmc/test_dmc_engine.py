@@ -160,7 +160,9 @@ def test_observer_jackknife_adds_the_leave_one_observer_out_variance(demo_trials
 def test_bca_through_the_engine(demo_trials):
     result = decision_margin_consistency(demo_trials, experiments=["sim-noise"], settings=dmc_settings(n_resamples=400, seed=0, interval="bca"))
     assert result.settings["interval"] == "bca"
-    assert result.resampled.jackknife.shape == (4 * 160, len(result.resampled))
+    # the jackknife's sums per output, over one leave-one-out row per item (4 conditions of 160 items)
+    assert result.resampled.jackknife.n.shape == (len(result.resampled),)
+    assert result.resampled.jackknife.n.max() == 4 * 160
     low, high = result.interval()
     finite = np.isfinite(result.estimate)
     assert np.all(low[finite] <= high[finite])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import warnings
-from dataclasses import replace
 from pathlib import Path
 
 from ...stats.comparison import CORRECTIONS, NORMALISATIONS
@@ -128,10 +127,9 @@ def compare_settings(args):
     >>> compare_settings(build_parser().parse_args(["compare", "d/", "--measure", "dmc"])).observer_level
     'jackknife'
     """
-    settings = resampling_settings(argparse.Namespace(**{**vars(args), "observer_level": "none"}),
-                                   interval=get_measure(REGISTERED[args.measure]).interval)
     level = args.observer_level or OBSERVER_LEVEL_DEFAULTS[args.measure]
-    return replace(settings, observer_level=level)
+    return resampling_settings(argparse.Namespace(**{**vars(args), "observer_level": level}),
+                               interval=get_measure(REGISTERED[args.measure]).interval)
 
 
 def measure_result(trials, measure: str, settings, *, exclusions, experiments=None, condition=None,
