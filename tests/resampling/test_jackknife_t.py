@@ -177,3 +177,19 @@ def test_moments_give_the_rows_intervals_for_one_stratum():
     assert moments.variance[0] == pytest.approx((n - 1) / n * np.sum(d ** 2), rel=1e-12)
     assert estimate[0] + moments.bias[0] == pytest.approx(n * estimate[0] - (n - 1) * column.mean(), rel=1e-12)
     assert moments.acceleration()[0] == pytest.approx(np.sum((-d) ** 3) / (6 * np.sum(d ** 2) ** 1.5), rel=1e-10)
+
+
+def test_a_stratum_that_moves_the_estimate_with_one_defined_row_leaves_the_interval_undefined():
+    # Stratified, a stratum with one defined leave-one-out row adds no variance; where that row moved the
+    # estimate its share of the variance is unknown, and a zero-width interval would come from nothing.
+    estimate = np.array([0.5])
+    rows = np.array([[0.2], [np.nan], [0.9], [np.nan]])
+    moments = JackknifeMoments.of(rows, estimate, strata=np.array([0, 0, 1, 1]))
+    assert moments.unresolved.tolist() == [2]
+    for interval in (jackknife_interval, jackknife_t_interval):
+        low, high = interval(estimate, moments)
+        assert np.isnan(low[0]) and np.isnan(high[0])
+    # a one-row stratum AT the estimate (it does not move it) and an untouched stratum resolve fine
+    fine = JackknifeMoments.of(np.array([[0.4], [0.6], [0.5], [0.5], [0.5]]), estimate,
+                               strata=np.array([0, 0, 1, 2, 2]))
+    assert fine.unresolved.tolist() == [0] and np.isfinite(jackknife_t_interval(estimate, fine)[0][0])

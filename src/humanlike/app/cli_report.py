@@ -122,12 +122,15 @@ def rerun_command(args) -> str:
     --------
     >>> from humanlike.app.cli import build_parser
     >>> print(rerun_command(build_parser().parse_args(["report", "raw-data", "--analyses", "ec"])))
-    humanlike report raw-data --out report.html --analyses ec --seed 0 --resamples 10000 --level 0.95 --interval percentile --observer-level none
+    humanlike report raw-data --out report.html --analyses ec --seed 0 --resamples 10000 --level 0.95 --observer-level none
+    >>> print(rerun_command(build_parser().parse_args(["report", "raw-data", "--analyses", "ec", "--interval", "bca"])))
+    humanlike report raw-data --out report.html --analyses ec --seed 0 --resamples 10000 --level 0.95 --interval bca --observer-level none
     """
     parts = ["humanlike", "report", *map(str, args.data), "--out", str(args.out),
              *(["--judgements", *map(str, args.judgements)] if args.judgements else []),
              "--analyses", ",".join(args.analyses), "--seed", str(args.seed), "--resamples", str(args.resamples),
-             "--level", str(args.level), "--interval", args.interval, "--observer-level", args.observer_level or "none"]
+             "--level", str(args.level), *(["--interval", args.interval] if args.interval else []),
+             "--observer-level", args.observer_level or "none"]
     if not args.exclusions:
         parts.append("--no-exclusions")
     for experiment in getattr(args, "experiment", None) or []:

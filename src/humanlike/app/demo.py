@@ -89,7 +89,7 @@ def run_demo(args) -> int:
         return 0
     print(f"humanlike demo: simulated benchmark ({trials['observer'].nunique()} observers, "
           f"{trials['experiment'].nunique()} experiments, {len(trials)} trials), "
-          f"{args.resamples} bootstrap resamples, {args.interval} intervals, seed {args.seed}\n")
+          f"{args.resamples} bootstrap resamples, intervals: {interval_record(args)}, seed {args.seed}\n")
     print("\n\n".join(args.demo_summary))
     print(f"\nwrote {len(files)} files to {out}/")
     return 0

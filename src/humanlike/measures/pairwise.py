@@ -303,6 +303,9 @@ class ErrorConsistencyKernel(PairKernel):
     """
 
     measure = "error consistency"  # names the engine's undefined-share warning
+    # EC warns itself of estimates that rest on few items, over the columns whose interval is the jackknife's
+    # (a pair that is one 2x2 table shows its profile-likelihood interval instead): error_consistency
+    warns_few_items = False
 
     measures = PAIR_MEASURES
 

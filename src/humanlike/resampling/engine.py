@@ -322,7 +322,8 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
     result = Resampled(estimate, replicates, output.labels, output.label_names, reasons, jackknife,
                        settings.to_dict(), settings.level, settings.interval)
     warn_undefined(result, getattr(kernel, "measure", "resampled estimates"))
-    if settings.interval in ITEM_JACKKNIFE_INTERVALS and jackknife is not None:
+    if settings.interval in ITEM_JACKKNIFE_INTERVALS and jackknife is not None and getattr(kernel, "warns_few_items",
+                                                                                             True):
         warn_few_items(result, getattr(kernel, "measure", "resampled estimates"))
     return result
 

@@ -4,7 +4,7 @@ bias-corrected normal and skew-corrected t intervals from the leave-one-out rows
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -475,7 +475,10 @@ class JackknifeMoments:
       items ``df = variance^2 / sum w^2`` (:attr:`terms_2` is ``sum w^2``).
 
     A stratum an output does not depend on has every row equal to the estimate and adds exactly nothing, so an
-    output's interval does not depend on which other strata (experiments) were analysed with it. With one
+    output's interval does not depend on which other strata (experiments) were analysed with it. A stratum
+    that moves the estimate but has fewer than two defined rows (one item, or every leave-one-out undefined)
+    leaves its share of the variance unknown: :attr:`unresolved` counts such strata, and the intervals are
+    NaN where it is not 0 (rather than a zero-width interval from nothing). With one
     stratum these are the plain jackknife's ``n theta - (n - 1) mean``, ``(n - 1) / n sum d^2`` and
     ``sum (-d)^3 / (6 (sum d^2)^(3/2))``. The engine keeps these sums (O(outputs) memory) instead of the
     (items x outputs) rows, adding one stratum at a time (:meth:`plus_stratum`).
@@ -486,6 +489,8 @@ class JackknifeMoments:
         Defined rows over all strata, shape (k,).
     variance, bias, influence_2, influence_3, terms_2 : numpy.ndarray
         The sums above, shape (k,).
+    unresolved : numpy.ndarray
+        Strata that move the estimate with fewer than two defined rows, shape (k,).
 
     Examples
     --------
@@ -504,6 +509,7 @@ class JackknifeMoments:
     influence_2: np.ndarray
     influence_3: np.ndarray
     terms_2: np.ndarray
+    unresolved: np.ndarray
 
     @classmethod
     def zero(cls, k: int) -> JackknifeMoments:
@@ -518,7 +524,7 @@ class JackknifeMoments:
         -------
         JackknifeMoments
         """
-        return cls(np.zeros(k, dtype=np.int64), *(np.zeros(k) for _ in range(5)))
+        return cls(np.zeros(k, dtype=np.int64), *(np.zeros(k) for _ in range(5)), np.zeros(k, dtype=np.int64))
 
     @classmethod
     def of(cls, rows, estimate, strata=None) -> JackknifeMoments:
@@ -565,12 +571,15 @@ class JackknifeMoments:
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(n > 0, less / np.where(n > 0, n, 1.0), 0.0)
         mean = np.where(n > 0, stratum.mean, 0.0)
+        # one defined row that moved the estimate, or none at all (rows exist but every one is undefined)
+        unresolved = ((n == 1) & (mean != 0)) | (n == 0)
         return JackknifeMoments(self.n + stratum.n,
                                 self.variance + share * stratum.m2,
                                 self.bias - less * mean,
                                 self.influence_2 + less ** 2 * stratum.m2,
                                 self.influence_3 - less ** 3 * stratum.m3,
-                                self.terms_2 + share ** 2 * stratum.m4)
+                                self.terms_2 + share ** 2 * stratum.m4,
+                                self.unresolved + unresolved)
 
     def select(self, columns) -> JackknifeMoments:
         """The moments of some columns (indices or a mask).
@@ -584,8 +593,7 @@ class JackknifeMoments:
         -------
         JackknifeMoments
         """
-        return JackknifeMoments(*(getattr(self, f)[columns] for f in
-                                  ("n", "variance", "bias", "influence_2", "influence_3", "terms_2")))
+        return JackknifeMoments(*(getattr(self, f.name)[columns] for f in fields(self)))
 
     def acceleration(self) -> np.ndarray:
         """BCa's acceleration ``sum u^3 / (6 (sum u^2)^(3/2))`` per column (0 where the rows do not vary).
@@ -630,7 +638,7 @@ def jackknife_centre_se(estimate: np.ndarray, jackknife, level: float):
     moments : JackknifeMoments
         The rows' moments.
     defined : numpy.ndarray of bool
-        Columns with at least two defined rows.
+        Columns with at least two defined rows and no unresolved stratum (:class:`JackknifeMoments`).
 
     Examples
     --------
@@ -643,7 +651,7 @@ def jackknife_centre_se(estimate: np.ndarray, jackknife, level: float):
     moments = JackknifeMoments.of(jackknife, estimate)
     with np.errstate(invalid="ignore"):
         se = np.sqrt(moments.variance)
-    return estimate + moments.bias, se, moments, moments.n >= 2
+    return estimate + moments.bias, se, moments, (moments.n >= 2) & (moments.unresolved == 0)
 
 
 def nanquantile_columns(values: np.ndarray, quantiles: np.ndarray) -> np.ndarray:

@@ -196,6 +196,10 @@ class Resampled:
         return low.copy(), high.copy()
 
     def _interval(self, level: float, method: str) -> tuple[np.ndarray, np.ndarray]:
+        observers = self.settings.get("observer_level", "none")
+        if method in ("jackknife", "jackknife-t") and observers != "none":
+            raise ValueError(f"a {method} interval comes from the item jackknife alone and would leave out the "
+                             f"observer level ({observers}) these replicates carry; use 'percentile' or 'bca'")
         if method == "percentile":
             counts = None if "nan_counts" in self._computed else np.empty(self.estimate.size, dtype=np.int64)
             low, high = percentile_interval(self.replicates, level, nan_counts_out=counts)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import argparse
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +12,7 @@ import pandas as pd
 
 from ...trials.schema import condition_mask
 from ..options import add_data_options
-from ...resampling.settings import ResamplingSettings
+from ...resampling.settings import ITEM_JACKKNIFE_INTERVALS, ResamplingSettings
 from ..options import (
     add_exclusion_options, add_json_option, add_level_option, add_output_options, add_seed_option, add_resampling_options, demo_outputs, emit_json, exclusions_of,
     exclusions_record, float_in, int_at_least, load_data, positive_count, probability, resampling_settings,
@@ -256,7 +258,7 @@ def format_dmc(result) -> str:
 
 # --- benchmark and demo ------------------------------------------------------------------------------
 
-def dmc_cli_settings(args) -> ResamplingSettings:
+def dmc_cli_settings(args, beside: bool = False) -> ResamplingSettings:
     """The DMC settings of a parsed command line: every resampling option the user gave (``--resamples``,
     ``--level``, ``--seed``, ``--interval``, ``--observer-level``, ``--memory-budget``, ``--workers``), with
     DMC's own observer level (jackknife) where ``--observer-level`` is not given. ``benchmark`` and ``demo``
@@ -266,6 +268,11 @@ def dmc_cli_settings(args) -> ResamplingSettings:
     ----------
     args : argparse.Namespace
         Parsed with :func:`~humanlike.measures.options.add_resampling_options`.
+    beside : bool
+        DMC is computed beside another measure (``benchmark``'s and ``demo``'s DMC rows): an item-jackknife
+        ``--interval`` (EC's kind) without ``--observer-level`` leaves DMC its own percentile interval, with a
+        warning, instead of refusing the whole run (``dmc`` itself refuses it: the jackknife intervals come from
+        the items alone and would leave out DMC's observer jackknife).
 
     Returns
     -------
@@ -279,6 +286,11 @@ def dmc_cli_settings(args) -> ResamplingSettings:
     >>> s.n_resamples, s.observer_level
     (200, 'jackknife')
     """
+    if beside and getattr(args, "interval", None) in ITEM_JACKKNIFE_INTERVALS and args.observer_level is None:
+        warnings.warn(f"decision-margin consistency keeps its percentile interval: --interval {args.interval} comes "
+                      "from the items alone and would leave out DMC's observer jackknife (add --observer-level none "
+                      f"to use {args.interval} for DMC too)", RuntimeWarning)
+        args = argparse.Namespace(**{**vars(args), "interval": None})
     return resampling_settings(args, observer_level="jackknife")
 
 
@@ -383,13 +395,14 @@ def demo_extras(trials, args) -> list[Path]:
     from .plot import consistency_figure, dmc_ranking_figure
 
     out = args.out
+    settings = dmc_cli_settings(args, beside=True)
     result = getattr(args, "demo_results", {}).get("dmc")
     if result is None:
-        result = decision_margin_consistency(trials, settings=dmc_cli_settings(args))
+        result = decision_margin_consistency(trials, settings=settings)
     # The benchmark's EC result (computed once by the demo) is reused, not recomputed.
     comparison = consistency_vs_accuracy(trials, dmc_result=result,
                                          ec_result=getattr(args, "demo_results", {}).get("error_consistency"),
-                                         settings=dmc_cli_settings(args))
+                                         settings=settings)
     run = demo_outputs(args)
     return [
         run.add_table(result.summary, "dmc", args.format),

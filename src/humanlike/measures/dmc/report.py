@@ -103,11 +103,14 @@ def report_analysis(trials, *, settings, exclusions=None):
     from dataclasses import replace
 
     from .analysis import decision_margin_consistency
+    from ...resampling.settings import ITEM_JACKKNIFE_INTERVALS
 
     has_margins = "decision_margin" in trials and trials.loc[trials["observer_kind"] == "model",
                                                               "decision_margin"].notna().any()
     if not has_margins:
         raise NotApplicable("no model has decision margins")
     if settings.observer_level == "none":
-        settings = replace(settings, observer_level="jackknife")
+        # DMC's own observer jackknife; an item-jackknife interval (EC's) cannot carry it: DMC keeps percentile
+        settings = replace(settings, observer_level="jackknife",
+                           interval="percentile" if settings.interval in ITEM_JACKKNIFE_INTERVALS else settings.interval)
     return decision_margin_consistency(trials, exclusions=exclusions, settings=settings)

@@ -25,10 +25,10 @@ from ...trials.schema import TrialTableError
 from ...trials.selection import select_trials
 from ...trials.sources import experiments_scored
 from .metric import UndefinedPolicy, correctness_counts, kappa_reason
-from ...resampling.engine import bootstrap
+from ...resampling.engine import bootstrap, warn_few_items
 from ...stats.ranking import ranking_stability
 from ...resampling.results import Resampled
-from ...resampling.settings import ResamplingSettings
+from ...resampling.settings import ITEM_JACKKNIFE_INTERVALS, ResamplingSettings
 from .significance import ec_test_beta_posterior, ec_test_exact
 from .result import PAIR_INTERVALS, ErrorConsistencyResult
 from ..pairwise import (
@@ -340,8 +340,18 @@ def error_consistency(
                   experiments=[e.name for e in aggregation.layouts], condition=condition,
                   exclusions=bool(exclusions), p_value=p_value,
                   pair_interval=pair_interval, partial_models=partial)
-    return ErrorConsistencyResult(summary, n_pairs, pair_measures(design, kernel, p_value, settings.seed),
-                                  pairs_resampled, ranking, model_replicates, record)
+    result = ErrorConsistencyResult(summary, n_pairs, pair_measures(design, kernel, p_value, settings.seed),
+                                    pairs_resampled, ranking, model_replicates, record)
+    if settings.interval in ITEM_JACKKNIFE_INTERVALS and settings.n_resamples > 0:
+        # only where the jackknife's interval is the one shown: not a one-table pair's profile interval
+        shown = result.frame_rows()["interval_method"].str.startswith("jackknife").to_numpy()
+        warn_few_items(summary.select(shown), kernel.measure)
+        if pairs_resampled is not None:
+            conditions = result.pairs.groupby("experiment")["condition"].nunique()
+            several = np.array([pair_interval != "profile" or conditions.get(lab[0], 0) > 1
+                                for lab in pairs_resampled.labels], dtype=bool)
+            warn_few_items(pairs_resampled.select(several), f"{kernel.measure} (pairs)")
+    return result
 
 
 def _trim_labels(resampled: Resampled, keep: int | None) -> Resampled:

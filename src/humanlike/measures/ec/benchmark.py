@@ -85,9 +85,10 @@ class BenchmarkResult(MeasureResult):
         pandas.DataFrame
             One row per estimate.
         """
-        frame = self.resampled.to_frame(level, method)
-        frame["n_pairs"] = self.details.n_pairs[self._columns()].astype(int)
-        return frame
+        # the EC result's own rows (its interval method, one-table aggregates' profile intervals, clipped to each
+        # metric's range), without the model-model ones
+        frame = self.details.frame_rows(level, method)
+        return frame[frame["group"] != MODEL_MODEL].reset_index(drop=True)
 
     def benchmark_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
         """:attr:`rows`, or the rows recomputed at another level / interval method (EC rows only).

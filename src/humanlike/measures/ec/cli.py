@@ -208,7 +208,7 @@ def with_dmc_rows(result, trials, args, exclusions):
 
     try:
         # every resampling option the user gave (DMC's own observer jackknife unless --observer-level is given)
-        dmc = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_cli.dmc_cli_settings(args))
+        dmc = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_cli.dmc_cli_settings(args, beside=True))
     except TrialTableError:
         return result
     getattr(args, "demo_results", {})["dmc"] = dmc
@@ -292,7 +292,8 @@ def format_overall(result) -> str:
         if not dmc.empty:
             line += f"{_fmt(dmc.loc[name]) if name in dmc.index else 'no margins':>32}"
         lines.append(line)
-    lines.append(f"(estimate [{level}% bootstrap interval]; 'humans' = mean over human pairs"
+    lines.append(f"(estimate [{level}% {bootstrap_label(result.details.resampled, None)} interval]; "
+                 "'humans' = mean over human pairs"
                  + ("; humans' DMC = split-half noise ceiling)" if not dmc.empty else ")"))
     if partial:
         lines.append(partial_models_note(partial, len(result.details.settings["experiments"])))

@@ -10,8 +10,9 @@ model-vs-human (its ``plotting/plot.py``: ``print_benchmark_table_humanlike_to_l
   orders the table;
 - **OOD accuracy**: the mean over experiments of the model's accuracy (higher is better).
 
-Here each value carries the bootstrap interval of :func:`humanlike.measures.ec.benchmark.run_benchmark` (images
-resampled within conditions, jointly for all observers, optionally the humans too), and each rank its own
+Here each value carries the interval :func:`humanlike.measures.ec.benchmark.run_benchmark` reports for it (images
+resampled within conditions, jointly for all observers, optionally the humans too; EC's own jackknife-t unless
+another is chosen), and each rank its own
 interval: every resample's values are ranked the same way (so the mean rank is recomputed per resample),
 which gives the percentile interval of each model's three ranks, of its mean rank, of its place in the
 table (the rank of the mean rank) and the probability of being first.
@@ -92,6 +93,9 @@ class Leaderboard:
         The experiments the values average over.
     level : float
         The level of every interval.
+    interval_method : str
+        The values' interval, the benchmark's own (e.g. ``"jackknife t"``, ``"percentile bootstrap"``); the ranks'
+        intervals are percentile intervals over the resamples.
 
     Examples
     --------
@@ -107,6 +111,7 @@ class Leaderboard:
     ood_table: pd.DataFrame
     experiments: list
     level: float
+    interval_method: str = "percentile bootstrap"
 
     def to_json_dict(self) -> dict:
         """JSON-ready: both tables as records (NaN as None), the experiments and the level.
@@ -121,7 +126,7 @@ class Leaderboard:
                          v.item() if isinstance(v, np.generic) else v) for k, v in r.items()}
                     for r in frame.to_dict("records")]
         return {"humanlike": records(self.table), "ood_accuracy": records(self.ood_table),
-                "experiments": list(self.experiments), "level": self.level,
+                "experiments": list(self.experiments), "level": self.level, "interval_method": self.interval_method,
                 "ranking": "model-vs-human: rank of each of accuracy difference (lower first), observed and error "
                            "consistency (higher first) over the models, ties averaged; ordered by their mean"}
 
@@ -178,12 +183,16 @@ def leaderboard(result: BenchmarkResult, level: float | None = None) -> Leaderbo
     if not models:
         raise ValueError("the leaderboard needs at least one model beside the humans")
 
+    # each value's interval is the one the benchmark reports for it (its own method, clipped to the metric's range)
+    reported = details.frame_rows(level).set_index(["scope", "group", "metric"])
+
     def block(metric: str, names: list[str]):
         part = overall.where(metric=metric, group=names)
         order = [lab[1] for lab in part.labels]
         idx = [order.index(n) for n in names]
-        low, high = part.interval(level, "percentile")
-        return part.estimate[idx], part.replicates[:, idx].astype(float), low[idx], high[idx]
+        own = reported.loc[[("overall", n, metric) for n in names]]
+        return (part.estimate[idx], part.replicates[:, idx].astype(float), own["ci_low"].to_numpy(float),
+                own["ci_high"].to_numpy(float))
 
     metrics = list(RANKED_METRICS)
     est = {m: block(m, models) for m in metrics}
@@ -237,4 +246,6 @@ def leaderboard(result: BenchmarkResult, level: float | None = None) -> Leaderbo
         ood = pd.concat([ood, pd.DataFrame([{"observer": HUMANS, OOD: e[0], f"{OOD}_low": lo[0],
                                              f"{OOD}_high": hi[0]}])], ignore_index=True)
     ood = ood[["place", "place_low", "place_high", "observer", OOD, f"{OOD}_low", f"{OOD}_high", "probability_first"]]
-    return Leaderboard(table, ood, list(details.settings.get("experiments", [])), level)
+    shown = reported.loc["overall"]["interval_method"] if "overall" in reported.index else pd.Series(dtype=str)
+    method = " / ".join(dict.fromkeys(shown.astype(str))) or "percentile bootstrap"
+    return Leaderboard(table, ood, list(details.settings.get("experiments", [])), level, method)

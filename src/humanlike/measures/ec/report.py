@@ -35,6 +35,7 @@ def ec_section(benchmark) -> SectionResult:
     >>> plt.close("all")
     """
     from .plot import benchmark_figure, ranking_figure
+    from .result import bootstrap_label
 
     rows = benchmark.rows
     ec_rows = rows[rows["metric"] == "error_consistency"]
@@ -44,8 +45,9 @@ def ec_section(benchmark) -> SectionResult:
     figures = [ReportFigure("ec-benchmark", "Error consistency with humans", benchmark_figure(benchmark),
                             alt="Left: models ranked by error consistency with humans, with intervals and the "
                                 "human–human band. Right: error consistency against OOD accuracy.",
-                            caption="Intervals: bootstrap through the whole aggregation (items resampled within "
-                                    "conditions, jointly for all observers).")]
+                            caption=f"Intervals: {bootstrap_label(benchmark.details.resampled, None)} through the "
+                                    "whole aggregation (items resampled within conditions, jointly for all "
+                                    "observers).")]
     tables = [ReportTable("ec-overall", "Error consistency, overall",
                           overall[["observer", "estimate", "ci_low", "ci_high", "n_pairs", "undefined_share",
                                    "reason"]].sort_values("estimate", ascending=False)),
@@ -108,7 +110,8 @@ def leaderboard_section(benchmark) -> SectionResult | None:
         "leaderboard", "Leaderboard (model-vs-human's ranking)",
         "Models ranked as the model-vs-human benchmark ranks them: each of accuracy difference (lower is better), "
         "observed consistency and error consistency is ranked over the models, and the mean of the three ranks "
-        f"orders the table; OOD accuracy is ranked on its own. Every value has its {level}% bootstrap interval; "
+        f"orders the table; OOD accuracy is ranked on its own. Every value has its {level}% interval "
+        f"({board.interval_method}); "
         "the ranks are recomputed in every resample, which gives each model's interval of places and its "
         "probability of ranking first.",
         tables=[ReportTable("leaderboard", "Most human-like", table),
