@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -129,3 +130,44 @@ def test_every_interval_stays_in_its_metrics_range(mvh_trials):
     ec = summary[(summary["metric"] == "error_consistency") & (summary["group"] == "model-model")
                  & (summary["scope"] == "false-colour")]
     assert float(ec["ci_high"].iloc[0]) == 1.0
+
+
+def test_benchmark_with_an_item_jackknife_interval_keeps_dmcs_own(tmp_path, capsys):
+    # DMC's default observer jackknife cannot go with an items-only interval: beside EC it keeps its percentile
+    # interval and says so, where `dmc` alone refuses the combination.
+    data = tmp_path / "sim.csv"
+    simulate_benchmark(seed=0, n_humans=4, n_items=48).to_csv(data, index=False)
+    with pytest.warns(RuntimeWarning, match="decision-margin consistency keeps its percentile interval"):
+        assert main(["benchmark", str(data), "--no-exclusions", "--resamples", "30", "--interval", "jackknife-t",
+                     "--json", "--quiet"]) == 0
+    doc = _json(capsys)
+    assert doc["settings"]["interval"] == "jackknife-t"
+    assert main(["dmc", str(data), "--experiment", "sim-blur", "--resamples", "30", "--interval", "jackknife-t",
+                 "--quiet", "--json"]) == 2
+    assert "would ignore --observer-level jackknife" in capsys.readouterr().err
+
+
+def test_the_leaderboard_shows_the_benchmarks_own_intervals():
+    from humanlike.measures.ec.benchmark import run_benchmark
+    from humanlike.measures.ec.leaderboard import leaderboard
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = run_benchmark(simulate_benchmark(seed=0, n_humans=4, n_items=48), exclusions=None,
+                               settings=replace(DEFAULT_SETTINGS, n_resamples=100))
+    board = leaderboard(result)
+    assert board.interval_method == "jackknife t"
+    rows = result.rows[(result.rows["scope"] == "overall") & (result.rows["metric"] == "error_consistency")]
+    rows = rows.set_index("observer")
+    for r in board.table.to_dict("records"):
+        assert (r["error_consistency_low"], r["error_consistency_high"]) == (
+            rows.loc[r["observer"], "ci_low"], rows.loc[r["observer"], "ci_high"])
+
+
+def test_no_few_items_warning_where_the_profile_interval_is_shown(modelvshuman_dir):
+    # edge has one condition: every pair is one 2x2 table with its profile-likelihood interval, so the
+    # jackknife of a pair column is not what anyone sees
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["ec", str(modelvshuman_dir / "edge"), "--resamples", "50", "--quiet", "--json"]) == 0
+    assert not [w for w in caught if "effective items" in str(w.message)]
