@@ -13,13 +13,14 @@ import argparse
 import os
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from humanlike.measures.compare.adapters import compare
 from humanlike.measures.dmc.analysis import decision_margin_consistency
-from humanlike.measures.ec.analysis import error_consistency
+from humanlike.measures.ec.analysis import DEFAULT_SETTINGS as EC_DEFAULT_SETTINGS, error_consistency
 from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS
 from humanlike.trials.loaders import load_trials
 from humanlike.measures.compare.plot import comparison_figure
@@ -100,7 +101,7 @@ def main(argv=None) -> int:
     mvh = DATA / "modelvshuman" / "raw-data"
     trials = load_trials(mvh)
     ec = error_consistency(trials, exclusions=MODELVSHUMAN_EXCLUSIONS, validate=False,
-                           settings=ResamplingSettings(n_resamples=args.ec_resamples, seed=0))
+                           settings=replace(EC_DEFAULT_SETTINGS, n_resamples=args.ec_resamples, seed=0))
     ec_cmp = compare(ec)
     ec_ceiled = compare(ec, normalise="ceiling")
     ec_bs = compare(ec, normalise="brainscore")
@@ -119,8 +120,9 @@ def main(argv=None) -> int:
              f"Produced by `PYTHONPATH=src python benchmarks/compare_real.py --ec-resamples {args.ec_resamples} "
              f"--dmc-resamples {args.dmc_resamples}` in {seconds:.0f} s (EC {t_ec:.0f} s) on a shared 2-core "
              "machine. Both measures with the benchmark's exclusion table, seed 0; EC items resampled with the "
-             "human observers fixed (`--observer-level none`, the `humanlike ec` default), DMC with the observer "
-             "jackknife (`humanlike dmc`'s default). Definitions: [compare](compare.md).", "",
+             "human observers fixed (`--observer-level none`, the `humanlike ec` default) and each model's score "
+             "with EC's own interval (jackknife-t); differences and p-values from the paired replicates; DMC with "
+             "the observer jackknife (`humanlike dmc`'s default). Definitions: [compare](compare.md).", "",
              *section("Error consistency (model-vs-human, 9 models)", ec_cmp, ec_ceiled, ec_bs, "compare_ec.png"),
              *section("Decision-margin consistency (decision-margin fork, 15 models)", dmc_cmp, dmc_ceiled, None,
                       "compare_dmc.png")]

@@ -325,7 +325,7 @@ def jackknife_t_interval(estimate: np.ndarray, jackknife: np.ndarray, level: flo
 
     The interval is ``[centre - q se + shift, centre + q se + shift]``; it needs no replicates. For error
     consistency averaged over conditions and humans near ceiling (the benchmark's regime, 16 cells) it covers
-    0.942-0.969 for the model-human and 0.935-0.963 for the human-human mean, where the percentile bootstrap
+    0.941-0.968 for the model-human and 0.932-0.961 for the human-human mean, where the percentile bootstrap
     covers 0.69-0.92 and :func:`jackknife_interval` 0.90-0.95 (1,000 data sets per cell;
     benchmarks/ec_aggregate_coverage.py, docs/ec_coverage.md, docs/measures/error-consistency.md).
 
