@@ -651,13 +651,9 @@ def warn_undefined(resampled: Resampled, what: str = "resampled estimates",
     if resampled.n_resamples == 0 or not flagged.any():
         return
     worst = int(np.argmax(np.where(flagged, share, -1.0)))
-    label = dict(zip(resampled.label_names, resampled.labels[worst]))
-    shown = ", ".join(f"{k}={v}" for k, v in label.items() if v != "")
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.warn(f"{what}: {int(flagged.sum())} estimate(s) undefined in more than {threshold:.0%} of the "
-                      f"resamples (worst {share[worst]:.0%}: {shown}); their intervals describe only the resamples "
-                      "where they are defined (see the undefined_share column)", RuntimeWarning, stacklevel=3)
+    _warn_naming(resampled, worst, f"{what}: {int(flagged.sum())} estimate(s) undefined in more than "
+                 f"{threshold:.0%} of the resamples (worst {share[worst]:.0%}: {{labels}}); their intervals describe "
+                 "only the resamples where they are defined (see the undefined_share column)")
 
 
 def warn_few_items(resampled: Resampled, what: str = "resampled estimates", threshold: float = FEW_ITEMS) -> None:
@@ -700,10 +696,15 @@ def warn_few_items(resampled: Resampled, what: str = "resampled estimates", thre
     if not flagged.any():
         return
     fewest = int(np.argmin(np.where(flagged, items, np.inf)))
-    label = dict(zip(resampled.label_names, resampled.labels[fewest]))
+    _warn_naming(resampled, fewest, f"{what}: {int(flagged.sum())} estimate(s) rest on fewer than {threshold:g} "
+                 f"effective items (fewest {items[fewest]:.1f}: {{labels}}); leaving out one or two items moves each "
+                 "of them most, so their jackknife intervals are wide")
+
+
+def _warn_naming(resampled: Resampled, column: int, message: str) -> None:
+    """One RuntimeWarning, always shown, with ``{labels}`` in ``message`` replaced by the column's labels."""
+    label = dict(zip(resampled.label_names, resampled.labels[column]))
     shown = ", ".join(f"{k}={v}" for k, v in label.items() if v != "")
     with warnings.catch_warnings():
         warnings.simplefilter("always")
-        warnings.warn(f"{what}: {int(flagged.sum())} estimate(s) rest on fewer than {threshold:g} effective items "
-                      f"(fewest {items[fewest]:.1f}: {shown}); leaving out one or two items moves each of them "
-                      "most, so their jackknife intervals are wide", RuntimeWarning, stacklevel=3)
+        warnings.warn(message.replace("{labels}", shown), RuntimeWarning, stacklevel=4)
