@@ -13,9 +13,9 @@ import math
 import sys
 from pathlib import Path
 
-from ..resampling.results import INTERVAL_METHODS
-from ..resampling.settings import (DEFAULT_MEMORY_BUDGET, DEFAULT_RESAMPLES, ITEM_JACKKNIFE_INTERVALS, OBSERVER_LEVELS,
-                                   ResamplingSettings, with_own_interval)
+from ..resampling.results import INTERVAL_METHODS, ITEM_JACKKNIFE_INTERVALS
+from ..resampling.settings import (DEFAULT_MEMORY_BUDGET, DEFAULT_RESAMPLES, OBSERVER_LEVELS, ResamplingSettings,
+                                   with_own_interval)
 from ..files import RunOutputs, check_output_folder, to_json_text
 
 DEFAULT_OUT = Path("humanlike-out")

@@ -34,8 +34,8 @@ from ..trials.design import Design, Stratum
 from .draws import BLOCK, item_weights, observer_weights, standard_normals
 from .intervals import JackknifeMoments, RowMoments
 from .kernels import Aggregate, Kernel, Output, SufficientStatisticKernel
-from .results import Resampled
-from .settings import DEFAULT_MEMORY_BUDGET, ITEM_JACKKNIFE_INTERVALS, ResamplingSettings
+from .results import ITEM_JACKKNIFE_INTERVALS, Resampled
+from .settings import DEFAULT_MEMORY_BUDGET, ResamplingSettings
 
 #: Share of undefined replicates above which :func:`warn_undefined` flags a defined estimate.
 UNDEFINED_WARN_SHARE = 0.1
@@ -317,7 +317,7 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
         observer_jackknife_noise(design, kernel, aggregate, point, estimate, settings, out=replicates)
 
     jackknife = None
-    if settings.interval in ("bca", "jackknife", "jackknife-t") and settings.n_resamples > 0:
+    if settings.interval in ("bca", *ITEM_JACKKNIFE_INTERVALS) and settings.n_resamples > 0:
         jackknife = item_jackknife_moments(design, kernel, aggregate, point, settings)
     result = Resampled(estimate, replicates, output.labels, output.label_names, reasons, jackknife,
                        settings.to_dict(), settings.level, settings.interval)

@@ -270,7 +270,8 @@ def jackknife_interval(estimate: np.ndarray, jackknife: np.ndarray, level: float
 
     ``centre = n theta - (n - 1) mean(theta_(i))`` and ``se = sqrt((n - 1) / n sum (theta_(i) - mean)^2)`` over
     the ``n`` leave-one-out rows of one stratum (the engine's exact item jackknife keeps these per stratum,
-    summed as the stratified jackknife: :class:`JackknifeMoments`); the interval is ``centre +- Phi^-1((1 + level) / 2) se``. It needs no replicates. For error
+    summed as the stratified jackknife: :class:`JackknifeMoments`); the interval is
+    ``centre +- Phi^-1((1 + level) / 2) se``. It needs no replicates. For error
     consistency averaged over conditions and humans near ceiling, the bootstrap's percentile interval
     covers 0.69-0.92 at a nominal 0.95 (its SD is up to 14% short and the mean of kappas is biased down where
     errors are few); this one covers 0.90-0.95, and :func:`jackknife_t_interval` at least 0.93 in every cell

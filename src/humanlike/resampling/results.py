@@ -1,7 +1,8 @@
 """One result shape for every resampled statistic, in the style of scipy.stats results.
 
 A :class:`Resampled` holds the point estimates of K output columns, the kept bootstrap replicates (R x K),
-optionally the moments of the jackknife rows (BCa and the jackknife intervals), a reason for every undefined estimate, the labels that name each
+optionally the moments of the jackknife rows (BCa and the jackknife intervals), a reason for every undefined
+estimate, the labels that name each
 column, and the settings that produced it. Intervals are computed on demand, at any level and by any method,
 without rerunning anything.
 """
@@ -18,6 +19,9 @@ from .intervals import (JackknifeMoments, bca_interval, check_level, jackknife_i
                         nan_counts, percentile_interval)
 
 INTERVAL_METHODS = ("percentile", "bca", "jackknife", "jackknife-t")
+#: The intervals computed from the leave-one-item-out jackknife alone, not from the replicates: they cannot carry
+#: an observer level (which acts on the replicates), so the settings and :meth:`Resampled.interval` refuse both.
+ITEM_JACKKNIFE_INTERVALS = ("jackknife", "jackknife-t")
 
 #: The reason of a defined estimate whose bootstrap replicates all take one value: no interval is given.
 REASON_DEGENERATE = ("no interval: every bootstrap resample gives the same value (nothing varies between "
@@ -197,7 +201,7 @@ class Resampled:
 
     def _interval(self, level: float, method: str) -> tuple[np.ndarray, np.ndarray]:
         observers = self.settings.get("observer_level", "none")
-        if method in ("jackknife", "jackknife-t") and observers != "none":
+        if method in ITEM_JACKKNIFE_INTERVALS and observers != "none":
             raise ValueError(f"a {method} interval comes from the item jackknife alone and would leave out the "
                              f"observer level ({observers}) these replicates carry; use 'percentile' or 'bca'")
         if method == "percentile":

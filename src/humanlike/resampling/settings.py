@@ -9,17 +9,12 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from .parallel import available_cores
-from .results import INTERVAL_METHODS
+from .results import INTERVAL_METHODS, ITEM_JACKKNIFE_INTERVALS
 from .rng import SeedLike, normalise_seed
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_MEMORY_BUDGET = 2 * 1024**3
 OBSERVER_LEVELS = ("none", "bootstrap", "jackknife")
-
-
-#: Intervals computed from the leave-one-item-out jackknife alone, not from the replicates: they cannot carry
-#: an observer level (which acts on the replicates), so :class:`ResamplingSettings` refuses the combination.
-ITEM_JACKKNIFE_INTERVALS = ("jackknife", "jackknife-t")
 
 
 @dataclass(frozen=True)

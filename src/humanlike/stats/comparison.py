@@ -50,8 +50,8 @@ COMPARISON_COLUMNS = ["measure", "scope", "comparison", "model_a", "model_b", "e
                       "family_size", "correction", "test", "interval", "scale", "undefined_share", "reason"]
 
 #: Columns of :meth:`ComparisonResult.scores_frame`.
-SCORE_COLUMNS = ["measure", "scope", "model", "estimate", "ci_low", "ci_high", "interval", "normalised", "normalised_low",
-                 "normalised_high", "scale", "rank", "letters", "undefined_share", "reason"]
+SCORE_COLUMNS = ["measure", "scope", "model", "estimate", "ci_low", "ci_high", "interval", "normalised",
+                 "normalised_low", "normalised_high", "scale", "rank", "letters", "undefined_share", "reason"]
 
 #: The bootstrap test of a zero difference, as named in the output's ``test`` column.
 BOOTSTRAP_TEST = "paired bootstrap (percentile-interval inversion)"
@@ -798,8 +798,8 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
         n_est = est
     score_frame = pd.DataFrame({
         "measure": scores.measure, "scope": scores.scope, "model": names, "estimate": raw_est, "ci_low": raw_low,
-        "ci_high": raw_high, "interval": raw_methods, "normalised": n_est, "normalised_low": n_low, "normalised_high": n_high,
-        "scale": scale, "rank": np.arange(1, m + 1), "letters": [letters[n] for n in names],
+        "ci_high": raw_high, "interval": raw_methods, "normalised": n_est, "normalised_low": n_low,
+        "normalised_high": n_high, "scale": scale, "rank": np.arange(1, m + 1), "letters": [letters[n] for n in names],
         "undefined_share": _undefined_share(reps), "reason": reasons})[SCORE_COLUMNS]
     ceiling = {"estimate": scores.ceiling, "ci_low": np.nan, "ci_high": np.nan, "interval": "",
                "chance": scores.chance}

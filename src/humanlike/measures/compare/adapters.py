@@ -324,14 +324,13 @@ def _ood_intervals(alignment: OODAlignment, regime: str, table: pd.DataFrame, mo
                 "interval_level": float(own_level)}
     if resampled is None:
         return {}
-    names = resampled.label_names
-    position = {lab[names.index("observer_1")]: k for k, lab in enumerate(resampled.labels)
-                if lab[names.index("table")] == "regime" and lab[names.index("regime")] == regime
-                and lab[names.index("metric")] == "ratio"}
+    ratios = resampled.where(table="regime", regime=regime, metric="ratio")
+    observer = ratios.label_names.index("observer_1")
+    position = {lab[observer]: k for k, lab in enumerate(ratios.labels)}
     if set(models) - set(position):
         return {}
     level = float(level if level is not None else resampled.level)
-    low, high = resampled.select([position[m] for m in models]).interval(level)
+    low, high = ratios.select([position[m] for m in models]).interval(level)
     return {"low": low, "high": high, "interval_method": (bootstrap_label(resampled, None),) * len(models),
             "interval_level": level}
 

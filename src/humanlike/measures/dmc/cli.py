@@ -12,7 +12,8 @@ import pandas as pd
 
 from ...trials.schema import condition_mask
 from ..options import add_data_options
-from ...resampling.settings import ITEM_JACKKNIFE_INTERVALS, ResamplingSettings
+from ...resampling.results import ITEM_JACKKNIFE_INTERVALS
+from ...resampling.settings import ResamplingSettings
 from ..options import (
     add_exclusion_options, add_json_option, add_level_option, add_output_options, add_seed_option, add_resampling_options, demo_outputs, emit_json, exclusions_of,
     exclusions_record, float_in, int_at_least, load_data, positive_count, probability, resampling_settings,

@@ -103,7 +103,7 @@ def report_analysis(trials, *, settings, exclusions=None):
     from dataclasses import replace
 
     from .analysis import decision_margin_consistency
-    from ...resampling.settings import ITEM_JACKKNIFE_INTERVALS
+    from ...resampling.results import ITEM_JACKKNIFE_INTERVALS
 
     has_margins = "decision_margin" in trials and trials.loc[trials["observer_kind"] == "model",
                                                               "decision_margin"].notna().any()
@@ -111,6 +111,6 @@ def report_analysis(trials, *, settings, exclusions=None):
         raise NotApplicable("no model has decision margins")
     if settings.observer_level == "none":
         # DMC's own observer jackknife; an item-jackknife interval (EC's) cannot carry it: DMC keeps percentile
-        settings = replace(settings, observer_level="jackknife",
-                           interval="percentile" if settings.interval in ITEM_JACKKNIFE_INTERVALS else settings.interval)
+        interval = "percentile" if settings.interval in ITEM_JACKKNIFE_INTERVALS else settings.interval
+        settings = replace(settings, observer_level="jackknife", interval=interval)
     return decision_margin_consistency(trials, exclusions=exclusions, settings=settings)

@@ -27,8 +27,8 @@ from ...trials.sources import experiments_scored
 from .metric import UndefinedPolicy, correctness_counts, kappa_reason
 from ...resampling.engine import bootstrap, warn_few_items
 from ...stats.ranking import ranking_stability
-from ...resampling.results import Resampled
-from ...resampling.settings import ITEM_JACKKNIFE_INTERVALS, ResamplingSettings
+from ...resampling.results import ITEM_JACKKNIFE_INTERVALS, Resampled
+from ...resampling.settings import ResamplingSettings
 from .significance import ec_test_beta_posterior, ec_test_exact
 from .result import PAIR_INTERVALS, ErrorConsistencyResult
 from ..pairwise import (

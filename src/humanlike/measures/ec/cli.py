@@ -208,7 +208,8 @@ def with_dmc_rows(result, trials, args, exclusions):
 
     try:
         # every resampling option the user gave (DMC's own observer jackknife unless --observer-level is given)
-        dmc = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_cli.dmc_cli_settings(args, beside=True))
+        dmc = decision_margin_consistency(trials, exclusions=exclusions,
+                                          settings=dmc_cli.dmc_cli_settings(args, beside=True))
     except TrialTableError:
         return result
     getattr(args, "demo_results", {})["dmc"] = dmc

@@ -48,7 +48,8 @@ def demo(trials, args) -> list[Path]:
 
     run = args.run_outputs
     out = Path(args.out)
-    result = run_benchmark(trials, exclusions=None, settings=resampling_settings(args, interval=DEFAULT_SETTINGS.interval))
+    result = run_benchmark(trials, exclusions=None,
+                           settings=resampling_settings(args, interval=DEFAULT_SETTINGS.interval))
     # Computed once for the whole demo; the other measures' parts read them from here.
     args.demo_results["ec"] = result
     args.demo_results["error_consistency"] = result.details

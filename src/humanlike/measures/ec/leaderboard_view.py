@@ -63,7 +63,8 @@ def format_leaderboard(board) -> str:
     for r in o.to_dict("records"):
         lines.append(f"{r['observer']:<{width}}{_rank(r['place'], r['place_low'], r['place_high']):>14}"
                      f"{_interval(r['ood_accuracy'], r['ood_accuracy_low'], r['ood_accuracy_high']):>22}")
-    lines.append(f"(estimate [{level}% {board.interval_method} interval]; place and mean rank [{level}% interval over resamples]; "
+    lines.append(f"(estimate [{level}% {board.interval_method} interval]; "
+                 f"place and mean rank [{level}% interval over resamples]; "
                  "accuracy difference: lower is better; "
                  f"{len(board.experiments)} experiments; 'humans' = human-human values, unranked)")
     return "\n".join(lines)
