@@ -6,8 +6,9 @@ Run: PYTHONPATH=src python benchmarks/models_throughput.py [--stimuli DIR] [--ba
    images already decoded and preprocessed into one tensor (loading not timed); ``evaluate`` does
    everything (content hashing, decoding, preprocessing, forward, margins, trial table). Both steady
    state: the model is built once before timing. Goal: evaluate >= 90% of the bare loop's images/s.
-2. CUDA (when available; skipped with a message otherwise): the same in float32 and bf16, and the
-   CPU-vs-GPU agreement of float32 decision margins (goal: within 1e-4).
+2. CUDA (when available; skipped with a message otherwise): the same in float32 (IEEE), tf32 and bf16,
+   each against a bare loop in the same arithmetic, and the CPU-vs-GPU agreement of decision margins
+   (goal for float32: within 1e-4; tf32's is printed beside it).
 """
 
 from __future__ import annotations
@@ -34,19 +35,19 @@ def repeated_manifest(stimuli, repeat: int):
     return pd.concat(parts, ignore_index=True)
 
 
-def bare_loop(model, inputs, batch_size: int, device, dtype=None) -> float:
+def bare_loop(model, inputs, batch_size: int, device, precision: str) -> float:
     import torch
 
+    from humanlike.models.runner import forward_precision
+
     def run():
-        with torch.inference_mode():
+        with torch.inference_mode(), forward_precision(device, precision):
             for start in range(0, len(inputs), batch_size):
-                batch = inputs[start:start + batch_size].to(device, non_blocking=True)
-                with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
-                    out = model(batch)
+                out = model(inputs[start:start + batch_size].to(device, non_blocking=True))
                 out.float().cpu()
 
     run_slice = inputs[: batch_size]
-    with torch.inference_mode():
+    with torch.inference_mode(), forward_precision(device, precision):
         model(run_slice.to(device))  # warm-up (kernel selection, allocator)
     if device.type == "cuda":
         torch.cuda.synchronize()
@@ -67,22 +68,32 @@ def through_evaluate(manifest, batch_size: int, device: str, precision: str, num
     return len(manifest) / (time.perf_counter() - start), result
 
 
-def measure(device_name: str, manifest, batch_size: int, precision: str, num_workers: int) -> dict:
+def preprocessed(manifest, device_name: str):
+    """The manifest's images decoded and preprocessed into one tensor (each distinct file decoded once)."""
     import torch
 
     from humanlike.models import resolve_model
     from humanlike.models.images import StimulusDataset
-    from humanlike.models.runner import PRECISIONS, loaded_model
+
+    paths = manifest["path"].tolist()
+    distinct = sorted(set(paths))
+    dataset = StimulusDataset(distinct, resolve_model("torchvision:resnet50", weights=None).preprocessing())
+    decoded = torch.stack([dataset[i] for i in range(len(dataset))])
+    inputs = decoded[torch.tensor([distinct.index(p) for p in paths])]
+    return inputs.pin_memory() if device_name.startswith("cuda") else inputs
+
+
+def measure(device_name: str, manifest, inputs, batch_size: int, precision: str, num_workers: int) -> dict:
+    import torch
+
+    from humanlike.models import resolve_model
+    from humanlike.models.runner import loaded_model
 
     device = torch.device(device_name)
-    spec = resolve_model("torchvision:resnet50", weights=None)
-    dataset = StimulusDataset(manifest["path"].tolist(), spec.preprocessing())
-    inputs = torch.stack([dataset[i] for i in range(len(dataset))])
-    if device.type == "cuda":
-        inputs = inputs.pin_memory()
-    model = loaded_model(spec, device)  # the same object evaluate then uses
-    bare = bare_loop(model, inputs, batch_size, device, PRECISIONS[precision])
+    model = loaded_model(resolve_model("torchvision:resnet50", weights=None), device)  # the object evaluate uses
+    bare = bare_loop(model, inputs, batch_size, device, precision)
     ours, result = through_evaluate(manifest, batch_size, device_name, precision, num_workers)
+    print(f"{device_name} {precision}: bare {bare:.1f} img/s, evaluate {ours:.1f} img/s", flush=True)
     return {"device": device_name, "precision": precision, "batch_size": batch_size, "images": len(manifest),
             "threads": torch.get_num_threads(), "bare_img_s": round(bare, 1), "evaluate_img_s": round(ours, 1),
             "ratio": round(ours / bare, 3), "_result": result}
@@ -102,19 +113,25 @@ def main() -> int:
     import numpy as np
     import torch
 
+    print(f"torch {torch.__version__}; " + (torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no CUDA"))
     if not args.stimuli.is_dir():
         print(f"no stimuli at {args.stimuli} (set HUMANLIKE_SHARED_DATA or pass --stimuli)", file=sys.stderr)
         return 2
     rows = []
-    cpu = measure("cpu", repeated_manifest(args.stimuli, args.repeat), args.batch_size, "float32", 0)
+    cpu_manifest = repeated_manifest(args.stimuli, args.repeat)
+    cpu = measure("cpu", cpu_manifest, preprocessed(cpu_manifest, "cpu"), args.batch_size, "float32", 0)
     rows.append(cpu)
     if torch.cuda.is_available():
         manifest = repeated_manifest(args.stimuli, args.gpu_repeat)
-        for precision in ("float32", "bf16"):
-            rows.append(measure("cuda", manifest, args.gpu_batch_size, precision, args.gpu_workers))
-        gpu_margins = rows[1]["_result"].trials["decision_margin"].to_numpy()[: len(cpu["_result"].trials)]
-        diff = float(np.max(np.abs(gpu_margins - cpu["_result"].trials["decision_margin"].to_numpy())))
-        print(f"CPU vs GPU float32 margins: max |difference| {diff:.2e} (goal <= 1e-4)")
+        inputs = preprocessed(manifest, "cuda")
+        for precision in ("float32", "tf32", "bf16"):
+            rows.append(measure("cuda", manifest, inputs, args.gpu_batch_size, precision, args.gpu_workers))
+        cpu_margins = cpu["_result"].trials["decision_margin"].to_numpy()
+        for row in rows[1:]:
+            gpu_margins = row["_result"].trials["decision_margin"].to_numpy()[: len(cpu_margins)]
+            row["max_margin_gap_to_cpu"] = float(np.max(np.abs(gpu_margins - cpu_margins)))
+            goal = " (goal <= 1e-4)" if row["precision"] == "float32" else ""
+            print(f"CPU vs GPU {row['precision']} margins: max |difference| {row['max_margin_gap_to_cpu']:.2e}{goal}")
     else:
         print("no CUDA device: GPU throughput and CPU-vs-GPU margin agreement skipped")
     print(f"{'device':<6} {'precision':<9} {'batch':>5} {'images':>6} {'bare img/s':>11} {'evaluate img/s':>15} {'ratio':>6}")

@@ -61,8 +61,10 @@ def register(sub, plan_sub) -> None:
     parser.add_argument("--num-workers", type=count, default=0,
                         help="image-decoding processes per run (default 0: one background thread)")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default %(default)s)")
-    parser.add_argument("--precision", choices=("float32", "bf16", "fp16"), default="float32",
-                        help="autocast precision; margins are always computed in float32 or wider")
+    parser.add_argument("--precision", choices=("float32", "tf32", "bf16", "fp16"), default="float32",
+                        help="float32 (IEEE, agrees with the CPU), tf32 (CUDA tensor cores for float32 "
+                             "convolutions and matrix products), bf16 or fp16 (autocast); margins are always "
+                             "computed in float32 or wider")
     parser.add_argument("--mapping", default="imagenet16",
                         help="outputs -> categories: imagenet16, identity or a JSON file {category: [indices]}")
     parser.add_argument("--rule", choices=("mean-logit", "mean-probability"), default="mean-logit",

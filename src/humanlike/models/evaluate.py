@@ -570,7 +570,9 @@ def evaluate(model, stimuli, *, experiment=None, name=None, weights="default", t
     pool : ``"flatten"``, ``"avg"``, ``"max"`` (over space or tokens) or ``"cls"`` (first token).
     batch_size, num_workers : batching; ``num_workers`` decoding processes (0: one background thread).
     device : ``"auto"`` (CUDA, else MPS, else CPU), ``"cpu"``, ``"cuda[:N]"``, ``"mps"``.
-    precision : ``"float32"``, ``"bf16"`` or ``"fp16"`` (autocast; outputs and margins in float32 or wider).
+    precision : ``"float32"`` (IEEE: agrees with the CPU; TF32 off on CUDA), ``"tf32"`` (CUDA tensor cores for
+        float32 convolutions and matrix products), ``"bf16"`` or ``"fp16"`` (autocast); outputs and margins
+        are float32 or wider whatever the precision.
     mapping : ``"imagenet16"`` (1000 ImageNet outputs -> the 16 model-vs-human categories), a dict
         category -> output indices (models with their own label set), a JSON file, or ``"identity"``.
         Not used for ``clip:`` models, whose outputs are their prompts' categories.

@@ -171,9 +171,10 @@ def batches(paths: Sequence[str], transform, *, batch_size: int, num_workers: in
             pin_memory: bool = False, cached: Sequence[str] | None = None) -> Iterator[torch.Tensor]:
     """Preprocessed batches in order.
 
-    ``num_workers > 0`` decodes in that many worker processes (a torch DataLoader; started with
-    ``spawn`` once CUDA is initialised in this process, else ``fork``); ``num_workers == 0`` decodes in
-    one background thread, two batches ahead, so decoding still overlaps the forward pass.
+    ``num_workers > 0`` decodes in that many worker processes (a torch DataLoader, started the platform's
+    default way: ``fork`` on Linux, also once CUDA is initialised, as in PyTorch's own ImageNet example; the
+    workers only decode and never touch CUDA); ``num_workers == 0`` decodes in one background thread, two
+    batches ahead, so decoding still overlaps the forward pass.
 
     Parameters
     ----------
@@ -214,10 +215,12 @@ def batches(paths: Sequence[str], transform, *, batch_size: int, num_workers: in
     """
     dataset = StimulusDataset(paths, transform, cached)
     if num_workers > 0:
-        context = "spawn" if torch.cuda.is_initialized() else None
+        # Not "spawn": a spawned worker re-imports torch and the caller's script, which cost about 4 s per
+        # work unit for 2 workers here and made 8 workers on an H100 slower than one decoding thread
+        # (docs/measures/model-evaluation.md), and it fails in scripts without a __main__ guard.
         loader = torch.utils.data.DataLoader(
             dataset, batch_size=batch_size, shuffle=False, num_workers=num_workers, collate_fn=_collate,
-            pin_memory=pin_memory, multiprocessing_context=context, prefetch_factor=2)
+            pin_memory=pin_memory, prefetch_factor=2)
         yield from loader
         return
     yield from _threaded(dataset, batch_size, pin_memory)

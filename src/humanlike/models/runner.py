@@ -8,6 +8,7 @@ rerun skips finished units and a crash loses at most the unit in flight.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -26,7 +27,8 @@ from .images import batches
 from .spec import ModelSpec, ModelSpecError
 
 POOLS = ("flatten", "avg", "max", "cls")
-PRECISIONS = {"float32": None, "fp32": None, "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
+# Accepted spellings -> the autocast dtype (None: no autocast, the model's own float32).
+PRECISIONS = {"float32": None, "fp32": None, "tf32": None, "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
               "fp16": torch.float16, "float16": torch.float16}
 OUTPUTS_FILE = "outputs.npz"
 
@@ -98,17 +100,19 @@ def resolve_device(device: str = "auto") -> torch.device:
 
 
 def check_precision(precision: str) -> str:
-    """The canonical precision name (``float32``, ``bf16``, ``fp16``) for an accepted spelling; others raise.
+    """The canonical precision name (``float32``, ``tf32``, ``bf16``, ``fp16``) for an accepted spelling; others raise.
 
     Parameters
     ----------
     precision : str
-        ``"float32"``/``"fp32"``, ``"bf16"``/``"bfloat16"`` or ``"fp16"``/``"float16"``.
+        ``"float32"``/``"fp32"`` (IEEE single precision everywhere), ``"tf32"`` (float32 whose CUDA
+        convolutions and matrix products may use TF32 tensor cores), ``"bf16"``/``"bfloat16"`` or
+        ``"fp16"``/``"float16"`` (autocast).
 
     Returns
     -------
     str
-        ``"float32"``, ``"bf16"`` or ``"fp16"``.
+        ``"float32"``, ``"tf32"``, ``"bf16"`` or ``"fp16"``.
 
     Raises
     ------
@@ -117,11 +121,11 @@ def check_precision(precision: str) -> str:
 
     Examples
     --------
-    >>> check_precision("bfloat16"), check_precision("fp32")
-    ('bf16', 'float32')
+    >>> check_precision("bfloat16"), check_precision("fp32"), check_precision("tf32")
+    ('bf16', 'float32', 'tf32')
     """
     if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; use float32, bf16 or fp16")
+        raise ValueError(f"unknown precision {precision!r}; use float32, tf32, bf16 or fp16")
     return {"fp32": "float32", "bfloat16": "bf16", "float16": "fp16"}.get(precision, precision)
 
 
@@ -338,7 +342,7 @@ class WorkUnit:
     device : str, default "auto"
         Device name (see :func:`resolve_device`).
     precision : str, default "float32"
-        ``"float32"``, ``"bf16"`` or ``"fp16"`` (autocast).
+        ``"float32"``, ``"tf32"``, ``"bf16"`` or ``"fp16"`` (see :func:`check_precision`).
     metadata : dict
         Facts written into the layer representations.
     tensor_files : list of str, optional
@@ -469,7 +473,7 @@ def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) 
     (dtype('float32'), ['features.0'], 2)
     """
     device = resolve_device(unit.device)
-    dtype = PRECISIONS[check_precision(unit.precision)]
+    precision = check_precision(unit.precision)
     model = loaded_model(unit.spec, device)
     modules = find_layers(model, unit.layers, unit.spec.name)
     transform = unit.spec.preprocessing()
@@ -495,7 +499,7 @@ def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) 
                 for batch in batches(unit.paths[done:], transform, batch_size=batch_size,
                                      num_workers=unit.num_workers, pin_memory=device.type == "cuda",
                                      cached=cached):
-                    with torch.inference_mode(), _autocast(device, dtype):
+                    with torch.inference_mode(), forward_precision(device, precision):
                         logits = model_outputs(model(batch.to(device, non_blocking=True)))
                     # Margins are taken in float32 (later float64) whatever the autocast precision.
                     outputs.append(logits.float().cpu())
@@ -521,12 +525,56 @@ def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) 
     return logits, {layer: torch.cat(parts).numpy() for layer, parts in features.items()}
 
 
-def _autocast(device: torch.device, dtype):
-    import contextlib
+def forward_precision(device: torch.device, precision: str):
+    """The context a forward pass runs in for ``precision`` on ``device``.
 
-    if dtype is None:
+    ``bf16``/``fp16`` autocast. ``float32`` on CUDA turns TF32 off for cuDNN convolutions and matrix
+    products: PyTorch's default lets cuDNN run float32 convolutions in TF32, whose 10-bit mantissa moves
+    decision margins by about 1e-3, so "float32" would not agree with the CPU. ``tf32`` turns it on for both
+    (faster on Ampere and later). The switches are process-wide while the context is open, and restored after.
+
+    Parameters
+    ----------
+    device : torch.device
+        Where the model runs.
+    precision : str
+        A canonical name from :func:`check_precision`.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The context to run the forward pass in.
+
+    Examples
+    --------
+    >>> with forward_precision(torch.device("cpu"), "bf16"):
+    ...     torch.get_autocast_dtype("cpu")
+    torch.bfloat16
+    """
+    dtype = PRECISIONS[precision]
+    if dtype is not None:
+        return torch.autocast(device_type=device.type, dtype=dtype)
+    if device.type != "cuda":
         return contextlib.nullcontext()
-    return torch.autocast(device_type=device.type, dtype=dtype)
+    return _cuda_float32_math("tf32" if precision == "tf32" else "ieee")
+
+
+@contextlib.contextmanager
+def _cuda_float32_math(mode: str):
+    conv = getattr(torch.backends.cudnn, "conv", None)
+    if conv is not None and hasattr(conv, "fp32_precision"):  # PyTorch >= 2.9 (the older flags are deprecated)
+        switches = [(conv, "fp32_precision", mode), (torch.backends.cuda.matmul, "fp32_precision", mode)]
+    else:
+        switches = [(torch.backends.cudnn, "allow_tf32", mode == "tf32"),
+                    (torch.backends.cuda.matmul, "allow_tf32", mode == "tf32")]
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in switches]
+    try:
+        for owner, name, value in switches:
+            setattr(owner, name, value)
+        yield
+    finally:
+        for owner, name, value in saved:
+            setattr(owner, name, value)
 
 
 def layer_file(layer: str) -> str:
