@@ -24,8 +24,8 @@ is re-implemented here in a few matrix products (:func:`bootstrap_aggregates`; s
 resampling scheme as the engine, checked against it in tests/measures/ec/test_ec_aggregate_coverage.py) because the
 engine's per-run overhead would make the study take an hour; the intervals are the library's own
 (:func:`humanlike.resampling.intervals.percentile_interval`, :func:`~humanlike.resampling.intervals.bca_interval`
-with the exact item jackknife, :func:`~humanlike.resampling.intervals.jackknife_interval` and
-:func:`~humanlike.resampling.intervals.jackknife_t_interval` from the same rows). ``--datasets`` data sets per
+with the exact item jackknife, :func:`~humanlike.resampling.jackknife.jackknife_interval` and
+:func:`~humanlike.resampling.jackknife.jackknife_t_interval` from the same rows). ``--datasets`` data sets per
 cell, ``--resamples`` resamples each.
 
 ``--part model-model`` measures the model-model rows (mean over pairs of models of each pair's mean over
@@ -55,8 +55,8 @@ from pathlib import Path
 import numpy as np
 
 from humanlike.measures.ec.copy_model import ec_from_copy_probability
-from humanlike.resampling.intervals import (JackknifeMoments, bca_interval, jackknife_interval, jackknife_t_interval,
-                                           percentile_interval)
+from humanlike.resampling.intervals import bca_interval, percentile_interval
+from humanlike.resampling.jackknife import JackknifeMoments, jackknife_interval, jackknife_t_interval
 
 HUMANS = (4, 10)
 CONDITIONS = (4, 8)
@@ -199,8 +199,8 @@ def intervals(estimate, replicates, jackknife, level=0.95) -> dict:
     """Each method's (low, high) per aggregate: the library's percentile, BCa, jackknife and jackknife-t, and basic.
 
     ``basic`` is the reverse percentile interval ``[2 theta - q_high, 2 theta - q_low]`` (not offered);
-    ``jackknife`` is :func:`humanlike.resampling.intervals.jackknife_interval` (``--interval jackknife``) and
-    ``jackknife-t`` :func:`humanlike.resampling.intervals.jackknife_t_interval` (``--interval jackknife-t``).
+    ``jackknife`` is :func:`humanlike.resampling.jackknife.jackknife_interval` (``--interval jackknife``) and
+    ``jackknife-t`` :func:`humanlike.resampling.jackknife.jackknife_t_interval` (``--interval jackknife-t``).
     """
     low, high = percentile_interval(replicates, level)
     return {"percentile": (low, high),
@@ -275,7 +275,7 @@ def markdown(rows, args, seconds: float) -> str:
              "(reverse percentile; not offered), `jackknife` (the jackknife's bias-corrected estimate +- 1.96 "
              "item-jackknife SE) and `jackknife-t` (the same centre and SE, a t quantile with the effective "
              "number of items as degrees of freedom, both ends shifted by the skewness term a (2 z^2 + 1) SE; "
-             "`humanlike.resampling.intervals.jackknife_t_interval`). `bias` is the mean estimate minus the "
+             "`humanlike.resampling.jackknife.jackknife_t_interval`). `bias` is the mean estimate minus the "
              "truth; `SD mh` compares the model-human estimate's true SD over the data sets with the mean bootstrap SD and the mean "
              "jackknife SE. Values outside 0.93-0.97 are marked `*`.", ""]
     header = ["humans", "cond.", "trials", "copy", "true mh", "true hh", "bias mh", "bias hh",

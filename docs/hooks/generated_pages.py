@@ -44,8 +44,8 @@ API_PAGES: dict[str, list[str]] = {page_name(group): public_modules(group) for g
 API_INTROS = {
     "trials": "The trial table, the difference-judgement table, representations, stimuli, loaders, designs and "
               "the generic simulators. Nothing here imports a higher layer.",
-    "resampling": "The resampling engine: kernels, draws, random streams, settings, results, intervals, "
-                  "parallel evaluation.",
+    "resampling": "The resampling engine: kernels, draws, random streams, settings, results, intervals, the item "
+                  "jackknife, parallel evaluation.",
     "stats": "Measure-agnostic statistics: correlations, reliability, multiple testing, permutation tests, ranking.",
     "files": "Atomic file output: tables, JSON, figures and the run manifest.",
     "measures-ec": "Error consistency: kappa, its intervals and tests, the pipeline, the benchmark, planning, "

@@ -12,8 +12,9 @@ from humanlike.trials.representations import (
     Representation, RepresentationError, align_representations, load_representation, save_representation,
 )
 from humanlike.resampling.draws import BLOCK, bernoulli_responses, item_weights
-from humanlike.resampling.engine import ResourceError, bootstrap, item_jackknife, resample_chunks
-from humanlike.resampling.intervals import JackknifeMoments
+from humanlike.resampling.engine import ResourceError, bootstrap, resample_chunks
+from humanlike.resampling.item_jackknife import item_jackknife
+from humanlike.resampling.jackknife import JackknifeMoments
 from humanlike.resampling.kernels import Output, SufficientStatisticKernel
 from humanlike.resampling.results import Resampled
 from humanlike.resampling.rng import stream

@@ -8,7 +8,8 @@ import pytest
 
 from hypothesis import given, settings, strategies as st
 
-from humanlike.resampling.intervals import JackknifeMoments, RowMoments, bca_interval, jackknife_interval, jackknife_t_interval
+from humanlike.resampling.intervals import bca_interval
+from humanlike.resampling.jackknife import JackknifeMoments, RowMoments, jackknife_interval, jackknife_t_interval
 from humanlike.resampling.results import Resampled
 
 Z = 1.959963984540054   # Phi^-1(0.975)

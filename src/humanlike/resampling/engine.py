@@ -10,7 +10,8 @@ An analysis hands the engine a :class:`~humanlike.trials.design.Design` (strata 
 - optionally resamples observers (``observer_level="bootstrap"``: multinomial weights per observer group) or
   adds their leave-one-out spread (``"jackknife"``);
 - processes resamples in chunks sized from a memory budget, never looping in Python over single resamples;
-- computes the exact leave-one-item-out jackknife for BCa intervals;
+- computes the exact leave-one-item-out jackknife for BCa and the jackknife intervals
+  (:mod:`humanlike.resampling.item_jackknife`; its moments and intervals in :mod:`humanlike.resampling.jackknife`);
 - returns a :class:`~humanlike.resampling.results.Resampled`.
 
 Kernels and aggregations are described in :mod:`humanlike.resampling.kernels`, the random draws in
@@ -32,8 +33,8 @@ import numpy as np
 
 from ..trials.design import Design, Stratum
 from .draws import BLOCK, item_weights, observer_weights, standard_normals
-from .intervals import JackknifeMoments, RowMoments
-from .kernels import Aggregate, Kernel, Output, SufficientStatisticKernel
+from .item_jackknife import item_jackknife_moments
+from .kernels import Aggregate, Kernel, Output, SufficientStatisticKernel, fixed_observer_weights
 from .results import ITEM_JACKKNIFE_INTERVALS, Resampled
 from .settings import DEFAULT_MEMORY_BUDGET, ResamplingSettings
 
@@ -253,7 +254,8 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
     threads = min(settings.threads, len(design))
     with ThreadPoolExecutor(max_workers=threads) if threads > 1 else contextlib.nullcontext() as pool:
         def estimated(s: Stratum) -> np.ndarray:
-            return kernel.evaluate(s, np.ones((1, s.n_items)), _ones_or_none(design, s, settings))
+            return kernel.evaluate(s, np.ones((1, s.n_items)),
+                                   fixed_observer_weights(design, s, settings.observer_level))
 
         point = dict(zip(design.keys, map(estimated, design) if pool is None else pool.map(estimated, design)))
         estimate = np.asarray(aggregate(point), dtype=float).reshape(-1)
@@ -286,7 +288,7 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
                 members = len(design.groups[s.group])
                 u = observer_weights(settings.seed, s.group, members, start, stop) if members else None
             elif s.group in design.groups:
-                u = _ones_or_none(design, s, settings)
+                u = fixed_observer_weights(design, s, settings.observer_level)
             return evaluate_chunk(kernel, s, w, u, settings.seed, start, stop)
 
         def aggregated(start: int, stop: int, computed: Iterator[np.ndarray]) -> None:
@@ -326,131 +328,6 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
                                                                                              True):
         warn_few_items(result, getattr(kernel, "measure", "resampled estimates"))
     return result
-
-
-def item_jackknife(design: Design, kernel: Kernel, aggregate: Aggregate, point: Mapping[tuple, np.ndarray],
-                   settings: ResamplingSettings = ResamplingSettings()) -> np.ndarray:
-    """Leave-one-item-out outputs: one row per item of every stratum (the other strata at their estimate).
-
-    A kernel with ``leave_one_out_rows(stratum, start, stop)`` (exact leave-one-out kernel values of items
-    start..stop-1, e.g. totals minus one item's statistics) is evaluated and aggregated in row chunks sized by
-    its ``bytes_per_resample`` and the memory budget.
-
-    Parameters
-    ----------
-    design : Design
-        The strata.
-    kernel : Kernel
-        Per-stratum values under weights.
-    aggregate : callable
-        As for :func:`bootstrap`.
-    point : Mapping
-        Stratum key to the kernel's values at the estimate (1 x k).
-    settings : ResamplingSettings, optional
-        Gives the memory budget and the observer level.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (total items x K), strata in design order.
-
-    Examples
-    --------
-    >>> class MeanKernel(SufficientStatisticKernel):
-    ...     def statistics(self, stratum):          # per item: value and 1, so sums give total and count
-    ...         return np.column_stack([stratum.arrays["value"], np.ones(stratum.n_items)])
-    ...     def reduce(self, stratum, sums, observer_weights):
-    ...         return sums[:, :1] / sums[:, 1:]
-    >>> stratum = Stratum(("a",), np.arange(4).astype(str), ("obs",), {"value": np.array([1.0, 2.0, 3.0, 6.0])})
-    >>> kernel = MeanKernel()
-    >>> point = {("a",): kernel.evaluate(stratum, np.ones((1, 4)), None)}
-    >>> item_jackknife(Design((stratum,)), kernel, lambda values: values[("a",)], point).ravel().tolist()
-    [3.6666666666666665, 3.3333333333333335, 3.0, 2.0]
-    """
-    return np.concatenate([rows for blocks in _jackknife_row_blocks(design, kernel, aggregate, point, settings)
-                           for rows in blocks])
-
-
-def item_jackknife_moments(design: Design, kernel: Kernel, aggregate: Aggregate, point: Mapping[tuple, np.ndarray],
-                           settings: ResamplingSettings = ResamplingSettings()) -> JackknifeMoments:
-    """The stratified jackknife's sums of :func:`item_jackknife`'s rows, one stratum (and block) at a time.
-
-    What the engine keeps: the intervals need only these (:class:`~humanlike.resampling.intervals.
-    JackknifeMoments`), and the rows themselves (items x outputs) would outgrow the replicates on data with
-    many experiments.
-
-    Parameters
-    ----------
-    design, kernel, aggregate, point, settings
-        As for :func:`item_jackknife`.
-
-    Returns
-    -------
-    JackknifeMoments
-        Per output column.
-
-    Examples
-    --------
-    >>> class MeanKernel(SufficientStatisticKernel):
-    ...     def statistics(self, stratum):
-    ...         return np.column_stack([stratum.arrays["value"], np.ones(stratum.n_items)])
-    ...     def reduce(self, stratum, sums, observer_weights):
-    ...         return sums[:, :1] / sums[:, 1:]
-    >>> stratum = Stratum(("a",), np.arange(4).astype(str), ("obs",), {"value": np.array([1.0, 2.0, 3.0, 6.0])})
-    >>> kernel = MeanKernel()
-    >>> point = {("a",): kernel.evaluate(stratum, np.ones((1, 4)), None)}
-    >>> moments = item_jackknife_moments(Design((stratum,)), kernel, lambda values: values[("a",)], point)
-    >>> moments.n.tolist(), round(float(moments.variance[0]), 6)   # 3/4 of sum d^2 = 3/4 * 14/9
-    ([4], 1.166667)
-    """
-    estimate = np.asarray(aggregate(point), dtype=float).reshape(-1)
-    moments = JackknifeMoments.zero(estimate.size)
-    for blocks in _jackknife_row_blocks(design, kernel, aggregate, point, settings):
-        stratum = None
-        for rows in blocks:   # one stratum's rows, minus the estimate: exactly 0 where it does not matter
-            block = RowMoments.of(rows - estimate)
-            stratum = block if stratum is None else stratum.merged(block)
-        moments = moments.plus_stratum(stratum)
-    return moments
-
-
-def _jackknife_row_blocks(design: Design, kernel: Kernel, aggregate: Aggregate, point: Mapping[tuple, np.ndarray],
-                         settings: ResamplingSettings) -> Iterator[Iterator[np.ndarray]]:
-    """:func:`item_jackknife`'s rows: per stratum (design order), its rows in memory-sized blocks.
-
-    Parameters
-    ----------
-    design, kernel, aggregate, point, settings
-        As for :func:`item_jackknife`.
-
-    Yields
-    ------
-    Iterator of numpy.ndarray
-        One per stratum: its aggregated leave-one-out rows (rows x K), a block at a time.
-    """
-    own = getattr(kernel, "leave_one_out_rows", None)
-
-    def stratum_rows(s: Stratum) -> Iterator[np.ndarray]:
-        if own is not None:
-            step = max(1, int(settings.memory_budget // max(2 * int(kernel.bytes_per_resample(s)), 1)))
-            for lo in range(0, s.n_items, step):
-                values = dict(point)
-                values[s.key] = own(s, lo, min(lo + step, s.n_items))
-                yield np.asarray(aggregate(values), dtype=float)
-            return
-        if isinstance(kernel, SufficientStatisticKernel):
-            loo = kernel.leave_one_out(s)
-        else:
-            step = max(1, int(settings.memory_budget // max(8 * s.n_items * 4, 1)))
-            loo = np.concatenate([
-                kernel.evaluate(s, 1.0 - np.eye(s.n_items)[lo:lo + step], _ones_or_none(design, s, settings))
-                for lo in range(0, s.n_items, step)])
-        values = dict(point)
-        values[s.key] = loo
-        yield np.asarray(aggregate(values), dtype=float)
-
-    for s in design:
-        yield stratum_rows(s)
 
 
 def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregate,
@@ -560,13 +437,6 @@ def observer_jackknife_noise(design: Design, kernel: Kernel, aggregate: Aggregat
     return result
 
 
-def _ones_or_none(design: Design, stratum: Stratum, settings: ResamplingSettings) -> np.ndarray | None:
-    members = design.groups.get(stratum.group)
-    if members is None or settings.observer_level == "none":
-        return None
-    return np.ones((1, len(members)))
-
-
 def _gib(n_bytes: float) -> str:
     return f"{n_bytes / 1024**3:.2f} GiB"
 
@@ -659,7 +529,7 @@ def warn_undefined(resampled: Resampled, what: str = "resampled estimates",
 def warn_few_items(resampled: Resampled, what: str = "resampled estimates", threshold: float = FEW_ITEMS) -> None:
     """Warn when one or two items decide some estimates: their jackknife intervals are then very wide.
 
-    The effective number of items of an estimate (:meth:`~humanlike.resampling.intervals.JackknifeMoments.
+    The effective number of items of an estimate (:meth:`~humanlike.resampling.jackknife.JackknifeMoments.
     effective_items`: ``n`` when every item moves it alike, 1 when one item does) below ``threshold`` says that
     leaving out one or two items moves the estimate most; the jackknife-t interval then widens (its t quantile
     has that many degrees of freedom), honestly (it covers 0.92-1.00 in such simulated data sets where the

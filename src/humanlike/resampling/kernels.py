@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..trials.design import Stratum
+from ..trials.design import Design, Stratum
 
 
 class Kernel(Protocol):
@@ -34,8 +34,8 @@ class Kernel(Protocol):
     leave_one_out_rows : callable, optional
         ``(stratum, start, stop) -> (stop - start x k)``: exact leave-one-item-out values of items start..stop-1
         (e.g. totals minus one item's statistics) for kernels that are not a :class:`SufficientStatisticKernel`
-        but can do the same; :func:`humanlike.resampling.engine.item_jackknife` then evaluates them in memory-sized
-        chunks.
+        but can do the same; :func:`humanlike.resampling.item_jackknife.item_jackknife` then evaluates them in
+        memory-sized chunks.
     weights_items_first : bool, optional
         True for a kernel that works on the weights as (items x R): the engine then draws them in that layout
         (:func:`humanlike.resampling.draws.item_weights` with ``items_first=True``) and hands over its transpose, an
@@ -287,3 +287,36 @@ class Output:
     label_names: tuple[str, ...]
     reasons: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
     replicate_dtype: type = np.float64
+
+
+def fixed_observer_weights(design: Design, stratum: Stratum, observer_level: str) -> np.ndarray | None:
+    """The observer weights a kernel gets where the observers are not resampled: at the estimate, in the item
+    jackknife's rows and, unless they are bootstrapped, in every resample.
+
+    Parameters
+    ----------
+    design : Design
+        Its observer groups.
+    stratum : Stratum
+        The stratum evaluated.
+    observer_level : {"none", "bootstrap", "jackknife"}
+        The settings' observer level.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        Ones over the members of the stratum's observer group (1 x members); None where the stratum has no
+        observer group or the observer level is "none" (the kernel then gets no observer weights).
+
+    Examples
+    --------
+    >>> stratum = Stratum(("e", "c"), np.arange(3).astype(str), ("h1", "h2"), {"value": np.zeros((3, 2))},
+    ...                   group=("e",), group_columns=np.arange(2))
+    >>> design = Design((stratum,), {("e",): ("h1", "h2")})
+    >>> fixed_observer_weights(design, stratum, "jackknife").tolist(), fixed_observer_weights(design, stratum, "none")
+    ([[1.0, 1.0]], None)
+    """
+    members = design.groups.get(stratum.group)
+    if members is None or observer_level == "none":
+        return None
+    return np.ones((1, len(members)))

@@ -1,7 +1,7 @@
 """Independent pieces of one computation run side by side in threads (numpy releases the GIL in its loops).
 
 Used where the pieces write disjoint parts of a result, so that the numbers never depend on how many threads
-ran them.
+ran them; :data:`BLOCK_ELEMENTS` sizes the column blocks of the column-blocked code.
 """
 
 from __future__ import annotations
@@ -14,6 +14,12 @@ from typing import TypeVar
 
 Item = TypeVar("Item")
 Value = TypeVar("Value")
+
+#: Elements of a matrix one column block holds in the column-blocked code (the replicates of
+#: :func:`~humanlike.resampling.intervals.percentile_interval` and :func:`~humanlike.resampling.intervals.nan_counts`,
+#: the leave-one-out rows of :meth:`~humanlike.resampling.jackknife.RowMoments.of`): bounds its memory. Blocks hold
+#: disjoint columns, so their size changes no number.
+BLOCK_ELEMENTS = 2_000_000
 
 
 def available_cores() -> int:

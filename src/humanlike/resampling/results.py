@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .intervals import (JackknifeMoments, bca_interval, check_level, jackknife_interval, jackknife_t_interval,
-                        nan_counts, percentile_interval)
+from .intervals import bca_interval, nan_counts, percentile_interval
+from .jackknife import JackknifeMoments, jackknife_interval, jackknife_t_interval
+from .levels import check_level
 
 INTERVAL_METHODS = ("percentile", "bca", "jackknife", "jackknife-t")
 #: The intervals computed from the leave-one-item-out jackknife alone, not from the replicates: they cannot carry
@@ -50,7 +51,7 @@ class Resampled:
         Why an estimate is undefined (``""`` where it is defined), shape (K,).
     jackknife : JackknifeMoments or None
         The moments of the leave-one-out rows, for the BCa acceleration and the jackknife intervals (rows (n, K)
-        given are turned into their :class:`~humanlike.resampling.intervals.JackknifeMoments`).
+        given are turned into their :class:`~humanlike.resampling.jackknife.JackknifeMoments`).
     settings : dict
         The settings that produced the result (a :class:`~humanlike.resampling.settings.ResamplingSettings` as dict).
     level, method : float, str
@@ -177,8 +178,8 @@ class Resampled:
         level : float, optional
             Confidence level in (0, 1); defaults to the result's level.
         method : {"percentile", "bca", "jackknife", "jackknife-t"}, optional
-            ``"bca"``, ``"jackknife"`` (:func:`~humanlike.resampling.intervals.jackknife_interval`) and
-            ``"jackknife-t"`` (:func:`~humanlike.resampling.intervals.jackknife_t_interval`) need jackknife
+            ``"bca"``, ``"jackknife"`` (:func:`~humanlike.resampling.jackknife.jackknife_interval`) and
+            ``"jackknife-t"`` (:func:`~humanlike.resampling.jackknife.jackknife_t_interval`) need jackknife
             rows; defaults to the result's method.
 
         Returns

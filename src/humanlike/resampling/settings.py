@@ -30,7 +30,7 @@ class ResamplingSettings:
     interval : {"percentile", "bca", "jackknife", "jackknife-t"}
         Interval method; ``"bca"``, ``"jackknife"`` (the jackknife's bias-corrected normal interval) and
         ``"jackknife-t"`` (the same centre and SE with a t quantile and a skewness shift,
-        :func:`~humanlike.resampling.intervals.jackknife_t_interval`) also compute the item jackknife. The two
+        :func:`~humanlike.resampling.jackknife.jackknife_t_interval`) also compute the item jackknife. The two
         jackknife intervals come from the items alone and need ``observer_level="none"``.
     observer_level : {"none", "bootstrap", "jackknife"}
         Second level for the observers of each observer group (e.g. the humans of an experiment).

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ..resampling.intervals import check_level, percentile_interval
+from ..resampling.intervals import percentile_interval
+from ..resampling.levels import check_level
 from .multiple import benjamini_hochberg
 
 #: Multiple-testing corrections offered: Holm's step-down (family-wise error), Benjamini-Hochberg (FDR), none.

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from humanlike.resampling.intervals import JackknifeMoments
+from humanlike.resampling.jackknife import JackknifeMoments
 from humanlike.resampling.settings import ResamplingSettings
 
 SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "ec_aggregate_coverage.py"
@@ -94,7 +94,7 @@ def test_the_section_replaces_itself_in_the_page(study, tmp_path):
 def test_jackknife_interval_covers_a_smooth_statistic_at_its_level():
     # Known ground truth: the mean of 40 normal values, 2,000 data sets; the jackknife of a mean is the t-free
     # standard interval, so it covers 0.95 up to the normal-vs-t difference at n = 40 (about 0.94).
-    from humanlike.resampling.intervals import jackknife_interval
+    from humanlike.resampling.jackknife import jackknife_interval
 
     rng = np.random.default_rng(8)
     data = rng.normal(3.0, 2.0, (2000, 40))
@@ -118,7 +118,7 @@ def test_in_the_benchmarks_regime_the_jackknife_covers_where_the_percentile_boot
 def test_ec_offers_the_jackknife_interval(capsys):
     from humanlike.measures.ec.analysis import error_consistency
     from humanlike.trials.simulate import simulate_benchmark
-    from humanlike.resampling.intervals import jackknife_interval
+    from humanlike.resampling.jackknife import jackknife_interval
 
     trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     result = error_consistency(trials, experiments=["sim-blur"], settings=ResamplingSettings(n_resamples=200, seed=0, interval="jackknife"))
@@ -132,7 +132,7 @@ def test_ec_offers_the_jackknife_interval(capsys):
 
 def test_ec_offers_the_jackknife_t_interval():
     from humanlike.measures.ec.analysis import error_consistency
-    from humanlike.resampling.intervals import jackknife_t_interval
+    from humanlike.resampling.jackknife import jackknife_t_interval
     from humanlike.trials.simulate import simulate_benchmark
 
     trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)

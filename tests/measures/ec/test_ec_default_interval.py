@@ -19,7 +19,7 @@ import pytest
 from humanlike.app.cli import main
 from humanlike.measures.ec.analysis import DEFAULT_SETTINGS, error_consistency
 from humanlike.measures.registry import get_measure
-from humanlike.resampling.intervals import jackknife_t_interval
+from humanlike.resampling.jackknife import jackknife_t_interval
 from humanlike.resampling.settings import ResamplingSettings
 from humanlike.trials.simulate import simulate_benchmark
 
