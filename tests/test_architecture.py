@@ -29,6 +29,8 @@ TOOLS = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/tool.p
 #: registry, the report's building blocks, the shared options and pair machinery.
 SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options", "humanlike.measures.contract",
                           "humanlike.measures.registry", "humanlike.measures.sections")
+#: The shared measure modules that are packages (a folder, not a measure): their modules are shared too.
+SHARED_MEASURE_PACKAGES = ("options",)
 
 
 def declared_dependencies(measure: str) -> set[str]:
@@ -102,6 +104,8 @@ def measure_of(module: str) -> str | None:
     parts = module.split(".")
     if parts[:2] != ["humanlike", "measures"] or len(parts) < 3:
         return None
+    if parts[2] in SHARED_MEASURE_PACKAGES:
+        return "shared"
     return parts[2] if len(parts) > 3 or parts[2] in MEASURES + TOOLS else "shared"
 
 
@@ -198,7 +202,8 @@ def test_app_reaches_measures_only_through_the_registry():
 def test_every_measure_folder_is_registered():
     # a folder without measure.py (or, for a cross-measure tool, tool.py) is invisible to the command line, the
     # demo and the report
-    folders = {p.name for p in (SOURCE / "measures").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    folders = {p.name for p in (SOURCE / "measures").iterdir() if p.is_dir() and (p / "__init__.py").exists()
+               and p.name not in SHARED_MEASURE_PACKAGES}
     assert folders == set(MEASURES) | set(TOOLS)
     assert not set(MEASURES) & set(TOOLS)
 
@@ -206,6 +211,7 @@ def test_every_measure_folder_is_registered():
 def test_measure_of_finds_the_folder():
     assert measure_of("humanlike.measures.ec.metric") == "ec"
     assert measure_of("humanlike.measures.pairwise") == "shared"
+    assert measure_of("humanlike.measures.options.resampling") == "shared"
     assert measure_of("humanlike.measures.ood") == "ood"
     assert measure_of("humanlike.resampling.engine") is None
 
@@ -351,3 +357,19 @@ def test_an_app_import_of_a_measure_is_found(monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "imports_of",
                         lambda path: real(path) + [("humanlike.measures.ec", ["cli"], False)])
     assert "humanlike.app.cli imports humanlike.measures.ec.cli" in app_reaches_into_measures()
+
+
+@pytest.mark.parametrize("package", SHARED_MEASURE_PACKAGES)
+def test_a_shared_package_exports_every_public_name_of_its_modules(package):
+    # its __init__ is the one import path of the commands: a name added to one of its modules but not to
+    # __all__ (and imported there) would be out of their reach
+    folder = SOURCE / "measures" / package
+    public = {name for path in folder.glob("*.py") if path.name != "__init__.py"
+              for name in defined_names(path) if not name.startswith("_")}
+    init = parsed(folder / "__init__.py")
+    exported = next(ast.literal_eval(node.value) for node in init.body if isinstance(node, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets))
+    imported = {alias.name for node in init.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert len(exported) == len(set(exported))
+    assert set(exported) == public, set(exported) ^ public
+    assert set(exported) <= imported, set(exported) - imported

@@ -31,7 +31,11 @@ def public_modules(group: str) -> list[str]:
     if single.exists():
         return [package]
     folder = ROOT / "src" / "humanlike" / group
-    return [f"{package}.{path.stem}" for path in sorted(folder.glob("*.py")) if not path.stem.startswith("_")]
+    modules = [f"{package}.{path.stem}" for path in sorted(folder.glob("*.py")) if not path.stem.startswith("_")]
+    # a subpackage without a page of its own (measures/options) joins its folder's page, module by module
+    return modules + [f"{package}.{sub.name}.{path.stem}" for sub in sorted(folder.iterdir())
+                      if (sub / "__init__.py").exists() and f"{group}/{sub.name}" not in API_GROUPS
+                      for path in sorted(sub.glob("*.py")) if not path.stem.startswith("_")]
 
 
 def page_name(group: str) -> str:
@@ -64,7 +68,8 @@ API_INTROS = {
                               "and figures.",
     "measures-compare": "Paired model comparisons (a cross-measure tool, not a measure): the adapters of each "
                         "measure's result, planning, command, report section and figures.",
-    "measures": "Modules several measures share: the pairwise kernels and aggregation, the command-line options.",
+    "measures": "Modules several measures share: the pairwise kernels and aggregation, the command-line options "
+                "(`humanlike.measures.options.*`, all imported from `humanlike.measures.options`).",
     "models": "Running torch models on stimuli (the optional `models` extra: `pip install \"humanlike[models]\"`). "
               "Nothing outside this subpackage imports torch.",
     "app": "The command line's entry point, the models command, the HTML report and its sections.",
