@@ -31,6 +31,8 @@ SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.opt
                           "humanlike.measures.registry", "humanlike.measures.sections")
 #: The shared measure modules that are packages (a folder, not a measure): their modules are shared too.
 SHARED_MEASURE_PACKAGES = ("options",)
+#: Packages whose ``__init__`` is their one import path (it re-exports every public name of their modules).
+FACADE_PACKAGES = tuple(f"measures/{p}" for p in SHARED_MEASURE_PACKAGES) + ("files",)
 
 
 def declared_dependencies(measure: str) -> set[str]:
@@ -359,11 +361,11 @@ def test_an_app_import_of_a_measure_is_found(monkeypatch):
     assert "humanlike.app.cli imports humanlike.measures.ec.cli" in app_reaches_into_measures()
 
 
-@pytest.mark.parametrize("package", SHARED_MEASURE_PACKAGES)
-def test_a_shared_package_exports_every_public_name_of_its_modules(package):
-    # its __init__ is the one import path of the commands: a name added to one of its modules but not to
-    # __all__ (and imported there) would be out of their reach
-    folder = SOURCE / "measures" / package
+@pytest.mark.parametrize("package", FACADE_PACKAGES)
+def test_a_facade_package_exports_every_public_name_of_its_modules(package):
+    # its __init__ is the one import path (of the commands; of every layer for files): a name added to one of
+    # its modules but not to __all__ (and imported there) would be out of their reach
+    folder = SOURCE / package
     public = {name for path in folder.glob("*.py") if path.name != "__init__.py"
               for name in defined_names(path) if not name.startswith("_")}
     init = parsed(folder / "__init__.py")

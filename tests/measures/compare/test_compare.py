@@ -15,9 +15,10 @@ from humanlike.measures.dmc.analysis import decision_margin_consistency
 from humanlike.measures.ec.analysis import error_consistency
 from humanlike.trials.simulate import SDTObserver, simulate_benchmark, simulate_copy_pair
 from humanlike.measures.ec.metric import kappa
-from humanlike.stats.comparison import (
-    Scores, adjust, bootstrap_p_value, brainscore_ceiled, ceiling_ratio, compact_letters, compare_scores, holm,
-)
+from humanlike.stats.comparison import bootstrap_p_value, compare_scores
+from humanlike.stats.letters import compact_letters
+from humanlike.stats.multiple import adjust, holm
+from humanlike.stats.scores import Scores, brainscore_ceiled, ceiling_ratio
 from humanlike.resampling.settings import ResamplingSettings
 from humanlike.measures.dmc.analysis import dmc_settings
 
