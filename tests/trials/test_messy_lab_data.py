@@ -18,7 +18,8 @@ import pytest
 from humanlike.measures.ec.benchmark import run_benchmark
 from humanlike.measures.ec.analysis import error_consistency
 from humanlike.trials.selection import apply_exclusions
-from humanlike.measures.ood.spectrum import ood_spectrum, resolve_reference
+from humanlike.measures.ood.spectrum import ood_spectrum
+from humanlike.measures.ood.spectrum_reference import resolve_reference
 from humanlike.measures.ood.alignment import ood_alignment
 from humanlike.measures.dmc.analysis import decision_margin_consistency
 from humanlike.resampling.settings import ResamplingSettings

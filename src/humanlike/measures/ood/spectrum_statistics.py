@@ -18,9 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from humanlike.stats.correlation import weighted_midranks
+from humanlike.measures.ood.regime_stability import (  # noqa: F401 - the regimes used to live here
+    RegimeStability, regime_stability_bootstrap,
+)
 from humanlike.measures.ood.regimes import (  # noqa: F401 - the regimes used to live here
-    REGIME_NAMES, RegimeFit, RegimeStability, fit_regimes, gmm_n_parameters, regime_names,
-    regime_stability_bootstrap,
+    REGIME_NAMES, RegimeFit, fit_regimes, gmm_n_parameters, regime_names,
 )
 
 
