@@ -16,16 +16,14 @@ from humanlike.measures.ood.spectrum_statistics import (
     REASON_ZERO_SD,
     binomial_above_chance,
     chance_flags,
-    fit_regimes,
     glass_delta,
     glass_deltas,
-    gmm_n_parameters,
     logit_accuracy,
     mannwhitney_vs_reference,
     normality_tests,
-    regime_names,
-    regime_stability_bootstrap,
 )
+from humanlike.measures.ood.regime_stability import regime_stability_bootstrap
+from humanlike.measures.ood.regimes import fit_regimes, gmm_n_parameters, regime_names
 
 # ------------------------------------------------------------------------------------------- logits
 
