@@ -148,7 +148,7 @@ def figure_mlds(data, args):
     """The kk1-kk3 scale of the MLDS vignette (three sessions pooled) with parametric-bootstrap intervals."""
     from humanlike.measures.mlds.analysis import analyse_mlds
     from humanlike.resampling.settings import ResamplingSettings
-    from humanlike.trials.judgements import load_judgements
+    from humanlike.trials.judgement_files import load_judgements
     from humanlike.measures.mlds.plot import mlds_scale_figure
 
     table = load_judgements([SHARED / "mlds" / f"kk{k}.csv" for k in (1, 2, 3)])
