@@ -190,7 +190,8 @@ def consistency_from_sums(sums, n_observers: int, masked: bool,
 
 
 def error_overlap_from_sums(sums, n_observers: int, masked: bool) -> np.ndarray:
-    """Per-pair :func:`humanlike.measures.ec.metric.error_overlap` (R x P) from weighted sums of :func:`correctness_statistics`.
+    """Per-pair :func:`~humanlike.measures.ec.metric.error_overlap` (R x P) from weighted sums of
+    :func:`correctness_statistics`.
 
     Parameters
     ----------
