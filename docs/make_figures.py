@@ -132,7 +132,8 @@ def figure_ood(data, args):
 
 def figure_dvc(data, args):
     """Latent (tetrachoric) correlation of correctness per model, and the probit view on the margins."""
-    from humanlike.measures.dvc.choices import latent_correctness_correlation, margin_probit_correlation
+    from humanlike.measures.dvc.choices import latent_correctness_correlation
+    from humanlike.measures.dvc.choices_probit import margin_probit_correlation
     from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS
     from humanlike.measures.dvc.plot import benchmark_latent_figure
 

@@ -50,7 +50,7 @@ def declared_dependencies(measure: str) -> set[str]:
 #: declaration (its entry's ``depends_on``, with the reason beside it there).
 CROSS_MEASURE: dict[str, set[str]] = {
     # the pair kernels compute kappa and the error overlap
-    "shared": {"humanlike.measures.ec.metric"},
+    "shared": {"humanlike.measures.ec.metric", "humanlike.measures.ec.correctness_sums"},
     **{m: declared_dependencies(m) for m in MEASURES + TOOLS},
 }
 #: Upward imports still allowed (none: the demo moved to app/demo.py).

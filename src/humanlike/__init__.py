@@ -9,9 +9,9 @@ from .measures.compare.adapters import compare
 from .measures.dmc.consistency_accuracy import consistency_vs_accuracy
 from .measures.dmc.analysis import decision_margin_consistency
 from .measures.dmc.result import DMCResult
-from .measures.dvc.choices import (
-    ChoiceDVCResult, LatentBenchmarkResult, choice_dvc, latent_correctness_correlation, margin_probit_correlation,
-)
+from .measures.dvc.choices import ChoiceDVCResult, choice_dvc, latent_correctness_correlation
+from .measures.dvc.choices_benchmark import LatentBenchmarkResult
+from .measures.dvc.choices_probit import margin_probit_correlation
 from .measures.dvc.representations import DVCResult, dvc_representations
 from .measures.ec.result import ErrorConsistencyResult
 from .measures.ec.analysis import error_consistency

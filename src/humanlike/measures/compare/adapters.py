@@ -20,7 +20,7 @@ from ..ec.exchange import ec_label_exchange_test
 from .mover import ec_difference_interval, joint_correlation
 from ..dmc.kernel import DMC, MODEL_HUMAN_MEAN
 from ..dmc.result import DMCResult
-from ..dvc.choices import LatentBenchmarkResult
+from ..dvc.choices_benchmark import LatentBenchmarkResult
 from ..ec.result import ErrorConsistencyResult, bootstrap_label
 from ..ood.analysis import OODResult
 from ..ood.alignment import OODAlignment
@@ -210,7 +210,7 @@ def dvc_scores(result: LatentBenchmarkResult, *, scope: str = "overall", level: 
     ----------
     result : LatentBenchmarkResult
         From :func:`humanlike.measures.dvc.choices.latent_correctness_correlation` (or
-        :func:`~humanlike.measures.dvc.choices.margin_probit_correlation`).
+        :func:`~humanlike.measures.dvc.choices_probit.margin_probit_correlation`).
     scope : str
         ``"overall"`` or one experiment.
     level : float, optional

@@ -9,7 +9,7 @@ from pathlib import Path
 from ...stats.multiple import CORRECTIONS
 from ...stats.scores import NORMALISATIONS
 from ..registry import get_measure
-from .planning import MAX_HUMANS
+from .planning_ec import MAX_HUMANS
 from ..options import (
     add_exclusion_options, add_json_option, add_output_options, add_seed_option, exclusions_of, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
     resampling_settings, run_outputs,
