@@ -11,10 +11,11 @@ try:
 except ImportError as err:  # pragma: no cover - exercised where torch is absent
     raise ImportError("humanlike.models needs torch: pip install humanlike[models]") from err
 
+from .activations import pool_activation
+from .devices import DeviceError, resolve_device
 from .evaluate import (EvaluationResult, decisions, evaluate, evaluate_many, extract_features,
                        resolve_category_mapping)
 from .output import read_evaluation, write_evaluation
-from .runner import DeviceError, pool_activation, resolve_device
 from .spec import ModelSpec, ModelSpecError, WeightsUnavailableError, resolve_model
 
 __all__ = [

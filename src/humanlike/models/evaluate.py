@@ -19,9 +19,10 @@ from ..trials.representations import Representation
 from ..trials.schema import validate_trials
 from ..trials.stimuli import discover_stimuli
 from ..measures.dmc.margins import AggregationRule, load_imagenet16_mapping, margins_from_outputs
+from .activations import check_pool
+from .devices import check_precision, resolve_device
 from .executors import open_executor
-from .runner import (WorkUnit, check_pool, check_precision, read_unit_layer, read_unit_outputs,
-                     resolve_device, run_unit)
+from .runner import WorkUnit, read_unit_layer, read_unit_outputs, run_unit
 from .spec import ModelSpec, resolve_model
 
 RULES = {"mean-logit": AggregationRule.LOGIT, "logit": AggregationRule.LOGIT,
