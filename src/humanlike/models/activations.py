@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from .spec import ModelSpecError
+from .errors import ModelSpecError
 
 POOLS = ("flatten", "avg", "max", "cls")
 
@@ -163,7 +163,7 @@ def find_layers(model: nn.Module, layers: Sequence[str], model_name: str) -> lis
     >>> find_layers(net, ["relu"], "toy")
     Traceback (most recent call last):
         ...
-    humanlike.models.spec.ModelSpecError: toy: no layer named 'relu'; top-level layers: ['0', '1', '2']
+    humanlike.models.errors.ModelSpecError: toy: no layer named 'relu'; top-level layers: ['0', '1', '2']
     """
     names = [n for n, _ in model.named_modules() if n]
     modules = []

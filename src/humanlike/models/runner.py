@@ -30,8 +30,9 @@ from torch import nn
 from ..trials.representations import Representation, load_representation, save_representation
 from .activations import find_layers, model_outputs, pool_activation
 from .devices import check_precision, forward_precision, resolve_device
+from .errors import ModelSpecError
 from .images import batches
-from .spec import ModelSpec, ModelSpecError
+from .spec import ModelSpec
 
 OUTPUTS_FILE = "outputs.npz"
 
