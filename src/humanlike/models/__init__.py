@@ -14,8 +14,8 @@ except ImportError as err:  # pragma: no cover - exercised where torch is absent
 from .activations import pool_activation
 from .devices import DeviceError, resolve_device
 from .errors import ModelSpecError, WeightsUnavailableError
-from .evaluate import (EvaluationResult, decisions, evaluate, evaluate_many, extract_features,
-                       resolve_category_mapping)
+from .evaluate import EvaluationResult, evaluate, evaluate_many, extract_features
+from .forced_choice import decisions, resolve_category_mapping
 from .output import read_evaluation, write_evaluation
 from .spec import ModelSpec, resolve_model
 
