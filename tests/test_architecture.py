@@ -28,7 +28,8 @@ TOOLS = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/tool.p
 #: Modules of ``humanlike.measures`` that every measure may use (not a measure themselves): the contract, the
 #: registry, the report's building blocks, the shared options and pair machinery.
 SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options", "humanlike.measures.contract",
-                          "humanlike.measures.registry", "humanlike.measures.sections")
+                          "humanlike.measures.registry", "humanlike.measures.sections",
+                          "humanlike.measures.pair_kernels")
 #: The shared measure modules that are packages (a folder, not a measure): their modules are shared too.
 SHARED_MEASURE_PACKAGES = ("options",)
 #: Packages whose ``__init__`` is their one import path (it re-exports every public name of their modules).
@@ -213,6 +214,7 @@ def test_every_measure_folder_is_registered():
 def test_measure_of_finds_the_folder():
     assert measure_of("humanlike.measures.ec.metric") == "ec"
     assert measure_of("humanlike.measures.pairwise") == "shared"
+    assert measure_of("humanlike.measures.pair_kernels") == "shared"
     assert measure_of("humanlike.measures.options.resampling") == "shared"
     assert measure_of("humanlike.measures.ood") == "ood"
     assert measure_of("humanlike.resampling.engine") is None

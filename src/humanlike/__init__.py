@@ -17,7 +17,8 @@ from .measures.ec.result import ErrorConsistencyResult
 from .measures.ec.analysis import error_consistency
 from .measures.mlds.analysis import MldsResult, MldsResults, analyse_mlds
 from .measures.ood.analysis import OODResult, ood_analysis
-from .measures.pairwise import ErrorConsistencyKernel, ErrorOverlapKernel, PairAggregation
+from .measures.pair_kernels import ErrorConsistencyKernel, ErrorOverlapKernel
+from .measures.pairwise import PairAggregation
 from .measures.psychscore.analysis import PsychScoreResult, psychophysical_score
 from .measures.dmc.self_consistency import SelfConsistencyResult, self_consistency
 from .trials.design import Design, Stratum, build_design

@@ -65,7 +65,7 @@ def test_masked_block_uses_items_both_answered():
 
 @pytest.mark.parametrize("masked", [False, True])
 def test_leave_one_out_matches_recomputation(masked):
-    from humanlike.measures.pairwise import ErrorConsistencyKernel
+    from humanlike.measures.pair_kernels import ErrorConsistencyKernel
 
     x = _random_block(5, n_items=12, n_obs=3)
     observed = np.ones_like(x)

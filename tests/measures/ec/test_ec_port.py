@@ -15,7 +15,8 @@ import humanlike
 from humanlike.measures.ec.benchmark import run_benchmark
 from humanlike.measures.ec.analysis import ec_design, error_consistency
 from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS, select_trials
-from humanlike.measures.pairwise import ErrorConsistencyKernel, ErrorOverlapKernel, PairAggregation
+from humanlike.measures.pair_kernels import ErrorConsistencyKernel, ErrorOverlapKernel
+from humanlike.measures.pairwise import PairAggregation
 from humanlike.measures.ec import correctness_sums
 from humanlike.measures.ec import metric as ec
 from humanlike.resampling.engine import ResourceError, bootstrap

@@ -5,7 +5,7 @@ accuracy difference); mean over conditions per pair; per experiment, the humanâ€
 pairs, each model's mean over humans, and the modelâ€“model mean; overall, the mean over experiments with
 equal weight. It runs through the one resampling engine (:func:`humanlike.resampling.engine.bootstrap`): the
 design's strata are the (experiment, condition) cells of first presentations, the kernel is
-:class:`~humanlike.measures.pairwise.ErrorConsistencyKernel`, the aggregation
+:class:`~humanlike.measures.pair_kernels.ErrorConsistencyKernel`, the aggregation
 :class:`~humanlike.measures.pairwise.PairAggregation`. Items are resampled within each condition jointly for
 all observers (pairs stay aligned), each condition from its own random stream; optionally the human
 observers of each experiment are resampled too (``observer_level="bootstrap"``) or their leave-one-out
@@ -32,9 +32,9 @@ from ...resampling.results import ITEM_JACKKNIFE_INTERVALS, Resampled
 from ...resampling.settings import ResamplingSettings
 from .significance import ec_test_beta_posterior, ec_test_exact
 from .result import PAIR_INTERVALS, ErrorConsistencyResult
+from ..pair_kernels import ErrorConsistencyKernel, PairKernel, stratum_correctness
 from ..pairwise import (
-    HUMANS, MODEL_MODEL, PAIR, REASON_ALL_UNDEFINED, REASON_NO_PAIRS, ErrorConsistencyKernel, PairAggregation,
-    PairKernel, experiment_layouts, stratum_correctness,
+    HUMANS, MODEL_MODEL, PAIR, REASON_ALL_UNDEFINED, REASON_NO_PAIRS, PairAggregation, experiment_layouts,
 )
 
 __all__ = [
@@ -187,7 +187,7 @@ def pair_measures(design: Design, kernel: PairKernel, p_value: str = "exact", se
 
     Examples
     --------
-    >>> from humanlike.measures.pairwise import ErrorConsistencyKernel
+    >>> from humanlike.measures.pair_kernels import ErrorConsistencyKernel
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0)
     >>> pairs = pair_measures(ec_design(select_trials(trials, experiments=["sim-noise"])), ErrorConsistencyKernel())

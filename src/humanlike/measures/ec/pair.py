@@ -12,7 +12,7 @@ from ...resampling.kernels import Output
 from ...resampling.results import Resampled
 from ...resampling.rng import SeedLike, make_rng
 from ...resampling.settings import ResamplingSettings
-from ..pairwise import ErrorConsistencyKernel
+from ..pair_kernels import ErrorConsistencyKernel
 
 PAIR_KEY = ("pair",)
 
