@@ -29,7 +29,8 @@ TOOLS = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/tool.p
 #: registry, the report's building blocks, the shared options and pair machinery.
 SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options", "humanlike.measures.contract",
                           "humanlike.measures.registry", "humanlike.measures.sections",
-                          "humanlike.measures.pair_kernels")
+                          "humanlike.measures.pair_kernels", "humanlike.measures.measure_result",
+                          "humanlike.measures.saved_results")
 #: The shared measure modules that are packages (a folder, not a measure): their modules are shared too.
 SHARED_MEASURE_PACKAGES = ("options",)
 #: Packages whose ``__init__`` is their one import path (it re-exports every public name of their modules).

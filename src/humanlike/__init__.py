@@ -35,7 +35,8 @@ from .resampling.engine import ResourceError, bootstrap
 from .resampling.kernels import Output, SufficientStatisticKernel
 from .resampling.results import Resampled
 from .resampling.settings import ResamplingSettings
-from .measures.contract import Measure, MeasureResult
+from .measures.contract import Measure
+from .measures.measure_result import MeasureResult
 from .measures.registry import get_measure
 
 __version__ = "0.1.0"

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanlike.measures.contract import CORE_COLUMNS, MeasureResult
+from humanlike.measures.measure_result import CORE_COLUMNS, MeasureResult
 from humanlike.measures.registry import measures
 from humanlike.resampling.settings import ResamplingSettings
 

@@ -16,7 +16,7 @@ from ...resampling.weights import nanmean_quiet
 from ...resampling.results import Resampled
 from .data import DMCData, DMCExperiment
 from .kernel import ACCURACY, DMC, FIXED_GROUPS, MODEL_HUMAN_MEAN, SPLIT_HALF_R, DMCAggregation
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 from ..pairwise import HUMANS, MODEL_MODEL
 from .self_consistency import SelfConsistencyResult
 

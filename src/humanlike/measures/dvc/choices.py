@@ -41,7 +41,7 @@ from ...resampling.kernels import Output, SufficientStatisticKernel
 from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
 from ...trials.selection import select_trials
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 
 DEFAULT_CORRECTION = 0.5
 

@@ -20,7 +20,7 @@ import pandas as pd
 from ...trials.design import Design
 from ...resampling.weights import group_mean, nanmean_quiet
 from ...resampling.results import Resampled
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 from ..pairwise import HUMANS, MODEL_MODEL
 
 

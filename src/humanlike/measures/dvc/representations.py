@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ...trials.representations import Representation, align_representations
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 from ..ec.correctness_sums import consistency_from_sums, correctness_statistics
 from ..ec.kappa_bounds import kappa_bound_from_accuracy_difference
 from ...resampling.engine import bootstrap

@@ -20,7 +20,7 @@ from ...resampling.settings import ResamplingSettings
 from .result import ErrorConsistencyResult
 from .analysis import error_consistency
 from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 from ..pairwise import HUMANS, MODEL_MODEL
 
 BENCHMARK_METRICS = ("error_consistency", "observed_consistency", "accuracy_difference", "ood_accuracy")

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...stats.ranking import RankingStability
 from ...resampling.results import Resampled
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 from ..pairwise import HUMANS, MODEL_MODEL, OOD_ACCURACY
 
 #: Intervals of a single-table pair's EC: the profile likelihood (default) or the bootstrap of the analysis.

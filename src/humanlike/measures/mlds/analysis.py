@@ -20,7 +20,7 @@ from ...resampling.settings import ResamplingSettings
 from ...trials.judgements import validate_judgements
 from .fit import METHODS, MldsFit, fit_mlds
 from .glm import LINKS
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 from ...resampling.results import Resampled
 from .diagnostics import (MldsBootstrap, RunsDiagnostics, SixPointTest, bootstrap_mlds,
                                       runs_diagnostics, six_point_test)

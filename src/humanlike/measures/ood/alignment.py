@@ -27,7 +27,7 @@ from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
 from .alignment_kernel import AlignmentKernel, alignment_design
 from .common import METRICS, class_names, families_for
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 from ..pairwise import HUMANS
 
 LABEL_NAMES = ("table", "regime", "experiment", "condition", "observer_1", "observer_2", "metric")

@@ -47,7 +47,7 @@ from .spectrum_statistics import (
     binomial_above_chance, chance_flags, glass_delta, logit_accuracy, mannwhitney_vs_reference, normality_tests,
 )
 from .common import check_choice, condition_order
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 
 MW_VARIANTS = ("asymptotic", "asymptotic-no-continuity", "exact")
 LOGIT_CORRECTIONS = ("half", "clip")

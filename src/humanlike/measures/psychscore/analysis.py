@@ -25,7 +25,7 @@ from ...trials.judgements import JudgementTableError, design_levels, from_presen
 from ...stats.correlation import spearman_rows
 from .metric import scale_skewness
 from ...resampling.draws import BLOCK, item_weights
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 from ...resampling.engine import warn_undefined
 from ..mlds.glm import is_separable
 from ...stats.multiple import benjamini_hochberg

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ...trials.design import Design, Stratum, build_design
 from ...trials.schema import TrialTableError, validate_trials
-from ..contract import MeasureResult
+from ..measure_result import MeasureResult
 from .metric import REASON_NO_CUE_DECISION, shape_bias, texture_classes
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output, SufficientStatisticKernel
