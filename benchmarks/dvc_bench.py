@@ -38,7 +38,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=None)
     args = parser.parse_args()
 
-    from humanlike.measures.dvc.representations import DVCOptions, dvc_representations, representation_kernel
+    from humanlike.measures.dvc.representations import dvc_representations, representation_kernel
+    from humanlike.measures.dvc.representations_options import DVCOptions
     from humanlike.measures.dvc.simulate import planted_representations
     from humanlike.resampling.settings import ResamplingSettings
 

@@ -10,7 +10,8 @@ import pytest
 
 from humanlike.measures.dvc.aggregation import DVCAggregation
 from humanlike.measures.dvc.kernel import class_design
-from humanlike.measures.dvc.representations import DVCOptions, dvc_representations, representation_kernel
+from humanlike.measures.dvc.representations import dvc_representations, representation_kernel
+from humanlike.measures.dvc.representations_options import DVCOptions
 from humanlike.measures.dvc.simulate import planted_representations
 from humanlike.resampling.settings import ResamplingSettings
 

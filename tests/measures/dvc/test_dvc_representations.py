@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from humanlike.measures.dvc.representations import DVCInputError, dvc_representations
+from humanlike.measures.dvc.representations import dvc_representations
+from humanlike.measures.dvc.representations_options import DVCInputError
 from humanlike.measures.dvc.aggregation import half_correlations
 from humanlike.measures.dvc.split import weighted_midranks
 from humanlike.trials.representations import Representation

@@ -69,7 +69,7 @@ class DVCAggregation:
         Cross-validated DVs (fold f's DVs from the axes fitted on the other folds).
     ridge : float
         Ridge added to the LDA's within-class covariance (as in
-        :class:`~humanlike.measures.dvc.representations.DVCOptions`).
+        :class:`~humanlike.measures.dvc.representations_options.DVCOptions`).
     correlation : {"pearson", "spearman"}
         Correlation of the decision values.
     workers : int or None
@@ -284,7 +284,7 @@ def half_correlations(scores: np.ndarray, labels, *, n_components: int, folds=No
     weights : (R, images) array, optional
         Image weights (bootstrap counts); None is the data itself (R = 1).
     ridge, correlation
-        As in :class:`~humanlike.measures.dvc.representations.DVCOptions`.
+        As in :class:`~humanlike.measures.dvc.representations_options.DVCOptions`.
 
     Returns
     -------

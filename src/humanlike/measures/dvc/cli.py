@@ -108,7 +108,8 @@ def run_represent(args) -> int:
     >>> build_parser().parse_args(['dvc', 'represent', 'a.npz', 'b.npz']).handler is run_represent
     True
     """
-    from .representations import DVCOptions, dvc_representations
+    from .representations import dvc_representations
+    from .representations_options import DVCOptions
     from ...trials.representations import load_representation
 
     run = run_outputs(args, resampling_settings(args))

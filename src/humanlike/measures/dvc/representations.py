@@ -28,12 +28,16 @@ Split repeats and the bootstrap: with ``split_bootstrap="rotate"`` (default) res
 *one* split's DVC — an upper bound on that of the split average (it is at least as variable), at 1/n_splits of
 the cost. ``split_bootstrap="all"`` pushes every resample through every split (exact, n_splits times slower).
 The spread over split repeats is reported separately (``split_sd``).
+
+Here: the pipeline (:func:`dvc_representations`, :func:`representation_kernel`) and its result
+(:class:`DVCResult`). Its options and input error are in :mod:`humanlike.measures.dvc.representations_options`,
+the kappa of the two systems' cross-validated choices (``DVCResult.kappa``) in
+:mod:`humanlike.measures.dvc.representations_kappa`.
 """
 
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,108 +45,19 @@ import pandas as pd
 
 from ...trials.representations import Representation, align_representations
 from ..measure_result import MeasureResult
-from ..ec.correctness_sums import consistency_from_sums, correctness_statistics
-from ..ec.kappa_bounds import kappa_bound_from_accuracy_difference
 from ...resampling.engine import bootstrap
-from ...resampling.kernels import Output, SufficientStatisticKernel
+from ...resampling.kernels import Output
 from ...resampling.weights import nanmean_quiet
 from ...resampling.results import Resampled
 from ...resampling.rng import stream
 from ...resampling.settings import ResamplingSettings
 from .aggregation import DVCAggregation
 from .kernel import HALVES, DVCKernel, View, class_design, class_scores
-from .split import half_scores, run_pca_jobs, split_jobs
+from .representations_kappa import choice_kappa
+from .representations_options import DVCInputError, DVCOptions
+from .split import run_pca_jobs, split_jobs
 
 HALF_NAMES = ("A1", "A2", "B1", "B2")
-CORRELATIONS = ("pearson", "spearman")
-SPLIT_BOOTSTRAPS = ("rotate", "all")
-PCA_SCOPES = ("all", "pair")
-
-
-class DVCInputError(ValueError):
-    """The inputs of a DVC analysis are unusable; the message names what is wrong.
-
-    Examples
-    --------
-    >>> try:
-    ...     DVCOptions(cv=1)
-    ... except DVCInputError as err:
-    ...     print(err)
-    cv must be None (in-sample) or at least 2 folds, got 1
-    """
-
-
-@dataclass(frozen=True)
-class DVCOptions:
-    """The choices of the DVC pipeline that the paper leaves open (see the module docs).
-
-    Parameters
-    ----------
-    n_components : int
-        Principal components per half (the paper: 25; robustness 10 and 50).
-    n_splits : int
-        Random unit split-halves (repeats).
-    cv : int or None
-        None: LDA fitted and evaluated on the same images; K: stratified K-fold cross-validated DVs.
-    absolute : bool
-        Report the paper's absolute-value normalisation as ``dvc`` (the signed one is the alternative).
-    correlation : {"pearson", "spearman"}
-        Within-class correlation of the DVs.
-    standardize : bool
-        z-score units (over all images) before the PCA.
-    split_bootstrap : {"rotate", "all"}
-        How bootstrap resamples meet split repeats (see the module docs).
-    pca_iterations : int
-        Power iterations of the randomized PCA.
-    ridge : float
-        Shrinkage of the pooled covariance toward its mean eigenvalue (0: plain LDA).
-    kappa_folds : int
-        Folds of the cross-validated logistic-regression choices behind kappa (0: no kappa).
-    pca_scope : {"all", "pair"}
-        PCA of each half fitted on all images (one per split) or on the two classes of each pair (one per
-        split and pair: C(K, 2) times the PCA work and K - 1 times the moments per class).
-
-    Raises
-    ------
-    DVCInputError
-        On a value outside its allowed range (naming the option).
-
-    Examples
-    --------
-    >>> options = DVCOptions(n_components=10, cv=5)
-    >>> options.n_components, options.cv, options.n_splits   # the rest keeps the defaults
-    (10, 5, 10)
-    """
-
-    n_components: int = 25
-    n_splits: int = 10
-    cv: int | None = None
-    absolute: bool = False
-    correlation: str = "pearson"
-    standardize: bool = False
-    split_bootstrap: str = "rotate"
-    pca_iterations: int = 2
-    ridge: float = 0.0
-    kappa_folds: int = 5
-    pca_scope: str = "all"
-
-    def __post_init__(self) -> None:
-        if self.n_components < 1:
-            raise DVCInputError(f"n_components must be at least 1, got {self.n_components}")
-        if self.n_splits < 1:
-            raise DVCInputError(f"n_splits must be at least 1, got {self.n_splits}")
-        if self.cv is not None and self.cv < 2:
-            raise DVCInputError(f"cv must be None (in-sample) or at least 2 folds, got {self.cv}")
-        if self.correlation not in CORRELATIONS:
-            raise DVCInputError(f"correlation must be one of {CORRELATIONS}, not {self.correlation!r}")
-        if self.split_bootstrap not in SPLIT_BOOTSTRAPS:
-            raise DVCInputError(f"split_bootstrap must be one of {SPLIT_BOOTSTRAPS}, not {self.split_bootstrap!r}")
-        if self.pca_scope not in PCA_SCOPES:
-            raise DVCInputError(f"pca_scope must be one of {PCA_SCOPES}, not {self.pca_scope!r}")
-        if self.pca_iterations < 0:
-            raise DVCInputError(f"pca_iterations must be at least 0, got {self.pca_iterations}")
-        if self.kappa_folds == 1 or self.kappa_folds < 0:
-            raise DVCInputError(f"kappa_folds must be 0 (no kappa) or at least 2, got {self.kappa_folds}")
 
 
 @dataclass(frozen=True)
@@ -511,177 +426,3 @@ def _correlation_frame(corr, classes, pairs_i, pairs_j) -> pd.DataFrame:
                 row[f"r_{HALF_NAMES[h]}_{HALF_NAMES[g]}"] = corr[k, side, m]
             rows.append(row)
     return pd.DataFrame(rows)
-
-
-# --------------------------------------------------------------------------------------------------
-# Kappa of cross-validated choices
-# --------------------------------------------------------------------------------------------------
-
-
-def cross_validated_choices(features: np.ndarray, labels: np.ndarray, *, n_components: int, folds: int,
-                            seed: int, standardize: bool = False, key: str = "A") -> np.ndarray:
-    """Choices of a K-way logistic regression on the first principal components, stratified K-fold.
-
-    The PCA (fitted on all images, unsupervised) reduces the units; the classifier (scikit-learn's
-    multinomial ``LogisticRegression``, default L2 penalty) is fitted without each fold and predicts it.
-    Returns the predicted label of every image.
-
-    Parameters
-    ----------
-    features : numpy.ndarray
-        (images x units) features.
-    labels : numpy.ndarray of str
-        Class of each image.
-    n_components : int
-        Principal components kept (at most min(features.shape) - 1).
-    folds : int
-        Stratified folds.
-    seed : int
-        Root seed of the PCA and the fold assignment.
-    standardize : bool
-        z-score units before the PCA.
-    key : str
-        Names the system in the PCA's random stream.
-
-    Returns
-    -------
-    numpy.ndarray
-        The predicted label of every image, shape (images,).
-
-    Examples
-    --------
-    >>> from humanlike.measures.dvc.simulate import planted_representations
-    >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
-    >>> choices = cross_validated_choices(fa, labels, n_components=5, folds=2, seed=0)
-    >>> choices.shape, round(float((choices == labels).mean()), 3)
-    ((450,), 0.862)
-    """
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold
-
-    rng = stream(seed, "dvc-kappa-pca", key)
-    k = min(n_components, min(features.shape) - 1)
-    z = half_scores(features, k, rng, standardize=standardize).astype(np.float64)
-    choice = np.empty(labels.size, dtype=labels.dtype)
-    splitter = StratifiedKFold(folds, shuffle=True, random_state=int(stream(seed, "dvc-kappa-folds").integers(2**31)))
-    for train, test in splitter.split(z, labels):
-        model = LogisticRegression(max_iter=2000)
-        model.fit(z[train], labels[train])
-        choice[test] = model.predict(z[test])
-    return choice
-
-
-class KappaKernel(SufficientStatisticKernel):
-    """Engine kernel of the kappa of fixed choices: a class's sums of the correctness statistics.
-
-    Examples
-    --------
-    >>> from humanlike.trials.design import Stratum
-    >>> correct = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])          # images x statistics
-    >>> stratum = Stratum(("dvc", "a"), np.arange(3).astype(str), ("A", "B"), {"correctness": correct})
-    >>> KappaKernel().evaluate(stratum, np.array([[1.0, 1.0, 1.0], [0.0, 3.0, 0.0]]), None).tolist()
-    [[2.0, 2.0], [3.0, 3.0]]
-    """
-
-    measure = "kappa"  # names the engine's undefined-share warning
-
-    def statistics(self, stratum):
-        """The correctness statistics of the class's images (items x S).
-
-        Parameters
-        ----------
-        stratum : Stratum
-            A class's stratum, with array ``"correctness"``.
-
-        Returns
-        -------
-        numpy.ndarray
-            (items x S) the class's correctness statistics.
-        """
-        return stratum.arrays["correctness"]
-
-    def reduce(self, stratum, sums, observer_weights):
-        """The sums themselves: kappa needs the totals over all classes (the aggregation adds them).
-
-        Parameters
-        ----------
-        stratum : Stratum
-            A class's stratum.
-        sums : numpy.ndarray
-            (R x S) weighted sums of the statistics.
-        observer_weights : None
-            Unused.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``sums``, unchanged.
-        """
-        return sums
-
-
-def choice_kappa(fa, fb, labels, classes, counts, options: DVCOptions, settings: ResamplingSettings) -> Resampled:
-    """Kappa (error consistency) of the two systems' cross-validated choices, their accuracies and the bound.
-
-    The choices are fixed; the engine resamples the images within class with the same weights as the DVC
-    (the same strata and streams, so the two intervals are paired).
-
-    Parameters
-    ----------
-    fa, fb : numpy.ndarray
-        (images x units) features of the two systems, rows sorted by class.
-    labels : numpy.ndarray of str
-        Class of each image.
-    classes : numpy.ndarray of str
-        The sorted classes.
-    counts : numpy.ndarray of int
-        Images per class (in ``classes`` order).
-    options : DVCOptions
-        ``n_components``, ``kappa_folds`` and ``standardize`` are used.
-    settings : ResamplingSettings
-        Resamples, seed, level, memory budget.
-
-    Returns
-    -------
-    Resampled
-        Columns labelled (statistic,): ``kappa``, ``accuracy_a``, ``accuracy_b``, ``kappa_bound``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from humanlike.measures.dvc.simulate import planted_representations
-    >>> fa, fb, labels = planted_representations(rho=0.6, n_classes=3, n_per_class=150, seed=1)
-    >>> classes, counts = np.unique(labels, return_counts=True)
-    >>> kappa = choice_kappa(fa, fb, labels, classes, counts, DVCOptions(n_components=5, kappa_folds=2),
-    ...                      ResamplingSettings(n_resamples=0, seed=0))
-    >>> kappa.to_frame().set_index("statistic")["estimate"].round(3).to_dict()
-    {'kappa': 0.369, 'accuracy_a': 0.862, 'accuracy_b': 0.84, 'kappa_bound': 0.956}
-    """
-    def choices(features, key):
-        return cross_validated_choices(features, labels, n_components=options.n_components,
-                                       folds=options.kappa_folds, seed=settings.seed,
-                                       standardize=options.standardize, key=key) == labels
-
-    if settings.threads > 1:
-        # The two systems are independent (each PCA on one BLAS thread): the same numbers, on two cores.
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            ca, cb = pool.map(choices, (fa, fb), ("A", "B"))
-    else:
-        ca, cb = choices(fa, "A"), choices(fb, "B")
-    statistics, masked = correctness_statistics(np.column_stack([ca, cb]))
-    bounds = np.concatenate([[0], np.cumsum(counts)])
-    design = class_design(list(classes), counts,
-                          [{"correctness": statistics[lo:hi]} for lo, hi in zip(bounds[:-1], bounds[1:])])
-    keys = [s.key for s in design]
-
-    def aggregate(values):
-        r = max(np.shape(values[k])[0] for k in keys)
-        sums = sum(np.broadcast_to(values[k], (r, statistics.shape[1])) for k in keys)
-        out = consistency_from_sums(sums, 2, masked)
-        kappa = out["error_consistency"][:, 0]
-        acc = out["correct"] / out["answered"]
-        bound = kappa_bound_from_accuracy_difference(np.clip(acc[:, 0] - acc[:, 1], -1, 1))
-        return np.column_stack([kappa, acc[:, 0], acc[:, 1], bound])
-
-    names = [("kappa",), ("accuracy_a",), ("accuracy_b",), ("kappa_bound",)]
-    return bootstrap(design, KappaKernel(), aggregate, Output(names, ("statistic",)), settings)
