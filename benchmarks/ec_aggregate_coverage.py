@@ -41,7 +41,7 @@ with 0.002-0.03, independently given the item's kind), so each pair's true kappa
 with :func:`all_pairs`).
 
 ``--part columns`` measures the EC result's other columns in the aggregate part's 16 cells (same designs and
-data sets; its own section of docs/ec_coverage.md)::
+data sets; its own section of docs/ec_coverage.md, about 12 minutes with these sizes on a shared 2-core machine)::
 
     PYTHONPATH=src python benchmarks/ec_aggregate_coverage.py --part columns --datasets 400 --resamples 500 --jobs 2
 
@@ -648,8 +648,8 @@ def coverage_of_columns_cell(job) -> dict:
         row[f"{name}:bias"] = float(np.nanmean(estimates[:, j]) - truth[j])
         row[f"{name}:sd"] = float(np.nanstd(estimates[:, j], ddof=1))
         for k, m in enumerate(METHODS):
-            row[f"{name}:{m}"] = hits[k, j] / n_datasets
-            row[f"{name}:{m}:width"] = widths[k, j] / n_datasets
+            row[f"{name}:{m}"] = float(hits[k, j] / n_datasets)
+            row[f"{name}:{m}:width"] = float(widths[k, j] / n_datasets)
     row["seconds"] = time.time() - start
     return row
 
