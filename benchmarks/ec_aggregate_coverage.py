@@ -628,7 +628,7 @@ def coverage_of_columns_cell(job) -> dict:
     truth = np.array([column_truths(design, copy)[col] for col in COLUMNS])
     hits = np.zeros((len(METHODS), len(COLUMNS)))
     widths = np.zeros((len(METHODS), len(COLUMNS)))
-    estimates = []
+    estimates, centres, jack_se = [], [], []
     for s in cell_seed("data", *key).spawn(n_datasets):
         rng = np.random.default_rng(s)
         correct = simulate_correctness(design, n_trials, copy, rng)
@@ -636,10 +636,12 @@ def coverage_of_columns_cell(job) -> dict:
         estimates.append(estimate)
         # the stratified jackknife, as the engine computes it (items are resampled within conditions)
         jackknife = JackknifeMoments.of(jackknife, estimate, strata=np.repeat(np.arange(n_conditions), n_trials))
+        centres.append(estimate + jackknife.bias)      # the jackknife intervals' centre
+        jack_se.append(np.sqrt(jackknife.variance))
         for k, (low, high) in enumerate(intervals(estimate, replicates, jackknife).values()):
             hits[k] += (low <= truth) & (truth <= high)          # an undefined interval (NaN) is a miss
             widths[k] += high - low
-    estimates = np.array(estimates)
+    estimates, centres, jack_se = np.array(estimates), np.array(centres), np.array(jack_se)
     row = {"humans": n_humans, "conditions": n_conditions, "trials": n_trials, "copy": copy,
            "datasets": n_datasets}
     for j, col in enumerate(COLUMNS):
@@ -647,6 +649,9 @@ def coverage_of_columns_cell(job) -> dict:
         row[f"{name}:truth"] = float(truth[j])
         row[f"{name}:bias"] = float(np.nanmean(estimates[:, j]) - truth[j])
         row[f"{name}:sd"] = float(np.nanstd(estimates[:, j], ddof=1))
+        row[f"{name}:centre_bias"] = float(np.nanmean(centres[:, j]) - truth[j])
+        row[f"{name}:centre_sd"] = float(np.nanstd(centres[:, j], ddof=1))
+        row[f"{name}:jack_se"] = float(np.nanmean(jack_se[:, j]))
         for k, m in enumerate(METHODS):
             row[f"{name}:{m}"] = float(hits[k, j] / n_datasets)
             row[f"{name}:{m}:width"] = float(widths[k, j] / n_datasets)
@@ -670,7 +675,10 @@ def columns_markdown(rows, args, seconds: float) -> str:
              "`(a1 - a2)^2`, both averaged over conditions and then over the group's pairs (`mh` model-human, `hh` "
              "human-human); OOD accuracy the accuracy pooled over the conditions, for the humans (`hum`, their "
              "mean) and the model (`mod`). Each entry is `jackknife-t / percentile` coverage; values outside "
-             "0.93-0.97 are marked `*`.", ""]
+             "0.93-0.97 are marked `*`. In the summary, `bias / SD` is the mean over cells of the plug-in "
+             "estimate's bias over its SD across data sets (what the percentile interval is centred on), "
+             "`centre bias / SD` the same for the jackknife's bias-corrected estimate (the jackknife intervals' "
+             "centre), and `jack SE / SD` the mean jackknife SE over that centre's SD (range over the cells).", ""]
     short = {"model-human": "mh", "human-human": "hh", "humans": "hum", "model": "mod"}
     header = ["humans", "cond.", "trials", "copy"] + [f"{COLUMN_NAMES[m]} {short[g]}" for m, g in shown]
     lines += ["| " + " | ".join(header) + " |", "|" + "---:|" * len(header)]
@@ -679,16 +687,20 @@ def columns_markdown(rows, args, seconds: float) -> str:
         vals += [f"{_mark(r[f'{m}:{g}:jackknife-t'])} / {_mark(r[f'{m}:{g}:percentile'])}" for m, g in shown]
         lines.append("| " + " | ".join(vals) + " |")
     lines += ["", "| column | group | method | cells within 0.93-0.97 | below | above | min | median | max | "
-              "mean width | mean truth | mean bias / SD |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "mean width | mean truth | bias / SD | centre bias / SD | jack SE / SD |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for m, g in COLUMNS:
         truth = np.mean([r[f"{m}:{g}:truth"] for r in rows])
         bias_sd = np.mean([r[f"{m}:{g}:bias"] / r[f"{m}:{g}:sd"] for r in rows])
+        centre_sd = np.mean([r[f"{m}:{g}:centre_bias"] / r[f"{m}:{g}:centre_sd"] for r in rows])
+        se_ratio = np.array([r[f"{m}:{g}:jack_se"] / r[f"{m}:{g}:centre_sd"] for r in rows])
         for method in COLUMN_METHODS:
             v = np.array([r[f"{m}:{g}:{method}"] for r in rows])
             w = np.nanmean([r[f"{m}:{g}:{method}:width"] for r in rows])
             lines.append(f"| {COLUMN_NAMES[m]} | {g} | `{method}` | {np.sum((v >= LOW) & (v <= HIGH))}/{len(v)} | "
                          f"{np.sum(v < LOW)} | {np.sum(v > HIGH)} | {v.min():.3f} | {np.median(v):.3f} | "
-                         f"{v.max():.3f} | {w:.4f} | {truth:.4f} | {bias_sd:+.2f} |")
+                         f"{v.max():.3f} | {w:.4f} | {truth:.4f} | {bias_sd:+.2f} | {centre_sd:+.2f} | "
+                         f"{se_ratio.min():.2f}-{se_ratio.max():.2f} |")
     lines += ["", COL_END]
     return "\n".join(lines) + "\n"
 

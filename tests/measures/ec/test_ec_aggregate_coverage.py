@@ -292,6 +292,13 @@ def test_the_columns_part_sees_the_same_data_sets_as_the_kappa_part(study):
             assert columns[f"error_consistency:{group}:{method}"] == kappa[f"{group}:{method}"]
             assert columns[f"error_consistency:{group}:{method}:width"] == pytest.approx(
                 kappa[f"{group}:{method}:width"], rel=1e-12)
+    # the jackknife centre: observed consistency and OOD accuracy are linear in the counts (no bias to remove);
+    # the squared accuracy difference's plug-in is biased upward and the jackknife lowers it in every data set
+    for column in ("observed_consistency:model-human", "ood_accuracy:humans"):
+        assert columns[f"{column}:centre_bias"] == pytest.approx(columns[f"{column}:bias"], abs=1e-12)
+    for group in study.GROUPS:
+        assert columns[f"accuracy_difference:{group}:centre_bias"] < columns[f"accuracy_difference:{group}:bias"]
+        assert columns[f"accuracy_difference:{group}:jack_se"] > 0
     # the other columns' widths are their own (a squared accuracy difference is far narrower than kappa)
     assert 0 < columns["accuracy_difference:model-human:jackknife-t:width"] < columns[
         "observed_consistency:model-human:jackknife-t:width"] < columns["error_consistency:model-human:jackknife-t:width"]
