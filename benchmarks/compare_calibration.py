@@ -62,7 +62,7 @@ def feasible(k, a1, a2) -> bool:
 
 
 def part_level(args) -> dict:
-    from humanlike.measures.compare.planning import simulate_ec_comparisons
+    from humanlike.measures.compare.planning_ec import simulate_ec_comparisons
 
     rows = []
     for n in (100, 400, 1600):
@@ -85,7 +85,7 @@ def part_level(args) -> dict:
 
 
 def part_coverage(args) -> dict:
-    from humanlike.measures.compare.planning import simulate_ec_comparisons
+    from humanlike.measures.compare.planning_ec import simulate_ec_comparisons
 
     rows = []
     for n in TRIALS:
@@ -105,7 +105,7 @@ def part_coverage(args) -> dict:
 
 
 def part_correlated(args) -> dict:
-    from humanlike.measures.compare.planning import simulate_ec_comparisons
+    from humanlike.measures.compare.planning_ec import simulate_ec_comparisons
 
     rows = []
     for n in (100, 400, 1600):
@@ -168,7 +168,8 @@ def part_pipeline(args) -> dict:
 
 
 def part_power(args) -> dict:
-    from humanlike.measures.compare.planning import simulate_dmc_comparisons, simulate_ec_comparisons
+    from humanlike.measures.compare.planning_dmc import simulate_dmc_comparisons
+    from humanlike.measures.compare.planning_ec import simulate_ec_comparisons
 
     ec = []
     for delta in (0.0, 0.05, 0.1, 0.15, 0.2, 0.3):

@@ -38,7 +38,7 @@ def repeated_manifest(stimuli, repeat: int):
 def bare_loop(model, inputs, batch_size: int, device, precision: str) -> float:
     import torch
 
-    from humanlike.models.runner import forward_precision
+    from humanlike.models.devices import forward_precision
 
     def run():
         with torch.inference_mode(), forward_precision(device, precision):

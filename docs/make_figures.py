@@ -132,7 +132,8 @@ def figure_ood(data, args):
 
 def figure_dvc(data, args):
     """Latent (tetrachoric) correlation of correctness per model, and the probit view on the margins."""
-    from humanlike.measures.dvc.choices import latent_correctness_correlation, margin_probit_correlation
+    from humanlike.measures.dvc.choices import latent_correctness_correlation
+    from humanlike.measures.dvc.choices_probit import margin_probit_correlation
     from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS
     from humanlike.measures.dvc.plot import benchmark_latent_figure
 
@@ -148,7 +149,7 @@ def figure_mlds(data, args):
     """The kk1-kk3 scale of the MLDS vignette (three sessions pooled) with parametric-bootstrap intervals."""
     from humanlike.measures.mlds.analysis import analyse_mlds
     from humanlike.resampling.settings import ResamplingSettings
-    from humanlike.trials.judgements import load_judgements
+    from humanlike.trials.judgement_files import load_judgements
     from humanlike.measures.mlds.plot import mlds_scale_figure
 
     table = load_judgements([SHARED / "mlds" / f"kk{k}.csv" for k in (1, 2, 3)])

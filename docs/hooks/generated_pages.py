@@ -50,8 +50,10 @@ API_INTROS = {
               "the generic simulators. Nothing here imports a higher layer.",
     "resampling": "The resampling engine: kernels, draws, random streams, settings, results, intervals, the item "
                   "jackknife, parallel evaluation.",
-    "stats": "Measure-agnostic statistics: correlations, reliability, multiple testing, permutation tests, ranking.",
-    "files": "Atomic file output: tables, JSON, figures and the run manifest.",
+    "stats": "Measure-agnostic statistics: correlations, reliability, multiple testing, permutation tests, ranking, "
+             "paired comparisons (their scores, p-values, intervals and letter display).",
+    "files": "Atomic file output: tables, JSON, figures and the run manifest (`humanlike.files.*`, all imported "
+             "from `humanlike.files`).",
     "measures-ec": "Error consistency: kappa, its intervals and tests, the pipeline, the benchmark, planning, "
                    "command and figures.",
     "measures-dmc": "Decision-margin consistency: margins, the kernel and pipeline, planning, command and figures.",

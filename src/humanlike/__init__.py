@@ -9,9 +9,9 @@ from .measures.compare.adapters import compare
 from .measures.dmc.consistency_accuracy import consistency_vs_accuracy
 from .measures.dmc.analysis import decision_margin_consistency
 from .measures.dmc.result import DMCResult
-from .measures.dvc.choices import (
-    ChoiceDVCResult, LatentBenchmarkResult, choice_dvc, latent_correctness_correlation, margin_probit_correlation,
-)
+from .measures.dvc.choices import ChoiceDVCResult, choice_dvc, latent_correctness_correlation
+from .measures.dvc.choices_benchmark import LatentBenchmarkResult
+from .measures.dvc.choices_probit import margin_probit_correlation
 from .measures.dvc.representations import DVCResult, dvc_representations
 from .measures.ec.result import ErrorConsistencyResult
 from .measures.ec.analysis import error_consistency
@@ -21,8 +21,10 @@ from .measures.pairwise import ErrorConsistencyKernel, ErrorOverlapKernel, PairA
 from .measures.psychscore.analysis import PsychScoreResult, psychophysical_score
 from .measures.dmc.self_consistency import SelfConsistencyResult, self_consistency
 from .trials.design import Design, Stratum, build_design
-from .trials.judgements import load_judgements, validate_judgements
-from .trials.loaders import load_modelvshuman, load_trials
+from .trials.judgement_files import load_judgements
+from .trials.judgements import validate_judgements
+from .trials.loaders import load_trials
+from .trials.modelvshuman import load_modelvshuman
 from .trials.representations import Representation, load_representation, save_representation
 from .trials.schema import COLUMNS, TrialTableError, validate_trials
 from .trials.selection import MODELVSHUMAN_EXCLUSIONS

@@ -13,6 +13,7 @@ import pytest
 
 from humanlike.trials.simulate import DEFAULT_MODELS, simulate_benchmark
 from humanlike import files as io
+from humanlike.files import run_outputs
 from humanlike.app.cli import main
 
 EXPERIMENTS = {"sim-noise": {"0.00": 1.0, "0.10": 0.75, "0.20": 0.5, "0.35": 0.3},
@@ -93,7 +94,7 @@ def test_interrupted_run_leaves_no_complete_manifest_and_no_tmp(tiny, tmp_path, 
             return io.atomic_write(io.table_path(path, fmt), half)
         return real(frame, path, fmt)
 
-    monkeypatch.setattr(io, "write_table", interrupted)
+    monkeypatch.setattr(run_outputs, "write_table", interrupted)   # where RunOutputs looks it up
     assert main(["ec", str(tiny), "--out", str(out), "--resamples", "0", "--quiet", "--seed", "5"]) == 130
     assert "interrupted" in capsys.readouterr().err
     doc = _manifest(out)
@@ -103,7 +104,7 @@ def test_interrupted_run_leaves_no_complete_manifest_and_no_tmp(tiny, tmp_path, 
     # The old run's other files are still there, and named as the previous run's.
     assert set(doc["stale"]) == {f["path"] for f in first["files"]}
     # A complete rerun: complete again, nothing stale.
-    monkeypatch.setattr(io, "write_table", real)
+    monkeypatch.setattr(run_outputs, "write_table", real)
     assert main(["ec", str(tiny), "--out", str(out), "--resamples", "0", "--quiet"]) == 0
     doc = _manifest(out)
     assert doc["complete"] is True and doc["stale"] == []

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from humanlike.measures.ood import regimes
-from humanlike.measures.ood.regimes import fit_regimes, regime_stability_bootstrap
+from humanlike.measures.ood.mixture_em import em_rows_in_threads
+from humanlike.measures.ood.regime_stability import regime_stability_bootstrap
+from humanlike.measures.ood.regimes import fit_regimes
 
 
 def scores(seed: int) -> np.ndarray:
@@ -41,7 +42,7 @@ def compute() -> dict[str, np.ndarray]:
             res = regime_stability_bootstrap(boot, fit, n_init=5, seed=seed, chunk_elements=elements)
             out[f"boot{case}_{chunk}_labels"] = res.labels
             out[f"boot{case}_{chunk}_stability"] = res.stability
-    out.update(zip(("em_means", "em_variances", "em_weights", "em_loglik"), regimes._batched_em(*em_inputs())))
+    out.update(zip(("em_means", "em_variances", "em_weights", "em_loglik"), em_rows_in_threads(*em_inputs())))
     return out
 
 

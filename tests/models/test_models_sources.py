@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanlike.trials.loaders import load_raw_data, load_trials, load_trials_with_sources
+from humanlike.trials.loaders import load_trials, load_trials_with_sources
+from humanlike.trials.raw_data import load_raw_data
 from humanlike.trials.schema import TrialTableError
 from humanlike.trials.sources import ON_CONFLICT, combined_digest, file_digest, source_label
 from humanlike.app.cli import main

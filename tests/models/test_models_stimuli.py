@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanlike.trials.loaders import EVALUATION_FORMAT, is_evaluation_folder, load_trials
+from humanlike.trials.evaluation_folders import EVALUATION_FORMAT, is_evaluation_folder
+from humanlike.trials.loaders import load_trials
 from humanlike.trials.stimuli import MANIFEST_COLUMNS, StimulusError, discover_stimuli, write_manifest
 
 PIL = pytest.importorskip("PIL")  # the models extra brings pillow; the stimulus checks use it

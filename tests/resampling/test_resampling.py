@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from humanlike.measures.ec import correctness_sums
 from humanlike.measures.ec import metric as ec
 from humanlike.measures.ec.copy_model import cell_probabilities
 from humanlike.measures.ec.pair import bootstrap_pair, pair_error_consistency
@@ -23,16 +24,16 @@ def _random_block(seed=0, n_items=40, n_obs=4):
 
 
 def _pair_values(x, observed=None, weights=None):
-    stats, masked = ec.correctness_statistics(x, observed)
+    stats, masked = correctness_sums.correctness_statistics(x, observed)
     w = np.ones((1, x.shape[0])) if weights is None else weights
-    return ec.consistency_from_sums(w @ stats, x.shape[1], masked)
+    return correctness_sums.consistency_from_sums(w @ stats, x.shape[1], masked)
 
 
 def test_unit_weights_give_counts():
     x = _random_block()
     s = _pair_values(x)
-    counts = ec.correctness_counts(ec.correctness_statistics(x)[0].sum(axis=0, keepdims=True), 4, False)
-    first, second = ec.pair_indices(4)
+    counts = correctness_sums.correctness_counts(correctness_sums.correctness_statistics(x)[0].sum(axis=0, keepdims=True), 4, False)
+    first, second = correctness_sums.pair_indices(4)
     for p, (i, j) in enumerate(zip(first, second)):
         a, b, c, d = ec.counts_from_correctness(x[:, i], x[:, j])
         assert counts["both"][0, p] == a

@@ -9,6 +9,7 @@ import pytest
 
 import humanlike.measures.dmc.kernel  # noqa: F401 - every measure's kernels, for the subclass walk below
 import humanlike.measures.dvc.choices  # noqa: F401
+import humanlike.measures.dvc.choices_probit  # noqa: F401
 import humanlike.measures.dvc.representations  # noqa: F401
 import humanlike.measures.ood.alignment_kernel  # noqa: F401
 from humanlike.measures.dvc.kernel import DVCKernel

@@ -9,8 +9,8 @@ import pytest
 
 from humanlike.measures.mlds.analysis import analyse_mlds
 from humanlike.measures.psychscore.analysis import JudgementError, psychophysical_score, skewness_table
-from humanlike.trials.judgements import (JudgementTableError, design_levels, load_judgements, to_physical_order,
-                                       validate_judgements)
+from humanlike.trials.judgement_files import load_judgements
+from humanlike.trials.judgements import JudgementTableError, design_levels, to_physical_order, validate_judgements
 from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
 from humanlike.app.cli import main
 from humanlike.resampling.settings import ResamplingSettings

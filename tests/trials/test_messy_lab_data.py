@@ -18,7 +18,8 @@ import pytest
 from humanlike.measures.ec.benchmark import run_benchmark
 from humanlike.measures.ec.analysis import error_consistency
 from humanlike.trials.selection import apply_exclusions
-from humanlike.measures.ood.spectrum import ood_spectrum, resolve_reference
+from humanlike.measures.ood.spectrum import ood_spectrum
+from humanlike.measures.ood.spectrum_reference import resolve_reference
 from humanlike.measures.ood.alignment import ood_alignment
 from humanlike.measures.dmc.analysis import decision_margin_consistency
 from humanlike.resampling.settings import ResamplingSettings
@@ -442,7 +443,7 @@ def test_humans_can_be_declared_on_the_command_line(tmp_path, capsys):
 
 @pytest.mark.parametrize("accuracy", [(0.75, 0.75), (0.9, 0.6), (0.55, 0.95)])
 def test_planned_ec_interval_widths_respect_the_bounds_of_kappa(accuracy):
-    from humanlike.measures.ec.metric import kappa_max, kappa_min
+    from humanlike.measures.ec.kappa_bounds import kappa_max, kappa_min
     from humanlike.measures.ec.planning import expected_ec_ci_width
 
     a1, a2 = accuracy

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from humanlike.trials import cache
-from humanlike.trials.loaders import load_raw_data, load_trials
+from humanlike.trials.loaders import load_trials
+from humanlike.trials.raw_data import load_raw_data
 from humanlike.trials.schema import TrialTableError
 
 HEADER = "subj,session,trial,rt,object_response,category,condition,imagename"

@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanlike.trials.loaders import load_raw_data, load_trials, modelvshuman_path
+from humanlike.trials.loaders import load_trials
+from humanlike.trials.modelvshuman import modelvshuman_path
+from humanlike.trials.raw_data import load_raw_data
 from humanlike.trials.schema import REQUIRED, TrialTableError, validate_trials
 
 
@@ -146,11 +148,11 @@ def test_raw_folder_errors(tmp_path):
 def test_download_fails_clearly_offline(tmp_path, monkeypatch):
     monkeypatch.delenv("HUMANLIKE_MODELVSHUMAN", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    import humanlike.trials.loaders as loaders
+    import humanlike.trials.modelvshuman as modelvshuman
 
-    monkeypatch.setattr(loaders, "MODELVSHUMAN_URL", "http://127.0.0.1:9/none.zip")
+    monkeypatch.setattr(modelvshuman, "MODELVSHUMAN_URL", "http://127.0.0.1:9/none.zip")
     with pytest.raises(ConnectionError, match="offline"):
-        loaders._download_modelvshuman(tmp_path / "mvh", url=loaders.MODELVSHUMAN_URL, timeout=2)
+        modelvshuman._download_modelvshuman(tmp_path / "mvh", url=modelvshuman.MODELVSHUMAN_URL, timeout=2)
     with pytest.raises(FileNotFoundError, match="HUMANLIKE_MODELVSHUMAN"):
         modelvshuman_path(download=False)
 

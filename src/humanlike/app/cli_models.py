@@ -223,7 +223,7 @@ def list_layers_command(args) -> int:
         raise ValueError("running models needs torch and torchvision: install humanlike[models] "
                          "(pip install 'humanlike[models]')") from None
     from ..models import resolve_model
-    from ..models.spec import WEIGHT_SUFFIXES
+    from ..models.weights import WEIGHT_SUFFIXES
 
     # Layer names do not depend on the weights: random ones, so that nothing is downloaded.
     weights = args.weights if str(args.weights).lower().endswith(WEIGHT_SUFFIXES) else None

@@ -200,7 +200,7 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
     if judged and not args.judgements and args.analyses != list(report_analyses()):
         raise ValueError(f"--analyses {judged[0]} needs difference judgements: give --judgements FILE...")
     if args.judgements:
-        from ..trials.judgements import load_judgements
+        from ..trials.judgement_files import load_judgements
 
         progress.stage("load judgements")
         judgements = load_judgements(args.judgements)

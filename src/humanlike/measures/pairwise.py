@@ -2,7 +2,7 @@
 
 A :class:`PairKernel` turns the correctness block of one stratum (an experiment x condition: items x
 observers, from :func:`humanlike.trials.design.build_design`) into per-item sufficient statistics
-(:func:`humanlike.measures.ec.metric.correctness_statistics`) and reduces weighted sums of them to per-pair measures
+(:func:`humanlike.measures.ec.correctness_sums.correctness_statistics`) and reduces weighted sums of them to per-pair measures
 (error consistency, observed consistency, squared accuracy difference, or any measure a subclass adds), the
 per-observer correct/answered counts, and the observer weights of the resample.
 
@@ -21,10 +21,10 @@ from functools import cached_property
 import numpy as np
 
 from ..trials.design import Design, Stratum
-from .ec.metric import (
-    PAIR_MEASURES, UndefinedPolicy, consistency_from_sums, correctness_statistics, error_overlap_from_sums,
-    pair_indices,
+from .ec.correctness_sums import (
+    PAIR_MEASURES, consistency_from_sums, correctness_statistics, error_overlap_from_sums, pair_indices,
 )
+from .ec.metric import UndefinedPolicy
 from ..resampling.kernels import Output, SufficientStatisticKernel
 from ..resampling.weights import nanmean_quiet
 
@@ -82,7 +82,7 @@ class PairKernel(SufficientStatisticKernel):
     """Per-pair measures of one stratum under item and observer weights.
 
     Output columns of a stratum with O observers (P = O(O-1)/2 pairs in
-    :func:`~humanlike.measures.ec.metric.pair_indices` order) and G observers in its observer group:
+    :func:`~humanlike.measures.ec.correctness_sums.pair_indices` order) and G observers in its observer group:
     ``[measure_1 (P), ..., measure_M (P), correct (O), answered (O), observer weights (G)]``.
     Subclasses set :attr:`measures` and override :meth:`pair_values`.
 
@@ -163,7 +163,7 @@ class PairKernel(SufficientStatisticKernel):
         Returns
         -------
         numpy.ndarray
-            float32 array (items x S), see :func:`humanlike.measures.ec.metric.correctness_statistics`.
+            float32 array (items x S), see :func:`humanlike.measures.ec.correctness_sums.correctness_statistics`.
         """
         correct, observed = stratum_correctness(stratum)
         stats, masked = correctness_statistics(correct, observed)
@@ -406,7 +406,7 @@ class ExperimentLayout:
     group_matrix : numpy.ndarray
         Pairs x groups indicator: which group each pair belongs to.
     first, second : numpy.ndarray
-        Observer indices of every pair (:func:`~humanlike.measures.ec.metric.pair_indices` order).
+        Observer indices of every pair (:func:`~humanlike.measures.ec.correctness_sums.pair_indices` order).
 
     Examples
     --------

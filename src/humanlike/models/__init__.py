@@ -11,11 +11,13 @@ try:
 except ImportError as err:  # pragma: no cover - exercised where torch is absent
     raise ImportError("humanlike.models needs torch: pip install humanlike[models]") from err
 
-from .evaluate import (EvaluationResult, decisions, evaluate, evaluate_many, extract_features,
-                       resolve_category_mapping)
+from .activations import pool_activation
+from .devices import DeviceError, resolve_device
+from .errors import ModelSpecError, WeightsUnavailableError
+from .evaluate import EvaluationResult, evaluate, evaluate_many, extract_features
+from .forced_choice import decisions, resolve_category_mapping
 from .output import read_evaluation, write_evaluation
-from .runner import DeviceError, pool_activation, resolve_device
-from .spec import ModelSpec, ModelSpecError, WeightsUnavailableError, resolve_model
+from .spec import ModelSpec, resolve_model
 
 __all__ = [
     "DeviceError", "EvaluationResult", "ModelSpec", "ModelSpecError", "WeightsUnavailableError", "decisions",

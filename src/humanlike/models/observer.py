@@ -143,7 +143,7 @@ def network_distances(model, stimuli, layers, *, weights=None, pool: str = "flat
     batch_size : int, default 64
         Images per forward pass.
     device : str, default "auto"
-        See :func:`humanlike.models.runner.resolve_device`.
+        See :func:`humanlike.models.devices.resolve_device`.
     progress : bool, default False
         Show a progress bar.
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..files import atomic_write
-from ..trials.loaders import EVALUATION_FORMAT, EVALUATION_MANIFEST, read_evaluation_trials
+from ..trials.evaluation_folders import EVALUATION_FORMAT, EVALUATION_MANIFEST, read_evaluation_trials
 from ..trials.representations import save_representation
 from ..trials.stimuli import MANIFEST_COLUMNS, write_manifest
 from .runner import layer_file

@@ -4,17 +4,22 @@ A unit's result is a folder ``<cache>/<model>-<key>/unit-<key>/`` holding ``outp
 outputs as float32, with the items) and one representation file per requested layer. The folder is
 written under a temporary name and renamed into place, so it either exists complete or not at all: a
 rerun skips finished units and a crash loses at most the unit in flight.
+
+Here: the :class:`WorkUnit`, the per-process model cache (:func:`loaded_model`), the forward pass with its
+out-of-memory retry (:func:`forward_unit`) and the unit folder (:func:`run_unit` writes it, :func:`read_unit_outputs`
+and :func:`read_unit_layer` read it). Devices and precision are in :mod:`humanlike.models.devices`; the
+logits, layers and pooling in :mod:`humanlike.models.activations`; planning and collecting units in
+:mod:`humanlike.models.evaluate`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,271 +28,13 @@ import torch
 from torch import nn
 
 from ..trials.representations import Representation, load_representation, save_representation
+from .activations import find_layers, model_outputs, pool_activation
+from .devices import check_precision, forward_precision, resolve_device
+from .errors import ModelSpecError
 from .images import batches
-from .spec import ModelSpec, ModelSpecError
+from .spec import ModelSpec
 
-POOLS = ("flatten", "avg", "max", "cls")
-# Accepted spellings -> the autocast dtype (None: no autocast, the model's own float32).
-PRECISIONS = {"float32": None, "fp32": None, "tf32": None, "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
-              "fp16": torch.float16, "float16": torch.float16}
 OUTPUTS_FILE = "outputs.npz"
-
-
-class DeviceError(ValueError):
-    """The requested device does not exist or is not available here.
-
-    A subclass of ``ValueError``.
-
-    Examples
-    --------
-    >>> resolve_device("tpu")
-    Traceback (most recent call last):
-        ...
-    humanlike.models.runner.DeviceError: unknown device 'tpu'; use auto, cpu, cuda, cuda:N or mps
-    """
-
-
-def resolve_device(device: str = "auto") -> torch.device:
-    """The torch device for a device name, with a clear error when it is not available.
-
-    Parameters
-    ----------
-    device : str, default "auto"
-        ``"auto"``: CUDA if available, else Apple MPS, else CPU. ``"cuda"``, ``"cuda:N"``, ``"mps"`` or
-        ``"cpu"``: as asked.
-
-    Returns
-    -------
-    torch.device
-        The device.
-
-    Raises
-    ------
-    DeviceError
-        For an unknown device name, or a device that is not available here.
-
-    Examples
-    --------
-    >>> resolve_device("cpu")
-    device(type='cpu')
-    >>> resolve_device("auto").type in ("cuda", "mps", "cpu")
-    True
-    """
-    name = str(device).strip().lower()
-    if name == "auto":
-        if torch.cuda.is_available():
-            return torch.device("cuda")
-        mps = getattr(torch.backends, "mps", None)
-        if mps is not None and mps.is_available():
-            return torch.device("mps")
-        return torch.device("cpu")
-    try:
-        dev = torch.device(name)
-    except RuntimeError:
-        raise DeviceError(f"unknown device {device!r}; use auto, cpu, cuda, cuda:N or mps") from None
-    if dev.type == "cuda":
-        if not torch.cuda.is_available():
-            raise DeviceError(f"device {device!r}: CUDA is not available here (use --device auto or cpu)")
-        if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise DeviceError(f"device {device!r}: only {torch.cuda.device_count()} CUDA device(s)")
-    elif dev.type == "mps":
-        mps = getattr(torch.backends, "mps", None)
-        if mps is None or not mps.is_available():
-            raise DeviceError(f"device {device!r}: Apple MPS is not available here")
-    elif dev.type != "cpu":
-        raise DeviceError(f"unsupported device {device!r}; use auto, cpu, cuda, cuda:N or mps")
-    return dev
-
-
-def check_precision(precision: str) -> str:
-    """The canonical precision name (``float32``, ``tf32``, ``bf16``, ``fp16``) for an accepted spelling; others raise.
-
-    Parameters
-    ----------
-    precision : str
-        ``"float32"``/``"fp32"`` (IEEE single precision everywhere), ``"tf32"`` (float32 whose CUDA
-        convolutions and matrix products may use TF32 tensor cores), ``"bf16"``/``"bfloat16"`` or
-        ``"fp16"``/``"float16"`` (autocast).
-
-    Returns
-    -------
-    str
-        ``"float32"``, ``"tf32"``, ``"bf16"`` or ``"fp16"``.
-
-    Raises
-    ------
-    ValueError
-        For any other name.
-
-    Examples
-    --------
-    >>> check_precision("bfloat16"), check_precision("fp32"), check_precision("tf32")
-    ('bf16', 'float32', 'tf32')
-    """
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; use float32, tf32, bf16 or fp16")
-    return {"fp32": "float32", "bfloat16": "bf16", "float16": "fp16"}.get(precision, precision)
-
-
-def check_pool(pool: str) -> str:
-    """``pool`` if it is a known pooling (flatten, avg, max, cls); otherwise a ValueError naming the choices.
-
-    Parameters
-    ----------
-    pool : str
-        The pooling name.
-
-    Returns
-    -------
-    str
-        ``pool`` unchanged.
-
-    Raises
-    ------
-    ValueError
-        For an unknown pooling.
-
-    Examples
-    --------
-    >>> check_pool("avg")
-    'avg'
-    >>> check_pool("mean")
-    Traceback (most recent call last):
-        ...
-    ValueError: unknown pooling 'mean'; use one of ('flatten', 'avg', 'max', 'cls')
-    """
-    if pool not in POOLS:
-        raise ValueError(f"unknown pooling {pool!r}; use one of {POOLS}")
-    return pool
-
-
-def pool_activation(activation, pool: str) -> torch.Tensor:
-    """(batch x ...) activation -> (batch x units), float32.
-
-    ``flatten``: every unit. ``avg``/``max``: over space for (B, C, H, W) maps, over tokens for (B, T, C)
-    sequences (transformers), identity for (B, C). ``cls``: the first token of a (B, T, C) sequence.
-
-    Parameters
-    ----------
-    activation : torch.Tensor, tuple, list or dict
-        A layer's output; of a tuple or list the first element is used, of a dict the first value.
-    pool : {"flatten", "avg", "max", "cls"}
-        The pooling.
-
-    Returns
-    -------
-    torch.Tensor, (batch, units)
-        The pooled activation, detached, float32.
-
-    Raises
-    ------
-    ValueError
-        If ``pool="cls"`` and the activation is not (batch, tokens, units).
-
-    Examples
-    --------
-    >>> maps = torch.arange(2 * 3 * 4 * 4, dtype=torch.float32).reshape(2, 3, 4, 4)
-    >>> pool_activation(maps, "flatten").shape, pool_activation(maps, "avg").shape
-    (torch.Size([2, 48]), torch.Size([2, 3]))
-    >>> pool_activation(maps, "max")[0].tolist()  # the largest value of each channel's map
-    [15.0, 31.0, 47.0]
-    >>> pool_activation(torch.zeros(2, 5, 8), "cls").shape  # transformer tokens
-    torch.Size([2, 8])
-    """
-    if isinstance(activation, (tuple, list)):
-        activation = activation[0]
-    if isinstance(activation, dict):
-        activation = next(iter(activation.values()))
-    x = activation.detach().float()
-    if pool == "flatten" or x.ndim == 2:
-        return x.reshape(x.shape[0], -1)
-    if pool == "cls":
-        if x.ndim != 3:
-            raise ValueError(f"pool='cls' needs a (batch, tokens, units) activation, got shape {tuple(x.shape)}")
-        return x[:, 0, :]
-    dims = tuple(range(2, x.ndim)) if x.ndim == 4 else (1,)
-    return x.mean(dim=dims) if pool == "avg" else x.amax(dim=dims)
-
-
-def model_outputs(output) -> torch.Tensor:
-    """The logits tensor of a forward's output (a tensor, ``.logits``, a tuple's first element, a dict).
-
-    Parameters
-    ----------
-    output : torch.Tensor, object with ``.logits``, tuple, list or dict
-        What a model's forward returned.
-
-    Returns
-    -------
-    torch.Tensor
-        The logits.
-
-    Raises
-    ------
-    TypeError
-        If no tensor can be found.
-
-    Examples
-    --------
-    >>> logits = torch.zeros(2, 3)
-    >>> model_outputs((logits, "aux")) is logits, model_outputs({"logits": logits}) is logits
-    (True, True)
-    """
-    if isinstance(output, torch.Tensor):
-        return output
-    if hasattr(output, "logits"):
-        return output.logits
-    if isinstance(output, (tuple, list)) and output and isinstance(output[0], torch.Tensor):
-        return output[0]
-    if isinstance(output, dict) and output:
-        return model_outputs(next(iter(output.values())))
-    raise TypeError(f"cannot find the logits in a model output of type {type(output).__name__}")
-
-
-def find_layers(model: nn.Module, layers: Sequence[str], model_name: str) -> list[nn.Module]:
-    """The submodules named ``layers`` (dotted names as in ``model.named_modules()``).
-
-    Parameters
-    ----------
-    model : torch.nn.Module
-        The model.
-    layers : sequence of str
-        Dotted layer names.
-    model_name : str
-        The model's name, for error messages.
-
-    Returns
-    -------
-    list of torch.nn.Module
-        The submodules, in the order of ``layers``.
-
-    Raises
-    ------
-    ModelSpecError
-        For a name that is not a submodule; the message suggests close names.
-
-    Examples
-    --------
-    >>> net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten())
-    >>> find_layers(net, ["1", "0"], "toy")
-    [ReLU(), Conv2d(3, 4, kernel_size=(3, 3), stride=(1, 1))]
-    >>> find_layers(net, ["relu"], "toy")
-    Traceback (most recent call last):
-        ...
-    humanlike.models.spec.ModelSpecError: toy: no layer named 'relu'; top-level layers: ['0', '1', '2']
-    """
-    names = [n for n, _ in model.named_modules() if n]
-    modules = []
-    for layer in layers:
-        try:
-            modules.append(model.get_submodule(layer))
-        except AttributeError:
-            import difflib
-
-            close = difflib.get_close_matches(layer, names, n=4)
-            hint = f"; did you mean {', '.join(close)}?" if close else f"; top-level layers: {names[:12]}"
-            raise ModelSpecError(f"{model_name}: no layer named {layer!r}{hint}") from None
-    return modules
 
 
 def is_out_of_memory(err: BaseException) -> bool:
@@ -525,56 +272,6 @@ def forward_unit(unit: WorkUnit, progress: Callable[[int], None] | None = None) 
     return logits, {layer: torch.cat(parts).numpy() for layer, parts in features.items()}
 
 
-def forward_precision(device: torch.device, precision: str):
-    """The context a forward pass runs in for ``precision`` on ``device``.
-
-    ``bf16``/``fp16`` autocast. ``float32`` on CUDA turns TF32 off for cuDNN convolutions and matrix
-    products: PyTorch's default lets cuDNN run float32 convolutions in TF32, whose 10-bit mantissa moves
-    decision margins by about 1e-3, so "float32" would not agree with the CPU. ``tf32`` turns it on for both
-    (faster on Ampere and later). The switches are process-wide while the context is open, and restored after.
-
-    Parameters
-    ----------
-    device : torch.device
-        Where the model runs.
-    precision : str
-        A canonical name from :func:`check_precision`.
-
-    Returns
-    -------
-    contextlib.AbstractContextManager
-        The context to run the forward pass in.
-
-    Examples
-    --------
-    >>> with forward_precision(torch.device("cpu"), "bf16"):
-    ...     torch.get_autocast_dtype("cpu")
-    torch.bfloat16
-    """
-    dtype = PRECISIONS[precision]
-    if dtype is not None:
-        return torch.autocast(device_type=device.type, dtype=dtype)
-    if device.type != "cuda":
-        return contextlib.nullcontext()
-    return _cuda_float32_math("tf32" if precision == "tf32" else "ieee")
-
-
-@contextlib.contextmanager
-def _cuda_float32_math(mode: str):
-    conv = getattr(torch.backends.cudnn, "conv", None)
-    if conv is not None and hasattr(conv, "fp32_precision"):  # PyTorch >= 2.9 (the older flags are deprecated)
-        switches = [(conv, "fp32_precision", mode), (torch.backends.cuda.matmul, "fp32_precision", mode)]
-    else:
-        switches = [(torch.backends.cudnn, "allow_tf32", mode == "tf32"),
-                    (torch.backends.cuda.matmul, "allow_tf32", mode == "tf32")]
-    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in switches]
-    try:
-        for owner, name, value in switches:
-            setattr(owner, name, value)
-        yield
-    finally:
-        for owner, name, value in saved:
-            setattr(owner, name, value)
 
 
 def layer_file(layer: str) -> str:

@@ -3,6 +3,11 @@
 A :class:`ModelSpec` is small and picklable when the model is named by a string: workers (processes,
 Dask) receive the spec and build the model themselves, so no model is ever pickled across and no CUDA
 context exists before a worker starts.
+
+Here: :func:`resolve_model` (what a user passes -> a spec), the spec with each source's build and preprocessing
+(torchvision, timm, open_clip, Hugging Face, a module, a factory) and where their pretrained weights come from.
+Weights files and the digests of the cache key are in :mod:`humanlike.models.weights`; the errors in
+:mod:`humanlike.models.errors`.
 """
 
 from __future__ import annotations
@@ -17,45 +22,14 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from .errors import ModelSpecError, WeightsUnavailableError
+from .weights import file_digest, is_weights_file, load_weights_file, module_digest
+
 RANDOM_INIT_SEED = 0
-WEIGHT_SUFFIXES = (".pth", ".pt", ".bin", ".ckpt", ".safetensors")
 _HOSTS = {"torchvision": "download.pytorch.org", "timm": "huggingface.co", "clip": "huggingface.co",
           "hf": "huggingface.co"}
 #: Model libraries a model name may start with (``clip:`` is open_clip, ``hf:`` Hugging Face transformers).
 SOURCES = ("torchvision", "timm", "clip", "hf")
-
-
-class ModelSpecError(ValueError):
-    """A model name, weights option or layer name cannot be resolved; the message says what to pass.
-
-    A subclass of ``ValueError``.
-
-    Examples
-    --------
-    >>> resolve_model("torchvision:resnet19")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-        ...
-    humanlike.models.spec.ModelSpecError: unknown torchvision model 'resnet19'; did you mean resnet18, ...?
-    """
-
-
-class WeightsUnavailableError(ModelSpecError):
-    """Pretrained weights are neither in the local cache nor downloadable (offline).
-
-    A :class:`ModelSpecError`; the message names the URL, where to put the file, and the ``weights=``
-    alternatives (a local file, or ``None`` for random weights).
-
-    Examples
-    --------
-    >>> issubclass(WeightsUnavailableError, ModelSpecError)
-    True
-    >>> resolve_model("torchvision:resnet18").build()  # doctest: +SKIP
-    Traceback (most recent call last):
-        ...
-    humanlike.models.spec.WeightsUnavailableError: torchvision:resnet18: pretrained weights are not in the local cache ...
-
-    (skipped: whether it raises depends on the network and the local weights cache)
-    """
 
 
 def _digest(*parts) -> str:
@@ -63,68 +37,6 @@ def _digest(*parts) -> str:
     for part in parts:
         h.update(repr(part).encode())
         h.update(b"\x00")
-    return h.hexdigest()
-
-
-def file_digest(path: Path) -> str:
-    """BLAKE2b digest (128 bits, hex) of a file's content, read in 1 MiB blocks: the cache key of a weights file.
-
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file.
-
-    Returns
-    -------
-    str
-        32 hex characters.
-
-    Examples
-    --------
-    >>> import hashlib, tempfile
-    >>> path = Path(tempfile.mkdtemp()) / "weights.pth"
-    >>> _ = path.write_bytes(b"abc")
-    >>> file_digest(path) == hashlib.blake2b(b"abc", digest_size=16).hexdigest()
-    True
-    """
-    h = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def module_digest(module: nn.Module) -> str:
-    """Content hash of a module's class and state (parameters and buffers).
-
-    Parameters
-    ----------
-    module : torch.nn.Module
-        The module.
-
-    Returns
-    -------
-    str
-        32 hex characters; equal for modules of the same class with equal state.
-
-    Examples
-    --------
-    >>> a, b = nn.Linear(2, 2), nn.Linear(2, 2)
-    >>> _ = b.load_state_dict(a.state_dict())
-    >>> module_digest(a) == module_digest(b)
-    True
-    >>> with torch.no_grad():
-    ...     _ = b.weight.add_(1.0)
-    >>> module_digest(a) == module_digest(b)
-    False
-    """
-    h = hashlib.blake2b(digest_size=16)
-    h.update(f"{type(module).__module__}.{type(module).__qualname__}".encode())
-    for name, tensor in module.state_dict().items():
-        h.update(name.encode())
-        t = tensor.detach().cpu().contiguous()
-        h.update(str(t.dtype).encode() + str(tuple(t.shape)).encode())
-        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
     return h.hexdigest()
 
 
@@ -221,7 +133,7 @@ class ModelSpec:
             import torchvision
 
             enum = torchvision.models.get_model_weights(self.arch)
-            chosen = enum.DEFAULT if self.weights in (None, "default") or _is_path(self.weights) else enum[self.weights]
+            chosen = enum.DEFAULT if self.weights in (None, "default") or is_weights_file(self.weights) else enum[self.weights]
             return chosen.transforms()
         if self.source == "timm":
             import timm
@@ -240,7 +152,7 @@ class ModelSpec:
 
         size = (open_clip.get_model_config(self.arch) or {}).get("vision_cfg", {}).get("image_size", 224)
         pretrained = {}
-        if isinstance(self.weights, str) and not _is_path(self.weights):
+        if isinstance(self.weights, str) and not is_weights_file(self.weights):
             pretrained = open_clip.get_pretrained_cfg(self.arch, self._clip_tag()) or {}
         return open_clip.image_transform(size, is_train=False, mean=pretrained.get("mean"), std=pretrained.get("std"))
 
@@ -311,7 +223,7 @@ class ModelSpec:
             file, the state of a module, the name of a factory), computed once.
         """
         if self._key is None:
-            if _is_path(self.weights):
+            if is_weights_file(self.weights):
                 weights_id = "file:" + file_digest(Path(self.weights))
             elif self.weights is None:
                 weights_id = f"random-seed{RANDOM_INIT_SEED}"
@@ -359,7 +271,7 @@ class ModelSpec:
             model = self._build_hf()
         else:
             model = self._build_timm()
-        if _is_path(self.weights):
+        if is_weights_file(self.weights):
             load_weights_file(model, Path(self.weights), self.name)
         return model.eval()
 
@@ -383,9 +295,9 @@ class ModelSpec:
         from .classifiers import ZeroShotClassifier
 
         tokenizer = _clip_tokenizer(self)
-        if self.weights is None or _is_path(self.weights):
+        if self.weights is None or is_weights_file(self.weights):
             clip = self._random(lambda: open_clip.create_model(self.arch, pretrained=None))
-            if _is_path(self.weights):
+            if is_weights_file(self.weights):
                 load_weights_file(clip, Path(self.weights), self.name)
         else:
             tag = self._clip_tag()
@@ -402,7 +314,7 @@ class ModelSpec:
 
     def _build_hf(self) -> nn.Module:
         config = _hf_call(self, "AutoConfig")
-        if self.weights is None or _is_path(self.weights):
+        if self.weights is None or is_weights_file(self.weights):
             from transformers import AutoModelForImageClassification
 
             return self._random(lambda: AutoModelForImageClassification.from_config(config))
@@ -420,7 +332,7 @@ class ModelSpec:
     def _build_torchvision(self) -> nn.Module:
         import torchvision
 
-        if self.weights is None or _is_path(self.weights):
+        if self.weights is None or is_weights_file(self.weights):
             return self._random(lambda: torchvision.models.get_model(self.arch, weights=None))
         enum = torchvision.models.get_model_weights(self.arch)
         chosen = enum.DEFAULT if self.weights == "default" else enum[self.weights]
@@ -435,7 +347,7 @@ class ModelSpec:
     def _build_timm(self) -> nn.Module:
         import timm
 
-        if self.weights is None or _is_path(self.weights):
+        if self.weights is None or is_weights_file(self.weights):
             return self._random(lambda: timm.create_model(self.arch, pretrained=False))
         if self.weights != "default":
             raise ModelSpecError(f"{self.name}: timm weights must be 'default', None or a local file, not {self.weights!r}")
@@ -487,11 +399,6 @@ def _clip_tokenizer(spec: ModelSpec):
     return open_clip.get_tokenizer(spec.arch)
 
 
-def _is_path(weights) -> bool:
-    return isinstance(weights, (str, os.PathLike)) and (
-        str(weights).lower().endswith(WEIGHT_SUFFIXES) or os.sep in str(weights) or Path(str(weights)).exists())
-
-
 def _timm_cached(hub_id: str | None) -> bool:
     if not hub_id:
         return False
@@ -519,64 +426,6 @@ def _offline_error(spec: ModelSpec, url: str, cached: Path | None, err) -> Weigh
         f"from {url} ({err}).{where} download the weights on a machine with internet and pass the file: "
         f"weights='/path/to/weights.pth' (CLI: --weights /path/to/weights.pth); weights=None (CLI: --weights "
         "none) gives randomly initialised weights.")
-
-
-def load_weights_file(model: nn.Module, path: Path, name: str) -> None:
-    """Load a state dict from ``path`` into ``model`` (``state_dict``/``model`` wrappers and a
-    ``module.`` prefix from DataParallel are unwrapped). Errors name the file.
-
-    Parameters
-    ----------
-    model : torch.nn.Module
-        The architecture to load into (in place).
-    path : pathlib.Path
-        A ``.pth``/``.pt``/``.bin``/``.ckpt`` file read with ``torch.load(weights_only=True)``, or a
-        ``.safetensors`` file.
-    name : str
-        The model's name, for error messages.
-
-    Raises
-    ------
-    ModelSpecError
-        If the file is missing, unreadable, holds no state dict, or does not fit the architecture.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> source = nn.Linear(2, 2)
-    >>> path = Path(tempfile.mkdtemp()) / "w.pth"
-    >>> torch.save({"state_dict": {f"module.{k}": v for k, v in source.state_dict().items()}}, path)
-    >>> target = nn.Linear(2, 2)
-    >>> load_weights_file(target, path, "toy")
-    >>> bool(torch.equal(target.weight, source.weight))
-    True
-    >>> load_weights_file(nn.Linear(3, 2), path, "toy")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-        ...
-    humanlike.models.spec.ModelSpecError: toy: weights file ... does not fit the architecture: ...
-    """
-    if not path.is_file():
-        raise ModelSpecError(f"{name}: weights file {path} not found")
-    try:
-        if path.suffix == ".safetensors":
-            from safetensors.torch import load_file
-
-            state = load_file(str(path))
-        else:
-            state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # torch raises several classes for a bad file
-        raise ModelSpecError(f"{name}: cannot read weights file {path} ({err})") from None
-    for wrapper in ("state_dict", "model", "model_state_dict"):
-        if isinstance(state, dict) and wrapper in state and isinstance(state[wrapper], dict):
-            state = state[wrapper]
-    if not isinstance(state, dict):
-        raise ModelSpecError(f"{name}: weights file {path} does not hold a state dict")
-    if state and all(k.startswith("module.") for k in state):
-        state = {k[len("module."):]: v for k, v in state.items()}
-    try:
-        model.load_state_dict(state)
-    except RuntimeError as err:
-        raise ModelSpecError(f"{name}: weights file {path} does not fit the architecture: {err}") from None
 
 
 def resolve_model(model, *, weights="default", transform=None, name: str | None = None,
@@ -614,16 +463,16 @@ def resolve_model(model, *, weights="default", transform=None, name: str | None 
         weights = None
     if isinstance(weights, os.PathLike):
         weights = str(weights)
-    if _is_path(weights) and not Path(weights).is_file():
+    if is_weights_file(weights) and not Path(weights).is_file():
         raise ModelSpecError(f"weights file {weights} not found")
     if isinstance(model, ModelSpec):
         return model
     if isinstance(model, nn.Module):
-        return ModelSpec(name or type(model).__name__.lower(), "module", weights=weights if _is_path(weights) else "given",
+        return ModelSpec(name or type(model).__name__.lower(), "module", weights=weights if is_weights_file(weights) else "given",
                          module=model, transform=transform)
     if callable(model) and not isinstance(model, str):
         label = name or getattr(model, "__name__", "model")
-        return ModelSpec(label, "factory", weights=weights if _is_path(weights) else "given", factory=model,
+        return ModelSpec(label, "factory", weights=weights if is_weights_file(weights) else "given", factory=model,
                          transform=transform)
     if not isinstance(model, str) or not model.strip():
         raise ModelSpecError(f"a model must be 'torchvision:NAME', 'timm:NAME', an nn.Module or a factory, not {model!r}")
@@ -641,10 +490,10 @@ def resolve_model(model, *, weights="default", transform=None, name: str | None 
         label = name or (arch.rstrip("/").split("/")[-1] if source == "hf" else f"clip-{arch}")
         spec = ModelSpec(label, source, arch, weights, transform=transform,
                          prompts=prompts if prompts is None or isinstance(prompts, dict) else list(prompts))
-        if source == "clip" and isinstance(weights, str) and not _is_path(weights):
+        if source == "clip" and isinstance(weights, str) and not is_weights_file(weights):
             spec._clip_tag()  # an unknown tag is an error now, not in a worker
         return spec
-    if source == "torchvision" and weights not in (None, "default") and not _is_path(weights):
+    if source == "torchvision" and weights not in (None, "default") and not is_weights_file(weights):
         import torchvision
 
         names = [w.name for w in torchvision.models.get_model_weights(arch)]

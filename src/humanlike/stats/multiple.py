@@ -1,4 +1,7 @@
-"""Multiple-testing control: Benjamini-Hochberg false discovery rate (docs/measures/ood-spectrum.md)."""
+"""Multiple-testing control over one family of p-values: Benjamini-Hochberg (false discovery rate,
+docs/measures/ood-spectrum.md), Holm's step-down (family-wise error rate), and :func:`adjust`, which applies the
+one a paired comparison names (:data:`CORRECTIONS`, docs/compare.md).
+"""
 
 from __future__ import annotations
 
@@ -126,3 +129,86 @@ def benjamini_hochberg(pvalues, alpha: float = 0.05) -> BHResult:
         alpha=float(alpha),
         n_tests=int(m),
     )
+
+
+#: Multiple-testing corrections offered: Holm's step-down (family-wise error), Benjamini-Hochberg (FDR), none.
+CORRECTIONS = ("holm", "bh", "none")
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error rate under any dependence).
+
+    ``adjusted_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))`` over the sorted finite p-values; NaN p-values are
+    left out of the family (``m`` counts the finite ones) and stay NaN.
+
+    Parameters
+    ----------
+    pvalues : array_like of float
+        P-values in [0, 1] (NaN allowed), any shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values, same shape.
+
+    Raises
+    ------
+    ValueError
+        If a finite p-value is outside [0, 1].
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    >>> holm([0.02, float("nan")]).tolist()
+    [0.02, nan]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    flat = p.ravel()
+    finite = ~np.isnan(flat)
+    if np.any((flat[finite] < 0) | (flat[finite] > 1)):
+        raise ValueError("p-values must lie in [0, 1] (or be NaN)")
+    out = np.full(flat.shape, np.nan)
+    pf = flat[finite]
+    m = pf.size
+    if m:
+        order = np.argsort(pf, kind="stable")
+        stepped = np.maximum.accumulate(pf[order] * (m - np.arange(m)))
+        adjusted = np.empty(m)
+        adjusted[order] = np.minimum(stepped, 1.0)
+        out[finite] = adjusted
+    return out.reshape(p.shape)
+
+
+def adjust(pvalues, correction: str) -> np.ndarray:
+    """P-values adjusted over one family by ``correction`` (``"holm"``, ``"bh"`` or ``"none"``).
+
+    Parameters
+    ----------
+    pvalues : array_like of float
+        The family's p-values (NaN ones are left out of it).
+    correction : {"holm", "bh", "none"}
+        Holm's step-down, Benjamini-Hochberg, or no adjustment.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values.
+
+    Raises
+    ------
+    ValueError
+        On an unknown correction.
+
+    Examples
+    --------
+    >>> adjust([0.01, 0.04, 0.03], "bh").round(3).tolist()
+    [0.03, 0.04, 0.04]
+    """
+    if correction == "holm":
+        return holm(pvalues)
+    if correction == "bh":
+        return benjamini_hochberg(pvalues).adjusted
+    if correction == "none":
+        return np.asarray(pvalues, dtype=float).copy()
+    raise ValueError(f"correction must be one of {CORRECTIONS}, not {correction!r}")

@@ -7,8 +7,8 @@ BLAKE2b hash of
 - the relative path, size and *content* of every file under the source folders (so an edited, added,
   removed or renamed file gives a new key; timestamps are not trusted),
 - the loader's options, and
-- the source code of the data layer that parses and validates (``loaders.py``, ``schema.py`` and this
-  module), so a changed parser never reads an old table.
+- the source code of the data layer that parses and validates (``loaders.py``, ``raw_data.py``, ``schema.py``
+  and this module), so a changed parser never reads an old table.
 
 A cached table can therefore never be stale. Where: ``$HUMANLIKE_CACHE`` if set, else
 ``$XDG_CACHE_HOME/humanlike`` or ``~/.cache/humanlike``; files ``trials-<key>.parquet``. Set
@@ -29,7 +29,7 @@ from ..files import OutputPathError, atomic_write
 
 ENV_CACHE = "HUMANLIKE_CACHE"
 OFF = ("off", "0", "no", "false", "none")
-_CODE_FILES = ("loaders.py", "schema.py", "cache.py")
+_CODE_FILES = ("loaders.py", "raw_data.py", "schema.py", "cache.py")
 
 
 def cache_dir() -> Path | None:

@@ -15,9 +15,10 @@ from humanlike.measures.dmc.analysis import decision_margin_consistency
 from humanlike.measures.ec.analysis import error_consistency
 from humanlike.trials.simulate import SDTObserver, simulate_benchmark, simulate_copy_pair
 from humanlike.measures.ec.metric import kappa
-from humanlike.stats.comparison import (
-    Scores, adjust, bootstrap_p_value, brainscore_ceiled, ceiling_ratio, compact_letters, compare_scores, holm,
-)
+from humanlike.stats.comparison import bootstrap_p_value, compare_scores
+from humanlike.stats.letters import compact_letters
+from humanlike.stats.multiple import adjust, holm
+from humanlike.stats.scores import Scores, brainscore_ceiled, ceiling_ratio
 from humanlike.resampling.settings import ResamplingSettings
 from humanlike.measures.dmc.analysis import dmc_settings
 
@@ -320,7 +321,7 @@ def test_cli_compare_clear_errors(tmp_path, duplicated, capsys):
 
 
 def test_joint_cells_reproduce_the_planted_kappas_and_accuracies():
-    from humanlike.measures.compare.planning import joint_cell_probabilities
+    from humanlike.measures.compare.planning_ec import joint_cell_probabilities
 
     p = joint_cell_probabilities(0.5, 0.1, 0.8, 0.7, 0.9)
     assert p.sum() == pytest.approx(1.0)
@@ -331,7 +332,8 @@ def test_joint_cells_reproduce_the_planted_kappas_and_accuracies():
 
 
 def test_simulated_comparisons_null_and_power_and_seed():
-    from humanlike.measures.compare.planning import simulate_dmc_comparisons, simulate_ec_comparisons
+    from humanlike.measures.compare.planning_dmc import simulate_dmc_comparisons
+    from humanlike.measures.compare.planning_ec import simulate_ec_comparisons
 
     null = simulate_ec_comparisons(300, 0.3, 0.3, 0.8, 0.8, n_sets=300, n_resamples=300, seed=4)
     assert null.rejection_rate() <= _upper(300) and null.rejection_rate(test="exact") <= _upper(300)

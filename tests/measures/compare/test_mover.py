@@ -21,7 +21,7 @@ from humanlike.measures.compare.mover import (
     mover_limits,
     replicate_correlation,
 )
-from humanlike.measures.compare.planning import (
+from humanlike.measures.compare.planning_ec import (
     joint_cell_probabilities,
     simulate_ec_comparisons,
 )

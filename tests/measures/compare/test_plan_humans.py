@@ -10,8 +10,9 @@ import warnings
 import numpy as np
 import pytest
 
-from humanlike.measures.compare.planning import (
-    MAX_HUMANS, joint_cell_probabilities, paired_bootstrap_ec, plan_ec_comparison, simulate_ec_comparisons,
+from humanlike.measures.compare.planning import plan_ec_comparison
+from humanlike.measures.compare.planning_ec import (
+    MAX_HUMANS, joint_cell_probabilities, paired_bootstrap_ec, simulate_ec_comparisons,
 )
 from humanlike.measures.ec.metric import kappa
 from humanlike.resampling.rng import stream

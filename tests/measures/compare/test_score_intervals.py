@@ -18,7 +18,8 @@ from humanlike.measures.ec.analysis import error_consistency
 from humanlike.measures.ec.interval import ec_profile_interval
 from humanlike.resampling.intervals import percentile_interval
 from humanlike.resampling.settings import ResamplingSettings
-from humanlike.stats.comparison import Scores, compare_scores
+from humanlike.stats.comparison import compare_scores
+from humanlike.stats.scores import Scores
 from humanlike.trials.simulate import simulate_benchmark
 
 PROFILE = "profile-likelihood"

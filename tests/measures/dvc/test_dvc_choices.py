@@ -10,9 +10,8 @@ from hypothesis import given, settings as hsettings, strategies as st
 from scipy import optimize, special
 from scipy.stats import multivariate_normal
 
-from humanlike.measures.dvc.choices import (
-    choice_dvc, latent_correctness_correlation, margin_probit_correlation,
-)
+from humanlike.measures.dvc.choices import choice_dvc, latent_correctness_correlation
+from humanlike.measures.dvc.choices_probit import margin_probit_correlation
 from humanlike.measures.dvc.simulate import simulate_choice_pair
 from humanlike.measures.dvc.choices_metric import (
     bivariate_normal_cdf, category_thresholds, clipped_rate, dprime_criterion, latent_correlation,

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from humanlike.measures.ec import kappa_bounds
 from humanlike.measures.ec import metric as ec
 
 
@@ -67,39 +68,39 @@ def _brute_force_bounds(p1, p2, n=200):
 @pytest.mark.parametrize("p1,p2", [(0.6, 0.8), (0.3, 0.9), (0.5, 0.5), (0.2, 0.35), (0.9, 0.95), (0.7, 0.25)])
 def test_kappa_bounds_closed_form_match_enumeration(p1, p2):
     low, high = _brute_force_bounds(p1, p2)
-    assert ec.kappa_max(p1, p2) == pytest.approx(high, abs=1e-9)
-    assert ec.kappa_min(p1, p2) == pytest.approx(low, abs=1e-9)
+    assert kappa_bounds.kappa_max(p1, p2) == pytest.approx(high, abs=1e-9)
+    assert kappa_bounds.kappa_min(p1, p2) == pytest.approx(low, abs=1e-9)
 
 
 def test_kappa_max_hand_value():
     # a1=0.6 <= a2=0.8: 2*0.6*0.2 / (0.6*0.2 + 0.8*0.4) = 0.24/0.44
-    assert ec.kappa_max(0.6, 0.8) == pytest.approx(0.24 / 0.44)
-    assert ec.kappa_max(0.7, 0.7) == pytest.approx(1.0)
-    assert ec.kappa_max(1.0, 0.7) == 0.0  # one constant observer
-    assert np.isnan(ec.kappa_max(1.0, 1.0))
+    assert kappa_bounds.kappa_max(0.6, 0.8) == pytest.approx(0.24 / 0.44)
+    assert kappa_bounds.kappa_max(0.7, 0.7) == pytest.approx(1.0)
+    assert kappa_bounds.kappa_max(1.0, 0.7) == 0.0  # one constant observer
+    assert np.isnan(kappa_bounds.kappa_max(1.0, 1.0))
 
 
 def test_accuracy_difference_bound_and_inverse():
-    assert ec.kappa_bound_from_accuracy_difference(0.0) == 1.0
-    assert ec.kappa_bound_from_accuracy_difference(0.2) == pytest.approx(0.64 / 1.04)
-    assert ec.kappa_bound_from_accuracy_difference(1.0) == 0.0
+    assert kappa_bounds.kappa_bound_from_accuracy_difference(0.0) == 1.0
+    assert kappa_bounds.kappa_bound_from_accuracy_difference(0.2) == pytest.approx(0.64 / 1.04)
+    assert kappa_bounds.kappa_bound_from_accuracy_difference(1.0) == 0.0
     for d in (0.05, 0.1, 0.3, 0.6):
-        k = ec.kappa_bound_from_accuracy_difference(d)
-        assert ec.accuracy_difference_bound_from_kappa(k) == pytest.approx(d)
-    assert ec.accuracy_difference_bound_from_kappa(1.0) == 0.0
-    assert ec.accuracy_difference_bound_from_kappa(-0.2) == 1.0
+        k = kappa_bounds.kappa_bound_from_accuracy_difference(d)
+        assert kappa_bounds.accuracy_difference_bound_from_kappa(k) == pytest.approx(d)
+    assert kappa_bounds.accuracy_difference_bound_from_kappa(1.0) == 0.0
+    assert kappa_bounds.accuracy_difference_bound_from_kappa(-0.2) == 1.0
     with pytest.raises(ValueError):
-        ec.kappa_bound_from_accuracy_difference(1.5)
+        kappa_bounds.kappa_bound_from_accuracy_difference(1.5)
 
 
 def test_accuracy_range_given_kappa():
-    low, high = ec.accuracy_range_given_kappa(0.5, 0.7)
+    low, high = kappa_bounds.accuracy_range_given_kappa(0.5, 0.7)
     assert low < 0.7 < high
     # at the edges kappa_max equals the requested kappa
-    assert ec.kappa_max(0.7, low) == pytest.approx(0.5, abs=1e-3)
-    assert ec.kappa_max(0.7, high) == pytest.approx(0.5, abs=1e-3)
+    assert kappa_bounds.kappa_max(0.7, low) == pytest.approx(0.5, abs=1e-3)
+    assert kappa_bounds.kappa_max(0.7, high) == pytest.approx(0.5, abs=1e-3)
     # and the difference bound holds
-    assert high - 0.7 <= ec.accuracy_difference_bound_from_kappa(0.5) + 1e-6
+    assert high - 0.7 <= kappa_bounds.accuracy_difference_bound_from_kappa(0.5) + 1e-6
 
 
 def test_counts_from_correctness():
@@ -126,9 +127,9 @@ def test_kappa_symmetric_and_bounded(t):
     assert k == pytest.approx(ec.kappa(a, c, b, d))  # observer order does not matter
     assert -1 - 1e-12 <= k <= 1 + 1e-12
     p1, p2 = ec.accuracies(a, b, c, d)
-    assert k <= ec.kappa_max(p1, p2) + 1e-9
-    assert k >= ec.kappa_min(p1, p2) - 1e-9
-    assert k <= ec.kappa_bound_from_accuracy_difference(p1 - p2) + 1e-9
+    assert k <= kappa_bounds.kappa_max(p1, p2) + 1e-9
+    assert k >= kappa_bounds.kappa_min(p1, p2) - 1e-9
+    assert k <= kappa_bounds.kappa_bound_from_accuracy_difference(p1 - p2) + 1e-9
 
 
 @given(tables)

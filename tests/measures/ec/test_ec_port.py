@@ -16,6 +16,7 @@ from humanlike.measures.ec.benchmark import run_benchmark
 from humanlike.measures.ec.analysis import ec_design, error_consistency
 from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS, select_trials
 from humanlike.measures.pairwise import ErrorConsistencyKernel, ErrorOverlapKernel, PairAggregation
+from humanlike.measures.ec import correctness_sums
 from humanlike.measures.ec import metric as ec
 from humanlike.resampling.engine import ResourceError, bootstrap
 from humanlike.resampling.settings import ResamplingSettings
@@ -271,10 +272,10 @@ def test_kernel_statistics_reduce_to_the_2x2_formulas():
     correct = rng.random((30, 4)) < 0.6
     observed = rng.random((30, 4)) < 0.9
     for obs in (None, observed):
-        stats, masked = ec.correctness_statistics(correct, obs)
+        stats, masked = correctness_sums.correctness_statistics(correct, obs)
         w = rng.integers(0, 3, size=(2, 30)).astype(np.float32)
-        out = ec.consistency_from_sums(w @ stats, 4, masked)
-        first, second = ec.pair_indices(4)
+        out = correctness_sums.consistency_from_sums(w @ stats, 4, masked)
+        first, second = correctness_sums.pair_indices(4)
         for r in range(2):
             for p, (i, j) in enumerate(zip(first, second)):
                 both = np.ones(30, bool) if obs is None else obs[:, i] & obs[:, j]

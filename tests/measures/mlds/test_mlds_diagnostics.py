@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from humanlike.trials.judgements import load_judgements
+from humanlike.trials.judgement_files import load_judgements
 from humanlike.measures.mlds.simulate import decision_variables, simulate_judgements
 from humanlike.resampling.draws import bernoulli_responses
 from humanlike.measures.mlds.fit import fit_mlds

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from humanlike.measures.mlds.analysis import analyse_mlds
-from humanlike.trials.judgements import load_judgements
+from humanlike.trials.judgement_files import load_judgements
 from humanlike.measures.mlds.simulate import simulate_judgements
 from humanlike.measures.mlds.fit import design_matrix, fit_mlds, identification_problem
 from humanlike.measures.mlds.diagnostics import bootstrap_mlds

@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from humanlike.trials.judgements import load_judgements, validate_judgements
+from humanlike.trials.judgement_files import load_judgements
+from humanlike.trials.judgements import validate_judgements
 from humanlike.measures.mlds.simulate import all_quadruples, all_triads, design_table, simulate_judgements
 from humanlike.measures.mlds.fit import design_matrix, fit_mlds
 from humanlike.measures.mlds.glm import Link, irls, is_separable

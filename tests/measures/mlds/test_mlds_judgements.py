@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from humanlike.trials.judgements import (JudgementTableError, level_arrays, load_judgements, read_judgement_file,
-                                       stimulus_values, to_physical_order, validate_judgements)
+from humanlike.trials.judgement_files import load_judgements, read_judgement_file
+from humanlike.trials.judgements import (JudgementTableError, level_arrays, stimulus_values, to_physical_order,
+                                       validate_judgements)
 
 
 def _table(**over):

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from humanlike.measures.mlds.analysis import analyse_mlds
-from humanlike.trials.judgements import canonical_order, load_judgements, validate_judgements
+from humanlike.trials.judgement_files import load_judgements
+from humanlike.trials.judgements import canonical_order, validate_judgements
 from humanlike.measures.mlds.simulate import simulate_judgements
 from humanlike.resampling.settings import ResamplingSettings
 

@@ -10,13 +10,15 @@ from hypothesis.extra.numpy import arrays
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import entropy
 
-from humanlike.measures.ood.alignment_metric import (
-    REASON_DEGENERATE_MA,
+from humanlike.measures.ood.alignment_divergence import (
     REASON_NO_ERRORS,
-    REASON_NO_JOINT_ERRORS,
     class_level_error_divergence,
     class_level_error_divergence_batch,
     cled_similarity,
+)
+from humanlike.measures.ood.alignment_metric import (
+    REASON_DEGENERATE_MA,
+    REASON_NO_JOINT_ERRORS,
     confusion_counts,
     encode_classes,
     error_agreement_matrix,

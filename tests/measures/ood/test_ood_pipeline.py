@@ -12,9 +12,10 @@ from humanlike.measures.ood import analysis as ood
 from humanlike.measures.ec.analysis import error_consistency
 from humanlike.trials.schema import TrialTableError
 from humanlike.trials.simulate import CLASSES_16, SDTObserver, simulate_sdt_observers
+from humanlike.measures.ood.alignment_divergence import class_level_error_divergence, class_level_error_divergence_batch
 from humanlike.measures.ood.alignment_metric import (
-    class_level_error_divergence, class_level_error_divergence_batch, confusion_counts, encode_classes,
-    error_agreement_matrix, misclassification_agreement, misclassification_agreement_batch,
+    confusion_counts, encode_classes, error_agreement_matrix, misclassification_agreement,
+    misclassification_agreement_batch,
 )
 from humanlike.stats.multiple import benjamini_hochberg
 from humanlike.measures.ood.alignment_sums import AlignmentOptions, PairAlignmentSums, pair_indices

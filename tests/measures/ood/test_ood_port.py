@@ -22,7 +22,8 @@ from humanlike.app.cli import main
 from humanlike.measures.ood.cli import demo_reference
 from humanlike.stats.permutation import grouping_contrast_cohens_d
 from humanlike.resampling.settings import ResamplingSettings
-from humanlike.measures.ood.spectrum_statistics import fit_regimes, glass_delta
+from humanlike.measures.ood.regimes import fit_regimes
+from humanlike.measures.ood.spectrum_statistics import glass_delta
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 KEYS = ["experiment", "condition", "group"]

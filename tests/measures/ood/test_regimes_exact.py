@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from humanlike.measures.ood import regimes
-from humanlike.measures.ood.mixture_em import em_rows, pairwise_sum
+from humanlike.measures.ood import mixture_em
+from humanlike.measures.ood.mixture_em import em_rows, em_rows_in_threads, pairwise_sum
 
 HERE = Path(__file__).resolve().parents[2] / "data"
 
@@ -39,8 +39,8 @@ def reference():
 @pytest.mark.parametrize("cores", [1, 3])
 def test_fits_bootstraps_and_em_equal_main_to_the_bit(reference, cores, monkeypatch):
     """One core, and three with rows split over threads: the same numbers as main."""
-    monkeypatch.setattr(regimes, "available_cores", lambda: cores)
-    monkeypatch.setattr(regimes, "MIN_EM_ROWS_PER_THREAD", 8)   # so that the small inputs here are split too
+    monkeypatch.setattr(mixture_em, "available_cores", lambda: cores)
+    monkeypatch.setattr(mixture_em, "MIN_EM_ROWS_PER_THREAD", 8)   # so that the small inputs here are split too
     computed = _maker().compute()
     assert sorted(computed) == sorted(reference)
     for name, value in computed.items():
@@ -75,7 +75,7 @@ def test_batched_em_equals_a_plain_loop_over_rows_and_starts():
     """Each row and start of the batched EM follows the textbook EM step for step, whatever runs beside it."""
     x, valid, mu0, var0, w0, reg_covar, max_iter, tol = _maker().em_inputs()
     x, valid, mu0, var0, w0 = x[:12], valid[:12], mu0[:12], var0[:12], w0[:12]
-    mu, var, w, ll = regimes._batched_em(x, valid, mu0, var0, w0, reg_covar, max_iter, tol)
+    mu, var, w, ll = em_rows_in_threads(x, valid, mu0, var0, w0, reg_covar, max_iter, tol)
     for row in range(x.shape[0]):
         params = _textbook_em(x[row][valid[row]], list(zip(mu0[row], var0[row], w0[row])), reg_covar, max_iter, tol)
         np.testing.assert_allclose(mu[row], [p[0] for p in params], rtol=1e-12, atol=1e-12)

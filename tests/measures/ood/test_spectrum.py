@@ -16,16 +16,14 @@ from humanlike.measures.ood.spectrum_statistics import (
     REASON_ZERO_SD,
     binomial_above_chance,
     chance_flags,
-    fit_regimes,
     glass_delta,
     glass_deltas,
-    gmm_n_parameters,
     logit_accuracy,
     mannwhitney_vs_reference,
     normality_tests,
-    regime_names,
-    regime_stability_bootstrap,
 )
+from humanlike.measures.ood.regime_stability import regime_stability_bootstrap
+from humanlike.measures.ood.regimes import fit_regimes, gmm_n_parameters, regime_names
 
 # ------------------------------------------------------------------------------------------- logits
 
@@ -256,7 +254,7 @@ def test_regime_stability_bootstrap():
 
 def test_batched_em_reaches_sklearn_likelihood():
     """The vectorised EM of the bootstrap finds a fit at least as good as sklearn on the same data."""
-    from humanlike.measures.ood.regimes import _batched_em
+    from humanlike.measures.ood.mixture_em import em_rows_in_threads
 
     rng = np.random.default_rng(8)
     x = np.concatenate([rng.normal(0, 1, 20), rng.normal(-3, 0.5, 15)])
@@ -264,7 +262,7 @@ def test_batched_em_reaches_sklearn_likelihood():
     mu0 = np.array([[[1.0, -1.0], [x[0], x[-1]]]])
     var0 = np.ones((1, 2, 2))
     w0 = np.full((1, 2, 2), 0.5)
-    _, _, _, ll = _batched_em(x[None, :], np.ones((1, x.size), bool), mu0, var0, w0, 1e-6, 2000, 1e-10)
+    _, _, _, ll = em_rows_in_threads(x[None, :], np.ones((1, x.size), bool), mu0, var0, w0, 1e-6, 2000, 1e-10)
     assert ll.max() >= fit.log_likelihood[1] - 1e-4
 
 

@@ -124,7 +124,7 @@ def test_count_fit_equals_fit_mlds_on_real_data(shared_data):
     """Pooling trials into counts changes nothing: the batched count fit equals the MLDS GLM fit (which
     equals R MLDS) on the real data sets, and a scale without class pairs is never mirrored."""
     from humanlike.measures.psychscore.analysis import skewness_table
-    from humanlike.trials.judgements import load_judgements
+    from humanlike.trials.judgement_files import load_judgements
     from humanlike.measures.psychscore.metric import scale_skewness
     from humanlike.measures.mlds.fit import fit_mlds
 

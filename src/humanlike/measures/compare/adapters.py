@@ -1,7 +1,7 @@
 """Is model A more human-like than model B? Paired comparisons of a measure's result (docs/compare.md).
 
 One small adapter per measure result extracts ``{model: score, paired replicates}`` and the human ceiling
-(:class:`humanlike.stats.comparison.Scores`); :func:`compare` hands them to the measure-agnostic machinery
+(:class:`humanlike.stats.scores.Scores`); :func:`compare` hands them to the measure-agnostic machinery
 (:func:`humanlike.stats.comparison.compare_scores`). For error consistency on one 2x2 table per pair (one
 human, one condition) the exact label-exchange test is added
 (:func:`humanlike.measures.ec.exchange.ec_label_exchange_test`), and each pair's difference gets the MOVER
@@ -14,12 +14,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...stats.comparison import NO_RESAMPLES, ComparisonResult, Scores, compare_scores
+from ...stats.comparison import NO_RESAMPLES, ComparisonResult, compare_scores
+from ...stats.scores import Scores
 from ..ec.exchange import ec_label_exchange_test
 from .mover import ec_difference_interval, joint_correlation
 from ..dmc.kernel import DMC, MODEL_HUMAN_MEAN
 from ..dmc.result import DMCResult
-from ..dvc.choices import LatentBenchmarkResult
+from ..dvc.choices_benchmark import LatentBenchmarkResult
 from ..ec.result import ErrorConsistencyResult, bootstrap_label
 from ..ood.analysis import OODResult
 from ..ood.alignment import OODAlignment
@@ -57,7 +58,7 @@ def _reported(frame: pd.DataFrame, columns, method: str | None = None) -> tuple[
 
 
 def _own_intervals(frame: pd.DataFrame, model_cols, ceiling_cols, method: str | None, level: float) -> dict:
-    """The :class:`~humanlike.stats.comparison.Scores` interval fields from the result's own table."""
+    """The :class:`~humanlike.stats.scores.Scores` interval fields from the result's own table."""
     low, high, methods = _reported(frame, model_cols, method)
     out = {"low": low, "high": high, "interval_method": methods, "interval_level": level}
     if len(ceiling_cols):
@@ -209,7 +210,7 @@ def dvc_scores(result: LatentBenchmarkResult, *, scope: str = "overall", level: 
     ----------
     result : LatentBenchmarkResult
         From :func:`humanlike.measures.dvc.choices.latent_correctness_correlation` (or
-        :func:`~humanlike.measures.dvc.choices.margin_probit_correlation`).
+        :func:`~humanlike.measures.dvc.choices_probit.margin_probit_correlation`).
     scope : str
         ``"overall"`` or one experiment.
     level : float, optional
@@ -335,13 +336,13 @@ def _ood_intervals(alignment: OODAlignment, regime: str, table: pd.DataFrame, mo
             "interval_level": level}
 
 
-#: The adapters: result class -> function giving its :class:`~humanlike.stats.comparison.Scores`.
+#: The adapters: result class -> function giving its :class:`~humanlike.stats.scores.Scores`.
 ADAPTERS = {ErrorConsistencyResult: ec_scores, DMCResult: dmc_scores, LatentBenchmarkResult: dvc_scores,
             OODResult: ood_alignment_scores, OODAlignment: ood_alignment_scores}
 
 
 def scores_of(result, *, scope: str = "overall", level: float | None = None) -> Scores:
-    """The :class:`~humanlike.stats.comparison.Scores` of any supported measure result.
+    """The :class:`~humanlike.stats.scores.Scores` of any supported measure result.
 
     Parameters
     ----------

@@ -6,9 +6,10 @@ import argparse
 import warnings
 from pathlib import Path
 
-from ...stats.comparison import CORRECTIONS, NORMALISATIONS
+from ...stats.multiple import CORRECTIONS
+from ...stats.scores import NORMALISATIONS
 from ..registry import get_measure
-from .planning import MAX_HUMANS
+from .planning_ec import MAX_HUMANS
 from ..options import (
     add_exclusion_options, add_json_option, add_output_options, add_seed_option, exclusions_of, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
     resampling_settings, run_outputs,
@@ -268,7 +269,8 @@ def format_comparison(comparison) -> str:
     Examples
     --------
     >>> import numpy as np
-    >>> from humanlike.stats.comparison import Scores, compare_scores
+    >>> from humanlike.stats.comparison import compare_scores
+    >>> from humanlike.stats.scores import Scores
     >>> reps = np.array([0.4, 0.2]) + np.random.default_rng(0).normal(0, 0.01, (200, 2))
     >>> text = format_comparison(compare_scores(Scores("error_consistency", "overall", ("a", "b"), [0.4, 0.2],
     ...                                                reps, 0.5, np.full(200, 0.5))))

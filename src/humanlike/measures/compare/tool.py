@@ -23,5 +23,6 @@ TOOL = Tool(
                 "humanlike.measures.ec.interval",
                 "humanlike.measures.ec.metric", "humanlike.measures.ec.result", "humanlike.measures.dmc.analysis",
                 "humanlike.measures.dmc.kernel", "humanlike.measures.dmc.result", "humanlike.measures.dvc.choices",
+                "humanlike.measures.dvc.choices_benchmark",
                 "humanlike.measures.ood.alignment", "humanlike.measures.ood.analysis", "humanlike.measures.ood.cli"),
 )

@@ -1,7 +1,8 @@
 """Decision-variable correlation from binary choices (Sebastian & Geisler 2018), on trial tables.
 
 Three views, all with bootstrap intervals from the resampling engine (items resampled within each stratum,
-jointly for all observers, pushed through the whole aggregation):
+jointly for all observers, pushed through the whole aggregation); the first two, which share the kernel of
+every pair's 2x2 table, are here:
 
 * :func:`choice_dvc` — two-category data (exactly two labels per experiment, responses "a"/"b"): per
   observer d' and criterion, and per observer pair and category the bivariate-normal ML correlation of the
@@ -12,12 +13,12 @@ jointly for all observers, pushed through the whole aggregation):
   tetrachoric correlation of the two observers' correctness (the latent-variable analogue of error
   consistency), averaged over conditions per pair, then over the human–human pairs, each model's pairs with
   the humans and the model–model pairs of each experiment, then over experiments — the EC benchmark's
-  aggregation.
-* :func:`margin_probit_correlation` — for models with decision margins: per condition, the model's margin
-  standardised within the condition is a known continuous DV; the probit regression of a human's
-  correctness on it gives the latent correlation rho = beta / sqrt(1 + beta^2). Replicates take one Newton
-  step from the full-data fit under the resample's weights (the one-step bootstrap; same first-order
-  accuracy, exact weighted sums), so the whole bootstrap is one matrix product per condition.
+  aggregation (:mod:`humanlike.measures.dvc.choices_benchmark`, with its result
+  :class:`~humanlike.measures.dvc.choices_benchmark.LatentBenchmarkResult`).
+* :func:`~humanlike.measures.dvc.choices_probit.margin_probit_correlation`, in
+  :mod:`humanlike.measures.dvc.choices_probit` — for models with decision margins: per condition, the probit
+  regression of a human's correctness on the model's margin standardised within the condition gives the latent
+  correlation rho = beta / sqrt(1 + beta^2) (one-step bootstrap), aggregated the same way.
 
 Zero cells: a 2x2 table with an empty cell has its ML correlation on the boundary (+-1). By default 0.5 is
 added to the empty cells only (``zero_cell_correction=0.5``, as R's ``psych::tetrachoric``), which keeps
@@ -31,19 +32,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...trials.design import Design, Stratum, build_design, observer_kinds
+from ...trials.design import Stratum, build_design, observer_kinds
 from ...trials.schema import TrialTableError, first_presentations, validate_trials
-from .choices_metric import (
-    category_thresholds, dprime_criterion, latent_correlation, probit_fit, probit_score, rho_from_probit,
-)
+from .choices_benchmark import LatentBenchmarkResult, benchmark_aggregate, benchmark_plan
+from .choices_metric import category_thresholds, dprime_criterion, latent_correlation
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output, SufficientStatisticKernel
-from ...resampling.weights import group_mean, nanmean_quiet
 from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
 from ...trials.selection import select_trials
 from ..contract import MeasureResult
-from ..pairwise import HUMANS, MODEL_MODEL
 
 DEFAULT_CORRECTION = 0.5
 
@@ -296,138 +294,6 @@ def choice_dvc(trials: pd.DataFrame, *, experiments: list[str] | None = None, pa
 # --------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LatentBenchmarkResult(MeasureResult):
-    """Group means of a pairwise latent correlation per experiment and overall, with intervals.
-
-    ``values`` is a :class:`Resampled` labelled (scope, group, kind, observer_1, observer_2): scope is an
-    experiment or ``"overall"``; group ``"humans"`` (human–human), ``"model-model"``, a model name
-    (model–human) or ``"pair"`` (one pair's mean over conditions, observer fields set). Made by
-    :func:`latent_correctness_correlation` and :func:`margin_probit_correlation`.
-
-    Parameters
-    ----------
-    values : Resampled
-        Estimates and replicates, labelled as above.
-    metric : str
-        ``"tetrachoric_correctness"`` or ``"margin_probit"``.
-
-    Examples
-    --------
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> from humanlike.resampling.settings import ResamplingSettings
-    >>> trials = simulate_benchmark(seed=0)
-    >>> result = latent_correctness_correlation(trials, experiments=["sim-noise"],
-    ...                                         settings=ResamplingSettings(n_resamples=20, seed=0))
-    >>> result.metric, result.groups()["group"].tolist()[:3]
-    ('tetrachoric_correctness', ['humans', 'model-model', 'model-alien'])
-    """
-
-    values: Resampled
-    metric: str
-    measure = "dvc"
-    resampled_field = "values"
-
-    def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
-        """The tidy frame's rows, with the ``metric`` column after the core columns.
-
-        Parameters
-        ----------
-        level : float, optional
-            Confidence level of ``ci_low``/``ci_high`` (default: the result's).
-        method : {"percentile", "bca"}, optional
-            Interval method (default: the result's).
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per estimate.
-        """
-        frame = self.values.to_frame(level, method)
-        frame["metric"] = self.metric
-        return frame
-
-    def table(self) -> pd.DataFrame:
-        """The table ``humanlike dvc choices`` writes, one row per estimate (:meth:`to_frame` is the same rows
-        with the core columns first).
-
-        Returns
-        -------
-        pandas.DataFrame
-            Columns metric, scope, group, kind, observer_1, observer_2, estimate, ci_low, ci_high,
-            undefined_share, reason.
-        """
-        frame = self.values.to_frame()
-        frame.insert(0, "metric", self.metric)
-        return frame
-
-    def groups(self, scope: str = "overall") -> pd.DataFrame:
-        """Group rows (humans, model-model, each model) of one scope, without the per-pair rows.
-
-        Parameters
-        ----------
-        scope : str
-            An experiment name or ``"overall"``.
-
-        Returns
-        -------
-        pandas.DataFrame
-            The rows of :meth:`table` of that scope whose group is not ``"pair"``.
-        """
-        frame = self.table()
-        return frame[(frame["scope"] == scope) & (frame["group"] != "pair")].reset_index(drop=True)
-
-    def to_json_dict(self, scope: str = "overall") -> dict:
-        """``human_human``, ``model_human`` (per model), ``model_model`` with mean, ci_low, ci_high.
-
-        Parameters
-        ----------
-        scope : str
-            An experiment name or ``"overall"``.
-
-        Returns
-        -------
-        dict
-            Keys metric, scope, human_human, model_human (``{model: entry}``), model_model (an entry is
-            ``{mean, ci_low, ci_high, undefined_share, reason}`` or None where the group has no pairs), pairs (with
-            pair intervals) and settings.
-        """
-        rows = self.groups(scope).set_index("group")
-
-        def entry(group):
-            if group not in rows.index:
-                return None
-            r = rows.loc[group]
-            return {"mean": r["estimate"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
-                    "undefined_share": r["undefined_share"], "reason": r["reason"]}
-
-        doc = {"metric": self.metric, "scope": scope, "human_human": entry(HUMANS),
-               "model_human": {g: entry(g) for g in rows.index if g not in (HUMANS, MODEL_MODEL)},
-               "model_model": entry(MODEL_MODEL)}
-        frame = self.table()
-        pairs = frame[(frame["group"] == "pair") & (frame["scope"] == scope)]
-        if not pairs.empty:
-            doc["pairs"] = pairs[["observer_1", "observer_2", "estimate", "ci_low", "ci_high"]].to_dict("records")
-        doc["settings"] = self.values.settings
-        return doc
-
-
-def _prepare(trials, experiments, exclusions, validate):
-    return select_trials(trials, experiments=experiments, exclusions=exclusions, validate=validate)
-
-
-def _group_matrix(observers, kinds, first, second, models):
-    is_human = np.array([kinds[o] == "human" for o in observers])
-    groups = [HUMANS, MODEL_MODEL] + models
-    g = np.zeros((first.size, len(groups)))
-    g[:, 0] = is_human[first] & is_human[second]
-    g[:, 1] = ~is_human[first] & ~is_human[second]
-    for k, model in enumerate(models):
-        m = observers.index(model)
-        g[:, 2 + k] = ((first == m) & is_human[second]) | ((second == m) & is_human[first])
-    return groups, g
-
-
 def latent_correctness_correlation(trials: pd.DataFrame, *, experiments: list[str] | None = None,
                                    exclusions: dict | None = None,
                                    zero_cell_correction: float = DEFAULT_CORRECTION,
@@ -481,264 +347,16 @@ def latent_correctness_correlation(trials: pd.DataFrame, *, experiments: list[st
     settings = settings or ResamplingSettings()
     if settings.observer_level != "none":
         raise ValueError("the latent-correlation benchmark resamples items only (observer_level='none')")
-    trials = _prepare(trials, experiments, exclusions, validate)
+    trials = select_trials(trials, experiments=experiments, exclusions=exclusions, validate=validate)
     kinds = observer_kinds(trials)
     design = build_design(trials, by=("experiment", "condition"), group_by=("experiment",), margins=False)
-    plan, labels_out = _benchmark_plan(design, kinds, pair_intervals, models_filter=None)
+    plan, labels_out = benchmark_plan(design, kinds, pair_intervals, models_filter=None)
 
     def per_stratum(stratum, sums):
         _, _, counts = _pair_tables(sums, len(stratum.observers))
         return latent_correlation(_corrected(counts, zero_cell_correction))
 
-    aggregate = _benchmark_aggregate(design, plan, labels_out, per_stratum)
+    aggregate = benchmark_aggregate(design, plan, labels_out, per_stratum)
     output = Output(labels_out, ("scope", "group", "kind", "observer_1", "observer_2"))
     result = bootstrap(design, _PairTableKernel(), aggregate, output, settings)
     return LatentBenchmarkResult(result, "tetrachoric_correctness")
-
-
-def _benchmark_plan(design: Design, kinds: dict, pair_intervals: bool, models_filter):
-    """Per experiment: observers, pair indices, groups; and the output labels."""
-    experiments = sorted({s.key[0] for s in design})
-    plan = []
-    labels_out = []
-    all_groups = [HUMANS, MODEL_MODEL]
-    for experiment in experiments:
-        strata = [s for s in design if s.key[0] == experiment]
-        observers = list(strata[0].observers)
-        first, second = np.triu_indices(len(observers), 1)
-        if models_filter is not None:
-            keep = models_filter(observers, first, second)
-            first, second = first[keep], second[keep]
-        models = [o for o in observers if kinds[o] == "model"]
-        groups, matrix = _group_matrix(observers, kinds, first, second, models)
-        used = matrix.sum(axis=0) > 0
-        groups = [g for g, u in zip(groups, used) if u]
-        matrix = matrix[:, used]
-        all_groups += [g for g in groups if g not in all_groups]
-        start = len(labels_out)
-        labels_out += [(experiment, g, _kind(g), "", "") for g in groups]
-        if pair_intervals:
-            labels_out += [(experiment, "pair", _pair_kind(kinds, observers[a], observers[b]),
-                            observers[a], observers[b]) for a, b in zip(first, second)]
-        plan.append(dict(experiment=experiment, keys=[s.key for s in strata], observers=observers,
-                         first=first, second=second, groups=groups, matrix=matrix, start=start))
-    overall_start = len(labels_out)
-    all_groups = [g for g in all_groups if any(g in p["groups"] for p in plan)]
-    labels_out += [("overall", g, _kind(g), "", "") for g in all_groups]
-    for p in plan:
-        p["overall_columns"] = [overall_start + all_groups.index(g) for g in p["groups"]]
-    return plan, labels_out
-
-
-def _benchmark_aggregate(design, plan, labels_out, per_stratum):
-    n_overall = sum(1 for lab in labels_out if lab[0] == "overall")
-
-    def aggregate(values):
-        rows = max(v.shape[0] for v in values.values())
-        out = np.full((rows, len(labels_out)), np.nan)
-        overall_sum = np.zeros((rows, n_overall))
-        overall_n = np.zeros((rows, n_overall))
-        first_overall = len(labels_out) - n_overall
-        for p in plan:
-            per_condition = []
-            for key in p["keys"]:
-                v = values[key]
-                stratum = design.stratum(key)
-                rho = per_stratum(stratum, v)
-                per_condition.append(np.broadcast_to(rho, (rows, rho.shape[1])))
-            pairs = nanmean_quiet(np.stack(per_condition), axis=0)
-            pairs = pairs if pairs.shape[1] == p["first"].size else pairs[:, _pair_positions(p)]
-            group_values = group_mean(pairs, p["matrix"])
-            g = len(p["groups"])
-            out[:, p["start"]:p["start"] + g] = group_values
-            if labels_out[p["start"] + g:p["start"] + g + 1] and labels_out[p["start"] + g][1] == "pair":
-                out[:, p["start"] + g:p["start"] + g + pairs.shape[1]] = pairs
-            cols = np.asarray(p["overall_columns"]) - first_overall
-            defined = ~np.isnan(group_values)
-            overall_sum[:, cols] += np.where(defined, group_values, 0.0)
-            overall_n[:, cols] += defined
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[:, first_overall:] = np.where(overall_n > 0, overall_sum / overall_n, np.nan)
-        return out
-
-    return aggregate
-
-
-def _pair_positions(p):
-    n = len(p["observers"])
-    full_first, full_second = np.triu_indices(n, 1)
-    index = {(a, b): k for k, (a, b) in enumerate(zip(full_first, full_second))}
-    return np.array([index[(a, b)] for a, b in zip(p["first"], p["second"])])
-
-
-def _kind(group: str) -> str:
-    return "human-human" if group == HUMANS else "model-model" if group == MODEL_MODEL else "model-human"
-
-
-def _pair_kind(kinds, a, b) -> str:
-    ka, kb = kinds[a], kinds[b]
-    return "human-human" if ka == kb == "human" else "model-model" if ka == kb == "model" else "model-human"
-
-
-# --------------------------------------------------------------------------------------------------
-# Models' decision margins against humans' correctness: the probit variant
-# --------------------------------------------------------------------------------------------------
-
-
-class _MarginProbitKernel(SufficientStatisticKernel):
-    """Per stratum and (model with margins, human) pair: the probit score and information of each item at
-    the pair's full-data fit; a resample's one-step estimate is a weighted sum of them.
-
-    Parameters
-    ----------
-    kinds : dict of str to str
-        ``{observer: "human" or "model"}``.
-    """
-
-    measure = "margin-probit correlation"  # names the engine's undefined-share warning
-
-    def __init__(self, kinds: dict):
-        super().__init__()
-        self.kinds = kinds
-        self.fits: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-
-    def pairs(self, stratum: Stratum):
-        """(model, human) column pairs of a stratum whose model has decision margins."""
-        margin = stratum.arrays.get("margin")
-        obs = stratum.observers
-        models = [k for k, o in enumerate(obs) if self.kinds[o] == "model" and margin is not None
-                  and np.isfinite(margin[:, k]).any()]
-        humans = [k for k, o in enumerate(obs) if self.kinds[o] == "human"]
-        return [(m, h) for m in models for h in humans]
-
-    def statistics(self, stratum: Stratum) -> np.ndarray:
-        """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them."""
-        pairs = self.pairs(stratum)
-        n = stratum.n_items
-        if not pairs:
-            self.fits[stratum.key] = (np.zeros(0), np.zeros(0))
-            return np.zeros((n, 0))
-        margin = stratum.arrays["margin"]
-        observed = stratum.arrays["n_trials"] > 0
-        m_idx = np.array([m for m, _ in pairs])
-        h_idx = np.array([h for _, h in pairs])
-        z = margin[:, m_idx].T                                              # (P, n)
-        mask = np.isfinite(z) & observed[:, h_idx].T & observed[:, m_idx].T
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.nansum(np.where(mask, z, 0), axis=1, keepdims=True) / mask.sum(axis=1, keepdims=True)
-            sd = np.sqrt(np.sum(np.where(mask, (z - mean) ** 2, 0), axis=1, keepdims=True) / mask.sum(axis=1, keepdims=True))
-            z = np.where(mask, (z - mean) / sd, 0.0)
-        y = (stratum.arrays["n_correct"][:, h_idx].T > 0).astype(float)
-        w = mask.astype(float)
-        alpha, beta = probit_fit(z, y, w)
-        self.fits[stratum.key] = (alpha, beta)
-        a0, b0 = np.nan_to_num(alpha), np.nan_to_num(beta)
-        # Per-item score and information at the fit (zero weight where not observed).
-        return np.concatenate([part.T for part in _item_terms(a0, b0, z, y, w)], axis=1)   # (n, 5P)
-
-    def reduce(self, stratum, sums, observer_weights):
-        """Per-stratum values from weighted sums of the statistics (R x S) -> (R x width)."""
-        alpha, beta = self.fits[stratum.key]
-        p = alpha.size
-        if p == 0:
-            return np.zeros((sums.shape[0], 0))
-        g_a, g_b, i_aa, i_ab, i_bb = (sums[:, k * p:(k + 1) * p] for k in range(5))
-        det = i_aa * i_bb - i_ab ** 2
-        with np.errstate(invalid="ignore", divide="ignore"):
-            step_b = (i_aa * g_b - i_ab * g_a) / det
-        return rho_from_probit(beta + step_b)
-
-
-def _item_terms(alpha, beta, z, y, w):
-    """Per-item probit score (2) and information (3) terms at (alpha, beta): five (P, n) arrays."""
-    # probit_score sums over items; evaluate it item by item through a trailing axis of length 1.
-    grad, info = probit_score(alpha[:, None], beta[:, None], z[..., None], y[..., None], w[..., None])
-    return grad[0], grad[1], info[0], info[1], info[2]
-
-
-def margin_probit_correlation(trials: pd.DataFrame, *, experiments: list[str] | None = None,
-                              exclusions: dict | None = None, pair_intervals: bool = False,
-                              settings: ResamplingSettings | None = None,
-                              validate: bool = True) -> LatentBenchmarkResult:
-    """Latent correlation of each model's decision margin with each human's correctness (probit variant).
-
-    Per (experiment, condition) and (model, human): the model's margin standardised within the condition
-    (over the items both answered) is z, the human's correctness y; the probit fit
-    P(correct | z) = Phi(alpha + beta z) gives rho = beta / sqrt(1 + beta^2). Mean over conditions per pair,
-    over humans per model (group = the model), over experiments. Models without margins are left out.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        A trial table whose models have a ``decision_margin`` column.
-    experiments : list of str, optional
-        Restrict to these experiments.
-    exclusions : dict, optional
-        ``{experiment: conditions}`` to drop first.
-    pair_intervals : bool
-        Also output every (model, human) pair's condition-averaged value.
-    settings : ResamplingSettings, optional
-        Resampling settings (``observer_level`` must be ``"none"``).
-    validate : bool
-        Validate the trial table first.
-
-    Returns
-    -------
-    LatentBenchmarkResult
-        One group per model (its mean over humans), per experiment and overall (metric ``"margin_probit"``).
-
-    Raises
-    ------
-    ValueError
-        When ``settings.observer_level`` is not ``"none"``.
-    TrialTableError
-        When the data have no decision margins, or no condition has both a model with margins and a human.
-
-    Examples
-    --------
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> from humanlike.resampling.settings import ResamplingSettings
-    >>> trials = simulate_benchmark(seed=0)
-    >>> result = margin_probit_correlation(trials, experiments=["sim-noise"],
-    ...                                    settings=ResamplingSettings(n_resamples=20, seed=0))
-    >>> result.groups().set_index("group")["estimate"].round(3).to_dict()
-    {'model-alien': -0.055, 'model-humanlike': 0.535, 'model-medium': 0.32, 'model-strong': 0.384, 'model-texture': 0.197}
-    """
-    settings = settings or ResamplingSettings()
-    if settings.observer_level != "none":
-        raise ValueError("the probit view resamples items only (observer_level='none')")
-    trials = _prepare(trials, experiments, exclusions, validate)
-    if "decision_margin" not in trials or trials["decision_margin"].notna().sum() == 0:
-        raise TrialTableError("no decision margins in the data: the probit view needs models with a "
-                              "'decision_margin' column")
-    kinds = observer_kinds(trials)
-    design = build_design(trials, by=("experiment", "condition"), group_by=("experiment",), margins=True)
-    kernel = _MarginProbitKernel(kinds)
-    with_margins = {o for s in design for k, o in enumerate(s.observers)
-                    if kinds[o] == "model" and np.isfinite(s.arrays["margin"][:, k]).any()}
-    design = design.select(lambda s: bool(kernel.pairs(s)))
-    if len(design) == 0:
-        raise TrialTableError("no condition has both a model with margins and a human")
-
-    def models_filter(observers, first, second):
-        return np.array([(observers[a] in with_margins and kinds[observers[b]] == "human")
-                         or (observers[b] in with_margins and kinds[observers[a]] == "human")
-                         for a, b in zip(first, second)], dtype=bool)
-
-    plan, labels_out = _benchmark_plan(design, kinds, pair_intervals, models_filter)
-
-    def per_stratum(stratum, rho_model_human):
-        # Kernel columns are (model, human) pairs; map them onto the plan's (first, second) pair order.
-        pairs = kernel.pairs(stratum)
-        p = next(q for q in plan if q["experiment"] == stratum.key[0])
-        index = {(min(m, h), max(m, h)): k for k, (m, h) in enumerate(pairs)}
-        cols = [index.get((a, b)) for a, b in zip(p["first"], p["second"])]
-        out = np.full((rho_model_human.shape[0], len(cols)), np.nan)
-        have = [k for k, c in enumerate(cols) if c is not None]
-        out[:, have] = rho_model_human[:, [cols[k] for k in have]]
-        return out
-
-    aggregate = _benchmark_aggregate(design, plan, labels_out, per_stratum)
-    output = Output(labels_out, ("scope", "group", "kind", "observer_1", "observer_2"))
-    result = bootstrap(design, kernel, aggregate, output, settings)
-    return LatentBenchmarkResult(result, "margin_probit")

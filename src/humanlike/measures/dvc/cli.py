@@ -181,7 +181,8 @@ def run_choices(args) -> int:
     >>> build_parser().parse_args(['dvc', 'choices', 'raw-data/']).handler is run_choices
     True
     """
-    from .choices import choice_dvc, latent_correctness_correlation, margin_probit_correlation
+    from .choices import choice_dvc, latent_correctness_correlation
+    from .choices_probit import margin_probit_correlation
     from ...trials.schema import TrialTableError
 
     run = run_outputs(args, {**resampling_settings(args).to_dict(), "exclusions": exclusions_record(args)})

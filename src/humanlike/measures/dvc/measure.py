@@ -80,5 +80,5 @@ MEASURE = Measure(
     simulate="humanlike.measures.dvc.measure:simulate",
     bad_inputs="humanlike.measures.contract:trial_table_bad_inputs",
     # DVC of representations reports kappa of the cross-validated choices
-    depends_on=("humanlike.measures.ec.metric",),
+    depends_on=("humanlike.measures.ec.correctness_sums", "humanlike.measures.ec.kappa_bounds"),
 )

@@ -82,7 +82,7 @@ def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall"):
     tetrachoric : LatentBenchmarkResult
         From :func:`humanlike.measures.dvc.choices.latent_correctness_correlation`.
     probit : LatentBenchmarkResult, optional
-        From :func:`humanlike.measures.dvc.choices.margin_probit_correlation`, drawn next to the models that
+        From :func:`humanlike.measures.dvc.choices_probit.margin_probit_correlation`, drawn next to the models that
         have margins.
     scope : str
         ``"overall"`` (mean over experiments) or one experiment's name.

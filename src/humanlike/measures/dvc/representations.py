@@ -41,7 +41,8 @@ import pandas as pd
 
 from ...trials.representations import Representation, align_representations
 from ..contract import MeasureResult
-from ..ec.metric import consistency_from_sums, correctness_statistics, kappa_bound_from_accuracy_difference
+from ..ec.correctness_sums import consistency_from_sums, correctness_statistics
+from ..ec.kappa_bounds import kappa_bound_from_accuracy_difference
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output, SufficientStatisticKernel
 from ...resampling.weights import nanmean_quiet

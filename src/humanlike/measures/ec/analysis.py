@@ -24,7 +24,8 @@ from ...trials.design import Design, build_design
 from ...trials.schema import TrialTableError
 from ...trials.selection import select_trials
 from ...trials.sources import experiments_scored
-from .metric import UndefinedPolicy, correctness_counts, kappa_reason
+from .correctness_sums import correctness_counts
+from .metric import UndefinedPolicy, kappa_reason
 from ...resampling.engine import bootstrap, warn_few_items
 from ...stats.ranking import ranking_stability
 from ...resampling.results import ITEM_JACKKNIFE_INTERVALS, Resampled

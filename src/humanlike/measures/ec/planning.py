@@ -24,7 +24,7 @@ from humanlike.measures.ec.copy_model import cell_probabilities
 from humanlike.measures.ec.metric import kappa as kappa_fn
 from humanlike.resampling.rng import SeedLike, make_rng
 from humanlike.measures.ec.significance import kappa_standard_error
-from humanlike.measures.ec.metric import kappa_max, kappa_min
+from humanlike.measures.ec.kappa_bounds import kappa_max, kappa_min
 
 _METHODS = ("analytic", "simulation")
 

@@ -11,7 +11,7 @@ import numpy as np  # noqa: E402
 
 from .benchmark import BenchmarkResult  # noqa: E402
 from ..pairwise import HUMANS  # noqa: E402
-from .metric import kappa_max  # noqa: E402
+from .kappa_bounds import kappa_max  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"
 MODEL_COLOUR = "#1f77b4"

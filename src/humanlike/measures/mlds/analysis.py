@@ -253,7 +253,7 @@ def analyse_mlds(table: pd.DataFrame, *, settings: ResamplingSettings | None = N
     Parameters
     ----------
     table : pandas.DataFrame
-        A judgement table (:func:`humanlike.trials.judgements.load_judgements`).
+        A judgement table (:func:`humanlike.trials.judgement_files.load_judgements`).
     link : {"probit", "logit", "cauchit"}
         The link of the binomial model.
     method : {"glm", "optim", "power"}

@@ -85,7 +85,8 @@ def run_mlds(args) -> int:
     True
     """
     from .analysis import analyse_mlds
-    from ...trials.judgements import load_judgements, validate_judgements
+    from ...trials.judgement_files import load_judgements
+    from ...trials.judgements import validate_judgements
     from ...web.sources import read_sources  # also a `humanlike serve` study folder or database URL
 
     settings = resampling_settings(args)

@@ -55,7 +55,7 @@ def report_analysis(judgements, *, settings, exclusions=None):  # noqa: ARG001 -
     Parameters
     ----------
     judgements : pandas.DataFrame
-        A judgement table (:func:`humanlike.trials.judgements.load_judgements`).
+        A judgement table (:func:`humanlike.trials.judgement_files.load_judgements`).
     settings : ResamplingSettings
         The report's one settings object (resamples, seed, level).
     exclusions : None

@@ -1,7 +1,8 @@
-"""Error alignment beyond right/wrong: misclassification agreement (MA) and class-level error divergence (CLED).
+"""Error alignment beyond right/wrong: the class-code tables and misclassification agreement (MA).
 
-docs/measures/ood-spectrum.md (Xu et al.). Both metrics look at *which wrong answer* observers give, not only at whether
-they err.
+docs/measures/ood-spectrum.md (Xu et al.). MA, like class-level error divergence (CLED,
+:mod:`humanlike.measures.ood.alignment_divergence`, built on the tables and checks here), looks at *which wrong
+answer* observers give, not only at whether they err.
 
 Inputs are integer class codes ``0..K-1`` (use :func:`encode_classes` to turn strings into codes). The
 metrics are pure array functions: no pandas (except lazily inside ``to_frame``), no I/O, no randomness.
@@ -17,7 +18,7 @@ a stack of tables ``(..., K, K)`` and returns plain arrays, for the bootstrap.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,7 +26,6 @@ import numpy as np
 
 REASON_NO_JOINT_ERRORS = "no items both observers got wrong"
 REASON_DEGENERATE_MA = "expected agreement is 1 (both observers always give the same single wrong answer)"
-REASON_NO_ERRORS = "neither observer made an error"
 REASON_SUBSTITUTED_ONE = "; set to 1 (reference-code convention, undefined='one')"
 
 _EPS = 1e-12
@@ -178,7 +178,37 @@ def error_agreement_matrix(labels, resp1, resp2, classes) -> np.ndarray:
     return np.bincount(r1[both_wrong] * k + r2[both_wrong], minlength=k * k).reshape(k, k)
 
 
-def _square_stack(m, name: str) -> np.ndarray:
+def square_count_stack(m, name: str) -> np.ndarray:
+    """A stack of K x K count tables ``(..., K, K)`` as floats, checked: square, K >= 2, finite and non-negative.
+
+    The input check of every metric here and of CLED (:mod:`humanlike.measures.ood.alignment_divergence`).
+
+    Parameters
+    ----------
+    m : array_like, (..., K, K)
+        Count tables (counts or weighted counts).
+    name : str
+        What the tables are, for the error message.
+
+    Returns
+    -------
+    numpy.ndarray of float, (..., K, K)
+        The tables.
+
+    Raises
+    ------
+    ValueError
+        For another shape, K < 2, a negative or a non-finite entry.
+
+    Examples
+    --------
+    >>> square_count_stack([[3, 1], [1, 3]], "joint-error matrix").tolist()
+    [[3.0, 1.0], [1.0, 3.0]]
+    >>> square_count_stack([[3, 1]], "joint-error matrix")
+    Traceback (most recent call last):
+    ...
+    ValueError: joint-error matrix must have shape (..., K, K), got (1, 2)
+    """
     m = np.asarray(m, dtype=float)
     if m.ndim < 2 or m.shape[-1] != m.shape[-2]:
         raise ValueError(f"{name} must have shape (..., K, K), got {m.shape}")
@@ -189,7 +219,24 @@ def _square_stack(m, name: str) -> np.ndarray:
     return m
 
 
-def _scalar(x):
+def scalar_or_array(x):
+    """A 0-d result as a numpy scalar, any other as the array: the ``*_batch`` forms return ``float`` for one table.
+
+    Parameters
+    ----------
+    x : array_like
+        A metric per table of a stack.
+
+    Returns
+    -------
+    numpy scalar or numpy.ndarray
+        ``x[()]`` when ``x`` is 0-d, else ``x``.
+
+    Examples
+    --------
+    >>> type(scalar_or_array(np.array(0.5))).__name__, scalar_or_array(np.array([0.5, 1.0])).tolist()
+    ('float64', [0.5, 1.0])
+    """
     x = np.asarray(x)
     return x[()] if x.ndim == 0 else x
 
@@ -308,11 +355,11 @@ def misclassification_agreement_batch(m, undefined: str = "nan") -> np.ndarray:
     1.0
     """
     _check_undefined(undefined)
-    m = _square_stack(m, "joint-error matrix")
+    m = square_count_stack(m, "joint-error matrix")
     value, _, _, _, no_errors, degenerate = _ma_parts(m)
     if undefined == "one":
         value = np.where(no_errors | degenerate, 1.0, value)
-    return _scalar(value)
+    return scalar_or_array(value)
 
 
 def misclassification_agreement_reason(m) -> np.ndarray:
@@ -333,10 +380,10 @@ def misclassification_agreement_reason(m) -> np.ndarray:
     >>> misclassification_agreement_reason([[[0, 0], [0, 0]], [[3, 1], [1, 3]]]).tolist()
     ['no items both observers got wrong', '']
     """
-    m = _square_stack(m, "joint-error matrix")
+    m = square_count_stack(m, "joint-error matrix")
     _, _, _, _, no_errors, degenerate = _ma_parts(m)
     out = np.where(no_errors, REASON_NO_JOINT_ERRORS, np.where(degenerate, REASON_DEGENERATE_MA, ""))
-    return _scalar(out)
+    return scalar_or_array(out)
 
 
 def misclassification_agreement(m, undefined: str = "nan") -> AgreementResult:
@@ -375,7 +422,7 @@ def misclassification_agreement(m, undefined: str = "nan") -> AgreementResult:
     'expected agreement is 1 (both observers always give the same single wrong answer)'
     """
     _check_undefined(undefined)
-    m = _square_stack(m, "joint-error matrix")
+    m = square_count_stack(m, "joint-error matrix")
     if m.ndim != 2:
         raise ValueError("misclassification_agreement takes one K x K matrix; use the _batch form for stacks")
     value, n, p_o, p_e, no_errors, degenerate = _ma_parts(m)
@@ -385,297 +432,3 @@ def misclassification_agreement(m, undefined: str = "nan") -> AgreementResult:
         value = 1.0
         reason = reason + REASON_SUBSTITUTED_ONE
     return AgreementResult(float(value), int(round(float(n))), float(p_o), float(p_e), reason)
-
-
-# ----------------------------------------------------------------------------------------------- CLED
-
-_MIXTURES = ("average", "pooled")
-_WEIGHTINGS = ("errors", "uniform")
-
-
-def _off_diagonal(c: np.ndarray) -> np.ndarray:
-    """(..., K, K) -> (..., K, K-1): each row without its diagonal entry."""
-    k = c.shape[-1]
-    mask = ~np.eye(k, dtype=bool)
-    return c[..., mask].reshape(*c.shape[:-2], k, k - 1)
-
-
-def _posterior_mean(counts: np.ndarray, alpha: float) -> np.ndarray:
-    k1 = counts.shape[-1]
-    return (counts + alpha) / (counts.sum(axis=-1, keepdims=True) + k1 * alpha)
-
-
-def _kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    # Posterior means are strictly positive (alpha > 0), so the logs are finite.
-    return np.sum(p * (np.log(p) - np.log(q)), axis=-1)
-
-
-def _cled_parts(conf1, conf2, alpha, mixture, log_base, weighting):
-    if not alpha > 0:
-        raise ValueError(f"alpha must be > 0, got {alpha}")
-    if mixture not in _MIXTURES:
-        raise ValueError(f"mixture must be one of {_MIXTURES}, got {mixture!r}")
-    if weighting not in _WEIGHTINGS:
-        raise ValueError(f"weighting must be one of {_WEIGHTINGS}, got {weighting!r}")
-    if log_base is None:
-        log_base = 2.0 if mixture == "average" else np.e
-    if not log_base > 1:
-        raise ValueError(f"log_base must be > 1, got {log_base}")
-    c1 = _square_stack(conf1, "conf1")
-    c2 = _square_stack(conf2, "conf2")
-    if c1.shape[-1] != c2.shape[-1]:
-        raise ValueError(f"conf1 and conf2 have different numbers of classes: {c1.shape} vs {c2.shape}")
-    c1, c2 = np.broadcast_arrays(c1, c2)
-    e1 = _off_diagonal(c1)
-    e2 = _off_diagonal(c2)
-    n1 = e1.sum(axis=-1)  # (..., K) errors per true class
-    n2 = e2.sum(axis=-1)
-    p = _posterior_mean(e1, alpha)
-    q = _posterior_mean(e2, alpha)
-    if mixture == "average":
-        mix = 0.5 * (p + q)
-    else:
-        mix = _posterior_mean(e1 + e2, alpha)
-    jsd = (0.5 * _kl(p, mix) + 0.5 * _kl(q, mix)) / np.log(log_base)
-    jsd = np.maximum(jsd, 0.0)  # rounding can leave -1e-17
-    any_err = (n1 + n2) > 0
-    if weighting == "errors":
-        w_raw = n1 + n2
-    else:
-        w_raw = any_err.astype(float)
-    total = w_raw.sum(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(total > 0, w_raw / total, 0.0)
-    value = np.sum(w * np.where(any_err, jsd, 0.0), axis=-1)
-    none = total[..., 0] <= 0
-    value = np.where(none, np.nan, value)
-    per_class = np.where(any_err, jsd, np.nan)
-    return value, per_class, w, n1, n2, none, float(log_base)
-
-
-@dataclass(frozen=True)
-class CLEDResult:
-    """Class-level error divergence of two confusion tables.
-
-    Built by :func:`class_level_error_divergence`.
-
-    Attributes
-    ----------
-    value : float
-        CLED; NaN with a ``reason`` when neither observer made any error.
-    per_class : numpy.ndarray, (K,)
-        JSD_i per true class (NaN for classes where neither observer erred; their ``weights`` are 0).
-    weights : numpy.ndarray, (K,)
-        Weight w_i of each class (summing to 1 when defined).
-    n_errors_1, n_errors_2 : numpy.ndarray, (K,)
-        Errors of each observer per true class.
-    alpha : float
-        Dirichlet prior count.
-    mixture : str
-        ``"average"`` or ``"pooled"``.
-    log_base : float
-        Base of the logarithm of the divergences.
-    weighting : str
-        ``"errors"`` or ``"uniform"``.
-    reason : str
-        ``''`` when ``value`` is defined.
-    similarity : float
-        ``1 / (1 + value)`` (see :func:`cled_similarity`); computed, not a constructor argument.
-
-    Examples
-    --------
-    >>> c1 = [[5, 2, 0], [1, 6, 1], [0, 0, 8]]
-    >>> c2 = [[5, 0, 2], [1, 6, 1], [0, 0, 8]]
-    >>> r = class_level_error_divergence(c1, c2)
-    >>> round(r.value, 4), r.weights.tolist(), round(r.similarity, 4)
-    (0.175, [0.5, 0.5, 0.0], 0.8511)
-    """
-
-    value: float
-    per_class: np.ndarray
-    weights: np.ndarray
-    n_errors_1: np.ndarray
-    n_errors_2: np.ndarray
-    alpha: float
-    mixture: str
-    log_base: float
-    weighting: str
-    reason: str = ""
-    similarity: float = field(init=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "similarity", float(cled_similarity(self.value)))
-
-    def to_frame(self):
-        """One row per true class (index ``class``), plus the overall value in every row.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``class``, ``jsd``, ``weight``, ``n_errors_1``, ``n_errors_2``, ``cled``, ``similarity``,
-            ``alpha``, ``mixture``, ``log_base``, ``weighting``, ``reason``.
-        """
-        import pandas as pd
-
-        return pd.DataFrame(
-            {
-                "class": np.arange(len(self.per_class)),
-                "jsd": self.per_class,
-                "weight": self.weights,
-                "n_errors_1": self.n_errors_1,
-                "n_errors_2": self.n_errors_2,
-                "cled": self.value,
-                "similarity": self.similarity,
-                "alpha": self.alpha,
-                "mixture": self.mixture,
-                "log_base": self.log_base,
-                "weighting": self.weighting,
-                "reason": self.reason,
-            }
-        )
-
-
-def class_level_error_divergence_batch(
-    conf1,
-    conf2,
-    alpha: float = 0.5,
-    mixture: str = "average",
-    log_base: float | None = None,
-    weighting: str = "errors",
-) -> np.ndarray:
-    """CLED for stacks of confusion tables ``(..., K, K)`` (broadcast against each other) -> ``(...)``.
-
-    NaN where neither observer made an error. Same parameters as :func:`class_level_error_divergence`.
-
-    Parameters
-    ----------
-    conf1, conf2 : array_like, (..., K, K)
-        Confusion tables (rows: true class), broadcast together.
-    alpha : float, default 0.5
-        Dirichlet prior count (> 0).
-    mixture : {"average", "pooled"}, default "average"
-        Mixture of the Jensen-Shannon divergence.
-    log_base : float, optional
-        Base of the logarithm; default 2 for ``"average"``, e for ``"pooled"``.
-    weighting : {"errors", "uniform"}, default "errors"
-        Weights of the classes.
-
-    Returns
-    -------
-    numpy.ndarray or float, (...)
-        CLED per pair of tables.
-
-    Examples
-    --------
-    >>> c1 = [[5, 2, 0], [1, 6, 1], [0, 0, 8]]
-    >>> c2 = [[5, 0, 2], [1, 6, 1], [0, 0, 8]]
-    >>> class_level_error_divergence_batch([c1, c2], c2).round(4).tolist()
-    [0.175, 0.0]
-    """
-    value, *_ = _cled_parts(conf1, conf2, alpha, mixture, log_base, weighting)
-    return _scalar(value)
-
-
-def class_level_error_divergence(
-    conf1,
-    conf2,
-    alpha: float = 0.5,
-    mixture: str = "average",
-    log_base: float | None = None,
-    weighting: str = "errors",
-) -> CLEDResult:
-    """Class-level error divergence between two observers' K x K confusion tables (rows = true class).
-
-    Per true class i, each observer's wrong-answer counts (row i without the diagonal, K-1 entries) become
-    a Dirichlet posterior mean ``(c + alpha) / (n_i + (K-1) alpha)``; JSD_i is the Jensen-Shannon
-    divergence between the two observers' distributions, and ``CLED = sum_i w_i JSD_i``.
-
-    - ``mixture='average'`` (default): mixture ``(P+Q)/2``, the proper JSD; with ``log_base=2`` (the
-      default for this mixture) every JSD_i and CLED lie in [0, 1].
-    - ``mixture='pooled'``: the published code's variant, mixture = posterior mean of the pooled counts
-      ``c1 + c2``; ``log_base`` defaults to e for this variant. It is ``>= 0`` and, in the same base, never
-      below the average-mixture value (``(P+Q)/2`` minimises ``KL(P||M) + KL(Q||M)``); it is *not* 0
-      for identical observers, because the pooled counts are shrunk less towards uniform.
-    - ``weighting='errors'`` (default): ``w_i = (n_i^1 + n_i^2) / sum_j (n_j^1 + n_j^2)``, the errors of
-      both observers in class i. ``'uniform'``: equal weight on every class where at least one observer
-      erred.
-
-    Classes where neither observer erred get weight 0 (their posterior means are both the uniform prior,
-    so JSD_i would be 0 anyway; ``per_class`` reports NaN for them). A class where only one observer erred
-    compares that observer's error distribution with the other's uniform prior. With K = 2 there is one
-    possible wrong answer per class and CLED is 0 whenever defined. Undefined (NaN, with a reason) when
-    neither observer made any error. CLED is symmetric in the two observers. No-answer responses are not
-    a class: drop or map them before building the tables.
-
-    Parameters
-    ----------
-    conf1, conf2 : array_like, (K, K)
-        The two observers' confusion tables (see :func:`confusion_counts`).
-    alpha : float, default 0.5
-        Dirichlet prior count (> 0).
-    mixture : {"average", "pooled"}, default "average"
-        Mixture of the Jensen-Shannon divergence (see above).
-    log_base : float, optional
-        Base of the logarithm (> 1); default 2 for ``"average"``, e for ``"pooled"``.
-    weighting : {"errors", "uniform"}, default "errors"
-        Weights of the classes (see above).
-
-    Returns
-    -------
-    CLEDResult
-        The value, per-class divergences, weights and settings.
-
-    Raises
-    ------
-    ValueError
-        For stacks, tables of different K, negative counts or invalid settings.
-
-    Examples
-    --------
-    >>> c1 = [[5, 2, 0], [1, 6, 1], [0, 0, 8]]
-    >>> c2 = [[5, 0, 2], [1, 6, 1], [0, 0, 8]]
-    >>> r = class_level_error_divergence(c1, c2)
-    >>> round(r.value, 4), r.per_class.round(4).tolist()
-    (0.175, [0.35, 0.0, nan])
-    >>> class_level_error_divergence(c1, c1).value
-    0.0
-    """
-    c1 = np.asarray(conf1, dtype=float)
-    c2 = np.asarray(conf2, dtype=float)
-    if c1.ndim != 2 or c2.ndim != 2:
-        raise ValueError("class_level_error_divergence takes two K x K tables; use the _batch form for stacks")
-    value, per_class, w, n1, n2, none, base = _cled_parts(c1, c2, alpha, mixture, log_base, weighting)
-    return CLEDResult(
-        value=float(value),
-        per_class=per_class,
-        weights=w,
-        n_errors_1=n1,
-        n_errors_2=n2,
-        alpha=float(alpha),
-        mixture=mixture,
-        log_base=base,
-        weighting=weighting,
-        reason=REASON_NO_ERRORS if bool(none) else "",
-    )
-
-
-def cled_similarity(d):
-    """Similarity ``1 / (1 + d)`` from a divergence (as reported by the earlier paper); NaN stays NaN.
-
-    Parameters
-    ----------
-    d : array_like
-        Divergences (e.g. CLED values).
-
-    Returns
-    -------
-    numpy.ndarray or float
-        The similarity in (0, 1].
-
-    Examples
-    --------
-    >>> float(cled_similarity(0.0)), float(cled_similarity(1.0))
-    (1.0, 0.5)
-    """
-    d = np.asarray(d, dtype=float)
-    return _scalar(1.0 / (1.0 + d))

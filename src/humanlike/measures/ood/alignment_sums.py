@@ -29,7 +29,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .alignment_metric import REASON_DEGENERATE_MA, REASON_NO_ERRORS, REASON_NO_JOINT_ERRORS
+from .alignment_divergence import REASON_NO_ERRORS
+from .alignment_metric import REASON_DEGENERATE_MA, REASON_NO_JOINT_ERRORS
 from ..ec.metric import UndefinedPolicy, kappa_from_counts_and_margins
 
 NOT_OBSERVED = -2

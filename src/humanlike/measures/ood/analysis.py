@@ -39,9 +39,10 @@ from .common import (
 )
 from .spectrum import (
     LOGIT_CORRECTIONS, MW_VARIANTS, PAPER_UNTESTED_EXPERIMENTS, OODSpectrum, SpectrumRegimes, SpectrumUncertainty,
-    complete_spectrum, observer_bootstrap_scores, ood_spectrum, resolve_reference, spectrum_regimes,
-    spectrum_uncertainty,
+    complete_spectrum, ood_spectrum, spectrum_regimes, spectrum_uncertainty,
 )
+from .spectrum_bootstrap import observer_bootstrap_scores
+from .spectrum_reference import resolve_reference
 from .structure import alignment_profiles, classical_mds, condition_cled_matrix, regime_structure_test
 from ..contract import MeasureResult
 from ..pairwise import HUMANS

@@ -7,7 +7,8 @@ over components run in component order, and ``exp``/``log`` are the C library's,
 float64 where it has no AVX-512 loops. So a row's numbers equal those of the vectorised numpy EM this replaced
 (pinned to the bit by ``tests/measures/ood/test_regimes_exact.py``) and depend neither on which rows share a call nor on
 threads. Compiled with numba on first use (cached), without fast-math (no reordering, no fused multiply-add),
-releasing the GIL so that rows split over threads run side by side.
+releasing the GIL so that rows split over threads run side by side (:func:`em_rows_in_threads`, what the
+regime fit and its bootstrap call).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import math
 
 import numpy as np
 from numba import njit
+
+from humanlike.resampling.parallel import available_cores, map_in_threads
 
 #: numpy's pairwise summation adds up to this many terms in eight interleaved partial sums, and halves above.
 PAIRWISE_BLOCK = 128
@@ -260,3 +263,62 @@ def em_rows(x, valid, mu0, var0, w0, reg_covar, max_iter, tol):
         for s in range(n_starts):
             loglik[row, s] = _log_densities(points, mask, mu_r[s], var_r[s], w_r[s], logp, lse, terms, nodes, left)
     return mu, var, w, loglik
+
+
+# ------------------------------------------------------------------------------ rows in threads
+
+
+#: Fewest rows of a batched EM given to a thread of their own: below that, threads cost more than they save.
+MIN_EM_ROWS_PER_THREAD = 32
+
+
+def em_rows_in_threads(x, valid, mu, var, w, reg_covar, max_iter, tol):
+    """EM for 1-D Gaussian mixtures on rows of x (B, n) from starts (B, I, m), by :func:`em_rows`: the regime
+    fit's starts (:func:`humanlike.measures.ood.regimes.fit_regimes`) and the bootstrap refits
+    (:func:`humanlike.measures.ood.regime_stability.regime_stability_bootstrap`).
+
+    ``valid`` (B, n) masks the points of each row that take part. A row stops updating once every start
+    changes its log-likelihood per point by less than ``tol``.
+
+    Rows are independent: with several cores, contiguous groups of rows run in threads side by side (the
+    compiled EM releases the GIL), which changes no number.
+
+    Parameters
+    ----------
+    x : array_like of float, (B, n)
+        One data set per row.
+    valid : array_like of bool, (B, n)
+        The points of each row that take part.
+    mu, var, w : array_like of float, (B, I, m)
+        Starting means, variances and weights: I starts of m components per row.
+    reg_covar : float
+        Added to every variance at each M step.
+    max_iter : int
+        EM iteration cap.
+    tol : float
+        Convergence tolerance on the log-likelihood per point.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Final (mu, var, w) of shape (B, I, m) and the log-likelihood (B, I).
+
+    Examples
+    --------
+    >>> x = np.array([[0.1, -0.1, 0.0, 0.2, -4.1, -3.9, -4.0, -4.2]])
+    >>> mu0, var0, w0 = np.array([[[1.0, -3.0]]]), np.ones((1, 1, 2)), np.full((1, 1, 2), 0.5)
+    >>> mu, var, w, ll = em_rows_in_threads(x, np.isfinite(x), mu0, var0, w0, 1e-6, 500, 1e-10)
+    >>> mu.round(2).tolist(), w.round(2).tolist()
+    ([[[0.05, -4.05]]], [[[0.5, 0.5]]])
+    """
+    x = np.ascontiguousarray(x, dtype=float)
+    valid = np.ascontiguousarray(valid, dtype=bool)
+    mu, var, w = (np.ascontiguousarray(a, dtype=float) for a in (mu, var, w))
+    n_groups = min(available_cores(), x.shape[0] // MIN_EM_ROWS_PER_THREAD)
+    if n_groups < 2:
+        return em_rows(x, valid, mu, var, w, float(reg_covar), int(max_iter), float(tol))
+    bounds = np.linspace(0, x.shape[0], n_groups + 1).astype(int)
+    groups = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    parts = map_in_threads(lambda g: em_rows(x[g], valid[g], mu[g], var[g], w[g], float(reg_covar), int(max_iter),
+                                             float(tol)), groups, workers=n_groups)
+    return tuple(np.concatenate([part[k] for part in parts]) for k in range(4))

@@ -1,8 +1,10 @@
 """Gaussian-mixture regimes of OOD scores (Xu et al.; docs/measures/ood-spectrum.md): the fit, its selection by BIC / AICc, its
-guards against degenerate components, and its stability under bootstrap resamples (vectorised EM).
+guards against degenerate components, and the starts of its EM.
 
+Their stability under bootstrap resamples lives in :mod:`humanlike.measures.ood.regime_stability`; the EM both
+run (compiled, rows in threads) in :mod:`humanlike.measures.ood.mixture_em`.
 Pure numerics; pandas only inside ``to_frame``. Randomness only through an explicit seed (a Generator from
-:func:`humanlike.resampling.rng.make_rng`, or per-key streams for an int seed).
+:func:`humanlike.resampling.rng.make_rng`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humanlike.resampling.parallel import available_cores, map_in_threads
-from humanlike.resampling.rng import SeedLike, make_rng, stream
+from humanlike.resampling.rng import SeedLike, make_rng
 
 REGIME_NAMES = ("reference", "near-OOD", "far-OOD", "extreme-OOD")
 
@@ -158,7 +159,7 @@ class RegimeFit:
         >>> fit.predict([0.3, -3.5, float("inf")]).tolist()
         [0, 1, -1]
         """
-        return _assign(np.asarray(scores, dtype=float), self.means, self.sds**2, self.weights)
+        return assign_components(np.asarray(scores, dtype=float), self.means, self.sds**2, self.weights)
 
     def to_frame(self):
         """One row per score: score, label, regime, stability.
@@ -231,8 +232,27 @@ def _normal_logpdf(x, mu, var):
     return -0.5 * (np.log(2.0 * np.pi * var) + (x - mu) ** 2 / var)
 
 
-def _assign(x, means, variances, weights) -> np.ndarray:
-    """Argmax posterior component of each x (components assumed mean-ordered); -1 for non-finite x."""
+def assign_components(x, means, variances, weights) -> np.ndarray:
+    """Argmax posterior component of each x (components assumed mean-ordered); -1 for non-finite x.
+
+    Parameters
+    ----------
+    x : array_like of float
+        Scores, any shape (``...``); non-finite ones get -1.
+    means, variances, weights : numpy.ndarray
+        Mixture parameters, components on the last axis, broadcast against ``x[..., None]``.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The most probable component of each score (shape of ``x``).
+
+    Examples
+    --------
+    >>> assign_components([0.2, -3.9, float("nan")], np.array([0.0, -4.0]), np.array([1.0, 1.0]),
+    ...                   np.array([0.5, 0.5])).tolist()
+    [0, 1, -1]
+    """
     x = np.asarray(x, dtype=float)
     finite = np.isfinite(x)
     xs = np.where(finite, x, 0.0)[..., None]
@@ -240,7 +260,26 @@ def _assign(x, means, variances, weights) -> np.ndarray:
     return np.where(finite, np.argmax(logp, axis=-1), -1)
 
 
-def _order_key(means, order: str):
+def mean_order_key(means, order: str):
+    """The sort key that puts mixture components in ``order`` of their means ('reference' first).
+
+    Parameters
+    ----------
+    means : numpy.ndarray
+        Component means.
+    order : {"descending", "ascending"}
+        Which end is 'reference': the highest mean (``"descending"``) or the lowest.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``-means`` or ``means``: ``numpy.argsort`` of it gives the component order.
+
+    Examples
+    --------
+    >>> np.argsort(mean_order_key(np.array([-4.0, 0.1, -1.5]), "descending")).tolist()
+    [1, 2, 0]
+    """
     return -means if order == "descending" else means
 
 
@@ -256,7 +295,7 @@ def _fit_one(X, m, random_state, reg_covar, max_iter, tol, order, init_params):
         warnings.simplefilter("ignore", ConvergenceWarning)
         gm.fit(X)
     means = gm.means_.ravel()
-    idx = np.argsort(_order_key(means, order), kind="stable")
+    idx = np.argsort(mean_order_key(means, order), kind="stable")
     params = (means[idx], gm.covariances_.ravel()[idx], gm.weights_.ravel()[idx])
     return float(gm.score(X) * X.shape[0]), params, bool(gm.converged_)
 
@@ -269,6 +308,8 @@ def _fit_starts(x, m, rng, n_init, reg_covar, max_iter, tol, order):
     start with the scores' variance and equal weights. Returns [(log-likelihood, (means, variances, weights)
     mean-ordered, converged)] per start.
     """
+    from .mixture_em import em_rows_in_threads
+
     n = x.size
     mu0 = np.empty((1, n_init, m))
     mu0[0, 0] = np.quantile(x, (np.arange(m) + 0.5) / m)
@@ -299,11 +340,11 @@ def _fit_starts(x, m, rng, n_init, reg_covar, max_iter, tol, order):
     # one row per start, so that each start stops as soon as it has converged
     n_starts = mu0.shape[1]
     rows = np.broadcast_to(x, (n_starts, n))
-    mu, var, w, ll = _batched_em(rows, np.ones((n_starts, n), dtype=bool), mu0.reshape(n_starts, 1, m),
+    mu, var, w, ll = em_rows_in_threads(rows, np.ones((n_starts, n), dtype=bool), mu0.reshape(n_starts, 1, m),
                                  var0.reshape(n_starts, 1, m), w0.reshape(n_starts, 1, m), reg_covar, max_iter, tol)
     runs = []
     for i in range(n_starts):
-        idx = np.argsort(_order_key(mu[i, 0], order), kind="stable")
+        idx = np.argsort(mean_order_key(mu[i, 0], order), kind="stable")
         runs.append((float(ll[i, 0]), (mu[i, 0][idx], var[i, 0][idx], w[i, 0][idx]), True))
     return runs[:n_init], max(runs, key=lambda r: r[0])
 
@@ -488,7 +529,7 @@ def fit_regimes(
         fits[m] = runs
         best_run = best_runs.get(m, max(runs, key=lambda r: r[0]))
         best, best_params = best_run[0], best_run[1]
-        sizes = np.bincount(_assign(x, *best_params), minlength=m)
+        sizes = np.bincount(assign_components(x, *best_params), minlength=m)
         eligible[idx] = m == 1 or sizes.min() >= min_component_size
         loglik[idx] = best
         bic[idx] = -2.0 * best + k_par[idx] * np.log(n)
@@ -505,8 +546,8 @@ def fit_regimes(
     runs = fits[chosen]
     best_run = best_runs.get(chosen, max(runs, key=lambda r: r[0]))
     means, variances, weights = best_run[1]
-    final = _assign(x, means, variances, weights)
-    agree = np.mean([_assign(x, *r[1]) == final for r in runs], axis=0)
+    final = assign_components(x, means, variances, weights)
+    agree = np.mean([assign_components(x, *r[1]) == final for r in runs], axis=0)
 
     labels = np.full(s.size, -1, dtype=np.int64)
     labels[finite] = final
@@ -531,210 +572,3 @@ def fit_regimes(
         converged=bool(best_run[2]),
         order=order,
     )
-
-
-# ----------------------------------------------------------------------- batched EM for the bootstrap
-
-
-#: Fewest rows of a batched EM given to a thread of their own: below that, threads cost more than they save.
-MIN_EM_ROWS_PER_THREAD = 32
-
-
-def _batched_em(x, valid, mu, var, w, reg_covar, max_iter, tol):
-    """EM for 1-D Gaussian mixtures on rows of x (B, n) from starts (B, I, m), by
-    :func:`~humanlike.measures.ood.mixture_em.em_rows`.
-
-    ``valid`` (B, n) masks the points of each row that take part. A row stops updating once every start
-    changes its log-likelihood per point by less than ``tol``. Returns final (mu, var, w, loglik) with
-    shapes (B, I, m) and (B, I).
-
-    Rows are independent: with several cores, contiguous groups of rows run in threads side by side (the
-    compiled EM releases the GIL), which changes no number.
-    """
-    from .mixture_em import em_rows
-
-    x = np.ascontiguousarray(x, dtype=float)
-    valid = np.ascontiguousarray(valid, dtype=bool)
-    mu, var, w = (np.ascontiguousarray(a, dtype=float) for a in (mu, var, w))
-    n_groups = min(available_cores(), x.shape[0] // MIN_EM_ROWS_PER_THREAD)
-    if n_groups < 2:
-        return em_rows(x, valid, mu, var, w, float(reg_covar), int(max_iter), float(tol))
-    bounds = np.linspace(0, x.shape[0], n_groups + 1).astype(int)
-    groups = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
-    parts = map_in_threads(lambda g: em_rows(x[g], valid[g], mu[g], var[g], w[g], float(reg_covar), int(max_iter),
-                                             float(tol)), groups, workers=n_groups)
-    return tuple(np.concatenate([part[k] for part in parts]) for k in range(4))
-
-
-@dataclass(frozen=True)
-class RegimeStability:
-    """Bootstrap stability of regime assignments.
-
-    ``stability[j]``: share of resamples (with a finite score j) whose refitted, mean-ordered regime of
-    condition j equals its original regime; ``labels`` (n_boot, n_conditions) the resampled regimes.
-
-    Attributes
-    ----------
-    stability : numpy.ndarray
-        Share per condition (NaN where no resample has a finite score).
-    n_valid : numpy.ndarray of int
-        Resamples used per condition.
-    labels : numpy.ndarray of int
-        Resampled regime per resample and condition (-1 where undefined).
-    n_components : int
-        Components of the refits.
-
-    Examples
-    --------
-    >>> scores = [0.1, -0.1, 0.0, 0.2, -4.1, -3.9, -4.0, -4.2, float("nan")]
-    >>> fit = fit_regimes(scores, max_components=2, n_init=3, seed=0)
-    >>> noise = np.random.default_rng(0).normal(0.0, 0.1, (20, 9))
-    >>> result = regime_stability_bootstrap(np.asarray(scores) + noise, fit, seed=0)
-    >>> result.labels.shape, result.stability[:2].tolist(), int(result.n_valid[-1])
-    ((20, 9), [1.0, 1.0], 0)
-    """
-
-    stability: np.ndarray
-    n_valid: np.ndarray
-    labels: np.ndarray
-    n_components: int
-
-    def to_frame(self):
-        """The result as a tidy table, one row per condition.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``index``, ``stability``, ``n_valid``, ``n_components``.
-        """
-        import pandas as pd
-
-        return pd.DataFrame(
-            {"index": np.arange(self.stability.size), "stability": self.stability, "n_valid": self.n_valid,
-             "n_components": self.n_components}
-        )
-
-
-def regime_stability_bootstrap(
-    boot_scores,
-    fit: RegimeFit,
-    n_init: int = 5,
-    seed: SeedLike = None,
-    reg_covar: float = 1e-6,
-    max_iter: int = 500,
-    tol: float = 1e-7,
-    chunk_elements: int = 2_000_000,
-) -> RegimeStability:
-    """Per-condition share of bootstrap resamples in which the condition keeps its original regime.
-
-    ``boot_scores`` is (n_boot, n_conditions): the OOD scores recomputed on each resample. Each row is
-    refitted with ``fit.n_components`` components by EM vectorised over rows (no Python loop over
-    resamples): ``n_init`` starts per row, the first warm-started at the original fit's parameters, the
-    others at randomly drawn data points of the row (seeded) with the row's variance and equal weights;
-    the start with the highest log-likelihood is kept, its components are ordered by mean, and each
-    condition is assigned to its most probable component. Non-finite resampled scores are left out of
-    that row's fit and of the share (``n_valid`` counts the resamples used per condition). With an int
-    ``seed`` the random starts of resample r come from ``stream(seed, "regime-starts", r // 100)``, so they do
-    not depend on ``chunk_elements``.
-
-    Parameters
-    ----------
-    boot_scores : array_like of float
-        Resampled OOD scores, shape (n_boot, n_conditions).
-    fit : RegimeFit
-        The fit on the original scores (gives m, the warm start and the original labels).
-    n_init : int, default 5
-        EM starts per resample.
-    seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
-        Seed of the random starts.
-    reg_covar : float, default 1e-6
-        Variance added to every component.
-    max_iter : int, default 500
-        EM iteration cap.
-    tol : float, default 1e-7
-        EM convergence tolerance.
-    chunk_elements : int, default 2000000
-        Largest resamples x starts x conditions x components block (bounds memory).
-
-    Returns
-    -------
-    RegimeStability
-        Share of resamples keeping each condition's regime.
-
-    Raises
-    ------
-    ValueError
-        If ``boot_scores`` does not have one column per score of ``fit``, or ``n_init < 1``.
-
-    Examples
-    --------
-    >>> scores = [0.1, -0.1, 0.0, 0.2, -4.1, -3.9, -4.0, -4.2, float("nan")]
-    >>> fit = fit_regimes(scores, max_components=2, n_init=3, seed=0)
-    >>> noise = np.random.default_rng(0).normal(0.0, 0.1, (20, 9))
-    >>> result = regime_stability_bootstrap(np.asarray(scores) + noise, fit, seed=0)
-    >>> result.to_frame()["n_valid"].tolist()
-    [20, 20, 20, 20, 20, 20, 20, 20, 0]
-    """
-    b = np.asarray(boot_scores, dtype=float)
-    if b.ndim != 2 or b.shape[1] != fit.labels.size:
-        raise ValueError(f"boot_scores must have shape (n_boot, {fit.labels.size}), got {b.shape}")
-    if n_init < 1:
-        raise ValueError("n_init must be >= 1")
-    m = fit.n_components
-    n_boot, n = b.shape
-    start_keys = None
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        # per-block streams: resample r's starts depend on the seed and r only, not on the chunking
-        def start_keys(lo, hi):
-            blocks = range(lo // 100, (hi - 1) // 100 + 1)
-            draws = np.concatenate([stream(int(seed), "regime-starts", blk).random((100, n_init - 1, n))
-                                    for blk in blocks])
-            return draws[lo - blocks[0] * 100: hi - blocks[0] * 100]
-        rng = None
-    else:
-        rng = make_rng(seed)
-    valid = np.isfinite(b)
-    labels = np.full(b.shape, -1, dtype=np.int64)
-    chunk = max(1, int(chunk_elements // max(1, n_init * n * m)))
-    for start in range(0, n_boot, chunk):
-        xb = b[start : start + chunk]
-        vb = valid[start : start + chunk]
-        bc = xb.shape[0]
-        mu0 = np.empty((bc, n_init, m))
-        var0 = np.empty((bc, n_init, m))
-        w0 = np.full((bc, n_init, m), 1.0 / m)
-        mu0[:, 0] = fit.means
-        var0[:, 0] = fit.sds**2 + reg_covar
-        w0[:, 0] = fit.weights
-        if n_init > 1:
-            keys = start_keys(start, start + bc) if start_keys is not None else rng.random((bc, n_init - 1, n))
-            keys = np.where(vb[:, None, :], keys, np.inf)
-            pick = np.argsort(keys, axis=-1)[..., :m]
-            xs = np.where(vb, xb, 0.0)
-            mu0[:, 1:] = np.take_along_axis(xs[:, None, :], pick.reshape(bc, -1)[:, None, :], axis=-1).reshape(
-                bc, n_init - 1, m
-            )
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                row_var = np.nanvar(np.where(vb, xb, np.nan), axis=1)
-            row_var = np.where(np.isfinite(row_var) & (row_var > 0), row_var, 1.0)
-            var0[:, 1:] = row_var[:, None, None] + reg_covar
-        rows_ok = vb.sum(axis=1) >= 1
-        mu, var, w, ll = _batched_em(xb, vb, mu0, var0, w0, reg_covar, max_iter, tol)
-        best = np.argmax(ll, axis=1)
-        sel = np.arange(bc)
-        mu, var, w = mu[sel, best], var[sel, best], w[sel, best]
-        idx = np.argsort(_order_key(mu, fit.order), axis=1, kind="stable")
-        mu = np.take_along_axis(mu, idx, axis=1)
-        var = np.take_along_axis(var, idx, axis=1)
-        w = np.take_along_axis(w, idx, axis=1)
-        lab = _assign(xb, mu[:, None, :], var[:, None, :], w[:, None, :])
-        lab = np.where(vb & rows_ok[:, None], lab, -1)
-        labels[start : start + chunk] = lab
-
-    used = (labels >= 0) & (fit.labels >= 0)[None, :]
-    n_valid = used.sum(axis=0)
-    same = np.sum((labels == fit.labels[None, :]) & used, axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        stability = np.where(n_valid > 0, same / n_valid, np.nan)
-    return RegimeStability(stability=stability, n_valid=n_valid, labels=labels, n_components=m)

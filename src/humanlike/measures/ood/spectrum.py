@@ -13,12 +13,18 @@ Mann-Whitney U of the condition's observer accuracies against the pooled referen
 exact binomial test of the pooled correct trials against chance 1/K, Benjamini-Hochberg over the family
 (separately per test); normality of the reference accuracies and logits.
 
-Regimes: Gaussian mixture on the scores (:func:`humanlike.measures.ood.spectrum_statistics.fit_regimes`, fitted to
+Regimes: Gaussian mixture on the scores (:func:`humanlike.measures.ood.regimes.fit_regimes`, fitted to
 convergence from many starts with a variance floor and a minimum component size), stability across
 initialisations and across bootstrap resamples of the human observers (observers resampled within each
 experiment, the same draw for all its conditions, the reference pool recomputed from the resample). All
 randomness comes from per-key streams of one integer seed, so :func:`ood_spectrum` and
 :func:`humanlike.measures.ood.analysis.ood_analysis` give the same regimes for the same seed.
+
+This module runs the spectrum and holds its results. Its parts live beside it: the reference pool (which
+conditions, and the refusal of a pool without spread) in :mod:`humanlike.measures.ood.spectrum_reference`, the
+scores under observer resampling in :mod:`humanlike.measures.ood.spectrum_bootstrap`, the statistics (logits,
+Glass's delta, tests) in :mod:`humanlike.measures.ood.spectrum_statistics`, the mixture in
+:mod:`humanlike.measures.ood.regimes` and its bootstrap stability in :mod:`humanlike.measures.ood.regime_stability`.
 """
 
 from __future__ import annotations
@@ -29,16 +35,18 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ...trials.schema import TrialTableError, first_presentations, match_conditions, validate_trials, warn_unmatched
-from ...resampling.draws import observer_weights
+from ...trials.schema import TrialTableError, first_presentations, validate_trials
 from ...stats.multiple import benjamini_hochberg
-from .regimes import RegimeFit, RegimeStability, fit_regimes, regime_names, regime_stability_bootstrap
+from .regime_stability import RegimeStability, regime_stability_bootstrap
+from .regimes import RegimeFit, fit_regimes, regime_names
 from ...resampling.results import Resampled
 from ...resampling.rng import normalise_seed, stream
+from .spectrum_bootstrap import observer_bootstrap_scores
+from .spectrum_reference import check_reference_spread, resolve_reference
 from .spectrum_statistics import (
     binomial_above_chance, chance_flags, glass_delta, logit_accuracy, mannwhitney_vs_reference, normality_tests,
 )
-from .common import DEFAULT_REFERENCE, check_choice, condition_order
+from .common import check_choice, condition_order
 from ..contract import MeasureResult
 
 MW_VARIANTS = ("asymptotic", "asymptotic-no-continuity", "exact")
@@ -49,79 +57,6 @@ REGIME_NAMINGS = ("order", "paper")
 PAPER_UNTESTED_EXPERIMENTS = ("cue-conflict", "edge", "silhouette", "false-colour")
 REASON_REFERENCE = "reference condition: part of the pool it would be tested against"
 REASON_OUTSIDE_FAMILY = "outside the tested family"
-
-
-def resolve_reference(trials: pd.DataFrame, reference) -> dict[str, tuple[str, ...]]:
-    """{experiment: (conditions,)}; the default keeps the DEFAULT_REFERENCE entries present in the data.
-
-    Conditions match by the number they spell (``0.0`` names the data's ``0``), else case-insensitively
-    (:func:`humanlike.trials.schema.condition_key`); the data's spellings are returned.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        A trial table.
-    reference : mapping, iterable of (experiment, condition) pairs, or None
-        ``{experiment: condition or conditions}``, or pairs; None: the model-vs-human defaults
-        (:data:`~humanlike.measures.ood.common.DEFAULT_REFERENCE`) found in the data.
-
-    Returns
-    -------
-    dict of str to tuple of str
-        The reference conditions per experiment.
-
-    Raises
-    ------
-    TrialTableError
-        When a reference condition is not in the data (naming the experiment's conditions), or none is left.
-
-    Examples
-    --------
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0)
-    >>> resolve_reference(trials, {"sim-noise": "0.00", "sim-blur": ["0", "3"]})
-    {'sim-noise': ('0.00',), 'sim-blur': ('0', '3')}
-    >>> resolve_reference(trials, {"sim-noise": "0.5"})
-    Traceback (most recent call last):
-    ...
-    humanlike.trials.schema.TrialTableError: reference condition sim-noise=0.5 is not in the data (conditions of 'sim-noise': ['0.00', '0.10', '0.20', '0.35'])
-    """
-    present = trials[["experiment", "condition"]].drop_duplicates()
-    conditions_of = present.groupby("experiment", sort=False)["condition"].agg(list).to_dict()
-    if reference is None:
-        # Matched by the number a label spells (a pandas-written "0.0" is the reference "0"); a default whose
-        # experiment is in the data but names none of its conditions is said, not silently dropped.
-        out = {}
-        for e, c in DEFAULT_REFERENCE.items():
-            hits = match_conditions(conditions_of.get(e, []), [c])[c]
-            if hits:
-                out[e] = tuple(hits)
-            elif e in conditions_of:
-                warn_unmatched("default reference", e, [c], conditions_of[e])
-        if not out:
-            raise TrialTableError(
-                "none of the default reference conditions (model-vs-human: "
-                + ", ".join(f"{e}={c}" for e, c in DEFAULT_REFERENCE.items())
-                + ") is in the data; pass reference={experiment: condition} (CLI: --reference EXP=COND)")
-        return out
-    if isinstance(reference, Mapping):
-        items = [(e, c) for e, cs in reference.items() for c in ((cs,) if isinstance(cs, str) else cs)]
-    else:
-        items = [tuple(x) for x in reference]
-    out: dict[str, list[str]] = {}
-    for e, c in items:
-        e, c = str(e), str(c)
-        hits = match_conditions(conditions_of.get(e, []), [c])[c]
-        if not hits:
-            avail = sorted(conditions_of.get(e, []))
-            where = (f"conditions of '{e}': {avail}" if avail
-                     else f"experiments: {sorted(present['experiment'].unique())}")
-            raise TrialTableError(f"reference condition {e}={c} is not in the data ({where})")
-        out.setdefault(e, []).extend(h for h in hits if h not in out.get(e, []))
-    if not out:
-        raise TrialTableError("the reference is empty")
-    return {e: tuple(cs) for e, cs in out.items()}
-
 
 
 @dataclass(frozen=True)
@@ -401,7 +336,7 @@ def spectrum_regimes(
         ``'order'``: reference, near-, far-, extreme-OOD by decreasing mean. ``'paper'``: the lowest component
         is 'extreme-OOD' when most of its tested conditions are at chance, the others named in order.
     min_component_size, min_sd_fraction : int, float
-        Guards against degenerate mixture components (see :func:`~humanlike.measures.ood.spectrum_statistics.fit_regimes`).
+        Guards against degenerate mixture components (see :func:`~humanlike.measures.ood.regimes.fit_regimes`).
 
     Returns
     -------
@@ -630,121 +565,3 @@ def paper_regime_names(fit: RegimeFit, at_chance: np.ndarray, tested: np.ndarray
     if m < 2 or not last.any() or np.mean(at_chance[last]) < 0.5:
         return fit
     return replace(fit, names=regime_names(m - 1)[: m - 1] + ("extreme-OOD",))
-
-
-def check_reference_spread(reference_rows: pd.DataFrame, logit_correction: str) -> None:
-    """Refuse a reference pool whose logit SD comes only from the logit correction.
-
-    When every human in the reference conditions has the same accuracy (typically all 100% correct), the
-    pool has no spread between observers; yet reference conditions of different length give different
-    corrected logits (``ln((n + 0.5) / 0.5)`` grows with the trial count ``n``), so the SD is nonzero and
-    every OOD score is measured in units of that artefact (an SD of 0.740 in issue 22's example): the
-    scores are arbitrary and land in one regime. Equal trial counts already give SD 0 (the scores are NaN
-    with :data:`~humanlike.measures.ood.spectrum_statistics.REASON_ZERO_SD`). Documented on docs/measures/ood-spectrum.md.
-
-    Parameters
-    ----------
-    reference_rows : pandas.DataFrame
-        Per human observer and reference condition: experiment, condition, observer, accuracy, trials, logit.
-    logit_correction : str
-        The correction in force (named in the message).
-
-    Raises
-    ------
-    TrialTableError
-        Naming the reference conditions, their trial counts and the common accuracy.
-
-    Examples
-    --------
-    >>> rows = pd.DataFrame({"experiment": ["a", "a", "b", "b"], "condition": ["0", "0", "0", "0"],
-    ...                      "observer": ["s1", "s2", "s1", "s2"], "accuracy": [1.0, 1.0, 1.0, 1.0],
-    ...                      "trials": [80, 80, 320, 320], "logit": [5.08, 5.08, 6.47, 6.47]})
-    >>> check_reference_spread(rows, "half")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    humanlike.trials.schema.TrialTableError: every human in the reference conditions has accuracy 100% ...
-    """
-    accuracy = reference_rows["accuracy"].to_numpy(dtype=float)
-    logits = reference_rows["logit"].to_numpy(dtype=float)
-    if accuracy.size < 2 or np.ptp(accuracy) > 0 or not np.ptp(logits) > 0:
-        return
-    lengths = reference_rows.groupby(["experiment", "condition"], sort=True)["trials"].agg(["min", "max"])
-    where = "; ".join(f"{e} / {c}: {lo}" + ("" if lo == hi else f"-{hi}") + " trials"
-                      for (e, c), (lo, hi) in lengths.iterrows())
-    raise TrialTableError(
-        f"every human in the reference conditions has accuracy {accuracy[0]:.0%} ({where}), so the reference "
-        f"pool has no spread between observers: its logit SD {np.std(logits, ddof=1):.3f} comes only from the "
-        f"'{logit_correction}' logit correction of different trial counts, and OOD scores in units of it would "
-        "be an artefact. Choose reference conditions in which the humans make errors (--reference), or equal "
-        "trial counts (the scores are then undefined, with that reason)")
-
-
-def observer_bootstrap_scores(obs, keys, ref, n_boot: int, seed: int) -> np.ndarray:
-    """OOD scores of every condition under resampling of the human observers within each experiment.
-
-    One multinomial draw over the humans of an experiment weights all its conditions (the same people saw
-    them); the reference mean and SD are recomputed from the weighted pool (frequency weights, ddof 1).
-    Weights come from :func:`humanlike.resampling.draws.observer_weights` with the key ``("spectrum", experiment)``.
-    Sums are taken around the data's reference mean, so a reference pool of (nearly) equal values gives an SD
-    of 0 (an undefined score), not a rounding residue.
-
-    Parameters
-    ----------
-    obs : pandas.DataFrame
-        Per human and condition: experiment, condition, observer, logit (the spectrum's ``observers`` table).
-    keys : list of tuple of str
-        The (experiment, condition) of each output column.
-    ref : dict
-        ``{experiment: (reference conditions,)}``.
-    n_boot : int
-        Resamples.
-    seed : int
-        Root seed of the per-experiment observer weights.
-
-    Returns
-    -------
-    numpy.ndarray
-        (n_boot x len(keys)) OOD scores; NaN where undefined.
-
-    Examples
-    --------
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0)
-    >>> trials = trials[trials["experiment"] == "sim-noise"]
-    >>> spectrum = ood_spectrum(trials, {"sim-noise": "0.00"}, n_observer_resamples=0)
-    >>> keys = list(zip(spectrum.conditions["experiment"], spectrum.conditions["condition"]))
-    >>> scores = observer_bootstrap_scores(spectrum.observers, keys, spectrum.reference, 20, seed=0)
-    >>> scores.shape, bool((scores[:, 3] < scores[:, 1]).all())   # 0.35 stays further out than 0.10
-    ((20, 4), True)
-    """
-    col = {k: j for j, k in enumerate(keys)}
-    ref_rows = np.zeros(len(obs), dtype=bool)
-    for e, cs in ref.items():
-        ref_rows |= ((obs["experiment"] == e) & obs["condition"].isin(cs)).to_numpy()
-    centre = float(np.mean(obs.loc[ref_rows, "logit"]))
-    num = np.zeros((n_boot, len(keys)))
-    den = np.zeros((n_boot, len(keys)))
-    s0, s1, s2 = np.zeros(n_boot), np.zeros(n_boot), np.zeros(n_boot)
-    for e, rows in obs.groupby("experiment", sort=True):
-        wide = rows.pivot(index="observer", columns="condition", values="logit")
-        x = wide.to_numpy(dtype=float) - centre
-        mask = np.isfinite(x)
-        x0 = np.where(mask, x, 0.0)
-        w = observer_weights(seed, ("spectrum", str(e)), x.shape[0], 0, n_boot)
-        sw = w @ mask
-        sx = w @ x0
-        for j, c in enumerate(wide.columns):
-            num[:, col[(e, c)]] = sx[:, j]
-            den[:, col[(e, c)]] = sw[:, j]
-            if c in ref.get(e, ()):
-                s0 += sw[:, j]
-                s1 += sx[:, j]
-                s2 += w @ (x0[:, j] ** 2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_c = num / den
-        m_ref = s1 / s0
-        var_ref = (s2 - s0 * m_ref**2) / (s0 - 1.0)
-        var_ref = np.where(var_ref > 1e-20 * np.maximum(1.0, s2 / s0), var_ref, np.nan)
-        scores = (mean_c - m_ref[:, None]) / np.sqrt(var_ref)[:, None]
-    scores[~np.isfinite(scores)] = np.nan
-    return scores

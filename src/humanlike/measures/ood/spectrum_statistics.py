@@ -2,8 +2,9 @@
 
 Per observer and condition: accuracy -> logit; per condition: Glass's delta of the condition's logits
 against the reference (undistorted) logits = the OOD score; Mann-Whitney U of accuracies against the
-reference; exact binomial test against chance; normality of the reference; Gaussian-mixture regimes on
-the OOD scores ("reference", "near-OOD", "far-OOD", "extreme-OOD").
+reference; exact binomial test against chance; normality of the reference. The Gaussian-mixture regimes on
+the OOD scores ("reference", "near-OOD", "far-OOD", "extreme-OOD") live in ``regimes`` and their bootstrap
+stability in ``regime_stability``.
 
 Pure numerics (numpy/scipy/scikit-learn/statsmodels); pandas only inside ``to_frame``. Randomness only
 through an explicit ``seed`` turned into a Generator by :func:`humanlike.resampling.rng.make_rng`.
@@ -18,10 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from humanlike.stats.correlation import weighted_midranks
-from humanlike.measures.ood.regimes import (  # noqa: F401 - the regimes used to live here
-    REGIME_NAMES, RegimeFit, RegimeStability, fit_regimes, gmm_n_parameters, regime_names,
-    regime_stability_bootstrap,
-)
 
 
 REASON_FEW_REFERENCE = "fewer than 2 reference values"

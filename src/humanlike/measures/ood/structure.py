@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ...trials.schema import NO_ANSWER, first_presentations
-from .alignment_metric import class_level_error_divergence_batch
+from .alignment_divergence import class_level_error_divergence_batch
 from ...stats.permutation import PermutationResult, grouping_contrast_cohens_d
 from .common import class_names
 from ..pairwise import HUMANS
@@ -63,7 +63,7 @@ def condition_cled_matrix(trials: pd.DataFrame, conditions: pd.DataFrame, *, alp
     conditions : pandas.DataFrame
         The (experiment, condition) rows to compare, in matrix order.
     alpha, mixture, log_base, weighting
-        The CLED options (see :func:`humanlike.measures.ood.alignment_metric.class_level_error_divergence`).
+        The CLED options (see :func:`humanlike.measures.ood.alignment_divergence.class_level_error_divergence`).
     na_as_class : bool
         Treat the no-answer code as a class.
 

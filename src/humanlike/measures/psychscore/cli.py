@@ -118,7 +118,7 @@ def run_sequences_command(args) -> int:
 def _read_judgements(paths):
     """Every file read and validated on its own, so that an error names the file at fault."""
     from .analysis import normalise_judgements
-    from ...trials.judgements import read_raw_judgements
+    from ...trials.judgement_files import read_raw_judgements
     from ...web.sources import read_sources  # also a `humanlike serve` study folder or database URL
 
     return [normalise_judgements(read_sources([path], lambda p: read_raw_judgements(p[0]), lambda t: t),
