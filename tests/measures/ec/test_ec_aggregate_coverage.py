@@ -231,3 +231,88 @@ def test_the_model_model_part_runs_and_keeps_the_aggregate_section(study, tmp_pa
     study.write_section(page, f"{study.MM_BEGIN}\nsecond\n{study.MM_END}\n", study.MM_BEGIN, study.MM_END)
     written = page.read_text()
     assert "aggregate table" in written and "second" in written and "first" not in written
+
+
+# Part "columns": the EC result's other columns (observed consistency, squared accuracy difference, OOD accuracy).
+
+ENGINE_GROUP = {"model-human": "model", "human-human": "humans", "humans": "humans", "model": "model"}
+
+
+def test_the_column_truths_are_the_simulated_processs(study):
+    # Known ground truth: with very many trials every column of the simulated data converges to column_truths
+    # (c_obs from kappa and the true accuracies, the squared accuracy difference, the pooled accuracies).
+    design = study.cell_design(4, 3, 0.4, study.cell_seed("columns-test"))
+    truth = study.column_truths(design, 0.4)
+    assert truth["error_consistency", "model-human"] == pytest.approx(design["truth"]["model-human"], abs=1e-12)
+    assert truth["error_consistency", "human-human"] == pytest.approx(design["truth"]["human-human"], abs=1e-12)
+    n = 400_000
+    x = study.simulate_correctness(design, n, 0.4, np.random.default_rng(6)).astype(float)
+    first, second, _ = study.model_human_pairs(5)
+    values = study.column_values((x[:, :, first] * x[:, :, second]).sum(axis=1)[None], x.sum(axis=1)[None], n)[0]
+    simulated = dict(zip(study.COLUMNS, values))
+    for column in study.COLUMNS:
+        # SD of a proportion at n = 400,000 is below 0.0005, of a squared difference of ~0.02 below 0.00003
+        tolerance = {"accuracy_difference": 8e-5, "error_consistency": 4e-3}.get(column[0], 1e-3)
+        assert simulated[column] == pytest.approx(truth[column], abs=tolerance), column
+    # the squared accuracy differences are not trivially zero, and the columns differ from each other
+    assert truth["accuracy_difference", "model-human"] > 3e-4 and truth["accuracy_difference", "human-human"] > 3e-4
+    assert truth["observed_consistency", "model-human"] != pytest.approx(truth["observed_consistency", "human-human"])
+
+
+def test_the_studys_columns_are_the_librarys(study):
+    from humanlike.measures.ec.analysis import error_consistency
+
+    design = study.cell_design(4, 3, 0.4, study.cell_seed("library"))
+    correct = study.simulate_correctness(design, 120, 0.4, np.random.default_rng(3))
+    estimate, replicates, jackknife = study.bootstrap_columns(correct, 2000, np.random.default_rng(4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = error_consistency(_trial_table(correct),
+                                   settings=ResamplingSettings(n_resamples=2000, seed=5, interval="jackknife-t"))
+    mine = JackknifeMoments.of(jackknife, estimate, strata=np.repeat(np.arange(3), 120))
+    for j, (metric, group) in enumerate(study.COLUMNS):
+        columns = result.resampled.where(scope="sim", metric=metric)
+        k = [label[1] for label in columns.labels].index(ENGINE_GROUP[group])
+        # the same estimate and the same stratified item jackknife as the engine, column by column ...
+        assert estimate[j] == pytest.approx(columns.estimate[k], abs=1e-12), (metric, group)
+        engines = columns.jackknife.select([k])
+        for name in ("n", "variance", "bias", "influence_2", "influence_3", "terms_2"):
+            np.testing.assert_allclose(getattr(mine, name)[j:j + 1], getattr(engines, name), rtol=1e-9, atol=1e-12,
+                                       err_msg=f"{metric} {group} {name}")
+        # ... and the same resampling distribution (different random streams: within Monte-Carlo error)
+        assert np.nanstd(replicates[:, j]) == pytest.approx(np.nanstd(columns.replicates[:, k]), rel=0.1)
+
+
+def test_the_columns_part_sees_the_same_data_sets_as_the_kappa_part(study):
+    # Same design, same data sets, same resamples: its kappa coverage is the aggregate part's, to the bit.
+    kappa = study.coverage_of_cell(((4, 4, 80, 0.15), 6, 40))
+    columns = study.coverage_of_columns_cell(((4, 4, 80, 0.15), 6, 40))
+    for group in study.GROUPS:
+        for method in study.METHODS:
+            assert columns[f"error_consistency:{group}:{method}"] == kappa[f"{group}:{method}"]
+            assert columns[f"error_consistency:{group}:{method}:width"] == pytest.approx(
+                kappa[f"{group}:{method}:width"], rel=1e-12)
+    # the jackknife centre: observed consistency and OOD accuracy are linear in the counts (no bias to remove);
+    # the squared accuracy difference's plug-in is biased upward and the jackknife lowers it in every data set
+    for column in ("observed_consistency:model-human", "ood_accuracy:humans"):
+        assert columns[f"{column}:centre_bias"] == pytest.approx(columns[f"{column}:bias"], abs=1e-12)
+    for group in study.GROUPS:
+        assert columns[f"accuracy_difference:{group}:centre_bias"] < columns[f"accuracy_difference:{group}:bias"]
+        assert columns[f"accuracy_difference:{group}:jack_se"] > 0
+    # the other columns' widths are their own (a squared accuracy difference is far narrower than kappa)
+    assert 0 < columns["accuracy_difference:model-human:jackknife-t:width"] < columns[
+        "observed_consistency:model-human:jackknife-t:width"] < columns["error_consistency:model-human:jackknife-t:width"]
+
+
+def test_the_columns_part_runs_and_writes_its_own_section(study, tmp_path, capsys):
+    assert study.main(["--part", "columns", "--quick", "--datasets", "3", "--resamples", "30"]) == 0
+    text = capsys.readouterr().out
+    assert text.count(study.COL_BEGIN) == 1 and study.COL_END in text
+    assert len([line for line in text.splitlines() if line.startswith("| 4 | 4 | 80 | 0.15 |")]) == 1
+    assert len([line for line in text.splitlines() if line.startswith("| c_obs | model-human | `jackknife-t` |")]) == 1
+    page = tmp_path / "coverage.md"
+    page.write_text(f"# page\n\n{study.BEGIN}\naggregate table\n{study.END}\n")
+    study.write_section(page, f"{study.COL_BEGIN}\nfirst\n{study.COL_END}\n", study.COL_BEGIN, study.COL_END)
+    study.write_section(page, f"{study.COL_BEGIN}\nsecond\n{study.COL_END}\n", study.COL_BEGIN, study.COL_END)
+    written = page.read_text()
+    assert "aggregate table" in written and "second" in written and "first" not in written
