@@ -21,6 +21,23 @@ import numpy as np
 #: Format tag written into every saved result; :func:`load_result` refuses other tags.
 SAVE_FORMAT = "humanlike-result/1"
 
+#: Classes a saved result may hold that have moved since files were written, old path -> new path. A file
+#: names each class by its module, so a move would otherwise break every file saved before it. Add a line
+#: whenever such a class moves (tests/measures/test_common.py loads a file written with the old paths).
+MOVED_CLASSES = {
+    "humanlike.measures.contract:MeasureResult": "humanlike.measures.measure_result:MeasureResult",
+    "humanlike.resampling.intervals:JackknifeMoments": "humanlike.resampling.jackknife:JackknifeMoments",
+    "humanlike.resampling.intervals:RowMoments": "humanlike.resampling.jackknife:RowMoments",
+    "humanlike.stats.comparison:Scores": "humanlike.stats.scores:Scores",
+    "humanlike.measures.ood.alignment_metric:CLEDResult": "humanlike.measures.ood.alignment_divergence:CLEDResult",
+    "humanlike.measures.ood.regimes:RegimeStability": "humanlike.measures.ood.regime_stability:RegimeStability",
+    "humanlike.measures.dvc.representations:DVCOptions": "humanlike.measures.dvc.representations_options:DVCOptions",
+    "humanlike.measures.dvc.choices:LatentBenchmarkResult":
+        "humanlike.measures.dvc.choices_benchmark:LatentBenchmarkResult",
+    "humanlike.measures.compare.planning:SimulatedComparisons":
+        "humanlike.measures.compare.planning_simulation:SimulatedComparisons",
+}
+
 
 def save_result(result, path: str | Path) -> Path:
     """Write a result to one file (a zip: ``result.json`` and ``arrays.npz``), atomically.
@@ -114,7 +131,10 @@ def load_result(path: str | Path, kind: type):
         raise ValueError(f"{path}: not a saved humanlike result ({err})") from None
     if doc.get("format") != SAVE_FORMAT:
         raise ValueError(f"{path}: not a saved humanlike result (format {doc.get('format')!r})")
-    result = _decode(doc["result"], arrays)
+    try:
+        result = _decode(doc["result"], arrays)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
     if not isinstance(result, kind):
         raise ValueError(f"{path} holds a {type(result).__name__}, not a {kind.__name__}")
     return result
@@ -126,12 +146,16 @@ def _class_path(obj) -> str:
 
 
 def _humanlike_class(path: str):
-    module, _, name = path.partition(":")
+    module, _, name = MOVED_CLASSES.get(path, path).partition(":")
     if module != "humanlike" and not module.startswith("humanlike."):
         raise ValueError(f"a saved result names the class {path!r}, which is not humanlike's")
-    target = importlib.import_module(module)
-    for part in name.split("."):
-        target = getattr(target, part)
+    try:
+        target = importlib.import_module(module)
+        for part in name.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError):
+        raise ValueError(f"a saved result names the class {path!r}, which this version of humanlike does not "
+                         "have (see MOVED_CLASSES in humanlike.measures.saved_results)") from None
     return target
 
 
