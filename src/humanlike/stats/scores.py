@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..resampling.weights import nanmean_quiet
+
 
 @dataclass(frozen=True)
 class Scores:
@@ -270,21 +272,8 @@ def normalised_scores(scores: Scores, normalise: str) -> tuple[np.ndarray, np.nd
         if per is None:
             raise ValueError(f"--normalise brainscore is Brain-Score's convention for the error-consistency "
                              f"benchmarks; {scores.measure} has no such convention (use --normalise ceiling)")
-        with np.errstate(invalid="ignore"), _quiet():
-            est = np.nanmean(brainscore_ceiled(per["estimate"], per["ceiling"][:, None]), axis=0)
-            reps = (np.nanmean(brainscore_ceiled(per["replicates"], per["ceiling_replicates"][:, :, None]), axis=1)
-                    if per["replicates"].shape[0] else np.zeros((0, est.size)))
+        est = nanmean_quiet(brainscore_ceiled(per["estimate"], per["ceiling"][:, None]), axis=0)
+        reps = (nanmean_quiet(brainscore_ceiled(per["replicates"], per["ceiling_replicates"][:, :, None]), axis=1)
+                if per["replicates"].shape[0] else np.zeros((0, est.size)))
         return est, reps, "Brain-Score ceiled (mean over experiments)"
     raise ValueError(f"normalise must be one of {NORMALISATIONS} or None, not {normalise!r}")
-
-
-class _quiet:
-    def __enter__(self):
-        import warnings
-
-        self._catch = warnings.catch_warnings()
-        self._catch.__enter__()
-        warnings.simplefilter("ignore", category=RuntimeWarning)
-
-    def __exit__(self, *exc):
-        return self._catch.__exit__(*exc)

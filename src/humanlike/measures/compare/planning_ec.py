@@ -26,8 +26,6 @@ There is no exact test for ``N > 1`` (the label-exchange test is of one table).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..ec.copy_model import cell_probabilities
@@ -37,6 +35,7 @@ from ..ec.metric import kappa
 from ...stats.comparison import bootstrap_p_value
 from ..ec.exchange import exchange_test_from_counts
 from ...resampling.rng import stream
+from ...resampling.weights import nanmean_quiet
 
 #: The most humans an EC plan simulates: a trial is one of ``4 * 2^N`` types and every bootstrap resample holds
 #: a count per type (16,384 counts per resample at 12).
@@ -197,9 +196,7 @@ def _mean_kappas(counts: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.
     one_hot = (cells[..., None] == np.arange(8)).reshape(cells.shape[0], -1).astype(float)   # (K, N * 8)
     tables = (counts.astype(float) @ one_hot).reshape(*counts.shape[:-1], cells.shape[1], 8)
     ka, kb = _kappas(tables)
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", category=RuntimeWarning)
-        return np.nanmean(ka, axis=-1), np.nanmean(kb, axis=-1)
+    return nanmean_quiet(ka, axis=-1), nanmean_quiet(kb, axis=-1)
 
 
 def paired_bootstrap_ec(counts: np.ndarray, n_resamples: int, level: float, seeds) -> tuple[np.ndarray, ...]:
