@@ -79,7 +79,8 @@ def preprocessed(manifest, device_name: str):
     distinct = sorted(set(paths))
     dataset = StimulusDataset(distinct, resolve_model("torchvision:resnet50", weights=None).preprocessing())
     decoded = torch.stack([dataset[i] for i in range(len(dataset))])
-    inputs = decoded[torch.tensor([distinct.index(p) for p in paths])]
+    position = {path: i for i, path in enumerate(distinct)}
+    inputs = decoded[torch.tensor([position[p] for p in paths])]
     return inputs.pin_memory() if device_name.startswith("cuda") else inputs
 
 

@@ -15,6 +15,7 @@ torch = require_torch()
 from PIL import Image  # noqa: E402
 
 from humanlike.models import evaluate, resolve_device  # noqa: E402
+from humanlike.models.devices import cuda_float32_switches  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here")
 
@@ -43,10 +44,7 @@ def _resnet(photos, **kw):
 
 
 def _float32_switches():
-    conv = getattr(torch.backends.cudnn, "conv", None)
-    if conv is not None and hasattr(conv, "fp32_precision"):
-        return conv.fp32_precision, torch.backends.cuda.matmul.fp32_precision
-    return torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    return [getattr(owner, name) for owner, name, _ in cuda_float32_switches("ieee")]
 
 
 @pytest.fixture(scope="module")

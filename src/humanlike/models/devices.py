@@ -117,8 +117,9 @@ def forward_precision(device: torch.device, precision: str):
     """The context a forward pass runs in for ``precision`` on ``device``.
 
     ``bf16``/``fp16`` autocast. ``float32`` on CUDA turns TF32 off for cuDNN convolutions and matrix
-    products: PyTorch's default lets cuDNN run float32 convolutions in TF32, whose 10-bit mantissa moves
-    decision margins by about 1e-3, so "float32" would not agree with the CPU. ``tf32`` turns it on for both
+    products: PyTorch's default lets cuDNN run float32 convolutions in TF32, whose 10-bit mantissa moved
+    resnet50's decision margins on an H100 by up to 2.2e-2 from the CPU's (9.4e-5 with TF32 off;
+    docs/measures/model-evaluation.md), so "float32" would not agree with the CPU. ``tf32`` turns it on for both
     (faster on Ampere and later). The switches are process-wide while the context is open, and restored after.
 
     Parameters
@@ -147,14 +148,35 @@ def forward_precision(device: torch.device, precision: str):
     return _cuda_float32_math("tf32" if precision == "tf32" else "ieee")
 
 
+def cuda_float32_switches(mode: str) -> list[tuple[object, str, object]]:
+    """PyTorch's process-wide switches of float32 arithmetic on CUDA, each with its value for ``mode``.
+
+    Parameters
+    ----------
+    mode : {"ieee", "tf32"}
+        IEEE float32, or TF32 tensor cores allowed, for cuDNN convolutions and matrix products.
+
+    Returns
+    -------
+    list of (owner, attribute, value)
+        ``setattr(owner, attribute, value)`` sets the mode; ``getattr(owner, attribute)`` reads the current one.
+        PyTorch >= 2.9 spells them ``fp32_precision`` (the older ``allow_tf32`` flags are deprecated there).
+
+    Examples
+    --------
+    >>> [value for _, _, value in cuda_float32_switches("tf32")] in (["tf32", "tf32"], [True, True])
+    True
+    """
+    conv = getattr(torch.backends.cudnn, "conv", None)
+    if conv is not None and hasattr(conv, "fp32_precision"):
+        return [(conv, "fp32_precision", mode), (torch.backends.cuda.matmul, "fp32_precision", mode)]
+    return [(torch.backends.cudnn, "allow_tf32", mode == "tf32"),
+            (torch.backends.cuda.matmul, "allow_tf32", mode == "tf32")]
+
+
 @contextlib.contextmanager
 def _cuda_float32_math(mode: str):
-    conv = getattr(torch.backends.cudnn, "conv", None)
-    if conv is not None and hasattr(conv, "fp32_precision"):  # PyTorch >= 2.9 (the older flags are deprecated)
-        switches = [(conv, "fp32_precision", mode), (torch.backends.cuda.matmul, "fp32_precision", mode)]
-    else:
-        switches = [(torch.backends.cudnn, "allow_tf32", mode == "tf32"),
-                    (torch.backends.cuda.matmul, "allow_tf32", mode == "tf32")]
+    switches = cuda_float32_switches(mode)
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in switches]
     try:
         for owner, name, value in switches:
