@@ -117,8 +117,8 @@ def test_the_source_is_found():
     modules = {module_name(p) for p in source_files()}
     assert {"humanlike.resampling.engine", "humanlike.resampling.kernels", "humanlike.app.cli"} <= modules
     assert {f"humanlike.measures.{m}.cli" for m in MEASURES} <= modules
-    assert set(MEASURES) == {"ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics"}
-    assert set(TOOLS) == {"compare"}
+    # the measure set is the folders' (as the registry finds them), not a list spelled here
+    assert {"ec", "dmc"} <= set(MEASURES) and "compare" in TOOLS
     assert set(SHARED_MEASURE_MODULES) <= modules
     assert len(modules) > 80
 

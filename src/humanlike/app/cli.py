@@ -44,7 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     for name in APP_COMMANDS_FIRST:
         optional_module(name).register(sub, plan_sub)
     for family in command_families():
-        family.register_cli(sub, plan_sub)
+        try:
+            family.register_cli(sub, plan_sub)
+        except argparse.ArgumentError as err:   # two folders claim one command: name them, no traceback
+            raise TypeError(f"{family.package} (registered as {family.name!r}) adds a command another family "
+                            f"already has ({err.message}): rename its entry") from None
     for name in APP_COMMANDS_LAST:
         module = optional_module(name)
         if module is not None:

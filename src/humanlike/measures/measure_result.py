@@ -23,11 +23,28 @@ VALUE_COLUMNS = ("estimate", "ci_low", "ci_high", "undefined_share", "reason")
 CORE_COLUMNS = LABEL_COLUMNS + VALUE_COLUMNS
 
 
+class RegisteredName:
+    """The ``measure`` of a result class: the name the entry of the folder defining the class registers.
+
+    Examples
+    --------
+    >>> from humanlike.measures.dmc.result import DMCResult
+    >>> DMCResult.measure
+    'dmc'
+    """
+
+    def __get__(self, instance, owner) -> str:
+        from .registry import name_of_folder   # the registry imports the contract, which imports this module
+
+        return name_of_folder(owner.__module__)
+
+
 class MeasureResult:
     """The one result shape: every measure's result class derives from it.
 
-    A subclass names the measure (``measure = "ec"``) and where its resampled values are (``resampled_field``, a
-    :class:`~humanlike.resampling.results.Resampled`); the base then gives
+    A subclass says where its resampled values are (``resampled_field``, a
+    :class:`~humanlike.resampling.results.Resampled`; the measure's name comes from its folder's entry); the
+    base then gives
 
     - :attr:`estimate` (numpy array, one value per row of :meth:`to_frame`) and :attr:`replicates` (R x K),
     - :meth:`interval` at any level and by any method, without recomputing,
@@ -52,7 +69,9 @@ class MeasureResult:
     (['measure', 'scope', 'group'], 'ec')
     """
 
-    measure: ClassVar[str] = ""
+    #: The measure's registered name: its folder's entry (``humanlike.measures.<folder>.measure``) names it, so the
+    #: result class never spells it again (a subclass outside a measure folder may set a string).
+    measure = RegisteredName()
     #: The attribute holding the :class:`~humanlike.resampling.results.Resampled` values.
     resampled_field: ClassVar[str] = "resampled"
     #: Label fields that play the part of ``scope`` and ``group`` where the result names them otherwise.

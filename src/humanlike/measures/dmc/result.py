@@ -389,7 +389,6 @@ class DMCResult(MeasureResult):
     self_consistency: SelfConsistencyResult | None
     settings: dict
 
-    measure = "dmc"
 
     @property
     def experiments(self) -> list[str]:

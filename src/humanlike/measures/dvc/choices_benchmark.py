@@ -55,7 +55,6 @@ class LatentBenchmarkResult(MeasureResult):
 
     values: Resampled
     metric: str
-    measure = "dvc"
     resampled_field = "values"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:

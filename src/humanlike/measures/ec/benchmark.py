@@ -60,7 +60,6 @@ class BenchmarkResult(MeasureResult):
     rows: pd.DataFrame
     ranking: RankingStability | None
     details: ErrorConsistencyResult
-    measure = "ec"
 
     @property
     def resampled(self) -> Resampled:

@@ -26,7 +26,7 @@ PRESETS = {
 }
 
 
-def register(sub, plan_sub) -> None:
+def register(sub, plan_sub, name: str) -> None:
     """Register this module's commands (``benchmark``, ``ec``, ``plan ec``) on the ``humanlike`` parser.
 
     Parameters
@@ -35,6 +35,8 @@ def register(sub, plan_sub) -> None:
         The ``humanlike`` parser's subcommands.
     plan_sub : argparse._SubParsersAction
         The subcommands of ``humanlike plan``.
+    name : str
+        The command's name: the registered entry's (``humanlike <name>``, ``humanlike plan <name>``).
 
     Examples
     --------
@@ -42,7 +44,7 @@ def register(sub, plan_sub) -> None:
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> sub = parser.add_subparsers(dest="command")
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
-    >>> register(sub, plan_sub)
+    >>> register(sub, plan_sub, "ec")
     >>> sorted(sub.choices)
     ['benchmark', 'ec', 'plan']
     >>> sorted(plan_sub.choices)
@@ -54,7 +56,7 @@ def register(sub, plan_sub) -> None:
     _add_ec_options(bench)
     bench.set_defaults(handler=run_benchmark_command)
 
-    ec = sub.add_parser("ec", help="pairwise error consistency per experiment, with intervals and p-values")
+    ec = sub.add_parser(name, help="pairwise error consistency per experiment, with intervals and p-values")
     ec.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
     add_data_options(ec)
     ec.add_argument("--experiment", action="append",
@@ -68,7 +70,7 @@ def register(sub, plan_sub) -> None:
     _add_ec_options(ec)
     ec.set_defaults(handler=run_ec_command)
 
-    plan = plan_sub.add_parser("ec", help="trials needed for error consistency (copy model)")
+    plan = plan_sub.add_parser(name, help="trials needed for error consistency (copy model)")
     plan.add_argument("--accuracy", type=probability, nargs=2, default=(0.75, 0.75), metavar=("A1", "A2"),
                       help="accuracies of the two observers (default 0.75 0.75)")
     plan.add_argument("--kappa", type=float_in(-1, 1), default=0.3, help="true error consistency (default 0.3)")
@@ -162,11 +164,11 @@ def ec_settings(args) -> ResamplingSettings:
     return resampling_settings(args, interval=DEFAULT_SETTINGS.interval)
 
 
-def with_dmc_rows(result, trials, args, exclusions):
+def with_dmc_rows(result, trials, args, exclusions, shared=None):
     """The benchmark rows gain decision-margin consistency beside EC (models with margins only).
 
-    The DMC result is left in ``args.demo_results["dmc"]`` when the namespace has that dict (the demo), so the
-    demo's DMC part and its report page reuse it.
+    The DMC result is left in ``shared["dmc"]`` when a dict is given (the demo's results), so the demo's DMC part
+    and its report page reuse it.
 
     Parameters
     ----------
@@ -178,6 +180,8 @@ def with_dmc_rows(result, trials, args, exclusions):
         The command line (``resamples``, ``level``, ``seed``, ``quiet``).
     exclusions : dict or None
         The benchmark's exclusions, applied to DMC too.
+    shared : dict, optional
+        Where the DMC result is left (``"dmc"``) for others to reuse.
 
     Returns
     -------
@@ -212,7 +216,8 @@ def with_dmc_rows(result, trials, args, exclusions):
                                           settings=dmc_cli.dmc_cli_settings(args, beside=True))
     except TrialTableError:
         return result
-    getattr(args, "demo_results", {})["dmc"] = dmc
+    if shared is not None:
+        shared["dmc"] = dmc
     extra = dmc_cli.dmc_benchmark_rows(trials, exclusions=exclusions, result=dmc)
     if extra.empty:
         return result

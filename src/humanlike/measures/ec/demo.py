@@ -9,17 +9,17 @@ from .analysis import DEFAULT_SETTINGS
 from .cli import format_overall, with_dmc_rows
 
 
-def demo(trials, args) -> list[Path]:
+def demo(trials, run) -> list[Path]:
     """The benchmark on the demo's simulated trials: rows (with DMC beside EC), pairs, ranking and figures.
 
     Parameters
     ----------
     trials : pandas.DataFrame
         The demo's trial table (simulated benchmark).
-    args : argparse.Namespace
-        The parsed ``humanlike demo`` command line, with ``run_outputs`` (files are written through it),
-        ``demo_results`` (the benchmark goes in under ``"ec"``, its details under ``"error_consistency"``),
-        ``demo_json`` (the benchmark's JSON document, written last as ``benchmark.json``) and ``demo_summary``
+    run : humanlike.measures.contract.DemoRun
+        The demo's options and files (written through ``run.outputs``); the benchmark goes into ``run.results``
+        under ``"ec"`` (its details under ``"error_consistency"``, the DMC beside it under ``"dmc"``), its JSON
+        document into ``run.documents`` (written last as ``benchmark.json``) and its table into ``run.summary``
         (the text the demo prints).
 
     Returns
@@ -29,16 +29,16 @@ def demo(trials, args) -> list[Path]:
 
     Examples
     --------
-    >>> import argparse, tempfile
-    >>> from pathlib import Path
+    >>> import tempfile, types
     >>> from humanlike.files import RunOutputs
+    >>> from humanlike.measures.contract import DemoRun
     >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> out = Path(tempfile.mkdtemp())
-    >>> args = argparse.Namespace(out=out, format="csv", resamples=0, level=0.95, seed=0, interval="percentile",
-    ...                           observer_level="none", memory_budget=2**30, workers=None, quiet=True,
-    ...                           run_outputs=RunOutputs(out), demo_results={}, demo_json={}, demo_summary=[])
+    >>> out = tempfile.mkdtemp()
+    >>> run = DemoRun(types.SimpleNamespace(out=out, format="csv", resamples=0, level=0.95, seed=0,
+    ...                                     interval="percentile", observer_level="none", memory_budget=2**30,
+    ...                                     workers=None, quiet=True), outputs=RunOutputs(out))
     >>> trials = simulate_benchmark(seed=0, n_humans=3, n_items=24)
-    >>> [p.name for p in demo(trials[trials["experiment"] == "sim-blur"], args)]
+    >>> [p.name for p in demo(trials[trials["experiment"] == "sim-blur"], run)]
     ['benchmark.csv', 'pairs.csv', 'benchmark.png']
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
@@ -46,21 +46,20 @@ def demo(trials, args) -> list[Path]:
     from .benchmark import run_benchmark
     from .plot import benchmark_figure, ranking_figure
 
-    run = args.run_outputs
-    out = Path(args.out)
+    options, files = run.options, run.outputs
     result = run_benchmark(trials, exclusions=None,
-                           settings=resampling_settings(args, interval=DEFAULT_SETTINGS.interval))
+                           settings=resampling_settings(options, interval=DEFAULT_SETTINGS.interval))
     # Computed once for the whole demo; the other measures' parts read them from here.
-    args.demo_results["ec"] = result
-    args.demo_results["error_consistency"] = result.details
-    result = with_dmc_rows(result, trials, args, exclusions=None)   # the files show DMC beside EC
-    files = [run.add_table(result.rows, "benchmark", args.format),
-             run.add_table(result.details.pairs, "pairs", args.format),
-             run.figure(benchmark_figure(result, "Simulated benchmark: error consistency with humans"),
-                        out / "benchmark.png")]
+    run.results["ec"] = result
+    run.results["error_consistency"] = result.details
+    result = with_dmc_rows(result, trials, options, exclusions=None, shared=run.results)   # DMC beside EC
+    written = [files.add_table(result.rows, "benchmark", run.format),
+               files.add_table(result.details.pairs, "pairs", run.format),
+               files.figure(benchmark_figure(result, "Simulated benchmark: error consistency with humans"),
+                            run.out / "benchmark.png")]
     if result.ranking is not None:
-        files += [run.add_table(result.ranking.to_frame(), "ranking", args.format),
-                  run.figure(ranking_figure(result.ranking), out / "ranking.png")]
-    args.demo_json["benchmark"] = result.to_json_dict()
-    args.demo_summary.append(format_overall(result))
-    return files
+        written += [files.add_table(result.ranking.to_frame(), "ranking", run.format),
+                    files.figure(ranking_figure(result.ranking), run.out / "ranking.png")]
+    run.documents["benchmark"] = result.to_json_dict()
+    run.summary.append(format_overall(result))
+    return written

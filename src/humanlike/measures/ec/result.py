@@ -283,7 +283,6 @@ class ErrorConsistencyResult(MeasureResult):
     settings: dict = field(default_factory=dict)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
-    measure = "ec"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
         """The tidy frame's rows, with ``n_pairs`` and ``interval_method`` beside the core columns.

@@ -267,7 +267,6 @@ class OODAlignment(MeasureResult):
     settings: dict
     resampled: Resampled | None = field(default=None, repr=False)
 
-    measure = "ood"
     scope_label = "table"
 
     def to_wide(self) -> pd.DataFrame:

@@ -110,7 +110,6 @@ class OODResult(MeasureResult):
     profiles: pd.DataFrame = field(repr=False)
     settings: dict
 
-    measure = "ood"
     scope_label = "table"
 
     def to_wide(self) -> pd.DataFrame:

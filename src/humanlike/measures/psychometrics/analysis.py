@@ -301,7 +301,6 @@ class PsychometricResult(MeasureResult):
     kinds: dict
     classes: list
     settings: dict
-    measure = "psychometrics"
     scope_label = "experiment"
     group_label = "observer"
 

@@ -414,7 +414,6 @@ class PsychScoreResult(MeasureResult):
     reference: str
     settings: dict = field(default_factory=dict)
 
-    measure = "psychscore"
     resampled_field = "scores"
     group_label = "observer"
 

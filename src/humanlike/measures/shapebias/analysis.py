@@ -241,7 +241,6 @@ class ShapeBiasResult(MeasureResult):
     kinds: dict
     counts: pd.DataFrame
     settings: dict
-    measure = "shapebias"
     group_label = "observer"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
