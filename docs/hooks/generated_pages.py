@@ -97,6 +97,15 @@ def api_page(group: str, modules: list[str]) -> str:
     return "\n".join(body)
 
 
+def pages_of(nav) -> list[str]:
+    """Every page a navigation (a list of ``{title: page or list}``) names, at any depth."""
+    found = []
+    for entry in nav:
+        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        found += pages_of(value) if isinstance(value, list) else [value]
+    return found
+
+
 def measure_nav(config) -> None:
     """Fill the navigation from the registry: every measure's (and tool's) page under "Measures", in the
     registry's order before the pages ``mkdocs.yml`` lists there, and its API page under "API reference" after
@@ -105,7 +114,7 @@ def measure_nav(config) -> None:
     pages = {}
     for family in FAMILIES.values():   # a copied folder keeps its original's page: shown once
         pages.setdefault(family.docs.removeprefix("docs/"), family.title)
-    listed = {next(iter(entry.values())) for entry in nav["Measures"]["Measures"] if isinstance(entry, dict)}
+    listed = set(pages_of(config["nav"]))
     nav["Measures"]["Measures"][:0] = [{title: page} for page, title in pages.items() if page not in listed]
     api = nav["API reference"]["API reference"]
     after = next(i for i, entry in enumerate(api) if next(iter(entry.values())) == "api/files.md") + 1
