@@ -27,14 +27,14 @@ MEASURES = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/mea
 TOOLS = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/tool.py")))
 #: Modules of ``humanlike.measures`` that every measure may use (not a measure themselves): the contract, the
 #: registry, the report's building blocks, the shared options and pair machinery.
-SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options", "humanlike.measures.contract",
+SHARED_MEASURE_MODULES = ("humanlike.measures.pairs", "humanlike.measures.options", "humanlike.measures.contract",
                           "humanlike.measures.registry", "humanlike.measures.sections",
-                          "humanlike.measures.pair_kernels", "humanlike.measures.measure_result",
-                          "humanlike.measures.saved_results")
-#: The shared measure modules that are packages (a folder, not a measure): their modules are shared too.
-SHARED_MEASURE_PACKAGES = ("options",)
+                          "humanlike.measures.measure_result", "humanlike.measures.saved_results")
+#: The shared measure modules that are packages (a folder, not a measure): their modules are shared too. pairs:
+#: the pair core (design, correctness statistics, kernels, aggregation) of every pairwise measure.
+SHARED_MEASURE_PACKAGES = ("options", "pairs")
 #: Packages whose ``__init__`` is their one import path (it re-exports every public name of their modules).
-FACADE_PACKAGES = tuple(f"measures/{p}" for p in SHARED_MEASURE_PACKAGES) + ("files",)
+FACADE_PACKAGES = ("measures/options", "files")
 
 
 def declared_dependencies(measure: str) -> set[str]:
@@ -48,13 +48,9 @@ def declared_dependencies(measure: str) -> set[str]:
     return set()
 
 
-#: What a measure (or the shared measure modules, "shared") may import from another measure: each measure's own
-#: declaration (its entry's ``depends_on``, with the reason beside it there).
-CROSS_MEASURE: dict[str, set[str]] = {
-    # the pair kernels compute kappa and the error overlap
-    "shared": {"humanlike.measures.ec.metric", "humanlike.measures.ec.correctness_sums"},
-    **{m: declared_dependencies(m) for m in MEASURES + TOOLS},
-}
+#: What a measure may import from another measure: each measure's own declaration (its entry's ``depends_on``,
+#: with the reason beside it there). The shared measure modules ("shared") may import no measure at all.
+CROSS_MEASURE: dict[str, set[str]] = {m: declared_dependencies(m) for m in MEASURES + TOOLS}
 #: Upward imports still allowed (none: the demo moved to app/demo.py).
 UPWARD_EXCEPTIONS: dict[str, set[str]] = {}
 
@@ -174,6 +170,17 @@ def test_every_declared_cross_measure_import_is_used():
     assert not stale, stale
 
 
+def test_a_measure_folder_imports_its_own_modules_relatively():
+    # "from humanlike.measures.ec.copy_model import ..." inside ec/ would make a copy of the folder (a new measure
+    # started from it) import the original: tests/test_measure_folder.py
+    wrong = [f"{module_name(path)} imports {node.module}"
+             for m in MEASURES + TOOLS for path in sorted((SOURCE / "measures" / m).rglob("*.py"))
+             for node in ast.walk(parsed(path))
+             if isinstance(node, ast.ImportFrom) and node.level == 0
+             and (node.module or "").startswith(f"humanlike.measures.{m}")]
+    assert not wrong, "\n".join(wrong)
+
+
 def app_reaches_into_measures() -> list[str]:
     """Imports (and dotted module names in strings) by which app/ reaches a measure's folder."""
     modules = {module_name(p) for p in source_files()}
@@ -213,9 +220,10 @@ def test_every_measure_folder_is_registered():
 
 
 def test_measure_of_finds_the_folder():
-    assert measure_of("humanlike.measures.ec.metric") == "ec"
-    assert measure_of("humanlike.measures.pairwise") == "shared"
-    assert measure_of("humanlike.measures.pair_kernels") == "shared"
+    assert measure_of("humanlike.measures.ec.analysis") == "ec"
+    assert measure_of("humanlike.measures.pairs.metric") == "shared"
+    assert measure_of("humanlike.measures.pairs.aggregation") == "shared"
+    assert measure_of("humanlike.measures.pairs.kernels") == "shared"
     assert measure_of("humanlike.measures.options.resampling") == "shared"
     assert measure_of("humanlike.measures.ood") == "ood"
     assert measure_of("humanlike.resampling.engine") is None
@@ -351,8 +359,14 @@ def test_relative_imports_are_resolved(source, expected):
 
 
 def test_an_undeclared_cross_measure_import_is_found(monkeypatch):
-    monkeypatch.setitem(CROSS_MEASURE, "ood", set())
-    assert "humanlike.measures.ood.alignment_sums imports humanlike.measures.ec.metric" in cross_measure_imports()
+    monkeypatch.setitem(CROSS_MEASURE, "psychscore", set())
+    assert "humanlike.measures.psychscore.analysis imports humanlike.measures.mlds.glm" in cross_measure_imports()
+
+
+def test_the_shared_measure_modules_import_no_measure():
+    # the pair core, the options, the contract: no measure's folder is below them
+    wrong = [line for line in cross_measure_imports() if measure_of(line.split()[0]) == "shared"]
+    assert not wrong and "shared" not in CROSS_MEASURE, wrong
 
 
 def test_an_app_import_of_a_measure_is_found(monkeypatch):

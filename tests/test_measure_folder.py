@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ROOT / "src" / "humanlike" / "measures"
 #: The folder copied under a new name: error consistency, the measure the others build on.
-COPIED = "shapebias"
+COPIED = "ec"
 
 
 def source_tree(root: Path) -> None:

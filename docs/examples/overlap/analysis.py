@@ -10,10 +10,10 @@ from ...resampling.engine import bootstrap
 from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
 from ...trials.selection import select_trials
-from ..ec.analysis import ec_design
 from ..measure_result import MeasureResult
-from ..pair_kernels import ErrorOverlapKernel
-from ..pairwise import PairAggregation
+from ..pairs.aggregation import PairAggregation
+from ..pairs.design import pair_design
+from ..pairs.kernels import ErrorOverlapKernel
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def error_overlap_analysis(trials, *, settings=None, experiments=None) -> Overla
     OverlapResult
     """
     settings = settings or ResamplingSettings()
-    design = ec_design(select_trials(trials, experiments=experiments))
+    design = pair_design(select_trials(trials, experiments=experiments))
     kernel = ErrorOverlapKernel()
     aggregation = PairAggregation(design, kernel.measures)     # pairs -> conditions -> groups -> overall
     values = bootstrap(design, kernel, aggregation, aggregation.output, settings)

@@ -23,6 +23,4 @@ MEASURE = Measure(
     simulate=".measure:simulate",
     bad_inputs="humanlike.measures.contract:trial_table_bad_inputs",
     api_intro="Error overlap, the worked example of the guide: its analysis, command and report section.",
-    # the pair design (ec_design) is error consistency's
-    depends_on=("humanlike.measures.ec.analysis",),
 )

@@ -1,7 +1,8 @@
 """``humanlike demo``: every registered measure on the built-in simulated benchmark, then one report page.
 
-One loop over :func:`humanlike.measures.registry.measures`: each measure's ``demo`` part writes its files and
-leaves its result for the page; a new measure joins the demo by registering one.
+One loop over :func:`humanlike.measures.registry.command_families` (the measures and the cross-measure tools, in
+their order): each one's ``demo`` part writes its files and leaves its result for the page; a new measure joins
+the demo by registering one.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def run_demo(args) -> int:
     >>> build_parser().parse_args(['demo']).handler is run_demo
     True
     """
-    from ..measures.registry import measures
+    from ..measures.registry import command_families
     from ..trials.simulate import simulate_benchmark
 
     outputs = run_outputs(args, {**resampling_settings(args).to_dict(), "interval": interval_record(args)})
@@ -73,7 +74,7 @@ def run_demo(args) -> int:
     # page and for each other), their JSON documents (written after every part) and the text printed at the end.
     run = DemoRun(types.SimpleNamespace(**{k: v for k, v in vars(args).items() if k not in NOT_DEMO_OPTIONS}),
                   outputs=outputs)
-    parts = [m for m in measures() if m.demo is not None]
+    parts = [family for family in command_families() if family.demo is not None]
     progress = StageProgress(args, "demo", ["simulate", *[m.name for m in parts], "report"])
     try:
         progress.stage("simulate")

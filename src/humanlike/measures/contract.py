@@ -373,6 +373,9 @@ class Tool:
     report_section : str or None
         ``section(results) -> SectionResult or None``: a section of the report page from the measures' results
         (``{measure name: result}``, as the report computed them), None where they hold nothing for it.
+    demo : str or None
+        ``demo(trials, run) -> list[Path]``: its part of ``humanlike demo`` (as a measure's, see
+        :attr:`Measure.demo`), in the order of :func:`humanlike.measures.registry.command_families`.
     depends_on : tuple of str
         The measures' modules it imports, and why it may (tests/test_architecture.py checks them).
     api_intro : str
@@ -384,7 +387,7 @@ class Tool:
     --------
     >>> from humanlike.measures.registry import tools
     >>> [tool.name for tool in tools()]
-    ['compare']
+    ['benchmark', 'compare']
     """
 
     name: str
@@ -394,9 +397,27 @@ class Tool:
     order: int
     cli: str
     report_section: str | None = None
+    demo: str | None = None
     depends_on: tuple[str, ...] = ()
     api_intro: str = ""
     package: str = ""
+
+    def run_demo(self, trials, run: DemoRun) -> list[Path]:
+        """The tool's part of ``humanlike demo`` (see :attr:`demo`).
+
+        Parameters
+        ----------
+        trials : pandas.DataFrame
+            The demo's simulated trial table.
+        run : DemoRun
+            The demo's options, files and shared results.
+
+        Returns
+        -------
+        list of pathlib.Path
+            The files written (none where the tool has no demo part).
+        """
+        return [] if self.demo is None else list(resolve(self.demo, self.package)(trials, run))
 
     def register_cli(self, subparsers, plan_subparsers) -> None:
         """Add the tool's commands to the ``humanlike`` parser under its name (see :attr:`cli`).

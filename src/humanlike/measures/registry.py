@@ -55,7 +55,7 @@ def tools() -> tuple[Tool, ...]:
     Examples
     --------
     >>> [t.name for t in tools()]
-    ['compare']
+    ['benchmark', 'compare']
     """
     return _entries("tool", "TOOL", Tool)
 

@@ -36,6 +36,12 @@ MOVED_CLASSES = {
         "humanlike.measures.dvc.choices_benchmark:LatentBenchmarkResult",
     "humanlike.measures.compare.planning:SimulatedComparisons":
         "humanlike.measures.compare.planning_simulation:SimulatedComparisons",
+    # the pair core left error consistency's folder for the shared measures.pairs package
+    "humanlike.measures.ec.metric:UndefinedPolicy": "humanlike.measures.pairs.metric:UndefinedPolicy",
+    "humanlike.measures.pairwise:ExperimentLayout": "humanlike.measures.pairs.aggregation:ExperimentLayout",
+    "humanlike.measures.pairwise:PairAggregation": "humanlike.measures.pairs.aggregation:PairAggregation",
+    "humanlike.measures.pair_kernels:ErrorConsistencyKernel": "humanlike.measures.pairs.kernels:ErrorConsistencyKernel",
+    "humanlike.measures.pair_kernels:ErrorOverlapKernel": "humanlike.measures.pairs.kernels:ErrorOverlapKernel",
 }
 
 

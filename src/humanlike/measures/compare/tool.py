@@ -21,7 +21,7 @@ TOOL = Tool(
     # interval combines the two tables' profile-likelihood intervals (MOVER)
     depends_on=("humanlike.measures.ec.analysis", "humanlike.measures.ec.copy_model", "humanlike.measures.ec.exchange",
                 "humanlike.measures.ec.interval",
-                "humanlike.measures.ec.metric", "humanlike.measures.ec.result", "humanlike.measures.dmc.analysis",
+                "humanlike.measures.ec.result", "humanlike.measures.dmc.analysis",
                 "humanlike.measures.dmc.kernel", "humanlike.measures.dmc.result", "humanlike.measures.dvc.choices",
                 "humanlike.measures.dvc.choices_benchmark",
                 "humanlike.measures.ood.alignment", "humanlike.measures.ood.analysis", "humanlike.measures.ood.cli"),

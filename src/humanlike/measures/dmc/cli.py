@@ -336,7 +336,7 @@ def dmc_benchmark_rows(trials, *, settings=None, exclusions=None, result=None) -
     """
     from .analysis import decision_margin_consistency, dmc_settings
     from .kernel import ACCURACY, DMC, MODEL_HUMAN_MEAN
-    from ..pairwise import HUMANS, MODEL_MODEL
+    from ..pairs.aggregation import HUMANS, MODEL_MODEL
     from ...trials.schema import TrialTableError
 
     if result is None:

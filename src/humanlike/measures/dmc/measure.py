@@ -47,6 +47,6 @@ MEASURE = Measure(
     simulate=".measure:simulate",
     bad_inputs="humanlike.measures.contract:trial_table_bad_inputs",
     # DMC reports EC beside DMC (consistency against accuracy, self-consistency)
-    depends_on=("humanlike.measures.ec.metric", "humanlike.measures.ec.analysis"),
+    depends_on=("humanlike.measures.ec.analysis",),
     api_intro='Decision-margin consistency: margins, the kernel and pipeline, planning, command and figures.',
 )

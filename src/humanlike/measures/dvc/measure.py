@@ -48,7 +48,5 @@ MEASURE = Measure(
     demo=".demo:demo",
     simulate=".measure:simulate",
     bad_inputs="humanlike.measures.contract:trial_table_bad_inputs",
-    # DVC of representations reports kappa of the cross-validated choices
-    depends_on=("humanlike.measures.ec.correctness_sums", "humanlike.measures.ec.kappa_bounds"),
     api_intro='Decision-variable correlation of representations and of choices, command and figures.',
 )

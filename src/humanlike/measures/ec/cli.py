@@ -1,4 +1,4 @@
-"""Commands for error consistency: ``benchmark``, ``ec`` and ``plan ec``."""
+"""Commands for error consistency: ``ec`` and ``plan ec``, and the options ``benchmark`` shares with ``ec``."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ PRESETS = {
 
 
 def register(sub, plan_sub, name: str) -> None:
-    """Register this module's commands (``benchmark``, ``ec``, ``plan ec``) on the ``humanlike`` parser.
+    """Register error consistency's commands (``ec``, ``plan ec``) on the ``humanlike`` parser (``benchmark``, which
+    joins DMC's rows to EC's, is a cross-measure tool: :mod:`humanlike.measures.benchmark.cli`).
 
     Parameters
     ----------
@@ -46,16 +47,10 @@ def register(sub, plan_sub, name: str) -> None:
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
     >>> register(sub, plan_sub, "ec")
     >>> sorted(sub.choices)
-    ['benchmark', 'ec', 'plan']
+    ['ec', 'plan']
     >>> sorted(plan_sub.choices)
     ['ec']
     """
-    bench = sub.add_parser("benchmark", help="the model-vs-human benchmark with bootstrap intervals")
-    bench.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
-    add_data_options(bench)
-    _add_ec_options(bench)
-    bench.set_defaults(handler=run_benchmark_command)
-
     ec = sub.add_parser(name, help="pairwise error consistency per experiment, with intervals and p-values")
     ec.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
     add_data_options(ec)
@@ -67,7 +62,7 @@ def register(sub, plan_sub, name: str) -> None:
                          "(default; holds its level when errors are few, see docs/ec_coverage.md) or "
                          "'bootstrap' (--interval's method); pairs averaged over conditions and all means "
                          "use the bootstrap")
-    _add_ec_options(ec)
+    add_ec_options(ec)
     ec.set_defaults(handler=run_ec_command)
 
     plan = plan_sub.add_parser(name, help="trials needed for error consistency (copy model)")
@@ -89,7 +84,24 @@ def register(sub, plan_sub, name: str) -> None:
     plan.set_defaults(handler=run_plan_ec)
 
 
-def _add_ec_options(parser: argparse.ArgumentParser) -> None:
+def add_ec_options(parser: argparse.ArgumentParser) -> None:
+    """Add error consistency's options (resampling, exclusions, outputs, ``--policy``, ``--p-value``,
+    ``--preset``, ``--two-level``, ``--figure``) to a command that computes it (``ec``, ``benchmark``).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_ec_options(parser)
+    >>> args = parser.parse_args(["--preset", "paper"])
+    >>> ec_choices(args)
+    ('model-vs-human', 'beta-posterior-published')
+    """
     add_resampling_options(parser)
     add_exclusion_options(parser)
     add_output_options(parser, out_default=None)
@@ -162,236 +174,6 @@ def ec_settings(args) -> ResamplingSettings:
             raise ValueError(f"--two-level contradicts --observer-level {args.observer_level}")
         args = argparse.Namespace(**{**vars(args), "observer_level": "bootstrap"})
     return resampling_settings(args, interval=DEFAULT_SETTINGS.interval)
-
-
-def with_dmc_rows(result, trials, args, exclusions, shared=None):
-    """The benchmark rows gain decision-margin consistency beside EC (models with margins only).
-
-    The DMC result is left in ``shared["dmc"]`` when a dict is given (the demo's results), so the demo's DMC part
-    and its report page reuse it.
-
-    Parameters
-    ----------
-    result : BenchmarkResult
-        The benchmark.
-    trials : pandas.DataFrame
-        Its trial table (DMC needs a ``decision_margin`` column; without one the result is returned as it is).
-    args : argparse.Namespace
-        The command line (``resamples``, ``level``, ``seed``, ``quiet``).
-    exclusions : dict or None
-        The benchmark's exclusions, applied to DMC too.
-    shared : dict, optional
-        Where the DMC result is left (``"dmc"``) for others to reuse.
-
-    Returns
-    -------
-    BenchmarkResult
-        The result whose rows gain DMC rows for the models with margins.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> from humanlike.measures.ec.benchmark import run_benchmark
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0, n_humans=3, n_items=24)
-    >>> trials = trials[trials["experiment"] == "sim-blur"]
-    >>> args = argparse.Namespace(resamples=0, level=0.95, seed=0, quiet=True)
-    >>> rows = with_dmc_rows(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=0)), trials, args, None).rows
-    >>> "decision_margin_consistency" in set(rows["metric"])
-    True
-    """
-    from dataclasses import replace
-
-    from ..options import optional_module
-
-    dmc_cli = optional_module("measures.dmc.cli")
-    if dmc_cli is None or "decision_margin" not in trials:
-        return result
-    from ..dmc.analysis import decision_margin_consistency
-    from ...trials.schema import TrialTableError
-
-    try:
-        # every resampling option the user gave (DMC's own observer jackknife unless --observer-level is given)
-        dmc = decision_margin_consistency(trials, exclusions=exclusions,
-                                          settings=dmc_cli.dmc_cli_settings(args, beside=True))
-    except TrialTableError:
-        return result
-    if shared is not None:
-        shared["dmc"] = dmc
-    extra = dmc_cli.dmc_benchmark_rows(trials, exclusions=exclusions, result=dmc)
-    if extra.empty:
-        return result
-    return replace(result, rows=pd.concat([result.rows, extra], ignore_index=True))
-
-
-def partial_models_note(partial: dict, n_experiments: int) -> str:
-    """The footnote of models scored on only some experiments of a run (marked ``†``; not ranked).
-
-    Parameters
-    ----------
-    partial : dict of str to list of str
-        Model -> the experiments it was scored on (``settings["partial_models"]`` of an EC result).
-    n_experiments : int
-        The experiments of the run.
-
-    Returns
-    -------
-    str
-        One line per model, saying which experiments it has and how to rank it.
-
-    Examples
-    --------
-    >>> print(partial_models_note({"resnet50@run": ["edge"]}, 17))
-    † resnet50@run: scored on 1 of 17 experiments (edge): its overall values average those only and it is not ranked; rank it beside the others on them with --experiment edge
-    """
-    return "\n".join(
-        f"† {model}: scored on {len(have)} of {n_experiments} experiments ({', '.join(have)}): its overall values "
-        f"average those only and it is not ranked; rank it beside the others on them with "
-        + " ".join(f"--experiment {e}" for e in have)
-        for model, have in partial.items())
-
-
-def format_overall(result) -> str:
-    """A readable table of the overall benchmark rows.
-
-    Parameters
-    ----------
-    result : BenchmarkResult
-        From :func:`humanlike.measures.ec.benchmark.run_benchmark`.
-
-    Returns
-    -------
-    str
-        One line per observer (humans first, then models by EC) with EC and OOD accuracy and their
-        intervals, a legend line and, with resamples, the ranking stability.
-
-    Examples
-    --------
-    >>> from humanlike.measures.ec.benchmark import run_benchmark
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> from humanlike.resampling.settings import ResamplingSettings
-    >>> text = format_overall(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=0)))
-    >>> for line in text.splitlines()[:3]:
-    ...     print(line)
-    observer                                 error consistency                OOD accuracy
-    humans                                    0.281 [nan, nan]            0.645 [nan, nan]
-    model-humanlike                           0.309 [nan, nan]            0.715 [nan, nan]
-    """
-    rows = result.rows[result.rows["scope"] == "overall"]
-    level = int(round(result.details.settings["level"] * 100))
-    ec = rows[rows["metric"] == "error_consistency"].set_index("observer")
-    acc = rows[rows["metric"] == "ood_accuracy"].set_index("observer")
-    dmc = rows[rows["metric"] == "decision_margin_consistency"].set_index("observer")
-    width = max([28] + [len(str(n)) + 2 for n in ec.index])
-    header = f"{'observer':<{width}}{'error consistency':>30}{'OOD accuracy':>28}"
-    lines = [header + (f"{'decision-margin consistency':>32}" if not dmc.empty else "")]
-    partial = result.details.settings.get("partial_models") or {}
-    by_ec = list(ec.drop(index="humans", errors="ignore").sort_values("estimate", ascending=False).index)
-    # models scored on some experiments only come last, apart from the ranked ones
-    order = ["humans"] + [m for m in by_ec if m not in partial] + [m for m in by_ec if m in partial]
-    for name in order:
-        if name not in ec.index:
-            continue
-        label = f"{name} †" if name in partial else name
-        line = f"{label:<{width}}{_fmt(ec.loc[name]):>30}{_fmt(acc.loc[name]):>28}"
-        if not dmc.empty:
-            line += f"{_fmt(dmc.loc[name]) if name in dmc.index else 'no margins':>32}"
-        lines.append(line)
-    lines.append(f"(estimate [{level}% {bootstrap_label(result.details.resampled, None)} interval]; "
-                 "'humans' = mean over human pairs"
-                 + ("; humans' DMC = split-half noise ceiling)" if not dmc.empty else ")"))
-    if partial:
-        lines.append(partial_models_note(partial, len(result.details.settings["experiments"])))
-    if result.ranking is not None:
-        r = result.ranking
-        lines.append(f"ranking stability: Kendall's tau to the original ranking {r.tau_mean:.2f} "
-                     f"[{r.tau_low:.2f}, {r.tau_high:.2f}]; most human-like: {r.names[int(np.argmax(r.probability_best))]} "
-                     f"(P best {r.probability_best.max():.2f})")
-    return "\n".join(lines)
-
-
-def _fmt(row) -> str:
-    return f"{row['estimate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
-
-
-# --- benchmark -------------------------------------------------------------------------------------
-
-def run_benchmark_command(args) -> int:
-    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`humanlike.app.cli.build_parser`).
-
-    Returns
-    -------
-    int
-        The exit code, 0 on success; errors are raised and :func:`humanlike.app.cli.main` turns them
-        into exit code 2 with a one-line message.
-
-    Examples
-    --------
-    >>> from humanlike.app.cli import build_parser
-    >>> build_parser().parse_args(['benchmark', 'raw-data/']).handler is run_benchmark_command
-    True
-    """
-    from .benchmark import run_benchmark
-
-    run = run_outputs(args, {**ec_settings(args).to_dict(), "exclusions": exclusions_record(args)})
-    progress = StageProgress(args, "benchmark", ["load data", "error consistency", "decision margins", "write"])
-    try:
-        progress.stage("load data")
-        trials, sources = load_data_with_sources(args.data, args)   # validated by the loader
-        policy, p_value = ec_choices(args)
-        progress.stage("error consistency")
-        result = run_benchmark(trials, exclusions=exclusions_of(args), settings=ec_settings(args), policy=policy,
-                               p_value=p_value, validate=False)
-        progress.stage("decision margins")
-        result = with_dmc_rows(result, trials, args, exclusions=exclusions_of(args))
-        progress.stage("write")
-        board = _leaderboard_or_none(result)
-        document = with_sources(result.to_json_dict(), sources)
-        if board is not None:
-            document["leaderboard"] = board.to_json_dict()
-        if args.out is not None:
-            run.add_table(result.rows, "benchmark", args.format)
-            run.add_table(result.details.pairs, "pairs", args.format)
-            if result.ranking is not None:
-                run.add_table(result.ranking.to_frame(), "ranking", args.format)
-            if board is not None:
-                run.add_table(board.table, "leaderboard", args.format)
-                run.add_table(board.ood_table, "leaderboard_ood", args.format)
-            record_sources(run, sources, args.format)
-            run.json(document, args.out / "benchmark.json")
-        if args.figure is not None:
-            from .plot import benchmark_figure
-
-            run.figure(benchmark_figure(result), args.figure)
-        run.finish()
-    finally:
-        progress.close()
-    if args.json:
-        emit_json(document)
-    else:
-        print(format_overall(result))
-        if board is not None:
-            from .leaderboard_view import format_leaderboard
-
-            print()
-            print(format_leaderboard(board))
-    return 0
-
-
-def _leaderboard_or_none(result):
-    """model-vs-human's leaderboard of a benchmark result; None when it has no model to rank."""
-    from .leaderboard import leaderboard
-
-    try:
-        return leaderboard(result)
-    except ValueError:
-        return None
 
 
 # --- ec ----------------------------------------------------------------------------------------------

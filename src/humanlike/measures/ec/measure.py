@@ -43,11 +43,8 @@ MEASURE = Measure(
     cli=".cli:register",
     report_run=".report:report_analysis",
     report_section=".report:ec_section",
-    demo=".demo:demo",
     simulate=".measure:simulate",
     bad_inputs="humanlike.measures.contract:trial_table_bad_inputs",
-    # the benchmark rows gain DMC beside EC, and its demo shares the DMC result with the DMC part of the demo
-    depends_on=("humanlike.measures.dmc.analysis",),
     # the percentile interval under-covers EC averaged over conditions and observers (0.69 at worst); the
     # studentized jackknife holds 0.93 (docs/measures/error-consistency.md): analysis.DEFAULT_SETTINGS
     interval="jackknife-t",

@@ -10,7 +10,7 @@ import pandas as pd
 from ...stats.ranking import RankingStability
 from ...resampling.results import Resampled
 from ..measure_result import MeasureResult
-from ..pairwise import HUMANS, MODEL_MODEL, OOD_ACCURACY
+from ..pairs.aggregation import HUMANS, MODEL_MODEL, OOD_ACCURACY
 
 #: Intervals of a single-table pair's EC: the profile likelihood (default) or the bootstrap of the analysis.
 PAIR_INTERVALS = ("profile", "bootstrap")

@@ -72,8 +72,6 @@ MEASURE = Measure(
     demo=".demo:demo",
     simulate=".measure:simulate",
     bad_inputs=".measure:bad_inputs",
-    # EC, MA and CLED side by side: the alignment sums use kappa
-    depends_on=("humanlike.measures.ec.metric",),
     api_intro=('The human-centred OOD spectrum: OOD scores, regimes, error alignment (EC, MA, CLED), command and '
                'figures.'),
 )

@@ -13,7 +13,7 @@ from matplotlib.patches import Patch  # noqa: E402
 
 from .analysis import OODResult  # noqa: E402
 from .structure import classical_mds  # noqa: E402
-from ..pairwise import HUMANS  # noqa: E402
+from ..pairs.aggregation import HUMANS  # noqa: E402
 
 HUMAN_COLOUR = "#222222"
 REGIME_COLOURS = ("#2ca02c", "#ff7f0e", "#d62728", "#7b2d8e", "#8c564b", "#e377c2")

@@ -1,11 +1,12 @@
-"""Error consistency's part of ``humanlike demo``: the benchmark on the simulated data (tables, figures, JSON)."""
+"""The benchmark's part of ``humanlike demo``: EC, OOD accuracy, the ranking and DMC beside EC on the simulated
+data (tables, figures, JSON)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..ec.analysis import DEFAULT_SETTINGS
 from ..options import resampling_settings
-from .analysis import DEFAULT_SETTINGS
 from .cli import format_overall, with_dmc_rows
 
 
@@ -43,8 +44,8 @@ def demo(trials, run) -> list[Path]:
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
-    from .benchmark import run_benchmark
-    from .plot import benchmark_figure, ranking_figure
+    from ..ec.benchmark import run_benchmark
+    from ..ec.plot import benchmark_figure, ranking_figure
 
     options, files = run.options, run.outputs
     result = run_benchmark(trials, exclusions=None,
