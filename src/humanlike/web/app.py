@@ -222,7 +222,7 @@ def create_app(study: Study, secret: str) -> Starlette:
 
     async def login(request: Request):
         if not researcher_authorised({"authorization": "Bearer " + login_secret(await request.body())}, {}, secret):
-            return login_form(request, "That is not this study's researcher secret.", 403)
+            return login_form(request, "That is not the researcher secret of this study.", 403)
         response = RedirectResponse(f"{base_of(request)}/researcher", status_code=303, headers=SECURITY_HEADERS)
         response.set_cookie(COOKIE_NAME, cookie_value(secret), path=f"{base_of(request)}/researcher",
                             httponly=True, samesite="strict", secure=request.url.scheme == "https")
