@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 #: Seconds a participant's connection stays open between requests (a trial takes a few seconds).
@@ -46,9 +47,9 @@ _port.bad_examples = ["-1", "65536", "x"]
 _workers.bad_examples = ["0", "65", "x"]
 
 
-class _AnyWord:
-    """The choices of ``serve``'s first word: any word (a study folder's name is not known beforehand);
-    iterating gives the subcommands."""
+class _AnyWord(Mapping):
+    """The choices of ``serve``'s first word: any word is allowed (a study folder's name is not known
+    beforehand); as a mapping, the subcommands and their parsers (what help and the docs' CLI reference read)."""
 
     def __init__(self, commands: dict):
         self.commands = commands
@@ -56,8 +57,14 @@ class _AnyWord:
     def __contains__(self, word) -> bool:
         return True
 
+    def __getitem__(self, name):
+        return self.commands[name]
+
     def __iter__(self):
         return iter(self.commands)
+
+    def __len__(self) -> int:
+        return len(self.commands)
 
 
 class StudiesOrCommand(argparse._SubParsersAction):
@@ -137,7 +144,8 @@ def add_serve_commands(sub) -> None:
                                                "platform id, e.g. the Prolific id they wrote from).")
     withdraw.add_argument("study", help="the study folder")
     withdraw.add_argument("participant", help="pseudonym (as in the export), token or platform id")
-    withdraw.add_argument("--db", help="database URL (default: sqlite in STUDY/study.sqlite)")
+    withdraw.add_argument("--db", default=argparse.SUPPRESS,
+                          help="database URL (default: sqlite in STUDY/study.sqlite)")
     withdraw.set_defaults(handler=run_serve)
 
     run = commands.add_parser("run", help="run STUDY [STUDY ...] (the word `run` may be left out)",
