@@ -414,3 +414,38 @@ def test_serve_init_and_withdraw_are_subcommands_with_their_own_help(capsys, arg
     assert exit.value.code == 0
     text = capsys.readouterr().out
     assert all(word in text for word in has) and not any(word in text for word in lacks), text
+
+
+def test_a_database_of_the_first_schema_is_upgraded_and_keeps_its_participants_slots(tmp_path, backend):
+    """A study served before this schema (migration 0001) gets 0002 when the server starts: its participants
+    keep the slot they were planned for (their id), and a new participant takes the next free one."""
+    from alembic import command
+    from alembic.config import Config
+    from starlette.testclient import TestClient
+
+    from humanlike.web.app import create_app, open_study
+
+    folder = make_study(tmp_path, "triads", practice_trials=0, catch_trials=0)
+    postgres = backend()
+    url = postgres or db.sqlite_url(folder / "study.sqlite")
+    engine = db.make_engine(url)
+    config = Config()
+    config.set_main_option("script_location", db.MIGRATIONS)
+    with engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+        connection.commit()
+        connection.exec_driver_sql(
+            "INSERT INTO participants (token, pseudonym, status, created_at, finished_at, n_trials) VALUES "
+            "('old-token-0123456789abcdef', 'P00001-aaaaaa', 'finished', '2026-01-01 10:00:00', "
+            "'2026-01-01 10:30:00', 12)")
+        connection.commit()
+    engine.dispose()
+    study = open_study(folder, postgres)
+    try:
+        token = start(TestClient(create_app(study, SECRET)))
+        with study.engine.connect() as conn:
+            slots = dict(conn.execute(select(db.participants.c.token, db.participants.c.slot)).all())
+        assert slots == {"old-token-0123456789abcdef": 1, token: 2}
+    finally:
+        study.engine.dispose()

@@ -8,7 +8,7 @@ Tables (the data model of docs/run-your-own-experiment.md):
 - ``participants``: the unguessable token, the pseudonym that exports carry, status ("active", "finished",
   "abandoned"), timestamps, the design slot their trial list was planned for, their completion code;
 - ``platform_ids``: the recruiting platform's ids (personal data), apart from everything else, with the one id
-  that resumes a session (``participant_key``, unique);
+  that resumes a session (``participant_key``: the SHA-256 of ``PARAM=value``, unique);
 - ``trials``: each participant's planned trials (the answer included: it never leaves the server);
 - ``responses``: one row per answered trial (unique per trial), committed before the next trial is served.
 """
@@ -56,7 +56,7 @@ platform_ids = Table(
     "platform_ids", metadata,
     Column("participant_id", Integer, ForeignKey("participants.id", ondelete="CASCADE"), primary_key=True),
     Column("params", Text, nullable=False),                  # JSON: the configured query-string parameters
-    Column("participant_key", String(255), unique=True),     # "PROLIFIC_PID=...": a second start resumes
+    Column("participant_key", String(255), unique=True),     # sha256 of "PROLIFIC_PID=...": a second start resumes
 )
 
 trials = Table(

@@ -7,6 +7,7 @@ raised (the transaction is rolled back).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import secrets
@@ -219,7 +220,8 @@ def start_participant(study: Study, platform: dict[str, str]) -> str:
     >>> study.engine.dispose()
     """
     value = platform.get(study.config.resume_param) if study.config.resume_param else None
-    key = f"{study.config.resume_param}={value}" if value else None
+    # a fixed-length key for the unique index, however long the parameter's name and value
+    key = hashlib.sha256(f"{study.config.resume_param}={value}".encode()).hexdigest() if value else None
     if key is not None and (token := _resumed(study.engine, key)) is not None:
         return token
     try:
