@@ -25,17 +25,19 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response,
 )
-from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import db
 from .config import StudyConfig, load_config, researcher_secret, study_paths
-from .guard import COOKIE_NAME, RequestGuard, cookie_value, is_json, login_page, login_secret, researcher_authorised
+from .guard import (
+    COOKIE_NAME, RequestGuard, cookie_value, is_json, login_page, login_secret, matches_secret, researcher_authorised,
+)
 from .service import Rejected, Study, record_response, start_participant, state, sync_stimuli
 from .stimuli import MEDIA_TYPES, read_stimuli
 
@@ -221,7 +223,7 @@ def create_app(study: Study, secret: str) -> Starlette:
                             headers=SECURITY_HEADERS)
 
     async def login(request: Request):
-        if not researcher_authorised({"authorization": "Bearer " + login_secret(await request.body())}, {}, secret):
+        if not matches_secret(login_secret(await request.body()), secret):
             return login_form(request, "That is not the researcher secret of this study.", 403)
         response = RedirectResponse(f"{base_of(request)}/researcher", status_code=303, headers=SECURITY_HEADERS)
         response.set_cookie(COOKIE_NAME, cookie_value(secret), path=f"{base_of(request)}/researcher",

@@ -183,6 +183,28 @@ def cookie_value(secret: str) -> str:
     return hmac.new(secret.encode(), b"humanlike researcher login", hashlib.sha256).hexdigest()
 
 
+def matches_secret(given: str, secret: str) -> bool:
+    """Whether ``given`` is the secret, compared in constant time.
+
+    Parameters
+    ----------
+    given : str
+        What the request carried.
+    secret : str
+        The study's researcher secret.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> matches_secret("s3cret", "s3cret"), matches_secret("s3cre", "s3cret")
+    (True, False)
+    """
+    return hmac.compare_digest(given.encode(), secret.encode())
+
+
 def researcher_authorised(headers, cookies, secret: str) -> bool:
     """Whether a request carries the researcher's login: the cookie set by the login form, or the header
     ``Authorization: Bearer SECRET`` (scripts). A ``?key=`` in the URL is not a login.
@@ -208,7 +230,7 @@ def researcher_authorised(headers, cookies, secret: str) -> bool:
     (True, False)
     """
     bearer = headers.get("authorization", "")
-    if bearer.lower().startswith("bearer ") and hmac.compare_digest(bearer[7:].strip().encode(), secret.encode()):
+    if bearer.lower().startswith("bearer ") and matches_secret(bearer[7:].strip(), secret):
         return True
     return hmac.compare_digest(cookies.get(COOKIE_NAME, "").encode(), cookie_value(secret).encode())
 
