@@ -144,7 +144,7 @@ def cross_measure_imports() -> list[str]:
         if own is None:
             continue
         for target, names, _ in imports_of(path):
-            # "from ..measures.ec import metric" names the module metric
+            # "from ..measures.pairs import metric" names the module metric
             for imported in {f"{target}.{n}" for n in names if f"{target}.{n}" in modules} or {target}:
                 other = measure_of(imported)
                 if other in (None, own, "shared") or imported in CROSS_MEASURE.get(own, set()):

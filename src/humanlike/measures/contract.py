@@ -181,6 +181,9 @@ class Measure:
         The measure's own interval method, used wherever the user chooses none (``--interval`` not given, the
         report, the demo): ``"jackknife-t"`` for error consistency, whose aggregates the percentile interval
         under-covers (docs/measures/error-consistency.md), the percentile interval for the others.
+    citation : str
+        The papers to cite when reporting the measure (``humanlike COMMAND --help``, the report page, the docs;
+        the repository's CITATION.cff cites humanlike itself and these papers).
     engine_resampling : bool
         The analysis resamples through the engine's chunks, strata and worker threads
         (:func:`humanlike.resampling.engine.bootstrap`), so its numbers must not depend on the chunk size or the
@@ -214,6 +217,7 @@ class Measure:
     bad_inputs: str | None = None
     depends_on: tuple[str, ...] = ()
     interval: str = "percentile"
+    citation: str = ""
     engine_resampling: bool = True
     api_intro: str = ""
     package: str = ""
@@ -259,6 +263,9 @@ class Measure:
             The subcommands of ``humanlike`` and of ``humanlike plan``.
         """
         self.part(self.cli)(subparsers, plan_subparsers, self.name)
+        command = subparsers.choices.get(self.name)
+        if command is not None and self.citation:
+            command.epilog = f"Cite: {self.citation}."
 
     def run_for_report(self, data, *, settings, exclusions=None):
         """What the report page computes for this measure (see :attr:`report_run`).

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from ..ec.cli import add_ec_options, ec_choices, ec_settings
-from ..ec.result import bootstrap_label
+from ..ec.cli import add_ec_options, ec_choices, ec_settings, format_overall
 from ..options import (
     StageProgress, add_data_options, emit_json, exclusions_of, exclusions_record, load_data_with_sources,
     record_sources, run_outputs, with_sources,
@@ -102,97 +100,6 @@ def with_dmc_rows(result, trials, args, exclusions, shared=None):
     if extra.empty:
         return result
     return replace(result, rows=pd.concat([result.rows, extra], ignore_index=True))
-
-
-def partial_models_note(partial: dict, n_experiments: int) -> str:
-    """The footnote of models scored on only some experiments of a run (marked ``†``; not ranked).
-
-    Parameters
-    ----------
-    partial : dict of str to list of str
-        Model -> the experiments it was scored on (``settings["partial_models"]`` of an EC result).
-    n_experiments : int
-        The experiments of the run.
-
-    Returns
-    -------
-    str
-        One line per model, saying which experiments it has and how to rank it.
-
-    Examples
-    --------
-    >>> print(partial_models_note({"resnet50@run": ["edge"]}, 17))
-    † resnet50@run: scored on 1 of 17 experiments (edge): its overall values average those only and it is not ranked; rank it beside the others on them with --experiment edge
-    """
-    return "\n".join(
-        f"† {model}: scored on {len(have)} of {n_experiments} experiments ({', '.join(have)}): its overall values "
-        f"average those only and it is not ranked; rank it beside the others on them with "
-        + " ".join(f"--experiment {e}" for e in have)
-        for model, have in partial.items())
-
-
-def format_overall(result) -> str:
-    """A readable table of the overall benchmark rows.
-
-    Parameters
-    ----------
-    result : BenchmarkResult
-        From :func:`humanlike.measures.ec.benchmark.run_benchmark`.
-
-    Returns
-    -------
-    str
-        One line per observer (humans first, then models by EC) with EC and OOD accuracy and their
-        intervals, a legend line and, with resamples, the ranking stability.
-
-    Examples
-    --------
-    >>> from humanlike.measures.ec.benchmark import run_benchmark
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> from humanlike.resampling.settings import ResamplingSettings
-    >>> text = format_overall(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=0)))
-    >>> for line in text.splitlines()[:3]:
-    ...     print(line)
-    observer                                 error consistency                OOD accuracy
-    humans                                    0.281 [nan, nan]            0.645 [nan, nan]
-    model-humanlike                           0.309 [nan, nan]            0.715 [nan, nan]
-    """
-    rows = result.rows[result.rows["scope"] == "overall"]
-    level = int(round(result.details.settings["level"] * 100))
-    ec = rows[rows["metric"] == "error_consistency"].set_index("observer")
-    acc = rows[rows["metric"] == "ood_accuracy"].set_index("observer")
-    dmc = rows[rows["metric"] == "decision_margin_consistency"].set_index("observer")
-    width = max([28] + [len(str(n)) + 2 for n in ec.index])
-    header = f"{'observer':<{width}}{'error consistency':>30}{'OOD accuracy':>28}"
-    lines = [header + (f"{'decision-margin consistency':>32}" if not dmc.empty else "")]
-    partial = result.details.settings.get("partial_models") or {}
-    by_ec = list(ec.drop(index="humans", errors="ignore").sort_values("estimate", ascending=False).index)
-    # models scored on some experiments only come last, apart from the ranked ones
-    order = ["humans"] + [m for m in by_ec if m not in partial] + [m for m in by_ec if m in partial]
-    for name in order:
-        if name not in ec.index:
-            continue
-        label = f"{name} †" if name in partial else name
-        line = f"{label:<{width}}{_fmt(ec.loc[name]):>30}{_fmt(acc.loc[name]):>28}"
-        if not dmc.empty:
-            line += f"{_fmt(dmc.loc[name]) if name in dmc.index else 'no margins':>32}"
-        lines.append(line)
-    lines.append(f"(estimate [{level}% {bootstrap_label(result.details.resampled, None)} interval]; "
-                 "'humans' = mean over human pairs"
-                 + ("; humans' DMC = split-half noise ceiling)" if not dmc.empty else ")"))
-    if partial:
-        lines.append(partial_models_note(partial, len(result.details.settings["experiments"])))
-    if result.ranking is not None:
-        r = result.ranking
-        lines.append(f"ranking stability: Kendall's tau to the original ranking {r.tau_mean:.2f} "
-                     f"[{r.tau_low:.2f}, {r.tau_high:.2f}]; most human-like: {r.names[int(np.argmax(r.probability_best))]} "
-                     f"(P best {r.probability_best.max():.2f})")
-    return "\n".join(lines)
-
-
-def _fmt(row) -> str:
-    return f"{row['estimate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
 
 
 def run_benchmark_command(args) -> int:

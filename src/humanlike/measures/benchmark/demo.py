@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ..ec.analysis import DEFAULT_SETTINGS
 from ..options import resampling_settings
-from .cli import format_overall, with_dmc_rows
+from ..ec.cli import format_overall
+from .cli import with_dmc_rows
 
 
 def demo(trials, run) -> list[Path]:

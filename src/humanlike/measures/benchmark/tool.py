@@ -18,7 +18,7 @@ TOOL = Tool(
     cli=".cli:register",
     demo=".demo:demo",
     # the benchmark is EC's (its options, pipeline, leaderboard and figures); DMC's rows join it
-    depends_on=("humanlike.measures.ec.analysis", "humanlike.measures.ec.cli", "humanlike.measures.ec.result",
+    depends_on=("humanlike.measures.ec.analysis", "humanlike.measures.ec.cli",
                 "humanlike.measures.ec.benchmark", "humanlike.measures.ec.plot", "humanlike.measures.ec.leaderboard",
                 "humanlike.measures.ec.leaderboard_view", "humanlike.measures.dmc.analysis",
                 "humanlike.measures.dmc.cli"),

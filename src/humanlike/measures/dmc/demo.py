@@ -49,7 +49,7 @@ def demo(trials, run) -> list[Path]:
                                          settings=settings)
     files = run.outputs
     return [
-        files.add_table(result.summary, "dmc", run.format),
+        files.add_table(result.summary_table, "dmc", run.format),
         files.json(result.to_json_dict(), run.out / "dmc.json"),
         files.figure(dmc_ranking_figure(result, title="Simulated benchmark: decision-margin consistency"),
                      run.out / "dmc_ranking.png"),

@@ -37,6 +37,8 @@ def simulate(seed: int = 0) -> Example:
 MEASURE = Measure(
     name="dvc",
     title="Decision-variable correlation",
+    citation=('Sebastian & Geisler (2018), Decision-variable correlation, Journal of Vision 18(4); Qian, '
+              'Geisler & Wei (2025), decision-variable correlation of representations'),
     summary="Correlation of the latent decision variables behind two observers' choices (Sebastian & Geisler; "
             "Qian, Geisler & Wei)",
     docs="docs/measures/decision-variable-correlation.md",

@@ -26,7 +26,7 @@ from ..pairs.aggregation import HUMANS, MODEL_MODEL
 BENCHMARK_METRICS = ("error_consistency", "observed_consistency", "accuracy_difference", "ood_accuracy")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class BenchmarkResult(MeasureResult):
     """The benchmark rows: one per observer (each model, and ``humans``), scope (experiment/overall), metric.
 
@@ -60,6 +60,8 @@ class BenchmarkResult(MeasureResult):
     rows: pd.DataFrame
     ranking: RankingStability | None
     details: ErrorConsistencyResult
+    # the text `humanlike benchmark` prints is its summary (MeasureResult.summary)
+    text_formatter = ".cli:format_overall"
 
     @property
     def resampled(self) -> Resampled:

@@ -176,6 +176,97 @@ def ec_settings(args) -> ResamplingSettings:
     return resampling_settings(args, interval=DEFAULT_SETTINGS.interval)
 
 
+def partial_models_note(partial: dict, n_experiments: int) -> str:
+    """The footnote of models scored on only some experiments of a run (marked ``†``; not ranked).
+
+    Parameters
+    ----------
+    partial : dict of str to list of str
+        Model -> the experiments it was scored on (``settings["partial_models"]`` of an EC result).
+    n_experiments : int
+        The experiments of the run.
+
+    Returns
+    -------
+    str
+        One line per model, saying which experiments it has and how to rank it.
+
+    Examples
+    --------
+    >>> print(partial_models_note({"resnet50@run": ["edge"]}, 17))
+    † resnet50@run: scored on 1 of 17 experiments (edge): its overall values average those only and it is not ranked; rank it beside the others on them with --experiment edge
+    """
+    return "\n".join(
+        f"† {model}: scored on {len(have)} of {n_experiments} experiments ({', '.join(have)}): its overall values "
+        f"average those only and it is not ranked; rank it beside the others on them with "
+        + " ".join(f"--experiment {e}" for e in have)
+        for model, have in partial.items())
+
+
+def format_overall(result) -> str:
+    """A readable table of the overall benchmark rows.
+
+    Parameters
+    ----------
+    result : BenchmarkResult
+        From :func:`humanlike.measures.ec.benchmark.run_benchmark`.
+
+    Returns
+    -------
+    str
+        One line per observer (humans first, then models by EC) with EC and OOD accuracy and their
+        intervals, a legend line and, with resamples, the ranking stability.
+
+    Examples
+    --------
+    >>> from humanlike.measures.ec.benchmark import run_benchmark
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> text = format_overall(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=0)))
+    >>> for line in text.splitlines()[:3]:
+    ...     print(line)
+    observer                                 error consistency                OOD accuracy
+    humans                                    0.281 [nan, nan]            0.645 [nan, nan]
+    model-humanlike                           0.309 [nan, nan]            0.715 [nan, nan]
+    """
+    rows = result.rows[result.rows["scope"] == "overall"]
+    level = int(round(result.details.settings["level"] * 100))
+    ec = rows[rows["metric"] == "error_consistency"].set_index("observer")
+    acc = rows[rows["metric"] == "ood_accuracy"].set_index("observer")
+    dmc = rows[rows["metric"] == "decision_margin_consistency"].set_index("observer")
+    width = max([28] + [len(str(n)) + 2 for n in ec.index])
+    header = f"{'observer':<{width}}{'error consistency':>30}{'OOD accuracy':>28}"
+    lines = [header + (f"{'decision-margin consistency':>32}" if not dmc.empty else "")]
+    partial = result.details.settings.get("partial_models") or {}
+    by_ec = list(ec.drop(index="humans", errors="ignore").sort_values("estimate", ascending=False).index)
+    # models scored on some experiments only come last, apart from the ranked ones
+    order = ["humans"] + [m for m in by_ec if m not in partial] + [m for m in by_ec if m in partial]
+    for name in order:
+        if name not in ec.index:
+            continue
+        label = f"{name} †" if name in partial else name
+        line = f"{label:<{width}}{_fmt(ec.loc[name]):>30}{_fmt(acc.loc[name]):>28}"
+        if not dmc.empty:
+            line += f"{_fmt(dmc.loc[name]) if name in dmc.index else 'no margins':>32}"
+        lines.append(line)
+    lines.append(f"(estimate [{level}% {bootstrap_label(result.details.resampled, None)} interval]; "
+                 "'humans' = mean over human pairs"
+                 + ("; humans' DMC = split-half noise ceiling)" if not dmc.empty else ")"))
+    if partial:
+        lines.append(partial_models_note(partial, len(result.details.settings["experiments"])))
+    if result.ranking is not None:
+        r = result.ranking
+        lines.append(f"ranking stability: Kendall's tau to the original ranking {r.tau_mean:.2f} "
+                     f"[{r.tau_low:.2f}, {r.tau_high:.2f}]; most human-like: {r.names[int(np.argmax(r.probability_best))]} "
+                     f"(P best {r.probability_best.max():.2f})")
+    return "\n".join(lines)
+
+
+def _fmt(row) -> str:
+    return f"{row['estimate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+
+
 # --- ec ----------------------------------------------------------------------------------------------
 
 def run_ec_command(args) -> int:
@@ -210,7 +301,7 @@ def run_ec_command(args) -> int:
     doc = with_sources(result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
                        else result.to_json_dict(), sources)
     if args.out is not None:
-        run.add_table(result.summary, "ec_summary", args.format)
+        run.add_table(result.summary_table, "ec_summary", args.format)
         run.add_table(result.pairs, "ec_pairs_by_condition", args.format)
         run.add_table(result.pair_intervals, "ec_pairs", args.format)
         record_sources(run, sources, args.format)
@@ -279,11 +370,11 @@ def format_ec(result) -> str:
         lines.append(f"(per-pair intervals in the ec_pairs table / JSON 'pairs': {profile} of {len(pairs)} pairs "
                      "are one 2x2 table and get the profile-likelihood interval, the others the "
                      f"{bootstrap_label(result.pair_resampled, None)} interval; see interval_method)")
-    one_table = int((result.summary["interval_method"] == "profile-likelihood").sum())
+    one_table = int((result.summary_table["interval_method"] == "profile-likelihood").sum())
     if one_table:
         lines.append(f"({one_table} summary rows are one 2x2 table (one pair, one condition) and carry its "
                      "profile-likelihood interval, as the pair does; see interval_method)")
-    undefined = result.summary["undefined_share"].fillna(0)
+    undefined = result.summary_table["undefined_share"].fillna(0)
     if (undefined > 0).any():
         lines.append(f"(largest share of resamples with an undefined value: {undefined.max():.1%}; "
                      "see the undefined_share column)")

@@ -60,7 +60,7 @@ PAPER_PRESET: dict = {
 PRESETS = ("default", "paper")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class OODResult(MeasureResult):
     """The whole OOD analysis: spectrum, alignment, structure tests.
 
@@ -110,6 +110,8 @@ class OODResult(MeasureResult):
     profiles: pd.DataFrame = field(repr=False)
     settings: dict
 
+    # the text its command prints is its summary (MeasureResult.summary)
+    text_formatter = ".cli:format_result"
     scope_label = "table"
 
     def to_wide(self) -> pd.DataFrame:

@@ -209,7 +209,7 @@ class _ShapeBiasAggregation:
         return np.where(np.isnan(estimate), REASON_NO_CUE_DECISION, "").astype(object)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ShapeBiasResult(MeasureResult):
     """Shape bias per observer (and human summary) and scope, with bootstrap intervals.
 
@@ -241,6 +241,8 @@ class ShapeBiasResult(MeasureResult):
     kinds: dict
     counts: pd.DataFrame
     settings: dict
+    # the text its command prints is its summary (MeasureResult.summary)
+    text_formatter = ".cli:format_shape_bias"
     group_label = "observer"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
