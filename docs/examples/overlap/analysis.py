@@ -16,7 +16,7 @@ from ..pairs.design import pair_design
 from ..pairs.kernels import ErrorOverlapKernel
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)   # the one result base prints it (a short summary)
 class OverlapResult(MeasureResult):
     """Error overlap per experiment and group (and overall), labelled (scope, group, metric)."""
 
