@@ -19,6 +19,10 @@ import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "humanlike"
 LAYERS = ("files", "trials", "resampling", "stats", "measures", "app")  # files: the one atomic writer, a leaf
+#: The consumers: the app, the web experiment server (the web extra) and the torch models (the models extra) sit
+#: beside each other above the core; the core never imports them, not even inside a function (it asks for their
+#: parts through humanlike.trials.consumers).
+CONSUMERS = ("app", "web", "models")
 HEAVY = ("torch", "torchvision", "timm", "dask", "distributed")
 #: The measures: every folder of humanlike/measures with a measure.py (what the registry finds).
 MEASURES = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/measure.py")))
@@ -99,6 +103,13 @@ def layer_of(module: str) -> str | None:
     return parts[1] if len(parts) > 1 and parts[0] == "humanlike" else None
 
 
+def rank_of(layer: str | None) -> int | None:
+    """The layer's place from the bottom (the consumers share the top one); None outside the layers."""
+    if layer in CONSUMERS:
+        return len(LAYERS) - 1
+    return LAYERS.index(layer) if layer in LAYERS else None
+
+
 def measure_of(module: str) -> str | None:
     """The measure whose folder holds ``module`` ("shared" for the shared measure modules), else None."""
     parts = module.split(".")
@@ -119,19 +130,41 @@ def test_the_source_is_found():
     assert len(modules) > 80
 
 
-def test_lower_layers_never_import_higher_ones():
+def layer_violations() -> list[str]:
+    """Imports (at module level or inside a function) of a higher layer, a consumer's from the core among them."""
     wrong = []
     for path in source_files():
-        own = layer_of(module_name(path))
-        if own not in LAYERS:   # the package's facade (humanlike/__init__) and the optional models subpackage
+        own = rank_of(layer_of(module_name(path)))
+        if own is None:   # the package's facade (humanlike/__init__, humanlike/__main__)
             continue
         for target, _, _ in imports_of(path):
-            other = layer_of(target)
+            other = rank_of(layer_of(target))
             if target in UPWARD_EXCEPTIONS.get(module_name(path), ()):
                 continue
-            if other in LAYERS and LAYERS.index(other) > LAYERS.index(own):
+            if other is not None and other > own:
                 wrong.append(f"{module_name(path)} imports {target}")
+    return wrong
+
+
+def test_lower_layers_never_import_higher_ones():
+    wrong = layer_violations()
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_subpackage_has_a_layer():
+    # a new subpackage outside the rule would be unchecked (web and models once were)
+    packages = {p.parent.name for p in SOURCE.glob("*/__init__.py")}
+    assert packages == set(LAYERS) | set(CONSUMERS), packages ^ (set(LAYERS) | set(CONSUMERS))
+
+
+def test_a_core_import_of_a_consumer_is_found(monkeypatch):
+    import sys
+
+    real = imports_of
+    monkeypatch.setattr(sys.modules[__name__], "imports_of",
+                        lambda path: real(path) + ([("humanlike.web.export", ["read_study"], False)]
+                                                   if path.name == "studies.py" else []))
+    assert "humanlike.trials.studies imports humanlike.web.export" in layer_violations()
 
 
 def cross_measure_imports() -> list[str]:

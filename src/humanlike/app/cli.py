@@ -13,6 +13,7 @@ import sys
 
 from ..measures.options import add_on_conflict_option, optional_module
 from ..measures.registry import command_families
+from ..trials.consumers import provide
 
 # The app's own command families (each a module with register(subparsers, plan_subparsers)), around the
 # measures' commands; an absent one (the models' extra) is skipped.
@@ -59,7 +60,33 @@ def build_parser() -> argparse.ArgumentParser:
     from ..web.cli import add_serve_commands  # `serve` and `export`; its handlers import the web extra lazily
 
     add_serve_commands(sub)
+    lend_consumer_parts()
     return parser
+
+
+def lend_consumer_parts() -> None:
+    """Lend the core the web and models extras' parts it asks for (:mod:`humanlike.trials.consumers`): a study
+    read as a data source, network observers' judgements. Each imports its extra on first use only.
+
+    Examples
+    --------
+    >>> from humanlike.trials.consumers import provided
+    >>> lend_consumer_parts()
+    >>> provided("study reader").__name__
+    'read_study'
+    """
+    def read_study(source):
+        from ..web.export import read_study as read
+
+        return read(source)
+
+    def network_judgements(*args, **kwargs):
+        from ..models.observer import network_judgements as judge
+
+        return judge(*args, **kwargs)
+
+    provide("study reader", read_study)
+    provide("network judgements", network_judgements)
 
 
 def main(argv: list[str] | None = None) -> int:

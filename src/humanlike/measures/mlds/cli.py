@@ -89,7 +89,7 @@ def run_mlds(args) -> int:
     from .analysis import analyse_mlds
     from ...trials.judgement_files import load_judgements
     from ...trials.judgements import validate_judgements
-    from ...web.sources import read_sources  # also a `humanlike serve` study folder or database URL
+    from ...trials.studies import read_sources  # also a `humanlike serve` study folder or database URL
 
     settings = resampling_settings(args)
     run = run_outputs(args, {**settings.to_dict(), "six_point": args.six_point, "runs": args.runs,

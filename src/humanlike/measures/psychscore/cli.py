@@ -121,7 +121,7 @@ def _read_judgements(paths):
     """Every file read and validated on its own, so that an error names the file at fault."""
     from .analysis import normalise_judgements
     from ...trials.judgement_files import read_raw_judgements
-    from ...web.sources import read_sources  # also a `humanlike serve` study folder or database URL
+    from ...trials.studies import read_sources  # also a `humanlike serve` study folder or database URL
 
     return [normalise_judgements(read_sources([path], lambda p: read_raw_judgements(p[0]), lambda t: t),
                                  source=str(path)) for path in paths]
@@ -187,7 +187,9 @@ def gather_judgements(args):
     for text in args.network:
         if "=" not in text:
             raise ValueError(f"--network expects SPEC=LAYER[,LAYER], got {text!r}")
-        from ...models.observer import network_judgements
+        from ...trials.consumers import provided
+
+        network_judgements = provided("network judgements")   # the models extra lends it
 
         spec, layers = text.split("=", 1)
         weights = None if args.weights.lower() == "none" else args.weights
