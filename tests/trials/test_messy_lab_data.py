@@ -219,7 +219,7 @@ def with_model_renamed(trials: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 def test_every_group_label_of_the_analyses_is_reserved():
-    from humanlike.measures.pairs import pairwise
+    from humanlike.measures.pairs import aggregation as pairwise
     from humanlike.measures.dmc import kernel as dmc_kernel
     from humanlike.trials.schema import RESERVED_OBSERVER_NAMES
 
