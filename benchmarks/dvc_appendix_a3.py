@@ -18,7 +18,7 @@ def main() -> int:
 
     from humanlike.measures.dvc.simulate import appendix_a3_decisions
     from humanlike.measures.dvc.metric import known_dv_correlation
-    from humanlike.measures.ec.metric import counts_from_correctness, kappa
+    from humanlike.measures.pairs.metric import counts_from_correctness, kappa
     from humanlike.files import save_figure
     from humanlike.measures.dvc.plot import appendix_a3_figure
 

@@ -47,7 +47,7 @@ data sets; its own section of docs/ec_coverage.md, about 12 minutes with these s
 
 Observed consistency, the squared accuracy difference (model-human and human-human means, aggregated as
 kappa) and OOD accuracy (the humans' mean and the model), each computed by the library's own kernel
-(:func:`humanlike.measures.ec.correctness_sums.consistency_from_sums`) from the same resampled counts
+(:func:`humanlike.measures.pairs.correctness_sums.consistency_from_sums`) from the same resampled counts
 (:func:`bootstrap_columns`). Their truths are exact in the copy model (:func:`column_truths`).
 """
 
@@ -65,7 +65,7 @@ from pathlib import Path
 import numpy as np
 
 from humanlike.measures.ec.copy_model import ec_from_copy_probability
-from humanlike.measures.ec.correctness_sums import consistency_from_sums
+from humanlike.measures.pairs.correctness_sums import consistency_from_sums
 from humanlike.resampling.intervals import bca_interval, percentile_interval
 from humanlike.resampling.jackknife import JackknifeMoments, jackknife_interval, jackknife_t_interval
 
@@ -573,9 +573,9 @@ def column_values(both, single, trials) -> np.ndarray:
     """(rows x conditions x pairs) both-correct and (rows x conditions x observers) correct counts of
     ``trials`` items per condition -> (rows x :data:`COLUMNS`) aggregates.
 
-    Pairs in :func:`model_human_pairs` order (= the library's :func:`~humanlike.measures.ec.correctness_sums.pair_indices`
+    Pairs in :func:`model_human_pairs` order (= the library's :func:`~humanlike.measures.pairs.correctness_sums.pair_indices`
     order with observer 0 the model); each pair and condition through the library's kernel
-    (:func:`~humanlike.measures.ec.correctness_sums.consistency_from_sums`), then the means of :func:`group_means`.
+    (:func:`~humanlike.measures.pairs.correctness_sums.consistency_from_sums`), then the means of :func:`group_means`.
     """
     rows, n_conditions, n_obs = single.shape
     trials = np.broadcast_to(np.asarray(trials, dtype=float), (rows, n_conditions))
@@ -668,7 +668,7 @@ def columns_markdown(rows, args, seconds: float) -> str:
              f"{args.datasets} --resamples {args.resamples} --jobs {args.jobs}` in {seconds:.0f} s on a shared "
              f"2-core machine: the {len(rows)} cells of the section above (same designs, same data sets), "
              f"{args.datasets} data sets per cell, {args.resamples} resamples each (Monte-Carlo SE {se:.3f} near "
-             "0.95). Every column is the library's own (`humanlike.measures.ec.correctness_sums.consistency_from_sums` per "
+             "0.95). Every column is the library's own (`humanlike.measures.pairs.correctness_sums.consistency_from_sums` per "
              "pair and condition from the resampled counts, then the same means as kappa); its truth is exact in "
              "the copy model (`column_truths`): observed consistency `c_obs = kappa (1 - c_exp) + c_exp` with "
              "`c_exp = a1 a2 + (1 - a1)(1 - a2)` from the two true accuracies, the squared accuracy difference "

@@ -31,7 +31,7 @@ import numpy as np
 from humanlike.measures.ec.pair import bootstrap_pair
 from humanlike.trials.simulate import simulate_copy_counts
 from humanlike.measures.ec.copy_model import cell_probabilities
-from humanlike.measures.ec.kappa_bounds import kappa_max, kappa_min
+from humanlike.measures.pairs.kappa_bounds import kappa_max, kappa_min
 from humanlike.measures.ec.interval import PSEUDO_COUNT, copy_model_tables, ec_profile_contains
 
 TRIALS = (50, 100, 200, 400, 800, 1600)

@@ -45,7 +45,7 @@ def draw_tables(kind: str, n_tables: int) -> np.ndarray:
     if kind == "few-errors":
         return np.asarray(simulate_copy_counts(100, 0.2, 0.9, 0.95, size=n_tables, seed=0))
     rng = np.random.default_rng(0)
-    from humanlike.measures.ec.kappa_bounds import kappa_max, kappa_min
+    from humanlike.measures.pairs.kappa_bounds import kappa_max, kappa_min
 
     cells = [(n, k, a1, a2) for n in (50, 100, 200, 400, 800, 1600) for k in (-0.2, 0.0, 0.2, 0.5, 0.8)
              for a1, a2 in ((0.55, 0.55), (0.7, 0.8), (0.9, 0.95), (0.95, 0.98))

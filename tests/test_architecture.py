@@ -19,6 +19,10 @@ import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "humanlike"
 LAYERS = ("files", "trials", "resampling", "stats", "measures", "app")  # files: the one atomic writer, a leaf
+#: The consumers: the app, the web experiment server (the web extra) and the torch models (the models extra) sit
+#: beside each other above the core; the core never imports them, not even inside a function (it asks for their
+#: parts through humanlike.trials.consumers).
+CONSUMERS = ("app", "web", "models")
 HEAVY = ("torch", "torchvision", "timm", "dask", "distributed")
 #: The measures: every folder of humanlike/measures with a measure.py (what the registry finds).
 MEASURES = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/measure.py")))
@@ -27,14 +31,14 @@ MEASURES = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/mea
 TOOLS = tuple(sorted(p.parent.name for p in (SOURCE / "measures").glob("*/tool.py")))
 #: Modules of ``humanlike.measures`` that every measure may use (not a measure themselves): the contract, the
 #: registry, the report's building blocks, the shared options and pair machinery.
-SHARED_MEASURE_MODULES = ("humanlike.measures.pairwise", "humanlike.measures.options", "humanlike.measures.contract",
+SHARED_MEASURE_MODULES = ("humanlike.measures.pairs", "humanlike.measures.options", "humanlike.measures.contract",
                           "humanlike.measures.registry", "humanlike.measures.sections",
-                          "humanlike.measures.pair_kernels", "humanlike.measures.measure_result",
-                          "humanlike.measures.saved_results")
-#: The shared measure modules that are packages (a folder, not a measure): their modules are shared too.
-SHARED_MEASURE_PACKAGES = ("options",)
+                          "humanlike.measures.measure_result", "humanlike.measures.saved_results")
+#: The shared measure modules that are packages (a folder, not a measure): their modules are shared too. pairs:
+#: the pair core (design, correctness statistics, kernels, aggregation) of every pairwise measure.
+SHARED_MEASURE_PACKAGES = ("options", "pairs")
 #: Packages whose ``__init__`` is their one import path (it re-exports every public name of their modules).
-FACADE_PACKAGES = tuple(f"measures/{p}" for p in SHARED_MEASURE_PACKAGES) + ("files",)
+FACADE_PACKAGES = ("measures/options", "files")
 
 
 def declared_dependencies(measure: str) -> set[str]:
@@ -48,13 +52,9 @@ def declared_dependencies(measure: str) -> set[str]:
     return set()
 
 
-#: What a measure (or the shared measure modules, "shared") may import from another measure: each measure's own
-#: declaration (its entry's ``depends_on``, with the reason beside it there).
-CROSS_MEASURE: dict[str, set[str]] = {
-    # the pair kernels compute kappa and the error overlap
-    "shared": {"humanlike.measures.ec.metric", "humanlike.measures.ec.correctness_sums"},
-    **{m: declared_dependencies(m) for m in MEASURES + TOOLS},
-}
+#: What a measure may import from another measure: each measure's own declaration (its entry's ``depends_on``,
+#: with the reason beside it there). The shared measure modules ("shared") may import no measure at all.
+CROSS_MEASURE: dict[str, set[str]] = {m: declared_dependencies(m) for m in MEASURES + TOOLS}
 #: Upward imports still allowed (none: the demo moved to app/demo.py).
 UPWARD_EXCEPTIONS: dict[str, set[str]] = {}
 
@@ -103,6 +103,13 @@ def layer_of(module: str) -> str | None:
     return parts[1] if len(parts) > 1 and parts[0] == "humanlike" else None
 
 
+def rank_of(layer: str | None) -> int | None:
+    """The layer's place from the bottom (the consumers share the top one); None outside the layers."""
+    if layer in CONSUMERS:
+        return len(LAYERS) - 1
+    return LAYERS.index(layer) if layer in LAYERS else None
+
+
 def measure_of(module: str) -> str | None:
     """The measure whose folder holds ``module`` ("shared" for the shared measure modules), else None."""
     parts = module.split(".")
@@ -117,25 +124,47 @@ def test_the_source_is_found():
     modules = {module_name(p) for p in source_files()}
     assert {"humanlike.resampling.engine", "humanlike.resampling.kernels", "humanlike.app.cli"} <= modules
     assert {f"humanlike.measures.{m}.cli" for m in MEASURES} <= modules
-    assert set(MEASURES) == {"ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics"}
-    assert set(TOOLS) == {"compare"}
+    # the measure set is the folders' (as the registry finds them), not a list spelled here
+    assert {"ec", "dmc"} <= set(MEASURES) and "compare" in TOOLS
     assert set(SHARED_MEASURE_MODULES) <= modules
     assert len(modules) > 80
 
 
-def test_lower_layers_never_import_higher_ones():
+def layer_violations() -> list[str]:
+    """Imports (at module level or inside a function) of a higher layer, a consumer's from the core among them."""
     wrong = []
     for path in source_files():
-        own = layer_of(module_name(path))
-        if own not in LAYERS:   # the package's facade (humanlike/__init__) and the optional models subpackage
+        own = rank_of(layer_of(module_name(path)))
+        if own is None:   # the package's facade (humanlike/__init__, humanlike/__main__)
             continue
         for target, _, _ in imports_of(path):
-            other = layer_of(target)
+            other = rank_of(layer_of(target))
             if target in UPWARD_EXCEPTIONS.get(module_name(path), ()):
                 continue
-            if other in LAYERS and LAYERS.index(other) > LAYERS.index(own):
+            if other is not None and other > own:
                 wrong.append(f"{module_name(path)} imports {target}")
+    return wrong
+
+
+def test_lower_layers_never_import_higher_ones():
+    wrong = layer_violations()
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_subpackage_has_a_layer():
+    # a new subpackage outside the rule would be unchecked (web and models once were)
+    packages = {p.parent.name for p in SOURCE.glob("*/__init__.py")}
+    assert packages == set(LAYERS) | set(CONSUMERS), packages ^ (set(LAYERS) | set(CONSUMERS))
+
+
+def test_a_core_import_of_a_consumer_is_found(monkeypatch):
+    import sys
+
+    real = imports_of
+    monkeypatch.setattr(sys.modules[__name__], "imports_of",
+                        lambda path: real(path) + ([("humanlike.web.export", ["read_study"], False)]
+                                                   if path.name == "studies.py" else []))
+    assert "humanlike.trials.studies imports humanlike.web.export" in layer_violations()
 
 
 def cross_measure_imports() -> list[str]:
@@ -148,7 +177,7 @@ def cross_measure_imports() -> list[str]:
         if own is None:
             continue
         for target, names, _ in imports_of(path):
-            # "from ..measures.ec import metric" names the module metric
+            # "from ..measures.pairs import metric" names the module metric
             for imported in {f"{target}.{n}" for n in names if f"{target}.{n}" in modules} or {target}:
                 other = measure_of(imported)
                 if other in (None, own, "shared") or imported in CROSS_MEASURE.get(own, set()):
@@ -172,6 +201,17 @@ def test_every_declared_cross_measure_import_is_used():
     stale = [f"{own}: {target}" for own, targets in CROSS_MEASURE.items() for target in targets
              if (own, target) not in used]
     assert not stale, stale
+
+
+def test_a_measure_folder_imports_its_own_modules_relatively():
+    # "from humanlike.measures.ec.copy_model import ..." inside ec/ would make a copy of the folder (a new measure
+    # started from it) import the original: tests/test_measure_folder.py
+    wrong = [f"{module_name(path)} imports {node.module}"
+             for m in MEASURES + TOOLS for path in sorted((SOURCE / "measures" / m).rglob("*.py"))
+             for node in ast.walk(parsed(path))
+             if isinstance(node, ast.ImportFrom) and node.level == 0
+             and (node.module or "").startswith(f"humanlike.measures.{m}")]
+    assert not wrong, "\n".join(wrong)
 
 
 def app_reaches_into_measures() -> list[str]:
@@ -213,9 +253,10 @@ def test_every_measure_folder_is_registered():
 
 
 def test_measure_of_finds_the_folder():
-    assert measure_of("humanlike.measures.ec.metric") == "ec"
-    assert measure_of("humanlike.measures.pairwise") == "shared"
-    assert measure_of("humanlike.measures.pair_kernels") == "shared"
+    assert measure_of("humanlike.measures.ec.analysis") == "ec"
+    assert measure_of("humanlike.measures.pairs.metric") == "shared"
+    assert measure_of("humanlike.measures.pairs.aggregation") == "shared"
+    assert measure_of("humanlike.measures.pairs.kernels") == "shared"
     assert measure_of("humanlike.measures.options.resampling") == "shared"
     assert measure_of("humanlike.measures.ood") == "ood"
     assert measure_of("humanlike.resampling.engine") is None
@@ -351,8 +392,14 @@ def test_relative_imports_are_resolved(source, expected):
 
 
 def test_an_undeclared_cross_measure_import_is_found(monkeypatch):
-    monkeypatch.setitem(CROSS_MEASURE, "ood", set())
-    assert "humanlike.measures.ood.alignment_sums imports humanlike.measures.ec.metric" in cross_measure_imports()
+    monkeypatch.setitem(CROSS_MEASURE, "psychscore", set())
+    assert "humanlike.measures.psychscore.analysis imports humanlike.measures.mlds.glm" in cross_measure_imports()
+
+
+def test_the_shared_measure_modules_import_no_measure():
+    # the pair core, the options, the contract: no measure's folder is below them
+    wrong = [line for line in cross_measure_imports() if measure_of(line.split()[0]) == "shared"]
+    assert not wrong and "shared" not in CROSS_MEASURE, wrong
 
 
 def test_an_app_import_of_a_measure_is_found(monkeypatch):

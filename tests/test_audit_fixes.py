@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanlike.measures.ec.metric import REASON_BOTH_CONSTANT, kappa, kappa_reason
+from humanlike.measures.pairs.metric import REASON_BOTH_CONSTANT, kappa, kappa_reason
 from humanlike import files as io
 from humanlike.measures.ec.planning import trials_for_ci_width
 from humanlike.measures.ec.significance import ec_test_beta_posterior, ec_test_exact

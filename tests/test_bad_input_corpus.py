@@ -144,7 +144,7 @@ def test_repeats_are_numbered_per_experiment_and_no_experiment_vanishes():
 
 
 def test_one_item_condition_gives_undefined_ec_with_its_reason():
-    from humanlike.measures.ec.metric import counts_from_correctness, kappa_reason
+    from humanlike.measures.pairs.metric import counts_from_correctness, kappa_reason
     counts = counts_from_correctness([True], [False])
     assert kappa_reason(*counts).item() == "fewer than two trials"
 

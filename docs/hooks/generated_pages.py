@@ -2,6 +2,8 @@
 
 - ``cli.md``: the command-line reference, from the argparse parser (every command's ``--help``).
 - ``api/*.md``: one API page per public module, rendered by mkdocstrings from the docstrings.
+- the navigation's measure pages and their API pages, from the registry (:mod:`humanlike.measures.registry`):
+  a new measure folder is in the site without an edit here or in ``mkdocs.yml``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 
-# One API page per layer of the shared core, one per measure, then the shared measure modules, models and the
-# app. The modules are found in the source tree (not imported: griffe reads the files statically, so the
-# torch-backed ``humanlike.models`` renders without torch), so a new module can never be left out of the reference.
-MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics", "compare")
-API_GROUPS = ("trials", "resampling", "stats", "files", *(f"measures/{m}" for m in MEASURES), "measures", "models",
+from humanlike.measures.registry import command_families  # noqa: E402 - after the path is set
+
+# One API page per layer of the shared core, one per measure (and cross-measure tool) that the registry finds,
+# then the shared measure modules, models and the app. The modules are found in the source tree (not imported:
+# griffe reads the files statically, so the torch-backed ``humanlike.models`` renders without torch), so a new
+# module can never be left out of the reference.
+FAMILIES = {family.package.rpartition(".")[2]: family for family in command_families()}
+API_GROUPS = ("trials", "resampling", "stats", "files", *(f"measures/{m}" for m in FAMILIES), "measures", "models",
               "app", "web")
 
 
@@ -54,22 +59,6 @@ API_INTROS = {
              "paired comparisons (their scores, p-values, intervals and letter display).",
     "files": "Atomic file output: tables, JSON, figures and the run manifest (`humanlike.files.*`, all imported "
              "from `humanlike.files`).",
-    "measures-ec": "Error consistency: kappa, its intervals and tests, the pipeline, the benchmark, planning, "
-                   "command and figures.",
-    "measures-dmc": "Decision-margin consistency: margins, the kernel and pipeline, planning, command and figures.",
-    "measures-ood": "The human-centred OOD spectrum: OOD scores, regimes, error alignment (EC, MA, CLED), "
-                    "command and figures.",
-    "measures-dvc": "Decision-variable correlation of representations and of choices, command and figures.",
-    "measures-mlds": "Maximum-likelihood difference scaling: fits, diagnostics, machine observers, command and "
-                     "figures.",
-    "measures-psychscore": "The Psychophysical-Score: blend sequences, class-level scales, the score, command and "
-                           "figures.",
-    "measures-shapebias": "Shape bias on cue-conflict images: the metric, the pipeline, simulation, command, "
-                          "report section and figures.",
-    "measures-psychometrics": "Accuracy and response entropy per condition: the pipeline, command, report section "
-                              "and figures.",
-    "measures-compare": "Paired model comparisons (a cross-measure tool, not a measure): the adapters of each "
-                        "measure's result, planning, command, report section and figures.",
     "measures": "Modules several measures share: the pairwise kernels and aggregation, the command-line options "
                 "(`humanlike.measures.options.*`, all imported from `humanlike.measures.options`).",
     "models": "Running torch models on stimuli (the optional `models` extra: `pip install \"humanlike[models]\"`). "
@@ -78,6 +67,7 @@ API_INTROS = {
     "web": "`humanlike serve`, the web experiment server (the optional `web` extra: `pip install \"humanlike[web]\"`): "
            "study config, designs, database, the HTTP application, export. See "
            "[Run your own experiment](../run-your-own-experiment.md).",
+    **{page_name(f"measures/{m}"): family.api_intro or family.summary for m, family in FAMILIES.items()},
 }
 
 
@@ -105,6 +95,35 @@ def api_page(group: str, modules: list[str]) -> str:
         # the module heading shows its import path; its members keep their short names
         body.extend([f"::: {module}", "    options:", "      show_root_full_path: true", ""])
     return "\n".join(body)
+
+
+def pages_of(nav) -> list[str]:
+    """Every page a navigation (a list of ``{title: page or list}``) names, at any depth."""
+    found = []
+    for entry in nav:
+        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        found += pages_of(value) if isinstance(value, list) else [value]
+    return found
+
+
+def measure_nav(config) -> None:
+    """Fill the navigation from the registry: every measure's (and tool's) page under "Measures", in the
+    registry's order before the pages ``mkdocs.yml`` lists there, and its API page under "API reference" after
+    the core layers' pages."""
+    nav = {next(iter(item)): item for item in config["nav"] if isinstance(item, dict)}
+    pages = {}
+    for family in FAMILIES.values():   # a copied folder keeps its original's page: shown once
+        pages.setdefault(family.docs.removeprefix("docs/"), family.title)
+    listed = set(pages_of(config["nav"]))
+    nav["Measures"]["Measures"][:0] = [{title: page} for page, title in pages.items() if page not in listed]
+    api = nav["API reference"]["API reference"]
+    after = next(i for i, entry in enumerate(api) if next(iter(entry.values())) == "api/files.md") + 1
+    api[after:after] = [{family.title: f"api/{page_name(f'measures/{m}')}.md"} for m, family in FAMILIES.items()]
+
+
+def on_config(config):
+    measure_nav(config)
+    return config
 
 
 def on_files(files, config):

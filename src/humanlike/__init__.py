@@ -17,8 +17,8 @@ from .measures.ec.result import ErrorConsistencyResult
 from .measures.ec.analysis import error_consistency
 from .measures.mlds.analysis import MldsResult, MldsResults, analyse_mlds
 from .measures.ood.analysis import OODResult, ood_analysis
-from .measures.pair_kernels import ErrorConsistencyKernel, ErrorOverlapKernel
-from .measures.pairwise import PairAggregation
+from .measures.pairs.kernels import ErrorConsistencyKernel, ErrorOverlapKernel
+from .measures.pairs.aggregation import PairAggregation
 from .measures.psychscore.analysis import PsychScoreResult, psychophysical_score
 from .measures.dmc.self_consistency import SelfConsistencyResult, self_consistency
 from .trials.design import Design, Stratum, build_design
@@ -30,7 +30,7 @@ from .trials.representations import Representation, load_representation, save_re
 from .trials.schema import COLUMNS, TrialTableError, validate_trials
 from .trials.selection import MODELVSHUMAN_EXCLUSIONS
 from .trials.simulate import simulate_benchmark, simulate_copy_pair
-from .measures.ec.metric import UndefinedPolicy, error_overlap, kappa
+from .measures.pairs.metric import UndefinedPolicy, error_overlap, kappa
 from .resampling.engine import ResourceError, bootstrap
 from .resampling.kernels import Output, SufficientStatisticKernel
 from .resampling.results import Resampled

@@ -86,12 +86,14 @@ def test_without_models_to_rank_the_headline_goes_by_ec_and_the_comparison_says_
     assert not compared.tables and len(compared.notes) == 1 and compared.notes[0].startswith("EC: not compared: ")
 
 
-def test_compare_is_a_command_family_not_a_measure():
+def test_compare_and_the_benchmark_are_command_families_not_measures():
     from humanlike.app.cli import build_parser
 
-    assert "compare" not in [m.name for m in registry.measures()]
-    assert [t.name for t in registry.tools()] == ["compare"]
+    assert not {"compare", "benchmark"} & {m.name for m in registry.measures()}
+    assert [t.name for t in registry.tools()] == ["benchmark", "compare"]
     assert [f.name for f in registry.command_families()][-1] == "compare"
+    assert [f.name for f in registry.command_families()][:2] == ["benchmark", "ec"]   # the demo's first part
     parser = build_parser()
     assert parser.parse_args(["compare", "data.csv", "--measure", "ec"]).handler.__name__ == "run_compare_command"
     assert parser.parse_args(["plan", "compare", "--delta", "0.1"]).handler.__name__ == "run_plan_compare"
+    assert parser.parse_args(["benchmark", "raw/"]).handler.__name__ == "run_benchmark_command"

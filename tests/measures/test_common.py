@@ -21,9 +21,6 @@ from humanlike.resampling.settings import ResamplingSettings
 MEASURES = measures()
 IDS = [m.name for m in MEASURES]
 SETTINGS = ResamplingSettings(n_resamples=200, seed=7)
-#: Measures whose bootstrap goes through the engine's chunks, strata and worker threads (MLDS and the
-#: Psychophysical-Score resample by simulation and by items in blocks of their own).
-ENGINE_MEASURES = {"ec", "dmc", "dvc", "ood", "shapebias", "psychometrics"}
 
 
 @pytest.fixture(scope="module", params=MEASURES, ids=IDS)
@@ -50,7 +47,12 @@ def json_bytes(result: MeasureResult) -> bytes:
 
 
 def test_every_measure_folder_is_registered_with_its_parts():
-    assert IDS == ["ec", "dmc", "dvc", "ood", "mlds", "psychscore", "shapebias", "psychometrics"]
+    from pathlib import Path
+
+    import humanlike.measures
+
+    folders = {p.parent.name for root in humanlike.measures.__path__ for p in Path(root).glob("*/measure.py")}
+    assert {m.package.rpartition(".")[2] for m in MEASURES} == folders
     for m in MEASURES:
         assert m.simulate and m.bad_inputs, f"{m.name}: the common test needs simulate and bad_inputs"
         assert m.docs.startswith("docs/") and m.title and m.summary
@@ -117,12 +119,17 @@ def test_numbers_do_not_depend_on_row_order(measure, example, result, request):
 
 
 def test_numbers_do_not_depend_on_chunk_size_or_workers(measure, example, result, monkeypatch):
-    if measure.name not in ENGINE_MEASURES:
-        pytest.skip(f"{measure.name} does not resample through the engine's chunks and workers")
     from humanlike.resampling import engine
     from humanlike.resampling.draws import BLOCK
 
     chunkings = []
+    if not measure.engine_resampling:
+        # the entry says so; the check is skipped only where it is true (a measure that does resample through
+        # the engine must say so, and is then held to the invariance)
+        monkeypatch.setattr(engine, "resample_chunks", lambda *a, **k: chunkings.append(a) or [(0, a[0])])
+        measure.run(example.data, settings=SETTINGS, **example.options)
+        assert not chunkings, f"{measure.name} resamples through the engine: drop engine_resampling=False"
+        pytest.skip(f"{measure.name} does not resample through the engine's chunks and workers")
 
     def one_block_per_chunk(n_resamples, bytes_per_resample, memory_budget=None):
         chunks = [(lo, min(lo + BLOCK, n_resamples)) for lo in range(0, n_resamples, BLOCK)]

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from humanlike.measures.ec import correctness_sums
-from humanlike.measures.ec import metric as ec
+from humanlike.measures.pairs import correctness_sums
+from humanlike.measures.pairs import metric as ec
 from humanlike.measures.ec.copy_model import cell_probabilities
 from humanlike.measures.ec.pair import bootstrap_pair, pair_error_consistency
 from humanlike.trials.design import Stratum
@@ -65,7 +65,7 @@ def test_masked_block_uses_items_both_answered():
 
 @pytest.mark.parametrize("masked", [False, True])
 def test_leave_one_out_matches_recomputation(masked):
-    from humanlike.measures.pair_kernels import ErrorConsistencyKernel
+    from humanlike.measures.pairs.kernels import ErrorConsistencyKernel
 
     x = _random_block(5, n_items=12, n_obs=3)
     observed = np.ones_like(x)

@@ -219,7 +219,7 @@ def with_model_renamed(trials: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 def test_every_group_label_of_the_analyses_is_reserved():
-    from humanlike.measures import pairwise
+    from humanlike.measures.pairs import aggregation as pairwise
     from humanlike.measures.dmc import kernel as dmc_kernel
     from humanlike.trials.schema import RESERVED_OBSERVER_NAMES
 
@@ -443,7 +443,7 @@ def test_humans_can_be_declared_on_the_command_line(tmp_path, capsys):
 
 @pytest.mark.parametrize("accuracy", [(0.75, 0.75), (0.9, 0.6), (0.55, 0.95)])
 def test_planned_ec_interval_widths_respect_the_bounds_of_kappa(accuracy):
-    from humanlike.measures.ec.kappa_bounds import kappa_max, kappa_min
+    from humanlike.measures.pairs.kappa_bounds import kappa_max, kappa_min
     from humanlike.measures.ec.planning import expected_ec_ci_width
 
     a1, a2 = accuracy

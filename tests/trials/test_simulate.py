@@ -20,7 +20,7 @@ from humanlike.trials.simulate import (
     simulate_sdt_observers,
 )
 from humanlike.measures.ec.copy_model import cell_probabilities, latent_accuracies
-from humanlike.measures.ec.metric import counts_from_correctness, kappa
+from humanlike.measures.pairs.metric import counts_from_correctness, kappa
 
 
 # ------------------------------------------------------------------ copy model

@@ -13,6 +13,7 @@ import sys
 
 from ..measures.options import add_on_conflict_option, optional_module
 from ..measures.registry import command_families
+from ..trials.consumers import provide
 
 # The app's own command families (each a module with register(subparsers, plan_subparsers)), around the
 # measures' commands; an absent one (the models' extra) is skipped.
@@ -44,7 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     for name in APP_COMMANDS_FIRST:
         optional_module(name).register(sub, plan_sub)
     for family in command_families():
-        family.register_cli(sub, plan_sub)
+        try:
+            family.register_cli(sub, plan_sub)
+        except argparse.ArgumentError as err:   # two folders claim one command: name them, no traceback
+            raise TypeError(f"{family.package} (registered as {family.name!r}) adds a command another family "
+                            f"already has ({err.message}): rename its entry") from None
     for name in APP_COMMANDS_LAST:
         module = optional_module(name)
         if module is not None:
@@ -55,7 +60,33 @@ def build_parser() -> argparse.ArgumentParser:
     from ..web.cli import add_serve_commands  # `serve` and `export`; its handlers import the web extra lazily
 
     add_serve_commands(sub)
+    lend_consumer_parts()
     return parser
+
+
+def lend_consumer_parts() -> None:
+    """Lend the core the web and models extras' parts it asks for (:mod:`humanlike.trials.consumers`): a study
+    read as a data source, network observers' judgements. Each imports its extra on first use only.
+
+    Examples
+    --------
+    >>> from humanlike.trials.consumers import provided
+    >>> lend_consumer_parts()
+    >>> provided("study reader").__name__
+    'read_study'
+    """
+    def read_study(source):
+        from ..web.export import read_study as read
+
+        return read(source)
+
+    def network_judgements(*args, **kwargs):
+        from ..models.observer import network_judgements as judge
+
+        return judge(*args, **kwargs)
+
+    provide("study reader", read_study)
+    provide("network judgements", network_judgements)
 
 
 def main(argv: list[str] | None = None) -> int:

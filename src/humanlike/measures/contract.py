@@ -57,13 +57,15 @@ class Example:
     options: dict = field(default_factory=dict)
 
 
-def resolve(path: str) -> Callable:
+def resolve(path: str, package: str = "") -> Callable:
     """The object a dotted ``"package.module:name"`` path names (imported on first use).
 
     Parameters
     ----------
     path : str
-        ``"module:attribute"``.
+        ``"module:attribute"``; a module starting with a dot (``".analysis:run"``) is relative to ``package``.
+    package : str
+        The package a relative path is read against (an entry's folder, :attr:`Measure.package`).
 
     Returns
     -------
@@ -74,9 +76,59 @@ def resolve(path: str) -> Callable:
     --------
     >>> resolve("humanlike.resampling.results:Resampled").__name__
     'Resampled'
+    >>> resolve(".results:Resampled", "humanlike.resampling").__name__
+    'Resampled'
     """
     module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return getattr(importlib.import_module(module, package or None), name)
+
+
+@dataclass
+class DemoRun:
+    """What ``humanlike demo`` gives each measure's demo part, and what the parts share.
+
+    One object, made by the demo and handed to every part in turn (``demo(trials, run) -> list[Path]``, the
+    measure's ``demo.py``), in place of fields set on the command's namespace.
+
+    Attributes
+    ----------
+    options : types.SimpleNamespace
+        The demo's resampling and output options as the command line gave them (``resamples``, ``level``,
+        ``seed``, ``interval``, ``observer_level``, ``memory_budget``, ``workers``, ``quiet``, ``out``,
+        ``format``): read them through :func:`humanlike.measures.options.resampling_settings` and friends.
+    outputs : humanlike.files.RunOutputs
+        The run's files: every part writes through it (the manifest lists them).
+    results : dict
+        ``{name: result}`` the parts leave for the report page and for each other (the benchmark's details
+        under ``"error_consistency"``).
+    documents : dict
+        ``{file stem: JSON document}`` written once every part has run.
+    summary : list of str
+        The text the demo prints at the end, one paragraph per part.
+
+    Examples
+    --------
+    >>> import types
+    >>> run = DemoRun(types.SimpleNamespace(out="demo", format="csv"), outputs=None)
+    >>> run.out, run.format, run.results
+    (PosixPath('demo'), 'csv', {})
+    """
+
+    options: object
+    outputs: object
+    results: dict = field(default_factory=dict)
+    documents: dict = field(default_factory=dict)
+    summary: list = field(default_factory=list)
+
+    @property
+    def out(self) -> Path:
+        """The demo's output folder."""
+        return Path(self.options.out)
+
+    @property
+    def format(self) -> str:
+        """The table format (``csv``, ``parquet``, ...)."""
+        return self.options.format
 
 
 @dataclass(frozen=True)
@@ -84,7 +136,8 @@ class Measure:
     """One measure as the command line, the demo and the report page see it.
 
     Parts are dotted paths (``"module:function"``), imported when first called, so registering a measure costs
-    nothing at start-up.
+    nothing at start-up. A path starting with a dot (``".analysis:error_consistency"``) names a module of the
+    measure's own folder, so a folder copied under a new name (its entry renamed) is a measure of its own.
 
     Attributes
     ----------
@@ -98,10 +151,13 @@ class Measure:
         Its page in the documentation (``"docs/api/ec.md"``).
     order : int
         Place in the demo, the report page and ``humanlike --help`` (smaller first).
+
     analysis : str
         ``run(data, *, settings, **options) -> MeasureResult``: the measure's main analysis.
     cli : str
-        ``register(subparsers, plan_subparsers)``: adds the measure's commands to the ``humanlike`` parser.
+        ``register(subparsers, plan_subparsers, name)``: adds the measure's commands to the ``humanlike`` parser,
+        under the entry's ``name`` (``humanlike <name>``, ``humanlike plan <name>``): the command line never
+        spells a measure's name a second time.
     report_run : str or None
         ``run(data, *, settings, exclusions) -> MeasureResult``: what the report page computes, or None when the
         measure has no analysis of its own on the report.
@@ -110,8 +166,9 @@ class Measure:
     report_input : {"trials", "judgements"}
         What :attr:`report_run` is given.
     demo : str or None
-        ``demo(trials, args) -> list[Path]``: the measure's part of ``humanlike demo`` (it writes through
-        ``args.run_outputs`` and may leave its result in ``args.demo_results[name]`` for the demo's report page).
+        ``demo(trials, run) -> list[Path]``: the measure's part of ``humanlike demo``, in its folder's ``demo.py``
+        (it writes through ``run.outputs`` and may leave its result in ``run.results[name]`` for the demo's report
+        page; ``run`` is a :class:`DemoRun`).
     simulate : str or None
         ``simulate(seed) -> Example``: small data (and options) on which :attr:`analysis` runs in about a second
         (the common test, tests/measures/test_common.py).
@@ -127,6 +184,16 @@ class Measure:
     citation : str
         The papers to cite when reporting the measure (``humanlike COMMAND --help``, the report page, the docs;
         the repository's CITATION.cff cites humanlike itself and these papers).
+    engine_resampling : bool
+        The analysis resamples through the engine's chunks, strata and worker threads
+        (:func:`humanlike.resampling.engine.bootstrap`), so its numbers must not depend on the chunk size or the
+        number of workers (the common test checks it, and checks that a measure saying False really does not).
+        False for a measure that resamples on its own (MLDS by simulation, the Psychophysical-Score by blocks).
+    api_intro : str
+        The opening line of the measure's API page (docs/api/measures-<name>.md): what its folder holds.
+    package : str
+        The measure's folder as a package (``"humanlike.measures.ec"``), set by the registry; relative parts are
+        read against it.
 
     Examples
     --------
@@ -151,6 +218,23 @@ class Measure:
     depends_on: tuple[str, ...] = ()
     interval: str = "percentile"
     citation: str = ""
+    engine_resampling: bool = True
+    api_intro: str = ""
+    package: str = ""
+
+    def part(self, path: str) -> Callable:
+        """The object one of the entry's dotted paths names (a relative one read against :attr:`package`).
+
+        Parameters
+        ----------
+        path : str
+            One of the entry's parts (``".analysis:error_consistency"``).
+
+        Returns
+        -------
+        object
+        """
+        return resolve(path, self.package)
 
     def run(self, data, *, settings=None, **options) -> MeasureResult:
         """Run :attr:`analysis` (``settings`` keyword-only, measure options as keywords).
@@ -168,17 +252,17 @@ class Measure:
         -------
         MeasureResult
         """
-        return resolve(self.analysis)(data, settings=settings, **options)
+        return self.part(self.analysis)(data, settings=settings, **options)
 
     def register_cli(self, subparsers, plan_subparsers) -> None:
-        """Add the measure's commands to the ``humanlike`` parser (see :attr:`cli`).
+        """Add the measure's commands to the ``humanlike`` parser under its name (see :attr:`cli`).
 
         Parameters
         ----------
         subparsers, plan_subparsers : argparse._SubParsersAction
             The subcommands of ``humanlike`` and of ``humanlike plan``.
         """
-        resolve(self.cli)(subparsers, plan_subparsers)
+        self.part(self.cli)(subparsers, plan_subparsers, self.name)
         command = subparsers.choices.get(self.name)
         if command is not None and self.citation:
             command.epilog = f"Cite: {self.citation}."
@@ -201,7 +285,7 @@ class Measure:
         """
         if self.report_run is None:
             raise ValueError(f"{self.name} has no analysis of its own on the report")
-        return resolve(self.report_run)(data, settings=settings, exclusions=exclusions)
+        return self.part(self.report_run)(data, settings=settings, exclusions=exclusions)
 
     def section(self, result):
         """The result as a section of the report page (see :attr:`report_section`).
@@ -217,24 +301,24 @@ class Measure:
         """
         if self.report_section is None:
             raise ValueError(f"{self.name} has no report section")
-        return resolve(self.report_section)(result)
+        return self.part(self.report_section)(result)
 
-    def run_demo(self, trials, args) -> list[Path]:
+    def run_demo(self, trials, run: DemoRun) -> list[Path]:
         """The measure's part of ``humanlike demo`` (see :attr:`demo`).
 
         Parameters
         ----------
         trials : pandas.DataFrame
             The demo's simulated trial table.
-        args : argparse.Namespace
-            The demo's namespace (``run_outputs``, ``demo_results``, ``demo_json``, ``demo_summary``).
+        run : DemoRun
+            The demo's options, files and shared results.
 
         Returns
         -------
         list of pathlib.Path
             The files written (none where the measure has no demo part).
         """
-        return [] if self.demo is None else list(resolve(self.demo)(trials, args))
+        return [] if self.demo is None else list(self.part(self.demo)(trials, run))
 
     def simulated(self, seed: int = 0) -> Example:
         """Small simulated data for the measure's analysis (see :attr:`simulate`).
@@ -250,7 +334,7 @@ class Measure:
         """
         if self.simulate is None:
             raise ValueError(f"{self.name} declares no simulated data")
-        return resolve(self.simulate)(seed)
+        return self.part(self.simulate)(seed)
 
     def broken_inputs(self, example: Example) -> list[tuple[str, Example]]:
         """Broken copies of ``example`` with the name the error must mention (see :attr:`bad_inputs`).
@@ -264,7 +348,7 @@ class Measure:
         -------
         list of (str, Example)
         """
-        return [] if self.bad_inputs is None else list(resolve(self.bad_inputs)(example))
+        return [] if self.bad_inputs is None else list(self.part(self.bad_inputs)(example))
 
 
 @dataclass(frozen=True)
@@ -291,18 +375,26 @@ class Tool:
         Place in ``humanlike --help`` among the measures (smaller first); its report section comes after every
         measure's.
     cli : str
-        ``register(subparsers, plan_subparsers)``: adds its commands to the ``humanlike`` parser.
+        ``register(subparsers, plan_subparsers, name)``: adds its commands to the ``humanlike`` parser, under the
+        entry's ``name``.
     report_section : str or None
         ``section(results) -> SectionResult or None``: a section of the report page from the measures' results
         (``{measure name: result}``, as the report computed them), None where they hold nothing for it.
+    demo : str or None
+        ``demo(trials, run) -> list[Path]``: its part of ``humanlike demo`` (as a measure's, see
+        :attr:`Measure.demo`), in the order of :func:`humanlike.measures.registry.command_families`.
     depends_on : tuple of str
         The measures' modules it imports, and why it may (tests/test_architecture.py checks them).
+    api_intro : str
+        The opening line of its API page.
+    package : str
+        Its folder as a package, set by the registry; relative parts are read against it.
 
     Examples
     --------
     >>> from humanlike.measures.registry import tools
     >>> [tool.name for tool in tools()]
-    ['compare']
+    ['benchmark', 'compare']
     """
 
     name: str
@@ -312,17 +404,37 @@ class Tool:
     order: int
     cli: str
     report_section: str | None = None
+    demo: str | None = None
     depends_on: tuple[str, ...] = ()
+    api_intro: str = ""
+    package: str = ""
+
+    def run_demo(self, trials, run: DemoRun) -> list[Path]:
+        """The tool's part of ``humanlike demo`` (see :attr:`demo`).
+
+        Parameters
+        ----------
+        trials : pandas.DataFrame
+            The demo's simulated trial table.
+        run : DemoRun
+            The demo's options, files and shared results.
+
+        Returns
+        -------
+        list of pathlib.Path
+            The files written (none where the tool has no demo part).
+        """
+        return [] if self.demo is None else list(resolve(self.demo, self.package)(trials, run))
 
     def register_cli(self, subparsers, plan_subparsers) -> None:
-        """Add the tool's commands to the ``humanlike`` parser (see :attr:`cli`).
+        """Add the tool's commands to the ``humanlike`` parser under its name (see :attr:`cli`).
 
         Parameters
         ----------
         subparsers, plan_subparsers : argparse._SubParsersAction
             The subcommands of ``humanlike`` and of ``humanlike plan``.
         """
-        resolve(self.cli)(subparsers, plan_subparsers)
+        resolve(self.cli, self.package)(subparsers, plan_subparsers, self.name)
 
     def section(self, results: dict):
         """The tool's section of the report page from the measures' results (see :attr:`report_section`).
@@ -338,7 +450,7 @@ class Tool:
         SectionResult or None
             None where the tool has no section or the results hold nothing for it.
         """
-        return None if self.report_section is None else resolve(self.report_section)(results)
+        return None if self.report_section is None else resolve(self.report_section, self.package)(results)
 
 
 def trial_table_bad_inputs(example: Example) -> list[tuple[str, Example]]:

@@ -29,11 +29,28 @@ REPR_CHARS = 2000
 SUMMARY_ROWS = 15
 
 
+class RegisteredName:
+    """The ``measure`` of a result class: the name the entry of the folder defining the class registers.
+
+    Examples
+    --------
+    >>> from humanlike.measures.dmc.result import DMCResult
+    >>> DMCResult.measure
+    'dmc'
+    """
+
+    def __get__(self, instance, owner) -> str:
+        from .registry import name_of_folder   # the registry imports the contract, which imports this module
+
+        return name_of_folder(owner.__module__)
+
+
 class MeasureResult:
     """The one result shape: every measure's result class derives from it.
 
-    A subclass names the measure (``measure = "ec"``) and where its resampled values are (``resampled_field``, a
-    :class:`~humanlike.resampling.results.Resampled`); the base then gives
+    A subclass says where its resampled values are (``resampled_field``, a
+    :class:`~humanlike.resampling.results.Resampled`; the measure's name comes from its folder's entry); the
+    base then gives
 
     - :attr:`estimate` (numpy array, one value per row of :meth:`to_frame`) and :attr:`replicates` (R x K),
     - :meth:`interval` at any level and by any method, without recomputing,
@@ -64,14 +81,16 @@ class MeasureResult:
     (['measure', 'scope', 'group'], 'ec')
     """
 
-    measure: ClassVar[str] = ""
+    #: The measure's registered name: its folder's entry (``humanlike.measures.<folder>.measure``) names it, so the
+    #: result class never spells it again (a subclass outside a measure folder may set a string).
+    measure = RegisteredName()
     #: The attribute holding the :class:`~humanlike.resampling.results.Resampled` values.
     resampled_field: ClassVar[str] = "resampled"
     #: Label fields that play the part of ``scope`` and ``group`` where the result names them otherwise.
     scope_label: ClassVar[str] = "scope"
     group_label: ClassVar[str] = "group"
-    #: ``"module:function"`` turning the result into the text its command prints, or None for the generic
-    #: summary of the headline rows (:meth:`summary`).
+    #: ``"module:function"`` turning the result into the text its command prints (``".cli:format_ec"``: a module
+    #: of the result's own folder), or None for the generic summary of the headline rows (:meth:`summary`).
     text_formatter: ClassVar[str | None] = None
 
     def resampled_values(self) -> Resampled:
@@ -271,8 +290,10 @@ class MeasureResult:
         True
         """
         if self.text_formatter is not None:
+            # a relative module (".cli:format_ec") is one of the result's own folder
             module, _, function = self.text_formatter.partition(":")
-            return getattr(importlib.import_module(module), function)(self)
+            package = type(self).__module__.rpartition(".")[0]
+            return getattr(importlib.import_module(module, package), function)(self)
         frame = self.headline()
         labels = self._label_columns(frame)
         values = self.resampled_values()

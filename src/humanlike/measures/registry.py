@@ -14,6 +14,7 @@ import functools
 import importlib
 import importlib.util
 import pkgutil
+from dataclasses import replace
 
 from .contract import Measure, Tool
 
@@ -54,7 +55,7 @@ def tools() -> tuple[Tool, ...]:
     Examples
     --------
     >>> [t.name for t in tools()]
-    ['compare']
+    ['benchmark', 'compare']
     """
     return _entries("tool", "TOOL", Tool)
 
@@ -85,8 +86,9 @@ def _entries(module: str, attribute: str, kind: type) -> tuple:
         if not isinstance(entry, kind):
             raise TypeError(f"{PACKAGE}.{info.name}.{module} must define {attribute} = {kind.__name__}(...)")
         if entry.name in found:
-            raise TypeError(f"two folders register the {module} {entry.name!r}")
-        found[entry.name] = entry
+            raise TypeError(f"two folders register the {module} {entry.name!r}: {found[entry.name].package} and "
+                            f"{PACKAGE}.{info.name}")
+        found[entry.name] = replace(entry, package=f"{PACKAGE}.{info.name}")
     return tuple(sorted(found.values(), key=lambda m: (m.order, m.name)))
 
 
@@ -116,3 +118,29 @@ def get_measure(name: str) -> Measure:
         if measure.name == name:
             return measure
     raise KeyError(f"no measure {name!r}; registered: {', '.join(m.name for m in measures())}")
+
+
+def name_of_folder(module: str) -> str:
+    """The registered name of the measure (or tool) whose folder holds ``module``, "" where none does.
+
+    A result class takes its measure's name from here (:attr:`humanlike.measures.measure_result.MeasureResult.measure`),
+    so a folder copied under a new name names its results by its own entry.
+
+    Parameters
+    ----------
+    module : str
+        A module's dotted name (``"humanlike.measures.ec.result"``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> name_of_folder("humanlike.measures.dmc.result"), name_of_folder("humanlike.resampling.engine")
+    ('dmc', '')
+    """
+    for entry in (*measures(), *tools()):
+        if module == entry.package or module.startswith(entry.package + "."):
+            return entry.name
+    return ""

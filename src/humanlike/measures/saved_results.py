@@ -36,6 +36,12 @@ MOVED_CLASSES = {
         "humanlike.measures.dvc.choices_benchmark:LatentBenchmarkResult",
     "humanlike.measures.compare.planning:SimulatedComparisons":
         "humanlike.measures.compare.planning_simulation:SimulatedComparisons",
+    # the pair core left error consistency's folder for the shared measures.pairs package
+    "humanlike.measures.ec.metric:UndefinedPolicy": "humanlike.measures.pairs.metric:UndefinedPolicy",
+    "humanlike.measures.pairwise:ExperimentLayout": "humanlike.measures.pairs.aggregation:ExperimentLayout",
+    "humanlike.measures.pairwise:PairAggregation": "humanlike.measures.pairs.aggregation:PairAggregation",
+    "humanlike.measures.pair_kernels:ErrorConsistencyKernel": "humanlike.measures.pairs.kernels:ErrorConsistencyKernel",
+    "humanlike.measures.pair_kernels:ErrorOverlapKernel": "humanlike.measures.pairs.kernels:ErrorOverlapKernel",
 }
 #: Fields a saved result may hold under a name they no longer have, class path -> {old name: new name}
 #: (``summary`` became the text of :meth:`MeasureResult.summary`, so the tables it named were renamed).
@@ -171,9 +177,22 @@ def _store(array: np.ndarray, arrays: dict) -> str:
     return key
 
 
-def _encode(obj, arrays: dict):  # noqa: C901 - one case per kind of value
-    import pandas as pd
+def _encode(obj, arrays: dict):
+    """The JSON form of one value (its arrays stored in ``arrays``): each kind of value by the encoder of its
+    concept, the first that takes it."""
+    for encoder in (_encode_scalar, _encode_array, _encode_pandas, _encode_container):
+        encoded = encoder(obj, arrays)
+        if encoded is not NOT_MINE:
+            return encoded
+    raise TypeError(f"cannot save a {type(obj).__name__} inside a result")
 
+
+#: What an encoder returns for a value of another concept's kind.
+NOT_MINE = object()
+
+
+def _encode_scalar(obj, arrays: dict):
+    """None, booleans, strings, enums, integers, floats and paths."""
     if obj is None or isinstance(obj, (bool, str)):
         return obj
     if isinstance(obj, Enum):
@@ -184,10 +203,22 @@ def _encode(obj, arrays: dict):  # noqa: C901 - one case per kind of value
         return {"__scalar__": np.asarray(obj).dtype.str, "value": _store(np.asarray(obj), arrays)}
     if isinstance(obj, Path):
         return {"__path__": str(obj)}
-    if isinstance(obj, np.ndarray):
-        if obj.dtype.kind in "biufcUSmM":
-            return {"__array__": _store(obj, arrays)}
-        return {"__objects__": [_encode(v, arrays) for v in obj.ravel().tolist()], "shape": list(obj.shape)}
+    return NOT_MINE
+
+
+def _encode_array(obj, arrays: dict):
+    """numpy arrays: stored as they are, or (objects) value by value."""
+    if not isinstance(obj, np.ndarray):
+        return NOT_MINE
+    if obj.dtype.kind in "biufcUSmM":
+        return {"__array__": _store(obj, arrays)}
+    return {"__objects__": [_encode(v, arrays) for v in obj.ravel().tolist()], "shape": list(obj.shape)}
+
+
+def _encode_pandas(obj, arrays: dict):
+    """pandas frames, series and indexes (range, multi, other)."""
+    import pandas as pd
+
     if isinstance(obj, pd.DataFrame):
         return {"__frame__": [_encode(obj.columns, arrays), [_encode_series_values(obj.iloc[:, k], arrays)
                                                               for k in range(obj.shape[1])],
@@ -202,6 +233,11 @@ def _encode(obj, arrays: dict):  # noqa: C901 - one case per kind of value
                 "names": _encode(list(obj.names), arrays)}
     if isinstance(obj, pd.Index):
         return {"__index__": _encode_series_values(pd.Series(obj), arrays), "name": _encode(obj.name, arrays)}
+    return NOT_MINE
+
+
+def _encode_container(obj, arrays: dict):
+    """Dataclasses, list subclasses (with their attributes), lists, tuples, dicts and sets."""
     if is_dataclass(obj) and not isinstance(obj, type):
         values = {f.name: _encode(getattr(obj, f.name), arrays) for f in fields(obj) if f.init}
         return {"__dataclass__": _class_path(obj), "fields": values}
@@ -215,7 +251,7 @@ def _encode(obj, arrays: dict):  # noqa: C901 - one case per kind of value
         return {"__dict__": [[_encode(k, arrays), _encode(v, arrays)] for k, v in obj.items()]}
     if isinstance(obj, (set, frozenset)):
         return {"__set__": [_encode(v, arrays) for v in sorted(obj, key=repr)], "frozen": isinstance(obj, frozenset)}
-    raise TypeError(f"cannot save a {type(obj).__name__} inside a result")
+    return NOT_MINE
 
 
 def _encode_series_values(series, arrays: dict) -> dict:
@@ -248,59 +284,98 @@ def _decode_series_values(doc: dict, arrays: dict):
     return pd.array(values, dtype=doc["dtype"])
 
 
-def _decode(doc, arrays: dict):  # noqa: C901 - one case per kind of value
-    import pandas as pd
-
+def _decode(doc, arrays: dict):
+    """The value of one JSON form: plain JSON as it is, a tagged form (``{"__frame__": ...}``) by its tag's
+    decoder (:data:`DECODERS`)."""
     if doc is None or isinstance(doc, (bool, str)):
         return doc
     if isinstance(doc, list):
         return [_decode(v, arrays) for v in doc]
-    if "__int__" in doc:
-        return int(doc["value"]) if doc["__int__"] == "int" else getattr(np, doc["__int__"])(doc["value"])
-    if "__scalar__" in doc:
-        return arrays[doc["value"]][()]
-    if "__enum__" in doc:
-        return _humanlike_class(doc["__enum__"])(_decode(doc["value"], arrays))
-    if "__path__" in doc:
-        return Path(doc["__path__"])
-    if "__array__" in doc:
-        return arrays[doc["__array__"]]
-    if "__objects__" in doc:
-        out = np.empty(len(doc["__objects__"]), dtype=object)
-        out[:] = [_decode(v, arrays) for v in doc["__objects__"]]
-        return out.reshape(doc["shape"])
-    if "__frame__" in doc:
-        columns, data, index = doc["__frame__"]
-        columns = _decode(columns, arrays)
-        frame = pd.DataFrame({k: _decode_series_values(v, arrays) for k, v in enumerate(data)})
-        frame.columns = columns
-        frame.index = _decode(index, arrays)
-        frame.attrs.update(_decode(doc["attrs"], arrays))
-        return frame
-    if "__series__" in doc:
-        return pd.Series(_decode_series_values(doc["__series__"], arrays), index=_decode(doc["index"], arrays),
-                         name=_decode(doc["name"], arrays))
-    if "__range__" in doc:
-        return pd.RangeIndex(*doc["__range__"], name=_decode(doc["name"], arrays))
-    if "__multiindex__" in doc:
-        return pd.MultiIndex.from_tuples([tuple(_decode(t, arrays)) for t in doc["__multiindex__"]],
-                                         names=_decode(doc["names"], arrays))
-    if "__index__" in doc:
-        return pd.Index(_decode_series_values(doc["__index__"], arrays), name=_decode(doc["name"], arrays))
-    if "__dataclass__" in doc:
-        kind = _humanlike_class(doc["__dataclass__"])
-        renamed = RENAMED_FIELDS.get(f"{kind.__module__}:{kind.__qualname__}", {})
-        return kind(**{renamed.get(k, k): _decode(v, arrays) for k, v in doc["fields"].items()})
-    if "__list__" in doc:
-        kind = _humanlike_class(doc["__list__"])
-        out = kind(_decode(v, arrays) for v in doc["items"])
-        vars(out).update(_decode(doc["attrs"], arrays))
-        return out
-    if "__tuple__" in doc:
-        return tuple(_decode(v, arrays) for v in doc["__tuple__"])
-    if "__dict__" in doc:
-        return {_decode(k, arrays): _decode(v, arrays) for k, v in doc["__dict__"]}
-    if "__set__" in doc:
-        items = [_decode(v, arrays) for v in doc["__set__"]]
-        return frozenset(items) if doc["frozen"] else set(items)
+    for tag, decoder in DECODERS.items():
+        if tag in doc:
+            return decoder(doc, arrays)
     raise ValueError(f"a saved result holds an unknown value {sorted(doc)[:3]}")
+
+
+def _decode_objects(doc: dict, arrays: dict) -> np.ndarray:
+    out = np.empty(len(doc["__objects__"]), dtype=object)
+    out[:] = [_decode(v, arrays) for v in doc["__objects__"]]
+    return out.reshape(doc["shape"])
+
+
+def _decode_frame(doc: dict, arrays: dict):
+    import pandas as pd
+
+    columns, data, index = doc["__frame__"]
+    columns = _decode(columns, arrays)
+    frame = pd.DataFrame({k: _decode_series_values(v, arrays) for k, v in enumerate(data)})
+    frame.columns = columns
+    frame.index = _decode(index, arrays)
+    frame.attrs.update(_decode(doc["attrs"], arrays))
+    return frame
+
+
+def _decode_series(doc: dict, arrays: dict):
+    import pandas as pd
+
+    return pd.Series(_decode_series_values(doc["__series__"], arrays), index=_decode(doc["index"], arrays),
+                     name=_decode(doc["name"], arrays))
+
+
+def _decode_range(doc: dict, arrays: dict):
+    import pandas as pd
+
+    return pd.RangeIndex(*doc["__range__"], name=_decode(doc["name"], arrays))
+
+
+def _decode_multiindex(doc: dict, arrays: dict):
+    import pandas as pd
+
+    return pd.MultiIndex.from_tuples([tuple(_decode(t, arrays)) for t in doc["__multiindex__"]],
+                                     names=_decode(doc["names"], arrays))
+
+
+def _decode_index(doc: dict, arrays: dict):
+    import pandas as pd
+
+    return pd.Index(_decode_series_values(doc["__index__"], arrays), name=_decode(doc["name"], arrays))
+
+
+def _decode_dataclass(doc: dict, arrays: dict):
+    kind = _humanlike_class(doc["__dataclass__"])
+    renamed = RENAMED_FIELDS.get(f"{kind.__module__}:{kind.__qualname__}", {})
+    return kind(**{renamed.get(k, k): _decode(v, arrays) for k, v in doc["fields"].items()})
+
+
+def _decode_list_subclass(doc: dict, arrays: dict):
+    kind = _humanlike_class(doc["__list__"])
+    out = kind(_decode(v, arrays) for v in doc["items"])
+    vars(out).update(_decode(doc["attrs"], arrays))
+    return out
+
+
+def _decode_set(doc: dict, arrays: dict):
+    items = [_decode(v, arrays) for v in doc["__set__"]]
+    return frozenset(items) if doc["frozen"] else set(items)
+
+
+#: The decoder of each tagged form, in the order they are tried (a form carries one tag).
+DECODERS = {
+    "__int__": lambda doc, arrays: (int(doc["value"]) if doc["__int__"] == "int"
+                                    else getattr(np, doc["__int__"])(doc["value"])),
+    "__scalar__": lambda doc, arrays: arrays[doc["value"]][()],
+    "__enum__": lambda doc, arrays: _humanlike_class(doc["__enum__"])(_decode(doc["value"], arrays)),
+    "__path__": lambda doc, arrays: Path(doc["__path__"]),
+    "__array__": lambda doc, arrays: arrays[doc["__array__"]],
+    "__objects__": _decode_objects,
+    "__frame__": _decode_frame,
+    "__series__": _decode_series,
+    "__range__": _decode_range,
+    "__multiindex__": _decode_multiindex,
+    "__index__": _decode_index,
+    "__dataclass__": _decode_dataclass,
+    "__list__": _decode_list_subclass,
+    "__tuple__": lambda doc, arrays: tuple(_decode(v, arrays) for v in doc["__tuple__"]),
+    "__dict__": lambda doc, arrays: {_decode(k, arrays): _decode(v, arrays) for k, v in doc["__dict__"]},
+    "__set__": _decode_set,
+}

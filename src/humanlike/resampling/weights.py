@@ -2,7 +2,7 @@
 
 The resampling itself lives in :mod:`humanlike.resampling.engine` (its weights in
 :mod:`humanlike.resampling.draws`); the helpers of the pre-engine loops are gone. The pairwise
-correctness statistics moved beside their metric (:func:`humanlike.measures.ec.correctness_sums.correctness_statistics`), the
+correctness statistics moved beside their metric (:func:`humanlike.measures.pairs.correctness_sums.correctness_statistics`), the
 single-pair bootstrap to :func:`humanlike.measures.ec.pair.bootstrap_pair`. This module knows no metric.
 """
 

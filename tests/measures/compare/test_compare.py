@@ -14,7 +14,7 @@ from humanlike.measures.ec.exchange import ec_label_exchange_test, exchange_coun
 from humanlike.measures.dmc.analysis import decision_margin_consistency
 from humanlike.measures.ec.analysis import error_consistency
 from humanlike.trials.simulate import SDTObserver, simulate_benchmark, simulate_copy_pair
-from humanlike.measures.ec.metric import kappa
+from humanlike.measures.pairs.metric import kappa
 from humanlike.stats.comparison import bootstrap_p_value, compare_scores
 from humanlike.stats.letters import compact_letters
 from humanlike.stats.multiple import adjust, holm

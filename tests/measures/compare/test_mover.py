@@ -27,7 +27,7 @@ from humanlike.measures.compare.planning_ec import (
 )
 from humanlike.measures.ec.analysis import error_consistency
 from humanlike.measures.ec.interval import ec_profile_interval
-from humanlike.measures.ec.metric import kappa
+from humanlike.measures.pairs.metric import kappa
 from humanlike.stats.comparison import PERCENTILE_INTERVAL
 from humanlike.trials.simulate import simulate_benchmark
 from humanlike.resampling.settings import ResamplingSettings

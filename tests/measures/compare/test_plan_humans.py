@@ -14,7 +14,7 @@ from humanlike.measures.compare.planning import plan_ec_comparison
 from humanlike.measures.compare.planning_ec import (
     MAX_HUMANS, joint_cell_probabilities, paired_bootstrap_ec, simulate_ec_comparisons,
 )
-from humanlike.measures.ec.metric import kappa
+from humanlike.measures.pairs.metric import kappa
 from humanlike.resampling.rng import stream
 from humanlike.stats.comparison import bootstrap_p_value
 

@@ -10,7 +10,7 @@ import pytest
 
 from humanlike.measures.dmc.analysis import decision_margin_consistency
 from humanlike.app.cli import build_parser, main
-from humanlike.measures.dmc.cli import BENCHMARK_COLUMNS, demo_extras, dmc_benchmark_rows
+from humanlike.measures.dmc.cli import BENCHMARK_COLUMNS, dmc_benchmark_rows
 from humanlike.measures.dmc.planning import trials_for_tolerance
 from humanlike.measures.dmc.analysis import dmc_settings
 
@@ -138,9 +138,15 @@ def test_dmc_benchmark_rows(demo_trials):
     assert set(rows["observer"]) == {"humans"}
 
 
-def test_demo_extras_write_files(tmp_path, demo_trials):
-    args = argparse.Namespace(out=tmp_path, format="csv", resamples=60, level=0.95, seed=0, quiet=True, json=False)
-    files = demo_extras(demo_trials, args)
+def test_demo_part_writes_files(tmp_path, demo_trials):
+    import types
+
+    from humanlike.files import RunOutputs
+    from humanlike.measures.contract import DemoRun
+    from humanlike.measures.dmc.demo import demo
+
+    options = types.SimpleNamespace(out=tmp_path, format="csv", resamples=60, level=0.95, seed=0, quiet=True)
+    files = demo(demo_trials, DemoRun(options, outputs=RunOutputs(tmp_path)))
     names = {f.name for f in files}
     assert names == {"dmc.csv", "dmc.json", "dmc_ranking.png", "dmc.png"}
     assert all(f.stat().st_size > 0 for f in files)

@@ -16,7 +16,7 @@ from humanlike.stats.correlation import weighted_midranks
 from humanlike.measures.dmc.data import assemble
 from humanlike.trials.schema import TrialTableError, validate_trials
 from humanlike.measures.dmc.metric import condition_values, model_pairs, pooled_statistics, values_from_sums
-from humanlike.measures.ec.metric import counts_from_correctness, kappa
+from humanlike.measures.pairs.metric import counts_from_correctness, kappa
 from humanlike.measures.dmc.margins import accuracy_to_dprime
 from humanlike.measures.dmc.analysis import dmc_settings
 

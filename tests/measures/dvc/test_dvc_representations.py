@@ -16,7 +16,7 @@ from humanlike.measures.dvc.simulate import appendix_a3_decisions, planted_repre
 from humanlike.measures.dvc.metric import (
     CORRELATION_PAIRS, known_dv_correlation, lda_axes, split_normalised_dvc, weighted_moments,
 )
-from humanlike.measures.ec.metric import counts_from_correctness, kappa
+from humanlike.measures.pairs.metric import counts_from_correctness, kappa
 from humanlike.resampling.settings import ResamplingSettings
 
 NO_BOOT = ResamplingSettings(n_resamples=0)

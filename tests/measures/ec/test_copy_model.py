@@ -12,8 +12,8 @@ from humanlike.measures.ec.copy_model import (
     latent_accuracies,
     mismatch_factor,
 )
-from humanlike.measures.ec.kappa_bounds import kappa_max, kappa_min
-from humanlike.measures.ec.metric import kappa
+from humanlike.measures.pairs.kappa_bounds import kappa_max, kappa_min
+from humanlike.measures.pairs.metric import kappa
 
 
 def test_equal_accuracies_give_kappa_equal_to_copy_probability():

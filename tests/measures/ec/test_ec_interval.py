@@ -8,7 +8,7 @@ import pytest
 
 from humanlike.measures.ec.pair import bootstrap_pair
 from humanlike.trials.simulate import simulate_copy_counts
-from humanlike.measures.ec.metric import kappa
+from humanlike.measures.pairs.metric import kappa
 from humanlike.measures.ec.interval import (
     PSEUDO_COUNT, copy_model_tables, ec_profile_contains, ec_profile_coverage, ec_profile_interval,
 )

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from humanlike.measures.ec import kappa_bounds
-from humanlike.measures.ec import metric as ec
+from humanlike.measures.pairs import kappa_bounds
+from humanlike.measures.pairs import metric as ec
 
 
 def test_kappa_hand_computed():

@@ -13,12 +13,13 @@ import pytest
 
 import humanlike
 from humanlike.measures.ec.benchmark import run_benchmark
-from humanlike.measures.ec.analysis import ec_design, error_consistency
+from humanlike.measures.ec.analysis import error_consistency
+from humanlike.measures.pairs.design import pair_design
 from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS, select_trials
-from humanlike.measures.pair_kernels import ErrorConsistencyKernel, ErrorOverlapKernel
-from humanlike.measures.pairwise import PairAggregation
-from humanlike.measures.ec import correctness_sums
-from humanlike.measures.ec import metric as ec
+from humanlike.measures.pairs.kernels import ErrorConsistencyKernel, ErrorOverlapKernel
+from humanlike.measures.pairs.aggregation import PairAggregation
+from humanlike.measures.pairs import correctness_sums
+from humanlike.measures.pairs import metric as ec
 from humanlike.resampling.engine import ResourceError, bootstrap
 from humanlike.resampling.settings import ResamplingSettings
 
@@ -111,7 +112,7 @@ def test_intervals_do_not_depend_on_the_memory_budget(small_trials):
     # rows at a matrix product's edge differently in the last bit: docs/uncertainty.md)
     narrow = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=450, seed=4, memory_budget=14 * 2**20), pair_intervals=True,
                                )
-    design = ec_design(select_trials(small_trials))
+    design = pair_design(select_trials(small_trials))
     per_resample = sum(ErrorConsistencyKernel().bytes_per_resample(s) for s in design)
     assert 100 <= (14 * 2**20 - 8 * 450 * 600) // per_resample < 200   # really several chunks of one block
     np.testing.assert_array_equal(wide.resampled.replicates, narrow.resampled.replicates)
@@ -146,7 +147,7 @@ def test_memory_stays_within_the_budget_as_models_grow():
         correct = rng.random(n_items) < 1 / (1 + np.exp(-(skill + rng.normal(0, 0.7, n_items))))
         rows.append(_rows(name, kind, correct, experiment="big"))
     trials = pd.concat(rows, ignore_index=True)
-    design = ec_design(select_trials(trials))
+    design = pair_design(select_trials(trials))
     kernel = ErrorConsistencyKernel()
     stratum = design.strata[0]
     # the kernel reports what one resample costs, pairs included (2016 pairs here)
@@ -291,7 +292,7 @@ def test_kernel_statistics_reduce_to_the_2x2_formulas():
 def test_error_overlap_metric_and_kernel(small_trials):
     assert ec.error_overlap(5, 1, 2, 2) == pytest.approx(0.4)
     assert np.isnan(ec.error_overlap(5, 0, 0, 0))
-    design = ec_design(select_trials(small_trials))
+    design = pair_design(select_trials(small_trials))
     kernel = ErrorOverlapKernel()
     aggregation = PairAggregation(design, kernel.measures)
     result = bootstrap(design, kernel, aggregation, aggregation.output, ResamplingSettings(n_resamples=300))

@@ -11,7 +11,7 @@ from humanlike.measures.ec.analysis import error_consistency
 from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS, apply_exclusions, exclusions_table
 from humanlike.trials.schema import TrialTableError
 from humanlike.trials.simulate import simulate_copy_pair
-from humanlike.measures.ec import metric as ec
+from humanlike.measures.pairs import metric as ec
 from humanlike.resampling.settings import ResamplingSettings
 
 

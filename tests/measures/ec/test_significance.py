@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from humanlike.trials.simulate import simulate_copy_counts, simulate_copy_pair
-from humanlike.measures.ec.metric import counts_from_correctness, kappa
+from humanlike.measures.pairs.metric import counts_from_correctness, kappa
 from humanlike.measures.ec.significance import (
     ECTestResult,
     analytic_kappa_interval,

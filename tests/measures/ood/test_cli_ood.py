@@ -99,11 +99,19 @@ def test_ood_bad_reference_is_an_error(demo_file, capsys):
     assert "--reference" in capsys.readouterr().err
 
 
-def test_demo_extras(demo_trials, tmp_path):
+def test_demo_part(demo_trials, tmp_path):
+    import types
+
+    from humanlike.files import RunOutputs
+    from humanlike.measures.contract import DemoRun
+    from humanlike.measures.ood.demo import demo
+
     assert cli_ood.demo_reference(demo_trials) == {"sim-blur": ["0"], "sim-contrast": ["100"],
                                                    "sim-noise": ["0.00"], "sim-rotation": ["0"]}
-    args = argparse.Namespace(out=tmp_path, format="csv", resamples=100, level=0.95, seed=0)
-    files = cli_ood.demo_extras(demo_trials, args)
+    run = DemoRun(types.SimpleNamespace(out=tmp_path, format="csv", resamples=100, level=0.95, seed=0),
+                  outputs=RunOutputs(tmp_path))
+    files = demo(demo_trials, run)
+    assert "ood" in run.results
     assert {f.name for f in files} == {"ood_conditions.csv", "ood_regime_ranking.csv", "ood_spectrum.png"}
     assert all(f.stat().st_size > 0 for f in files)
 

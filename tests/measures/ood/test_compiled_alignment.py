@@ -134,7 +134,7 @@ def test_cled_kernel_rejects_negative_counts():
 
 def test_ec_ma_kernel_matches_the_numpy_formulas_on_random_counts():
     from humanlike.measures.ood.alignment_sums import ma_from_agreement
-    from humanlike.measures.ec.metric import kappa_from_counts_and_margins
+    from humanlike.measures.pairs.metric import kappa_from_counts_and_margins
 
     rng = np.random.default_rng(4)
     r = 300

@@ -140,13 +140,17 @@ def test_count_fit_equals_fit_mlds_on_real_data(shared_data):
             assert not row.separated and row.p_flat < 1e-20
 
 
-def test_demo_extras_write_scores_and_figure(tmp_path):
-    import argparse
+def test_demo_part_writes_scores_and_figure(tmp_path):
+    import types
 
-    from humanlike.measures.psychscore.cli import demo_extras
+    from humanlike.files import RunOutputs
+    from humanlike.measures.contract import DemoRun
+    from humanlike.measures.psychscore.demo import demo
 
-    args = argparse.Namespace(seed=0, resamples=40, level=0.95, out=tmp_path, format="csv")
-    files = demo_extras(None, args)
+    run = DemoRun(types.SimpleNamespace(seed=0, resamples=40, level=0.95, out=tmp_path, format="csv"),
+                  outputs=RunOutputs(tmp_path))
+    files = demo(None, run)
+    assert type(run.results["psychscore"]).__name__ == "PsychScoreResult"
     assert [f.name for f in files] == ["psychscore.csv", "psychscore.png"]
     table = pd.read_csv(files[0]).set_index("observer")
     assert table.loc["model-humanlike", "score"] > 0.8 > table.loc["model-alien", "score"]

@@ -25,7 +25,7 @@ from ..ec.result import ErrorConsistencyResult, bootstrap_label
 from ..ood.analysis import OODResult
 from ..ood.alignment import OODAlignment
 from ...trials.selection import select_trials
-from ..pairwise import HUMANS
+from ..pairs.aggregation import HUMANS
 
 EC = "error_consistency"
 #: The exact test of one EC table, as named in the output's ``test`` column.

@@ -21,7 +21,7 @@ OBSERVER_LEVEL_DEFAULTS = {"ec": "none", "dmc": "jackknife", "dvc": "none", "ood
 REGISTERED = {"ec": "ec", "dmc": "dmc", "dvc": "dvc", "ood-alignment": "ood"}
 
 
-def register(sub, plan_sub) -> None:
+def register(sub, plan_sub, name: str) -> None:
     """Register ``compare`` (and ``plan compare``) on the ``humanlike`` parser.
 
     Parameters
@@ -30,18 +30,20 @@ def register(sub, plan_sub) -> None:
         The ``humanlike`` parser's subcommands.
     plan_sub : argparse._SubParsersAction
         The subcommands of ``humanlike plan``.
+    name : str
+        The command's name: the registered entry's (``humanlike <name>``, ``humanlike plan <name>``).
 
     Examples
     --------
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> sub = parser.add_subparsers(dest="command")
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
-    >>> register(sub, plan_sub)
+    >>> register(sub, plan_sub, "compare")
     >>> sorted(sub.choices), sorted(plan_sub.choices)
     (['compare', 'plan'], ['compare'])
     """
     cmp = sub.add_parser(
-        "compare", help="is model A more human-like than model B? paired differences, p-values, the ceiling",
+        name, help="is model A more human-like than model B? paired differences, p-values, the ceiling",
         description="Every pair of models: the difference of their scores with its interval from the paired "
                     "bootstrap replicates (for EC on one table per pair: MOVER on the profile-likelihood "
                     "intervals), a bootstrap p-value of a zero difference and a correction over the "
@@ -77,7 +79,7 @@ def register(sub, plan_sub) -> None:
     cmp.set_defaults(handler=run_compare_command)
 
     plan = plan_sub.add_parser(
-        "compare", help="trials (EC) or items (DMC) needed to resolve a difference between two models",
+        name, help="trials (EC) or items (DMC) needed to resolve a difference between two models",
         description="Power of the paired comparison to resolve a planted difference between two models, by "
                     "simulation: EC from the copy model (one table per human, a model's score its mean EC over the "
                     "--humans; the paired bootstrap, and for one human the exact label-exchange test), DMC from the "

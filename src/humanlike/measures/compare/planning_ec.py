@@ -31,7 +31,7 @@ import numpy as np
 from ..ec.copy_model import cell_probabilities
 from .mover import ec_difference_interval, joint_correlation, replicate_correlation
 from .planning_simulation import SimulatedComparisons, replicate_percentiles
-from ..ec.metric import kappa
+from ..pairs.metric import kappa
 from ...stats.comparison import bootstrap_p_value
 from ..ec.exchange import exchange_test_from_counts
 from ...resampling.rng import stream

@@ -81,7 +81,7 @@ from .data import assemble
 from .kernel import ACCURACY, DMC, LABEL_NAMES, MODEL_HUMAN_MEAN, SPLIT_HALF_R, DMCAggregation, DMCKernel
 from .result import FRAME_COLUMNS, DMCResult, items_frame, point_reasons, splits_frame, summary_frame
 from ...trials.selection import apply_exclusions
-from ..pairwise import HUMANS, MODEL_MODEL
+from ..pairs.aggregation import HUMANS, MODEL_MODEL
 from .self_consistency import SelfConsistencyResult, self_consistency
 
 __all__ = ["ACCURACY", "DMC", "DMCResult", "FRAME_COLUMNS", "HUMANS", "LABEL_NAMES", "MODEL_HUMAN_MEAN",

@@ -1,5 +1,5 @@
 """Commands for decision-margin consistency: ``dmc`` and ``plan dmc``; DMC rows for ``benchmark`` and
-``demo`` (:func:`dmc_benchmark_rows`, :func:`demo_extras`)."""
+``demo`` (:func:`dmc_benchmark_rows`); its part of the demo is :mod:`humanlike.measures.dmc.demo`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ..options import add_data_options
 from ...resampling.results import ITEM_JACKKNIFE_INTERVALS
 from ...resampling.settings import ResamplingSettings
 from ..options import (
-    add_exclusion_options, add_json_option, add_level_option, add_output_options, add_seed_option, add_resampling_options, demo_outputs, emit_json, exclusions_of,
+    add_exclusion_options, add_json_option, add_level_option, add_output_options, add_seed_option, add_resampling_options, emit_json, exclusions_of,
     exclusions_record, float_in, int_at_least, load_data, positive_count, probability, resampling_settings,
     run_outputs,
 )
@@ -23,7 +23,7 @@ from ..options import (
 BENCHMARK_COLUMNS = ("observer", "observer_kind", "scope", "metric", "estimate", "ci_low", "ci_high", "n_pairs")
 
 
-def register(sub, plan_sub) -> None:
+def register(sub, plan_sub, name: str) -> None:
     """Register this module's commands (``dmc``, ``plan dmc``) on the ``humanlike`` parser.
 
     Parameters
@@ -32,6 +32,8 @@ def register(sub, plan_sub) -> None:
         The ``humanlike`` parser's subcommands.
     plan_sub : argparse._SubParsersAction
         The subcommands of ``humanlike plan``.
+    name : str
+        The command's name: the registered entry's (``humanlike <name>``, ``humanlike plan <name>``).
 
     Examples
     --------
@@ -39,14 +41,14 @@ def register(sub, plan_sub) -> None:
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> sub = parser.add_subparsers(dest="command")
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
-    >>> register(sub, plan_sub)
+    >>> register(sub, plan_sub, "dmc")
     >>> sorted(sub.choices)
     ['dmc', 'plan']
     >>> sorted(plan_sub.choices)
     ['dmc']
     """
     dmc = sub.add_parser(
-        "dmc", help="decision-margin consistency (Alvarez & Konkle): human ceiling, model-human, model-model",
+        name, help="decision-margin consistency (Alvarez & Konkle): human ceiling, model-human, model-model",
         description="Decision-margin consistency per condition and experiment: the human-human split-half "
                     "noise ceiling, each model's margins against the pooled human index, and model-model; "
                     "bootstrap intervals over items with an observer jackknife.")
@@ -76,7 +78,7 @@ def register(sub, plan_sub) -> None:
     dmc.set_defaults(handler=run_dmc_command)
 
     plan = plan_sub.add_parser(
-        "dmc", help="trials and observers needed for DMC (binomial sampling error only)",
+        name, help="trials and observers needed for DMC (binomial sampling error only)",
         description="Binomial sampling error of item accuracies and how well N observers' pooled item "
                     "accuracies track the true ones (Alvarez & Konkle, Appendix B). Best cases: sampling "
                     "error only.")
@@ -334,7 +336,7 @@ def dmc_benchmark_rows(trials, *, settings=None, exclusions=None, result=None) -
     """
     from .analysis import decision_margin_consistency, dmc_settings
     from .kernel import ACCURACY, DMC, MODEL_HUMAN_MEAN
-    from ..pairwise import HUMANS, MODEL_MODEL
+    from ..pairs.aggregation import HUMANS, MODEL_MODEL
     from ...trials.schema import TrialTableError
 
     if result is None:
@@ -362,57 +364,6 @@ def dmc_benchmark_rows(trials, *, settings=None, exclusions=None, result=None) -
     rows = rows[list(BENCHMARK_COLUMNS)].reset_index(drop=True)
     rows["n_pairs"] = rows["n_pairs"].astype(int)
     return rows
-
-
-def demo_extras(trials, args) -> list[Path]:
-    """DMC on the demo data: summary table, JSON, ranking figure and the EC-and-DMC-against-accuracy figure.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        The demo's trial table (simulated benchmark).
-    args : argparse.Namespace
-        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
-        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
-
-    Returns
-    -------
-    list of pathlib.Path
-        The files written into ``args.out``.
-
-    Examples
-    --------
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> import argparse, tempfile
-    >>> from pathlib import Path
-    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
-    ...                           quiet=True)
-    >>> [p.name for p in demo_extras(trials[trials["experiment"] == "sim-blur"], args)]
-    ['dmc.csv', 'dmc.json', 'dmc_ranking.png', 'dmc.png']
-    """
-    from .consistency_accuracy import consistency_vs_accuracy
-    from .analysis import decision_margin_consistency
-    from .plot import consistency_figure, dmc_ranking_figure
-
-    out = args.out
-    settings = dmc_cli_settings(args, beside=True)
-    result = getattr(args, "demo_results", {}).get("dmc")
-    if result is None:
-        result = decision_margin_consistency(trials, settings=settings)
-    # The benchmark's EC result (computed once by the demo) is reused, not recomputed.
-    comparison = consistency_vs_accuracy(trials, dmc_result=result,
-                                         ec_result=getattr(args, "demo_results", {}).get("error_consistency"),
-                                         settings=settings)
-    run = demo_outputs(args)
-    return [
-        run.add_table(result.summary_table, "dmc", args.format),
-        run.json(result.to_json_dict(), out / "dmc.json"),
-        run.figure(dmc_ranking_figure(result, title="Simulated benchmark: decision-margin consistency"),
-                   out / "dmc_ranking.png"),
-        run.figure(consistency_figure(comparison, title="Simulated benchmark: EC and DMC with humans, "
-                                                        "against accuracy"), out / "dmc.png"),
-    ]
 
 
 # --- plan dmc ----------------------------------------------------------------------------------------

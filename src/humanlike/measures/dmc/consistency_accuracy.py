@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..ec.metric import UndefinedPolicy
+from ..pairs.metric import UndefinedPolicy
 from ...resampling.intervals import percentile_interval
 from ...resampling.weights import nanmean_quiet
 from ...resampling.settings import ResamplingSettings
@@ -16,7 +16,7 @@ from .analysis import decision_margin_consistency, dmc_settings
 from .kernel import ACCURACY, DMC, MODEL_HUMAN_MEAN
 from .result import DMCResult
 from ...trials.selection import apply_exclusions
-from ..pairwise import HUMANS, MODEL_MODEL
+from ..pairs.aggregation import HUMANS, MODEL_MODEL
 
 
 @dataclass(frozen=True)
@@ -129,8 +129,8 @@ def consistency_vs_accuracy(
     (0.258, 0.622)
     """
     from ..ec.analysis import error_consistency
-    from ..pairwise import HUMANS as EC_HUMANS
-    from ..pairwise import MODEL_MODEL as EC_MODEL_MODEL
+    from ..pairs.aggregation import HUMANS as EC_HUMANS
+    from ..pairs.aggregation import MODEL_MODEL as EC_MODEL_MODEL
 
     settings = dmc_settings(settings)
     if dmc_result is None:

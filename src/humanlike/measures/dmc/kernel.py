@@ -25,7 +25,7 @@ from ...resampling.draws import BLOCK, random_subsets
 from ...resampling.kernels import SufficientStatisticKernel
 from ...resampling.weights import nanmean_quiet
 from .data import DMCExperiment
-from ..pairwise import HUMANS, MODEL_MODEL, group_kind
+from ..pairs.aggregation import HUMANS, MODEL_MODEL, group_kind
 
 DMC = "decision_margin_consistency"
 SPLIT_HALF_R = "split_half_r"

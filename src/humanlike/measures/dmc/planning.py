@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humanlike.stats.correlation import pearson_rows, spearman_brown
-from humanlike.stats.reliability import choose_splits
-from humanlike.resampling.rng import SeedLike, make_rng
+from ...stats.correlation import pearson_rows, spearman_brown
+from ...stats.reliability import choose_splits
+from ...resampling.rng import SeedLike, make_rng
 
 _T_CHUNK = 2048
 _SIM_CELLS = 1 << 22  # simulations x (observers or splits) x items cells per chunk

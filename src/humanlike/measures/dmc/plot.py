@@ -16,7 +16,7 @@ from matplotlib.patches import Patch  # noqa: E402
 from .consistency_accuracy import ConsistencyComparison  # noqa: E402
 from .kernel import DMC, MODEL_HUMAN_MEAN  # noqa: E402
 from .result import DMCResult  # noqa: E402
-from ..pairwise import HUMANS, MODEL_MODEL  # noqa: E402
+from ..pairs.aggregation import HUMANS, MODEL_MODEL  # noqa: E402
 from ..sections import figure_axes  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"

@@ -17,7 +17,7 @@ from ...resampling.results import Resampled
 from .data import DMCData, DMCExperiment
 from .kernel import ACCURACY, DMC, FIXED_GROUPS, MODEL_HUMAN_MEAN, SPLIT_HALF_R, DMCAggregation
 from ..measure_result import MeasureResult
-from ..pairwise import HUMANS, MODEL_MODEL
+from ..pairs.aggregation import HUMANS, MODEL_MODEL
 from .self_consistency import SelfConsistencyResult
 
 FRAME_COLUMNS = ("level", "scope", "condition", "group", "kind", "metric", "estimate", "ci_low", "ci_high",
@@ -389,9 +389,8 @@ class DMCResult(MeasureResult):
     self_consistency: SelfConsistencyResult | None
     settings: dict
 
-    measure = "dmc"
     # the text its command prints is its summary (MeasureResult.summary)
-    text_formatter = "humanlike.measures.dmc.cli:format_dmc"
+    text_formatter = ".cli:format_dmc"
 
     @property
     def experiments(self) -> list[str]:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ...trials.schema import TrialTableError, validate_trials
 from ...stats.correlation import constant_reason, spearman_brown
-from ..ec.metric import UndefinedPolicy, kappa, kappa_reason
+from ..pairs.metric import UndefinedPolicy, kappa, kappa_reason
 
 
 def _nanmean(values: np.ndarray) -> float:
@@ -127,7 +127,7 @@ def self_consistency(trials: pd.DataFrame, *, kinds: tuple[str, ...] = ("human",
     Uses, per observer and item, the first presentation (smallest ``repeat``) and the second (the next
     one); items shown only once are left out. Per observer and condition:
 
-    * ``error_consistency``: kappa (:func:`humanlike.measures.ec.metric.kappa`) between first and second
+    * ``error_consistency``: kappa (:func:`humanlike.measures.pairs.metric.kappa`) between first and second
       correctness; NaN with a reason when both are constant.
     * ``phi``: Pearson correlation of the two binary correctness vectors; NaN when either is constant.
     * ``noise_share``: the share of single-trial variance that is noise. With x1, x2 the two responses to

@@ -127,7 +127,6 @@ class ChoiceDVCResult(MeasureResult):
 
     values: Resampled
     categories: dict
-    measure = "dvc"
     resampled_field = "values"
     scope_label = "experiment"
 

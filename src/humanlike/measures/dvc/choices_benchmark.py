@@ -21,7 +21,7 @@ from ...trials.design import Design
 from ...resampling.weights import group_mean, nanmean_quiet
 from ...resampling.results import Resampled
 from ..measure_result import MeasureResult
-from ..pairwise import HUMANS, MODEL_MODEL
+from ..pairs.aggregation import HUMANS, MODEL_MODEL
 
 
 @dataclass(frozen=True, repr=False)
@@ -55,7 +55,6 @@ class LatentBenchmarkResult(MeasureResult):
 
     values: Resampled
     metric: str
-    measure = "dvc"
     resampled_field = "values"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from ..options import (
 )
 
 
-def register(sub, plan_sub) -> None:
+def register(sub, plan_sub, name: str) -> None:
     """Register this module's command (``dvc represent``, ``dvc choices``) on the ``humanlike`` parser.
 
     Parameters
@@ -23,6 +23,8 @@ def register(sub, plan_sub) -> None:
         The ``humanlike`` parser's subcommands.
     plan_sub : argparse._SubParsersAction
         The subcommands of ``humanlike plan`` (unused: nothing to plan).
+    name : str
+        The command's name: the registered entry's (``humanlike <name>``, ``humanlike plan <name>``).
 
     Examples
     --------
@@ -30,11 +32,11 @@ def register(sub, plan_sub) -> None:
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> sub = parser.add_subparsers(dest="command")
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
-    >>> register(sub, plan_sub)
+    >>> register(sub, plan_sub, "dvc")
     >>> sorted(sub.choices)
     ['dvc', 'plan']
     """
-    dvc = sub.add_parser("dvc", help="decision-variable correlation (Qian, Geisler & Wei; Sebastian & Geisler)")
+    dvc = sub.add_parser(name, help="decision-variable correlation (Qian, Geisler & Wei; Sebastian & Geisler)")
     dvc_sub = dvc.add_subparsers(dest="dvc_command", required=True, metavar="SOURCE")
 
     rep = dvc_sub.add_parser(

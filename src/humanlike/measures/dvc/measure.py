@@ -34,37 +34,6 @@ def simulate(seed: int = 0) -> Example:
     return Example(trials, {"experiments": ["sim-blur", "sim-noise"]})
 
 
-def demo(trials, args) -> list:
-    """The latent correlation of correctness on the demo data, for the demo's report page (no files).
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        The demo's trial table.
-    args : argparse.Namespace
-        The parsed ``humanlike demo`` command line; the result goes into ``args.demo_results["dvc"]``.
-
-    Returns
-    -------
-    list
-        No files.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> args = argparse.Namespace(demo_results={}, resamples=0, level=0.95, seed=0, interval="percentile",
-    ...                           observer_level="none", memory_budget=2**30, workers=None, quiet=True)
-    >>> demo(simulate(0).data, args), type(args.demo_results["dvc"]).__name__
-    ([], 'LatentBenchmarkResult')
-    """
-    from ..options import resampling_settings
-    from .choices import latent_correctness_correlation
-    from .report import items_only
-
-    args.demo_results["dvc"] = latent_correctness_correlation(trials, settings=items_only(resampling_settings(args)))
-    return []
-
-
 MEASURE = Measure(
     name="dvc",
     title="Decision-variable correlation",
@@ -74,13 +43,12 @@ MEASURE = Measure(
             "Qian, Geisler & Wei)",
     docs="docs/measures/decision-variable-correlation.md",
     order=30,
-    analysis="humanlike.measures.dvc.choices:latent_correctness_correlation",
-    cli="humanlike.measures.dvc.cli:register",
-    report_run="humanlike.measures.dvc.report:report_analysis",
-    report_section="humanlike.measures.dvc.report:latent_section",
-    demo="humanlike.measures.dvc.measure:demo",
-    simulate="humanlike.measures.dvc.measure:simulate",
+    analysis=".choices:latent_correctness_correlation",
+    cli=".cli:register",
+    report_run=".report:report_analysis",
+    report_section=".report:latent_section",
+    demo=".demo:demo",
+    simulate=".measure:simulate",
     bad_inputs="humanlike.measures.contract:trial_table_bad_inputs",
-    # DVC of representations reports kappa of the cross-validated choices
-    depends_on=("humanlike.measures.ec.correctness_sums", "humanlike.measures.ec.kappa_bounds"),
+    api_intro='Decision-variable correlation of representations and of choices, command and figures.',
 )

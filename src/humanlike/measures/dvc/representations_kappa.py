@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..ec.correctness_sums import consistency_from_sums, correctness_statistics
-from ..ec.kappa_bounds import kappa_bound_from_accuracy_difference
+from ..pairs.correctness_sums import consistency_from_sums, correctness_statistics
+from ..pairs.kappa_bounds import kappa_bound_from_accuracy_difference
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output, SufficientStatisticKernel
 from ...resampling.results import Resampled

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...resampling.rng import stream
+
 
 def _rng(seed: int, tag: int) -> np.random.Generator:
-    # The data layer imports nothing above it: a seed and a per-simulator tag make the stream.
-    return np.random.default_rng([int(seed), tag])
+    # The one seeding of the package (resampling.rng.stream): the seed and a per-simulator tag are the entropy
+    # of the stream, so the simulated numbers are those of before.
+    return stream(np.random.SeedSequence([int(seed), tag]))
 
 
 def planted_representations(rho: float, *, n_classes: int = 4, n_per_class: int = 200, n_units: int = 200,

@@ -5,8 +5,8 @@ accuracy difference); mean over conditions per pair; per experiment, the humanâ€
 pairs, each model's mean over humans, and the modelâ€“model mean; overall, the mean over experiments with
 equal weight. It runs through the one resampling engine (:func:`humanlike.resampling.engine.bootstrap`): the
 design's strata are the (experiment, condition) cells of first presentations, the kernel is
-:class:`~humanlike.measures.pair_kernels.ErrorConsistencyKernel`, the aggregation
-:class:`~humanlike.measures.pairwise.PairAggregation`. Items are resampled within each condition jointly for
+:class:`~humanlike.measures.pairs.kernels.ErrorConsistencyKernel`, the aggregation
+:class:`~humanlike.measures.pairs.aggregation.PairAggregation`. Items are resampled within each condition jointly for
 all observers (pairs stay aligned), each condition from its own random stream; optionally the human
 observers of each experiment are resampled too (``observer_level="bootstrap"``) or their leave-one-out
 spread is added (``"jackknife"``).
@@ -14,79 +14,35 @@ spread is added (``"jackknife"``).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ...trials.design import Design, build_design
-from ...trials.schema import TrialTableError
+from ...trials.design import Design
 from ...trials.selection import select_trials
 from ...trials.sources import experiments_scored
-from .correctness_sums import correctness_counts
-from .metric import UndefinedPolicy, kappa_reason
+from ..pairs.correctness_sums import correctness_counts
+from ..pairs.metric import UndefinedPolicy, kappa_reason
 from ...resampling.engine import bootstrap, warn_few_items
 from ...stats.ranking import ranking_stability
 from ...resampling.results import ITEM_JACKKNIFE_INTERVALS, Resampled
 from ...resampling.settings import ResamplingSettings
 from .significance import ec_test_beta_posterior, ec_test_exact
 from .result import PAIR_INTERVALS, ErrorConsistencyResult
-from ..pair_kernels import ErrorConsistencyKernel, PairKernel, stratum_correctness
-from ..pairwise import (
+from ..pairs.design import pair_design
+from ..pairs.kernels import ErrorConsistencyKernel, PairKernel
+from ..pairs.aggregation import (
     HUMANS, MODEL_MODEL, PAIR, REASON_ALL_UNDEFINED, REASON_NO_PAIRS, PairAggregation, experiment_layouts,
 )
 
 __all__ = [
     "HUMANS", "MODEL_MODEL", "METRICS", "REASON_ALL_UNDEFINED", "REASON_NO_PAIRS",
-    "ErrorConsistencyResult", "ec_design", "error_consistency",
+    "ErrorConsistencyResult", "error_consistency",
     "pair_measures",
 ]
 
 METRICS = ("error_consistency", "observed_consistency", "accuracy_difference")
-
-
-def ec_design(trials: pd.DataFrame) -> Design:
-    """The design of (experiment, condition) strata of a selected trial table, humans grouped per experiment.
-
-    Experiments with fewer than two observers are dropped; an observer absent from a whole condition keeps its
-    pairs undefined there (NaN), with a warning.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        Trials as :func:`~humanlike.trials.selection.select_trials` returns them.
-
-    Returns
-    -------
-    Design
-        One stratum per (experiment, condition), observers ordered humans first.
-
-    Raises
-    ------
-    TrialTableError
-        When no experiment has two observers.
-
-    Examples
-    --------
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0)
-    >>> design = ec_design(select_trials(trials, experiments=["sim-noise"]))
-    >>> [stratum.key for stratum in design]
-    [('sim-noise', '0.00'), ('sim-noise', '0.10'), ('sim-noise', '0.20'), ('sim-noise', '0.35')]
-    """
-    design = build_design(trials, by=("experiment", "condition"), group_by=("experiment",), group_kind="human",
-                          observer_order="kind", margins=False)
-    design = design.select(lambda s: len(s.observers) >= 2)
-    if len(design) == 0:
-        raise TrialTableError("error consistency needs at least two observers in an experiment")
-    for s in design:
-        _, observed = stratum_correctness(s)
-        absent = [o for o, seen in zip(s.observers, observed.any(axis=0)) if not seen]
-        if absent:
-            warnings.warn(f"experiment '{s.key[0]}', condition '{s.key[1]}': no responses from {absent}",
-                          stacklevel=3)
-    return design
 
 
 P_VALUE_METHODS = ("exact", "beta-posterior", "beta-posterior-published")
@@ -170,7 +126,7 @@ def pair_measures(design: Design, kernel: PairKernel, p_value: str = "exact", se
     Parameters
     ----------
     design : Design
-        The design from :func:`ec_design`.
+        The design from :func:`pair_design`.
     kernel : PairKernel
         The pair kernel whose ``measures`` become columns (e.g. :class:`ErrorConsistencyKernel`).
     p_value : {"exact", "beta-posterior", "beta-posterior-published"}
@@ -187,10 +143,10 @@ def pair_measures(design: Design, kernel: PairKernel, p_value: str = "exact", se
 
     Examples
     --------
-    >>> from humanlike.measures.pair_kernels import ErrorConsistencyKernel
+    >>> from humanlike.measures.pairs.kernels import ErrorConsistencyKernel
     >>> from humanlike.trials.simulate import simulate_benchmark
     >>> trials = simulate_benchmark(seed=0)
-    >>> pairs = pair_measures(ec_design(select_trials(trials, experiments=["sim-noise"])), ErrorConsistencyKernel())
+    >>> pairs = pair_measures(pair_design(select_trials(trials, experiments=["sim-noise"])), ErrorConsistencyKernel())
     >>> len(pairs)  # 55 pairs of 11 observers x 4 conditions
     220
     >>> first = pairs.iloc[0]
@@ -278,7 +234,7 @@ def error_consistency(
         Resamples, level, interval method, observer level, seed, memory budget, progress (default
         :data:`DEFAULT_SETTINGS`: 10,000 resamples, the ``jackknife-t`` interval for the aggregates).
     policy : {"strict", "model-vs-human"}
-        What kappa is where it is undefined (:class:`~humanlike.measures.ec.metric.UndefinedPolicy`).
+        What kappa is where it is undefined (:class:`~humanlike.measures.pairs.metric.UndefinedPolicy`).
     pair_intervals : bool
         Also give every experiment pair's condition-averaged EC an interval (same resamples).
     pair_interval : {"profile", "bootstrap"}
@@ -314,7 +270,7 @@ def error_consistency(
         raise ValueError(f"pair_interval must be one of {PAIR_INTERVALS}, not {pair_interval!r}")
     selected = select_trials(trials, experiments=experiments, condition=condition, exclusions=exclusions,
                              validate=validate)
-    design = ec_design(selected)
+    design = pair_design(selected)
     kernel = ErrorConsistencyKernel(policy)
     aggregation = PairAggregation(design, kernel.measures, pair_columns=pair_intervals)
     resampled = bootstrap(design, kernel, aggregation, aggregation.output, settings)  # warns on undefined shares

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .metric import UndefinedPolicy
+from ..pairs.metric import UndefinedPolicy
 from ...stats.ranking import RankingStability
 from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
@@ -21,7 +21,7 @@ from .result import ErrorConsistencyResult
 from .analysis import error_consistency
 from ...trials.selection import MODELVSHUMAN_EXCLUSIONS
 from ..measure_result import MeasureResult
-from ..pairwise import HUMANS, MODEL_MODEL
+from ..pairs.aggregation import HUMANS, MODEL_MODEL
 
 BENCHMARK_METRICS = ("error_consistency", "observed_consistency", "accuracy_difference", "ood_accuracy")
 
@@ -60,9 +60,8 @@ class BenchmarkResult(MeasureResult):
     rows: pd.DataFrame
     ranking: RankingStability | None
     details: ErrorConsistencyResult
-    measure = "ec"
     # the text `humanlike benchmark` prints is its summary (MeasureResult.summary)
-    text_formatter = "humanlike.measures.ec.cli:format_overall"
+    text_formatter = ".cli:format_overall"
 
     @property
     def resampled(self) -> Resampled:

@@ -1,4 +1,4 @@
-"""Commands for error consistency: ``benchmark``, ``ec`` and ``plan ec``."""
+"""Commands for error consistency: ``ec`` and ``plan ec``, and the options ``benchmark`` shares with ``ec``."""
 
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ PRESETS = {
 }
 
 
-def register(sub, plan_sub) -> None:
-    """Register this module's commands (``benchmark``, ``ec``, ``plan ec``) on the ``humanlike`` parser.
+def register(sub, plan_sub, name: str) -> None:
+    """Register error consistency's commands (``ec``, ``plan ec``) on the ``humanlike`` parser (``benchmark``, which
+    joins DMC's rows to EC's, is a cross-measure tool: :mod:`humanlike.measures.benchmark.cli`).
 
     Parameters
     ----------
@@ -35,6 +36,8 @@ def register(sub, plan_sub) -> None:
         The ``humanlike`` parser's subcommands.
     plan_sub : argparse._SubParsersAction
         The subcommands of ``humanlike plan``.
+    name : str
+        The command's name: the registered entry's (``humanlike <name>``, ``humanlike plan <name>``).
 
     Examples
     --------
@@ -42,19 +45,13 @@ def register(sub, plan_sub) -> None:
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> sub = parser.add_subparsers(dest="command")
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
-    >>> register(sub, plan_sub)
+    >>> register(sub, plan_sub, "ec")
     >>> sorted(sub.choices)
-    ['benchmark', 'ec', 'plan']
+    ['ec', 'plan']
     >>> sorted(plan_sub.choices)
     ['ec']
     """
-    bench = sub.add_parser("benchmark", help="the model-vs-human benchmark with bootstrap intervals")
-    bench.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
-    add_data_options(bench)
-    _add_ec_options(bench)
-    bench.set_defaults(handler=run_benchmark_command)
-
-    ec = sub.add_parser("ec", help="pairwise error consistency per experiment, with intervals and p-values")
+    ec = sub.add_parser(name, help="pairwise error consistency per experiment, with intervals and p-values")
     ec.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
     add_data_options(ec)
     ec.add_argument("--experiment", action="append",
@@ -65,10 +62,10 @@ def register(sub, plan_sub) -> None:
                          "(default; holds its level when errors are few, see docs/ec_coverage.md) or "
                          "'bootstrap' (--interval's method); pairs averaged over conditions and all means "
                          "use the bootstrap")
-    _add_ec_options(ec)
+    add_ec_options(ec)
     ec.set_defaults(handler=run_ec_command)
 
-    plan = plan_sub.add_parser("ec", help="trials needed for error consistency (copy model)")
+    plan = plan_sub.add_parser(name, help="trials needed for error consistency (copy model)")
     plan.add_argument("--accuracy", type=probability, nargs=2, default=(0.75, 0.75), metavar=("A1", "A2"),
                       help="accuracies of the two observers (default 0.75 0.75)")
     plan.add_argument("--kappa", type=float_in(-1, 1), default=0.3, help="true error consistency (default 0.3)")
@@ -87,7 +84,24 @@ def register(sub, plan_sub) -> None:
     plan.set_defaults(handler=run_plan_ec)
 
 
-def _add_ec_options(parser: argparse.ArgumentParser) -> None:
+def add_ec_options(parser: argparse.ArgumentParser) -> None:
+    """Add error consistency's options (resampling, exclusions, outputs, ``--policy``, ``--p-value``,
+    ``--preset``, ``--two-level``, ``--figure``) to a command that computes it (``ec``, ``benchmark``).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_ec_options(parser)
+    >>> args = parser.parse_args(["--preset", "paper"])
+    >>> ec_choices(args)
+    ('model-vs-human', 'beta-posterior-published')
+    """
     add_resampling_options(parser)
     add_exclusion_options(parser)
     add_output_options(parser, out_default=None)
@@ -160,63 +174,6 @@ def ec_settings(args) -> ResamplingSettings:
             raise ValueError(f"--two-level contradicts --observer-level {args.observer_level}")
         args = argparse.Namespace(**{**vars(args), "observer_level": "bootstrap"})
     return resampling_settings(args, interval=DEFAULT_SETTINGS.interval)
-
-
-def with_dmc_rows(result, trials, args, exclusions):
-    """The benchmark rows gain decision-margin consistency beside EC (models with margins only).
-
-    The DMC result is left in ``args.demo_results["dmc"]`` when the namespace has that dict (the demo), so the
-    demo's DMC part and its report page reuse it.
-
-    Parameters
-    ----------
-    result : BenchmarkResult
-        The benchmark.
-    trials : pandas.DataFrame
-        Its trial table (DMC needs a ``decision_margin`` column; without one the result is returned as it is).
-    args : argparse.Namespace
-        The command line (``resamples``, ``level``, ``seed``, ``quiet``).
-    exclusions : dict or None
-        The benchmark's exclusions, applied to DMC too.
-
-    Returns
-    -------
-    BenchmarkResult
-        The result whose rows gain DMC rows for the models with margins.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> from humanlike.measures.ec.benchmark import run_benchmark
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0, n_humans=3, n_items=24)
-    >>> trials = trials[trials["experiment"] == "sim-blur"]
-    >>> args = argparse.Namespace(resamples=0, level=0.95, seed=0, quiet=True)
-    >>> rows = with_dmc_rows(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=0)), trials, args, None).rows
-    >>> "decision_margin_consistency" in set(rows["metric"])
-    True
-    """
-    from dataclasses import replace
-
-    from ..options import optional_module
-
-    dmc_cli = optional_module("measures.dmc.cli")
-    if dmc_cli is None or "decision_margin" not in trials:
-        return result
-    from ..dmc.analysis import decision_margin_consistency
-    from ...trials.schema import TrialTableError
-
-    try:
-        # every resampling option the user gave (DMC's own observer jackknife unless --observer-level is given)
-        dmc = decision_margin_consistency(trials, exclusions=exclusions,
-                                          settings=dmc_cli.dmc_cli_settings(args, beside=True))
-    except TrialTableError:
-        return result
-    getattr(args, "demo_results", {})["dmc"] = dmc
-    extra = dmc_cli.dmc_benchmark_rows(trials, exclusions=exclusions, result=dmc)
-    if extra.empty:
-        return result
-    return replace(result, rows=pd.concat([result.rows, extra], ignore_index=True))
 
 
 def partial_models_note(partial: dict, n_experiments: int) -> str:
@@ -308,85 +265,6 @@ def format_overall(result) -> str:
 
 def _fmt(row) -> str:
     return f"{row['estimate']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
-
-
-# --- benchmark -------------------------------------------------------------------------------------
-
-def run_benchmark_command(args) -> int:
-    """Handle ``humanlike benchmark`` for parsed arguments; returns the exit code.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`humanlike.app.cli.build_parser`).
-
-    Returns
-    -------
-    int
-        The exit code, 0 on success; errors are raised and :func:`humanlike.app.cli.main` turns them
-        into exit code 2 with a one-line message.
-
-    Examples
-    --------
-    >>> from humanlike.app.cli import build_parser
-    >>> build_parser().parse_args(['benchmark', 'raw-data/']).handler is run_benchmark_command
-    True
-    """
-    from .benchmark import run_benchmark
-
-    run = run_outputs(args, {**ec_settings(args).to_dict(), "exclusions": exclusions_record(args)})
-    progress = StageProgress(args, "benchmark", ["load data", "error consistency", "decision margins", "write"])
-    try:
-        progress.stage("load data")
-        trials, sources = load_data_with_sources(args.data, args)   # validated by the loader
-        policy, p_value = ec_choices(args)
-        progress.stage("error consistency")
-        result = run_benchmark(trials, exclusions=exclusions_of(args), settings=ec_settings(args), policy=policy,
-                               p_value=p_value, validate=False)
-        progress.stage("decision margins")
-        result = with_dmc_rows(result, trials, args, exclusions=exclusions_of(args))
-        progress.stage("write")
-        board = _leaderboard_or_none(result)
-        document = with_sources(result.to_json_dict(), sources)
-        if board is not None:
-            document["leaderboard"] = board.to_json_dict()
-        if args.out is not None:
-            run.add_table(result.rows, "benchmark", args.format)
-            run.add_table(result.details.pairs, "pairs", args.format)
-            if result.ranking is not None:
-                run.add_table(result.ranking.to_frame(), "ranking", args.format)
-            if board is not None:
-                run.add_table(board.table, "leaderboard", args.format)
-                run.add_table(board.ood_table, "leaderboard_ood", args.format)
-            record_sources(run, sources, args.format)
-            run.json(document, args.out / "benchmark.json")
-        if args.figure is not None:
-            from .plot import benchmark_figure
-
-            run.figure(benchmark_figure(result), args.figure)
-        run.finish()
-    finally:
-        progress.close()
-    if args.json:
-        emit_json(document)
-    else:
-        print(format_overall(result))
-        if board is not None:
-            from .leaderboard_view import format_leaderboard
-
-            print()
-            print(format_leaderboard(board))
-    return 0
-
-
-def _leaderboard_or_none(result):
-    """model-vs-human's leaderboard of a benchmark result; None when it has no model to rank."""
-    from .leaderboard import leaderboard
-
-    try:
-        return leaderboard(result)
-    except ValueError:
-        return None
 
 
 # --- ec ----------------------------------------------------------------------------------------------

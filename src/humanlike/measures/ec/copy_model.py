@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from humanlike.measures.ec.kappa_bounds import kappa_max, kappa_min
-from humanlike.measures.ec.metric import expected_agreement
+from ..pairs.kappa_bounds import kappa_max, kappa_min
+from ..pairs.metric import expected_agreement
 
 #: Slack allowed when checking a requested kappa against its bounds (rounding at the bounds).
 BOUND_TOLERANCE = 1e-9

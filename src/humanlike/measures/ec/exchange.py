@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .metric import kappa
+from ..pairs.metric import kappa
 
 
 def exchange_counts(human, model_a, model_b) -> np.ndarray:

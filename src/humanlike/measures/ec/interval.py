@@ -30,9 +30,9 @@ from statistics import NormalDist
 
 import numpy as np
 
-from humanlike.measures.ec.copy_model import cell_probabilities
-from humanlike.measures.ec.metric import kappa, kappa_reason
-from humanlike.measures.ec.significance import table_counts
+from .copy_model import cell_probabilities
+from ..pairs.metric import kappa, kappa_reason
+from .significance import table_counts
 
 #: Most damped Newton steps of the inner maximisation over both accuracies (it stops when a step is < 1e-13).
 NEWTON_STEPS = 100

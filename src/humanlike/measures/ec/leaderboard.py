@@ -28,7 +28,7 @@ import pandas as pd
 from ...resampling.intervals import percentile_interval
 from ...stats.ranking import ranks_descending
 from .benchmark import BenchmarkResult
-from ..pairwise import HUMANS
+from ..pairs.aggregation import HUMANS
 
 __all__ = ["LEADERBOARD_COLUMNS", "RANKED_METRICS", "Leaderboard", "leaderboard", "rank_columns"]
 

@@ -43,16 +43,15 @@ MEASURE = Measure(
     summary="Cohen's kappa of trial-by-trial correctness between two observers, beyond chance (Geirhos et al.)",
     docs="docs/measures/error-consistency.md",
     order=10,
-    analysis="humanlike.measures.ec.analysis:error_consistency",
-    cli="humanlike.measures.ec.cli:register",
-    report_run="humanlike.measures.ec.report:report_analysis",
-    report_section="humanlike.measures.ec.report:ec_section",
-    demo="humanlike.measures.ec.demo:demo",
-    simulate="humanlike.measures.ec.measure:simulate",
+    analysis=".analysis:error_consistency",
+    cli=".cli:register",
+    report_run=".report:report_analysis",
+    report_section=".report:ec_section",
+    simulate=".measure:simulate",
     bad_inputs="humanlike.measures.contract:trial_table_bad_inputs",
-    # the benchmark rows gain DMC beside EC, and its demo shares the DMC result with the DMC part of the demo
-    depends_on=("humanlike.measures.dmc.analysis",),
     # the percentile interval under-covers EC averaged over conditions and observers (0.69 at worst); the
     # studentized jackknife holds 0.93 (docs/measures/error-consistency.md): analysis.DEFAULT_SETTINGS
     interval="jackknife-t",
+    api_intro=('Error consistency: kappa, its intervals and tests, the pipeline, the benchmark, planning, command '
+               'and figures.'),
 )

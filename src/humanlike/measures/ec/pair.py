@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...trials.design import Design, Stratum
-from .metric import UndefinedPolicy, kappa_from_counts_and_margins
+from ..pairs.metric import UndefinedPolicy, kappa_from_counts_and_margins
 from ...resampling.engine import bootstrap
 from ...resampling.intervals import bca_interval, percentile_interval
 from ...resampling.kernels import Output
 from ...resampling.results import Resampled
 from ...resampling.rng import SeedLike, make_rng
 from ...resampling.settings import ResamplingSettings
-from ..pair_kernels import ErrorConsistencyKernel
+from ..pairs.kernels import ErrorConsistencyKernel
 
 PAIR_KEY = ("pair",)
 
@@ -79,7 +79,7 @@ def bootstrap_pair(x, y, *, n_resamples: int = 10_000, level: float = 0.95, seed
     seed : int, numpy.random.Generator or None
         Seed of the multinomial draws.
     policy : {"strict", "model-vs-human"}
-        How kappa is defined when the expected agreement is 1 (see :class:`~humanlike.measures.ec.metric.UndefinedPolicy`).
+        How kappa is defined when the expected agreement is 1 (see :class:`~humanlike.measures.pairs.metric.UndefinedPolicy`).
     method : {"percentile", "bca"}
         Interval method.
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from humanlike.trials.simulate import simulate_copy_counts
-from humanlike.measures.ec.copy_model import cell_probabilities
-from humanlike.measures.ec.metric import kappa as kappa_fn
-from humanlike.resampling.rng import SeedLike, make_rng
-from humanlike.measures.ec.significance import kappa_standard_error
-from humanlike.measures.ec.kappa_bounds import kappa_max, kappa_min
+from ...trials.simulate import simulate_copy_counts
+from .copy_model import cell_probabilities
+from ..pairs.metric import kappa as kappa_fn
+from ...resampling.rng import SeedLike, make_rng
+from .significance import kappa_standard_error
+from ..pairs.kappa_bounds import kappa_max, kappa_min
 
 _METHODS = ("analytic", "simulation")
 

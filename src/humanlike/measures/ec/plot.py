@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .benchmark import BenchmarkResult  # noqa: E402
-from ..pairwise import HUMANS  # noqa: E402
-from .kappa_bounds import kappa_max  # noqa: E402
+from ..pairs.aggregation import HUMANS  # noqa: E402
+from ..pairs.kappa_bounds import kappa_max  # noqa: E402
 from ..sections import figure_axes  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"

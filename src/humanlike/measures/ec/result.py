@@ -10,7 +10,7 @@ import pandas as pd
 from ...stats.ranking import RankingStability
 from ...resampling.results import Resampled
 from ..measure_result import MeasureResult
-from ..pairwise import HUMANS, MODEL_MODEL, OOD_ACCURACY
+from ..pairs.aggregation import HUMANS, MODEL_MODEL, OOD_ACCURACY
 
 #: Intervals of a single-table pair's EC: the profile likelihood (default) or the bootstrap of the analysis.
 PAIR_INTERVALS = ("profile", "bootstrap")
@@ -283,9 +283,8 @@ class ErrorConsistencyResult(MeasureResult):
     settings: dict = field(default_factory=dict)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
-    measure = "ec"
     # the text its command prints is its summary (MeasureResult.summary)
-    text_formatter = "humanlike.measures.ec.cli:format_ec"
+    text_formatter = ".cli:format_ec"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
         """The tidy frame's rows, with ``n_pairs`` and ``interval_method`` beside the core columns.

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humanlike.measures.ec.metric import REASON_BOTH_CONSTANT, UndefinedPolicy, kappa
-from humanlike.resampling.rng import SeedLike, make_rng
+from ..pairs.metric import REASON_BOTH_CONSTANT, UndefinedPolicy, kappa
+from ...resampling.rng import SeedLike, make_rng
 
 #: Slack when comparing |kappa_null| with |kappa_obs| in the simulation test (floating-point ties).
 KAPPA_TIE_TOLERANCE = 1e-9
@@ -147,7 +147,7 @@ def ec_test_beta_posterior(
     For every simulation: accuracies ``p_j ~ Beta(k_j + prior[0], n - k_j + prior[1])`` (k_j = correct
     count of observer j), then a 2x2 table of ``n`` independent trials, i.e. Multinomial(n, [p1 p2,
     p1 (1-p2), (1-p1) p2, (1-p1)(1-p2)]) - drawn as ``k1 ~ Bin(n, p1)``, ``a ~ Bin(k1, p2)``,
-    ``c ~ Bin(n - k1, p2)`` - and its kappa (:func:`humanlike.measures.ec.metric.kappa` with ``policy``).
+    ``c ~ Bin(n - k1, p2)`` - and its kappa (:func:`humanlike.measures.pairs.metric.kappa` with ``policy``).
 
     ``p_value`` (two-sided) = share of simulations with ``|kappa_null| >= |kappa_obs|`` (minus
     :data:`KAPPA_TIE_TOLERANCE`); ``p_greater`` = share with ``kappa_null >= kappa_obs``.
@@ -181,7 +181,7 @@ def ec_test_beta_posterior(
     seed : int, numpy.random.Generator, numpy.random.SeedSequence or None
         Seed of the simulation.
     policy : UndefinedPolicy or str, default "strict"
-        How kappa treats a constant observer (see :func:`humanlike.measures.ec.metric.kappa`).
+        How kappa treats a constant observer (see :func:`humanlike.measures.pairs.metric.kappa`).
     chunk_size : int, default 2000000
         Largest number of tables x simulations drawn at once (bounds memory).
     extreme : {"at-least", "greater"}, default "at-least"

@@ -71,7 +71,6 @@ class MldsResult(MeasureResult):
     runs: RunsDiagnostics | None = None
     level: float = 0.95
     notes: list = field(default_factory=list)
-    measure = "mlds"
     scope_label = "scale_id"
     settings: dict | None = None
     group_label = "observer"
@@ -196,7 +195,6 @@ class MldsResults(list, MeasureResult):
     (1, (7, 11), (15, 10))
     """
 
-    measure = "mlds"
     scope_label = "scale_id"
     group_label = "observer"
     # the summary, not list's dump of every result's arrays

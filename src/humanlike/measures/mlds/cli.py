@@ -16,7 +16,7 @@ from ..options import (
 REFITS = bounded_resample_count(100_000, "each one refits the scale")
 
 
-def register(sub, plan_sub) -> None:
+def register(sub, plan_sub, name: str) -> None:
     """Register this module's command (``mlds``) on the ``humanlike`` parser.
 
     Parameters
@@ -25,6 +25,8 @@ def register(sub, plan_sub) -> None:
         The ``humanlike`` parser's subcommands.
     plan_sub : argparse._SubParsersAction
         The subcommands of ``humanlike plan`` (unused: nothing to plan).
+    name : str
+        The command's name: the registered entry's (``humanlike <name>``, ``humanlike plan <name>``).
 
     Examples
     --------
@@ -32,12 +34,12 @@ def register(sub, plan_sub) -> None:
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> sub = parser.add_subparsers(dest="command")
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
-    >>> register(sub, plan_sub)
+    >>> register(sub, plan_sub, "mlds")
     >>> sorted(sub.choices)
     ['mlds', 'plan']
     """
     mlds = sub.add_parser(
-        "mlds", help="maximum-likelihood difference scaling (R MLDS): scales, intervals, six-point test",
+        name, help="maximum-likelihood difference scaling (R MLDS): scales, intervals, six-point test",
         description="Fit a perceptual difference scale (MLDS) to triad or quadruple judgements. Several files "
                     "are pooled (e.g. kk1 kk2 kk3); files with an observer column give one scale per observer. "
                     "Layouts: R MLDS (resp,S1,S2,S3[,S4][,Obs]), the Python wrapper (Trial,Response,s1..,i1..) "
@@ -87,7 +89,7 @@ def run_mlds(args) -> int:
     from .analysis import analyse_mlds
     from ...trials.judgement_files import load_judgements
     from ...trials.judgements import validate_judgements
-    from ...web.sources import read_sources  # also a `humanlike serve` study folder or database URL
+    from ...trials.studies import read_sources  # also a `humanlike serve` study folder or database URL
 
     settings = resampling_settings(args)
     run = run_outputs(args, {**settings.to_dict(), "six_point": args.six_point, "runs": args.runs,

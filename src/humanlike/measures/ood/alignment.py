@@ -28,7 +28,7 @@ from ...resampling.settings import ResamplingSettings
 from .alignment_kernel import AlignmentKernel, alignment_design
 from .common import METRICS, class_names, families_for
 from ..measure_result import MeasureResult
-from ..pairwise import HUMANS
+from ..pairs.aggregation import HUMANS
 
 LABEL_NAMES = ("table", "regime", "experiment", "condition", "observer_1", "observer_2", "metric")
 
@@ -267,7 +267,6 @@ class OODAlignment(MeasureResult):
     settings: dict
     resampled: Resampled | None = field(default=None, repr=False)
 
-    measure = "ood"
     scope_label = "table"
 
     def to_wide(self) -> pd.DataFrame:

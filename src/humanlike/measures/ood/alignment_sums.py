@@ -31,7 +31,7 @@ import numpy as np
 
 from .alignment_divergence import REASON_NO_ERRORS
 from .alignment_metric import REASON_DEGENERATE_MA, REASON_NO_JOINT_ERRORS
-from ..ec.metric import UndefinedPolicy, kappa_from_counts_and_margins
+from ..pairs.metric import UndefinedPolicy, kappa_from_counts_and_margins
 
 NOT_OBSERVED = -2
 NO_ANSWER_CODE = -1
@@ -47,7 +47,7 @@ class AlignmentOptions:
     Parameters
     ----------
     policy : UndefinedPolicy or str
-        Undefined EC (both observers constant), see :class:`humanlike.measures.ec.metric.UndefinedPolicy`.
+        Undefined EC (both observers constant), see :class:`humanlike.measures.pairs.metric.UndefinedPolicy`.
     ma_undefined : {"nan", "one"}
         MA without joint errors (or with expected agreement 1): NaN, or 1 as in the published code.
     cled_alpha : float

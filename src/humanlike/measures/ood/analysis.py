@@ -45,7 +45,7 @@ from .spectrum_bootstrap import observer_bootstrap_scores
 from .spectrum_reference import resolve_reference
 from .structure import alignment_profiles, classical_mds, condition_cled_matrix, regime_structure_test
 from ..measure_result import MeasureResult
-from ..pairwise import HUMANS
+from ..pairs.aggregation import HUMANS
 
 #: The published choices of Xu et al. (``preset='paper'``); every other option keeps its default.
 PAPER_PRESET: dict = {
@@ -110,9 +110,8 @@ class OODResult(MeasureResult):
     profiles: pd.DataFrame = field(repr=False)
     settings: dict
 
-    measure = "ood"
     # the text its command prints is its summary (MeasureResult.summary)
-    text_formatter = "humanlike.measures.ood.cli:format_result"
+    text_formatter = ".cli:format_result"
     scope_label = "table"
 
     def to_wide(self) -> pd.DataFrame:

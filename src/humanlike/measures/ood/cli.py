@@ -11,13 +11,13 @@ import numpy as np
 from ...files import RunOutputs
 from ..options import add_data_options
 from ..options import (
-    add_output_options, add_resampling_options, demo_outputs, emit_json, int_at_least, load_data, positive_count,
+    add_output_options, add_resampling_options, emit_json, int_at_least, load_data, positive_count,
     probability, resampling_settings, run_outputs,
 )
 from ...resampling.settings import ResamplingSettings
 
 
-def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
+def register(sub, plan_sub, name: str) -> None:  # noqa: ARG001 - no planning command for this family
     """Register this module's command (``ood``) on the ``humanlike`` parser.
 
     Parameters
@@ -26,6 +26,8 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
         The ``humanlike`` parser's subcommands.
     plan_sub : argparse._SubParsersAction
         The subcommands of ``humanlike plan`` (unused: nothing to plan).
+    name : str
+        The command's name: the registered entry's (``humanlike <name>``, ``humanlike plan <name>``).
 
     Examples
     --------
@@ -33,12 +35,12 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> sub = parser.add_subparsers(dest="command")
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
-    >>> register(sub, plan_sub)
+    >>> register(sub, plan_sub, "ood")
     >>> sorted(sub.choices)
     ['ood', 'plan']
     """
     ood = sub.add_parser(
-        "ood", help="human-centred OOD spectrum: OOD scores, regimes, error alignment per regime",
+        name, help="human-centred OOD spectrum: OOD scores, regimes, error alignment per regime",
         description="OOD score of every condition (Glass's delta of human logit accuracies against the "
                     "reference conditions), Gaussian-mixture regimes, tests, and the error alignment "
                     "(EC, MA, CLED) of every model with the humans per condition and regime.")
@@ -468,46 +470,3 @@ def demo_reference(trials) -> dict[str, list[str]]:
     return out
 
 
-def demo_extras(trials, args) -> list[Path]:
-    """The OOD spectrum of the demo data: the per-condition table, the regime ranking and the figure.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        The demo's trial table (simulated benchmark).
-    args : argparse.Namespace
-        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
-        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
-
-    Returns
-    -------
-    list of pathlib.Path
-        The files written into ``args.out``.
-
-    Examples
-    --------
-    >>> from humanlike.trials.simulate import simulate_benchmark
-    >>> trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
-    >>> import argparse, tempfile
-    >>> from pathlib import Path
-    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
-    ...                           quiet=True)
-    >>> [p.name for p in demo_extras(trials, args)]
-    ['ood_conditions.csv', 'ood_regime_ranking.csv', 'ood_spectrum.png']
-    """
-    from .analysis import ood_analysis
-    from .plot import spectrum_figure
-
-    result = ood_analysis(trials, demo_reference(trials), settings=ResamplingSettings(
-        n_resamples=min(int(args.resamples), 1000), level=args.level, seed=args.seed),
-        n_observer_resamples=200, n_permutations=999)
-    if hasattr(args, "demo_results"):
-        args.demo_results["ood"] = result  # the demo report shows it
-    out = Path(args.out)
-    run = demo_outputs(args)
-    return [
-        run.add_table(result.spectrum.conditions, "ood_conditions", args.format),
-        run.add_table(result.alignment.regime_ratios, "ood_regime_ranking", args.format),
-        run.figure(_closing(spectrum_figure(result, title="Simulated benchmark: human-centred OOD spectrum")),
-                   out / "ood_spectrum.png"),
-    ]

@@ -341,7 +341,7 @@ def ec_ma_resamples(ec_sums, ec_rows, rest, trace_rows, n_start, n_rows, dot_sta
     """EC and MA of every pair from the weighted sums of a resample: the numpy formulas, compiled, same bits.
 
     EC is kappa from the counts of both correct, first correct, second correct and trials
-    (:func:`humanlike.measures.ec.metric.kappa_from_counts_and_margins` with its undefined cases, NaN without trials);
+    (:func:`humanlike.measures.pairs.metric.kappa_from_counts_and_margins` with its undefined cases, NaN without trials);
     MA is :func:`humanlike.measures.ood.alignment_sums.ma_from_agreement` of the joint errors (the sum of the
     row marginals of the joint-error matrix), the trace and the dot product of the row and column marginals.
     Both run in float64 with numpy's operations in numpy's order, so for whole-number sums the numbers are
@@ -366,7 +366,7 @@ def ec_ma_resamples(ec_sums, ec_rows, rest, trace_rows, n_start, n_rows, dot_sta
     dot_r, dot_c : numpy.ndarray of int64
         Rows of ``rest`` with the row and the column marginal of one class.
     policy : {"strict", "model-vs-human"}
-        EC's undefined cases (:class:`humanlike.measures.ec.metric.UndefinedPolicy`).
+        EC's undefined cases (:class:`humanlike.measures.pairs.metric.UndefinedPolicy`).
     ma_undefined : {"nan", "one"}
         MA's value where it is undefined.
 

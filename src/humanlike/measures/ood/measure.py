@@ -67,13 +67,13 @@ MEASURE = Measure(
             "each model's error alignment per regime (Xu et al.)",
     docs="docs/measures/ood-spectrum.md",
     order=40,
-    analysis="humanlike.measures.ood.analysis:ood_analysis",
-    cli="humanlike.measures.ood.cli:register",
-    report_run="humanlike.measures.ood.report:report_analysis",
-    report_section="humanlike.measures.ood.report:ood_section",
-    demo="humanlike.measures.ood.cli:demo_extras",
-    simulate="humanlike.measures.ood.measure:simulate",
-    bad_inputs="humanlike.measures.ood.measure:bad_inputs",
-    # EC, MA and CLED side by side: the alignment sums use kappa
-    depends_on=("humanlike.measures.ec.metric",),
+    analysis=".analysis:ood_analysis",
+    cli=".cli:register",
+    report_run=".report:report_analysis",
+    report_section=".report:ood_section",
+    demo=".demo:demo",
+    simulate=".measure:simulate",
+    bad_inputs=".measure:bad_inputs",
+    api_intro=('The human-centred OOD spectrum: OOD scores, regimes, error alignment (EC, MA, CLED), command and '
+               'figures.'),
 )

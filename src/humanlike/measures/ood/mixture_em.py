@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from humanlike.resampling.parallel import available_cores, map_in_threads
+from ...resampling.parallel import available_cores, map_in_threads
 
 #: numpy's pairwise summation adds up to this many terms in eight interleaved partial sums, and halves above.
 PAIRWISE_BLOCK = 128

@@ -13,7 +13,7 @@ from matplotlib.patches import Patch  # noqa: E402
 
 from .analysis import OODResult  # noqa: E402
 from .structure import classical_mds  # noqa: E402
-from ..pairwise import HUMANS  # noqa: E402
+from ..pairs.aggregation import HUMANS  # noqa: E402
 from ..sections import figure_axes  # noqa: E402
 
 HUMAN_COLOUR = "#222222"

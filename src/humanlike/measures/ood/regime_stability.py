@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humanlike.measures.ood.regimes import RegimeFit, assign_components, mean_order_key
-from humanlike.resampling.rng import SeedLike, make_rng, stream
+from .regimes import RegimeFit, assign_components, mean_order_key
+from ...resampling.rng import SeedLike, make_rng, stream
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humanlike.resampling.rng import SeedLike, make_rng
+from ...resampling.rng import SeedLike, make_rng
 
 REGIME_NAMES = ("reference", "near-OOD", "far-OOD", "extreme-OOD")
 

@@ -116,7 +116,6 @@ class OODSpectrum(MeasureResult):
     settings: dict
     scores: Resampled | None = field(default=None, repr=False)
 
-    measure = "ood"
     resampled_field = "scores"
     scope_label = "experiment"
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from humanlike.stats.correlation import weighted_midranks
+from ...stats.correlation import weighted_midranks
 
 
 REASON_FEW_REFERENCE = "fewer than 2 reference values"

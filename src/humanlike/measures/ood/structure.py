@@ -11,7 +11,7 @@ from ...trials.schema import NO_ANSWER, first_presentations
 from .alignment_divergence import class_level_error_divergence_batch
 from ...stats.permutation import PermutationResult, grouping_contrast_cohens_d
 from .common import class_names
-from ..pairwise import HUMANS
+from ..pairs.aggregation import HUMANS
 
 
 def alignment_profiles(alignment, metrics: Sequence[str] = ("ec", "ma")) -> pd.DataFrame:

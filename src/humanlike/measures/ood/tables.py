@@ -7,7 +7,7 @@ import pandas as pd
 
 from ...stats.ranking import ranking_stability
 from .common import METRICS
-from ..pairwise import HUMANS
+from ..pairs.aggregation import HUMANS
 
 REGIME_COLUMNS = ["regime", "model", "family", "ratio", "ratio_low", "ratio_high", "ratio_undefined_share", "rank",
                   "rank_low", "rank_high", "probability_best", "n_conditions", "n_at_chance", "human_baseline"]

@@ -235,7 +235,7 @@ def load_data_with_sources(paths, args=None):
     ['trial file']
     """
     from ...trials.loaders import load_trials_with_sources
-    from ...web.sources import looks_like_study, read_sources  # light: the web extra only for a study
+    from ...trials.studies import looks_like_study, read_sources  # the web extra only for a study
 
     options = dict(on_conflict=getattr(args, "on_conflict", "prefer-margins"), humans=getattr(args, "humans", None),
                    labels=data_labels(getattr(args, "labels", None)))

@@ -80,7 +80,7 @@ def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None
 
 # Options that name output files other than --out, checked before any work.
 OUTPUT_FILE_OPTIONS = ("figure",)
-NOT_OPTIONS = ("handler", "argv", "demo_results", "exclusions_given")
+NOT_OPTIONS = ("handler", "argv", "exclusions_given")
 
 
 def command_line(args) -> str:
@@ -167,28 +167,3 @@ def run_outputs(args, settings: ResamplingSettings | dict | None = None, out=Non
     return RunOutputs(out, command=command_line(args), settings=settings, options=options)
 
 
-def demo_outputs(args) -> RunOutputs:
-    """The demo's :class:`~humanlike.files.RunOutputs` (kept on ``args``), for the families'
-    ``demo_extras``; one is made for ``args.out`` when they are called on their own.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The demo's parsed command line (``args.out``; ``args.run_outputs`` once made).
-
-    Returns
-    -------
-    RunOutputs
-        The same object on every call for the same ``args``.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> args = argparse.Namespace(out=None)
-    >>> demo_outputs(args) is demo_outputs(args) is args.run_outputs
-    True
-    """
-    run = getattr(args, "run_outputs", None)
-    if run is None:
-        run = args.run_outputs = RunOutputs(args.out)
-    return run

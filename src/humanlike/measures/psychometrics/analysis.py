@@ -301,9 +301,8 @@ class PsychometricResult(MeasureResult):
     kinds: dict
     classes: list
     settings: dict
-    measure = "psychometrics"
     # the text its command prints is its summary (MeasureResult.summary)
-    text_formatter = "humanlike.measures.psychometrics.cli:format_psychometrics"
+    text_formatter = ".cli:format_psychometrics"
     scope_label = "experiment"
     group_label = "observer"
 

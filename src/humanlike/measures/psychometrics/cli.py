@@ -11,7 +11,7 @@ import pandas as pd
 from ..options import add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs
 
 
-def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
+def register(sub, plan_sub, name: str) -> None:  # noqa: ARG001 - no planning command for this family
     """Register ``humanlike psychometrics`` on the ``humanlike`` parser.
 
     Parameters
@@ -20,18 +20,20 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
         The ``humanlike`` parser's subcommands.
     plan_sub : argparse._SubParsersAction
         The subcommands of ``humanlike plan`` (none here).
+    name : str
+        The command's name: the registered entry's (``humanlike <name>``, ``humanlike plan <name>``).
 
     Examples
     --------
     >>> import argparse
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> sub = parser.add_subparsers(dest="command")
-    >>> register(sub, None)
+    >>> register(sub, None, "psychometrics")
     >>> args = parser.parse_args(["psychometrics", "raw-data/", "--experiment", "contrast"])
     >>> resampling_settings(args, observer_level="bootstrap").observer_level, args.experiment, args.handler.__name__
     ('bootstrap', ['contrast'], 'run_psychometrics_command')
     """
-    p = sub.add_parser("psychometrics", help="accuracy and response entropy per condition, observed beside error "
+    p = sub.add_parser(name, help="accuracy and response entropy per condition, observed beside error "
                                              "consistency per experiment (model-vs-human's figures), with intervals")
     p.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
     # The humans' summaries get intervals over images and humans by default.

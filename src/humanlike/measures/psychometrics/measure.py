@@ -41,12 +41,13 @@ MEASURE = Measure(
             "(model-vs-human's psychometric figures)",
     docs="docs/measures/model-vs-human-report.md",
     order=80,
-    analysis="humanlike.measures.psychometrics.analysis:psychometrics",
-    cli="humanlike.measures.psychometrics.cli:register",
-    report_run="humanlike.measures.psychometrics.report:report_analysis",
-    report_section="humanlike.measures.psychometrics.report:psychometrics_section",
-    simulate="humanlike.measures.psychometrics.measure:simulate",
+    analysis=".analysis:psychometrics",
+    cli=".cli:register",
+    report_run=".report:report_analysis",
+    report_section=".report:psychometrics_section",
+    simulate=".measure:simulate",
     bad_inputs="humanlike.measures.contract:trial_table_bad_inputs",
     # `humanlike psychometrics` prints observed consistency beside error consistency per experiment
     depends_on=("humanlike.measures.ec.analysis",),
+    api_intro='Accuracy and response entropy per condition: the pipeline, command, report section and figures.',
 )

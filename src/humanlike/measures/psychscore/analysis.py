@@ -413,8 +413,7 @@ class PsychScoreResult(MeasureResult):
     reference: str
     settings: dict = field(default_factory=dict)
 
-    measure = "psychscore"
-    text_formatter = "humanlike.measures.psychscore.cli:format_result"   # what its command prints
+    text_formatter = ".cli:format_result"   # what its command prints
     resampled_field = "scores"
     group_label = "observer"
 

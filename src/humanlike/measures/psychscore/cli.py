@@ -7,12 +7,12 @@ from pathlib import Path
 from ...resampling.settings import ResamplingSettings
 
 from ..options import (
-    RESAMPLES_DEFAULT_EXCEPTIONS, OUT_HELP, add_json_option, output_path, add_resampling_options, bounded_resample_count, demo_outputs, emit_json, float_in, int_at_least,
+    RESAMPLES_DEFAULT_EXCEPTIONS, OUT_HELP, add_json_option, output_path, add_resampling_options, bounded_resample_count, emit_json, float_in, int_at_least,
     positive_count, run_outputs,
 )
 
 
-def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
+def register(sub, plan_sub, name: str) -> None:  # noqa: ARG001 - no planning command for this family
     """Register this module's commands (``sequences``, ``psychscore``) on the ``humanlike`` parser.
 
     Parameters
@@ -21,6 +21,8 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
         The ``humanlike`` parser's subcommands.
     plan_sub : argparse._SubParsersAction
         The subcommands of ``humanlike plan`` (unused: nothing to plan).
+    name : str
+        The command's name: the registered entry's (``humanlike <name>``, ``humanlike plan <name>``).
 
     Examples
     --------
@@ -28,7 +30,7 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> sub = parser.add_subparsers(dest="command")
     >>> plan_sub = sub.add_parser("plan").add_subparsers(dest="plan_command")
-    >>> register(sub, plan_sub)
+    >>> register(sub, plan_sub, "psychscore")
     >>> sorted(sub.choices)
     ['plan', 'psychscore', 'sequences']
     """
@@ -49,7 +51,7 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
     seq.set_defaults(handler=run_sequences_command)
 
     ps = sub.add_parser(
-        "psychscore", help="Psychophysical-Score: skewness of MLDS scales, model vs humans",
+        name, help="Psychophysical-Score: skewness of MLDS scales, model vs humans",
         description="Pool difference judgements into class-level MLDS scales, take their skewness, and "
                     "score every observer by |Spearman rho| with the reference's skewness over class pairs, "
                     "with a bootstrap over class pairs and trials.")
@@ -119,7 +121,7 @@ def _read_judgements(paths):
     """Every file read and validated on its own, so that an error names the file at fault."""
     from .analysis import normalise_judgements
     from ...trials.judgement_files import read_raw_judgements
-    from ...web.sources import read_sources  # also a `humanlike serve` study folder or database URL
+    from ...trials.studies import read_sources  # also a `humanlike serve` study folder or database URL
 
     return [normalise_judgements(read_sources([path], lambda p: read_raw_judgements(p[0]), lambda t: t),
                                  source=str(path)) for path in paths]
@@ -185,7 +187,9 @@ def gather_judgements(args):
     for text in args.network:
         if "=" not in text:
             raise ValueError(f"--network expects SPEC=LAYER[,LAYER], got {text!r}")
-        from ...models.observer import network_judgements
+        from ...trials.consumers import provided
+
+        network_judgements = provided("network judgements")   # the models extra lends it
 
         spec, layers = text.split("=", 1)
         weights = None if args.weights.lower() == "none" else args.weights
@@ -279,44 +283,3 @@ def format_result(result) -> str:
     return "\n".join(lines)
 
 
-def demo_extras(trials, args) -> list[Path]:  # noqa: ARG001 - the demo's trial table is not used here
-    """The Psychophysical-Score on simulated judgements: the score table and the Figure-2 plot.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        The demo's trial table (not used: the judgements are simulated here).
-    args : argparse.Namespace
-        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
-        a ``demo_results`` dict on it, when present, shares results with the demo's report page.
-
-    Returns
-    -------
-    list of pathlib.Path
-        The files written into ``args.out``.
-
-    Examples
-    --------
-    >>> import argparse, tempfile
-    >>> from pathlib import Path
-    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
-    ...                           quiet=True)
-    >>> [p.name for p in demo_extras(None, args)]
-    ['psychscore.csv', 'psychscore.png']
-    """
-    import matplotlib.pyplot as plt
-
-    from .analysis import psychophysical_score
-    from .simulate import simulate_psychscore_demo
-    from .plot import psychscore_figure
-
-    result = psychophysical_score(simulate_psychscore_demo(seed=args.seed), settings=ResamplingSettings(
-        n_resamples=min(int(args.resamples), 200), level=args.level, seed=args.seed))
-    if hasattr(args, "demo_results"):
-        args.demo_results["psychscore"] = result  # the demo report shows it
-    out = Path(args.out)
-    fig = psychscore_figure(result, title="Simulated perceptual scales: skewness and Psychophysical-Score")
-    run = demo_outputs(args)
-    files = [run.add_table(result.to_wide(), "psychscore", args.format), run.figure(fig, out / "psychscore.png")]
-    plt.close(fig)
-    return files

@@ -96,12 +96,15 @@ MEASURE = Measure(
             "(RichardWebster et al.)",
     docs="docs/measures/psychophysical-score.md",
     order=60,
-    analysis="humanlike.measures.psychscore.measure:analysis",
-    cli="humanlike.measures.psychscore.cli:register",
-    report_section="humanlike.measures.psychscore.report:psychscore_section",
-    demo="humanlike.measures.psychscore.cli:demo_extras",
-    simulate="humanlike.measures.psychscore.measure:simulate",
-    bad_inputs="humanlike.measures.psychscore.measure:bad_inputs",
+    analysis=".measure:analysis",
+    cli=".cli:register",
+    report_section=".report:psychscore_section",
+    demo=".demo:demo",
+    simulate=".measure:simulate",
+    bad_inputs=".measure:bad_inputs",
     # the Psychophysical-Score fits MLDS scales and uses the MLDS machine observers
     depends_on=("humanlike.measures.mlds.glm", "humanlike.measures.mlds.observers"),
+    # resamples on its own (MLDS by simulation, the score by class pairs and trials in blocks), not through the engine
+    engine_resampling=False,
+    api_intro='The Psychophysical-Score: blend sequences, class-level scales, the score, command and figures.',
 )

@@ -241,9 +241,8 @@ class ShapeBiasResult(MeasureResult):
     kinds: dict
     counts: pd.DataFrame
     settings: dict
-    measure = "shapebias"
     # the text its command prints is its summary (MeasureResult.summary)
-    text_formatter = "humanlike.measures.shapebias.cli:format_shape_bias"
+    text_formatter = ".cli:format_shape_bias"
     group_label = "observer"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:

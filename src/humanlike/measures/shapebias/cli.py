@@ -9,7 +9,7 @@ import numpy as np
 from ..options import add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs
 
 
-def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
+def register(sub, plan_sub, name: str) -> None:  # noqa: ARG001 - no planning command for this family
     """Register ``humanlike shapebias`` on the ``humanlike`` parser.
 
     Parameters
@@ -18,18 +18,20 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
         The ``humanlike`` parser's subcommands.
     plan_sub : argparse._SubParsersAction
         The subcommands of ``humanlike plan`` (none here).
+    name : str
+        The command's name: the registered entry's (``humanlike <name>``, ``humanlike plan <name>``).
 
     Examples
     --------
     >>> import argparse
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> sub = parser.add_subparsers(dest="command")
-    >>> register(sub, None)
+    >>> register(sub, None, "shapebias")
     >>> args = parser.parse_args(["shapebias", "raw-data/"])
     >>> resampling_settings(args, observer_level="bootstrap").observer_level, args.experiment, args.handler.__name__
     ('bootstrap', 'cue-conflict', 'run_shapebias_command')
     """
-    p = sub.add_parser("shapebias", help="shape bias on cue-conflict images (Geirhos et al. 2019), with intervals")
+    p = sub.add_parser(name, help="shape bias on cue-conflict images (Geirhos et al. 2019), with intervals")
     p.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s) with the cue-conflict "
                                                       "experiment")
     # The humans' pooled and mean shape bias get intervals over images and humans by default.

@@ -64,10 +64,12 @@ MEASURE = Measure(
     summary="Shape decisions over shape + texture decisions on cue-conflict images (Geirhos et al. 2019)",
     docs="docs/measures/model-vs-human-report.md",
     order=70,
-    analysis="humanlike.measures.shapebias.analysis:shape_bias_analysis",
-    cli="humanlike.measures.shapebias.cli:register",
-    report_run="humanlike.measures.shapebias.report:report_analysis",
-    report_section="humanlike.measures.shapebias.report:shape_bias_section",
-    simulate="humanlike.measures.shapebias.measure:simulate",
-    bad_inputs="humanlike.measures.shapebias.measure:bad_inputs",
+    analysis=".analysis:shape_bias_analysis",
+    cli=".cli:register",
+    report_run=".report:report_analysis",
+    report_section=".report:shape_bias_section",
+    simulate=".measure:simulate",
+    bad_inputs=".measure:bad_inputs",
+    api_intro=('Shape bias on cue-conflict images: the metric, the pipeline, simulation, command, report section and '
+               'figures.'),
 )

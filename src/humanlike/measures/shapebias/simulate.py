@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from humanlike.trials.schema import CLASSES_16, validate_trials
+from ...trials.schema import CLASSES_16, validate_trials
 
 __all__ = ["simulate_cue_conflict"]
 

@@ -1,7 +1,7 @@
 """The one aggregation of the pairwise measures, and the groups it averages.
 
 :class:`PairAggregation` is the one aggregation (docs/measures/error-consistency.md) used for the estimate, every resample and
-every jackknife row of the pair kernels' outputs (:mod:`humanlike.measures.pair_kernels`): per pair, the
+every jackknife row of the pair kernels' outputs (:mod:`humanlike.measures.pairs.kernels`): per pair, the
 NaN-skipping mean over the conditions of its experiment; per experiment, the (observer-weighted) mean over the
 human–human pairs, over the model–model pairs and, per model, over its pairs with humans; OOD accuracy pooled
 over the conditions; overall, the mean over experiments with equal weight. Optionally every pair's condition
@@ -19,10 +19,10 @@ from functools import cached_property
 
 import numpy as np
 
-from ..trials.design import Design, Stratum
-from .ec.correctness_sums import pair_indices
-from ..resampling.kernels import Output
-from ..resampling.weights import nanmean_quiet
+from ...trials.design import Design, Stratum
+from .correctness_sums import pair_indices
+from ...resampling.kernels import Output
+from ...resampling.weights import nanmean_quiet
 
 HUMANS = "humans"
 MODEL_MODEL = "model-model"
@@ -55,17 +55,17 @@ class ExperimentLayout:
     group_matrix : numpy.ndarray
         Pairs x groups indicator: which group each pair belongs to.
     first, second : numpy.ndarray
-        Observer indices of every pair (:func:`~humanlike.measures.ec.correctness_sums.pair_indices` order).
+        Observer indices of every pair (:func:`~humanlike.measures.pairs.correctness_sums.pair_indices` order).
 
     Examples
     --------
     >>> import pandas as pd
-    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> from humanlike.measures.pairs.design import pair_design
     >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
     >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
     ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
     ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
-    >>> design = ec_design(trials)
+    >>> design = pair_design(trials)
     >>> layout = experiment_layouts(design)[0]
     >>> layout.groups, layout.n_pairs, layout.pair_kinds().tolist()
     (('humans', 'model-model', 'm'), 3, ['human-human', 'model-human', 'model-human'])
@@ -132,12 +132,12 @@ def experiment_layouts(design: Design) -> list[ExperimentLayout]:
     Examples
     --------
     >>> import pandas as pd
-    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> from humanlike.measures.pairs.design import pair_design
     >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
     >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
     ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
     ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
-    >>> design = ec_design(trials)
+    >>> design = pair_design(trials)
     >>> [(layout.name, layout.observers) for layout in experiment_layouts(design)]
     [('e', ('h1', 'h2', 'm'))]
     """
@@ -212,15 +212,15 @@ class PairAggregation:
     One experiment with two humans and one model: no model–model pair, so that group is NaN.
 
     >>> import pandas as pd
-    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> from humanlike.measures.pairs.design import pair_design
     >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
     >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
     ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
     ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
-    >>> design = ec_design(trials)
+    >>> design = pair_design(trials)
     >>> stratum = design.stratum(("e", "c"))
     >>> import numpy as np
-    >>> from humanlike.measures.pair_kernels import ErrorConsistencyKernel
+    >>> from humanlike.measures.pairs.kernels import ErrorConsistencyKernel
     >>> kernel = ErrorConsistencyKernel()
     >>> aggregate = PairAggregation(design, kernel.measures)
     >>> values = aggregate({stratum.key: kernel.evaluate(stratum, np.ones((1, 4)), None)})

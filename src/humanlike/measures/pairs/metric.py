@@ -6,8 +6,8 @@ Notation (docs/measures/error-consistency.md): ``a`` both correct, ``b`` only th
 
 Here: the undefined-kappa policy and its reasons, agreement and kappa from a 2x2 table (or its margins), the
 bias-corrected kappa, the counts of two correctness vectors and the error overlap. The kappas two accuracies
-allow are in :mod:`humanlike.measures.ec.kappa_bounds`; kappa as an engine kernel (per-item statistics and the
-reduction from their weighted sums) in :mod:`humanlike.measures.ec.correctness_sums`.
+allow are in :mod:`humanlike.measures.pairs.kappa_bounds`; kappa as an engine kernel (per-item statistics and the
+reduction from their weighted sums) in :mod:`humanlike.measures.pairs.correctness_sums`.
 """
 
 from __future__ import annotations

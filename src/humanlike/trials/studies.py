@@ -1,7 +1,9 @@
-"""DATA arguments that name a ``humanlike serve`` study (its folder or its database URL), read beside ordinary
-files: every command that takes DATA goes through :func:`read_sources`.
+"""A ``humanlike serve`` study (its folder or its database URL) as a data source, read beside ordinary files:
+every command that takes DATA goes through :func:`read_sources`.
 
-Light on purpose (the command line imports it): the web extra is imported only when a study is given.
+The study itself is read by the web extra (:func:`humanlike.web.export.read_study`), which this layer never
+imports: the command line provides it (:mod:`humanlike.trials.consumers`, part ``"study reader"``), and only
+when a study is given is it used.
 """
 
 from __future__ import annotations
@@ -77,8 +79,8 @@ def read_sources(paths, load_other, validate):
     Returns
     -------
     pandas.DataFrame
-        ``load_other(paths)`` when no argument is a study; else each study through
-        :func:`humanlike.web.export.read_study`, the rest through ``load_other``, pooled and validated.
+        ``load_other(paths)`` when no argument is a study; else each study through the study reader (the web
+        extra's :func:`humanlike.web.export.read_study`), the rest through ``load_other``, pooled and validated.
 
     Examples
     --------
@@ -90,13 +92,14 @@ def read_sources(paths, load_other, validate):
         return load_other(paths)
     import pandas as pd
 
+    from .consumers import provided
+
+    read_study = provided("study reader")
     try:
-        from .export import read_study
+        frames = [read_study(source_text(p)) for p in paths if looks_like_study(p)]
     except ImportError as err:
         raise ValueError(f'reading a study needs the "web" extra: pip install "humanlike[web]" '
                          f'({err.name} is missing)') from None
-
-    frames = [read_study(source_text(p)) for p in paths if looks_like_study(p)]
     rest = [p for p in paths if not looks_like_study(p)]
     if rest:
         frames.append(load_other(rest))

@@ -3,8 +3,8 @@
 A bootstrap resample of the items of one stratum is a weight vector w (how often each item is drawn); every
 count kappa needs is then a weighted sum of per-item statistics, so a whole batch of resamples is one matrix
 product W @ S. The estimate (w = 1), every resample and every leave-one-item-out row (column totals minus one
-item's row) go through the same reduction here. The pair kernels of :mod:`humanlike.measures.pair_kernels` are
-built on it; kappa of one 2x2 table (and the error overlap) is in :mod:`humanlike.measures.ec.metric`.
+item's row) go through the same reduction here. The pair kernels of :mod:`humanlike.measures.pairs.kernels` are
+built on it; kappa of one 2x2 table (and the error overlap) is in :mod:`humanlike.measures.pairs.metric`.
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def consistency_from_sums(sums, n_observers: int, masked: bool,
 
 
 def error_overlap_from_sums(sums, n_observers: int, masked: bool) -> np.ndarray:
-    """Per-pair :func:`~humanlike.measures.ec.metric.error_overlap` (R x P) from weighted sums of
+    """Per-pair :func:`~humanlike.measures.pairs.metric.error_overlap` (R x P) from weighted sums of
     :func:`correctness_statistics`.
 
     Parameters

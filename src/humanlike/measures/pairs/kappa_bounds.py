@@ -2,7 +2,7 @@
 
 Closed forms for the largest and smallest kappa of two accuracies, the bound on kappa given an accuracy
 difference and its inverse, and the accuracies a second observer can have given kappa with a first. Kappa
-itself (2x2 tables, the undefined policy) is in :mod:`humanlike.measures.ec.metric`. Every function broadcasts
+itself (2x2 tables, the undefined policy) is in :mod:`humanlike.measures.pairs.metric`. Every function broadcasts
 over arrays.
 """
 

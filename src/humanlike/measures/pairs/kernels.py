@@ -2,12 +2,12 @@
 
 A :class:`PairKernel` turns the correctness block of one stratum (an experiment x condition: items x
 observers, from :func:`humanlike.trials.design.build_design`) into per-item sufficient statistics
-(:func:`humanlike.measures.ec.correctness_sums.correctness_statistics`) and reduces weighted sums of them to per-pair measures
+(:func:`humanlike.measures.pairs.correctness_sums.correctness_statistics`) and reduces weighted sums of them to per-pair measures
 (error consistency, observed consistency, squared accuracy difference, or any measure a subclass adds), the
 per-observer correct/answered counts, and the observer weights of the resample. :class:`ErrorConsistencyKernel`
 and :class:`ErrorOverlapKernel` are the concrete kernels.
 
-Their outputs of all strata go through the one aggregation, :class:`humanlike.measures.pairwise.PairAggregation`
+Their outputs of all strata go through the one aggregation, :class:`humanlike.measures.pairs.aggregation.PairAggregation`
 (pairs -> condition mean -> experiment groups -> overall), which also names the groups (``humans``,
 ``model-model``, each model).
 """
@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..trials.design import Stratum
-from .ec.correctness_sums import (
+from ...trials.design import Stratum
+from .correctness_sums import (
     PAIR_MEASURES, consistency_from_sums, correctness_statistics, error_overlap_from_sums,
 )
-from .ec.metric import UndefinedPolicy
-from ..resampling.kernels import SufficientStatisticKernel
+from .metric import UndefinedPolicy
+from ...resampling.kernels import SufficientStatisticKernel
 
 
 def stratum_correctness(stratum: Stratum) -> tuple[np.ndarray, np.ndarray]:
@@ -45,12 +45,12 @@ def stratum_correctness(stratum: Stratum) -> tuple[np.ndarray, np.ndarray]:
     Examples
     --------
     >>> import pandas as pd
-    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> from humanlike.measures.pairs.design import pair_design
     >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
     >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
     ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
     ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
-    >>> design = ec_design(trials)
+    >>> design = pair_design(trials)
     >>> stratum = design.stratum(("e", "c"))
     >>> correct, observed = stratum_correctness(stratum)
     >>> correct.astype(int).T.tolist(), bool(observed.all())
@@ -68,7 +68,7 @@ class PairKernel(SufficientStatisticKernel):
     """Per-pair measures of one stratum under item and observer weights.
 
     Output columns of a stratum with O observers (P = O(O-1)/2 pairs in
-    :func:`~humanlike.measures.ec.correctness_sums.pair_indices` order) and G observers in its observer group:
+    :func:`~humanlike.measures.pairs.correctness_sums.pair_indices` order) and G observers in its observer group:
     ``[measure_1 (P), ..., measure_M (P), correct (O), answered (O), observer weights (G)]``.
     Subclasses set :attr:`measures` and override :meth:`pair_values`.
 
@@ -82,12 +82,12 @@ class PairKernel(SufficientStatisticKernel):
     The base class has no measures; :class:`ErrorConsistencyKernel` is the concrete one:
 
     >>> import pandas as pd
-    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> from humanlike.measures.pairs.design import pair_design
     >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
     >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
     ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
     ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
-    >>> design = ec_design(trials)
+    >>> design = pair_design(trials)
     >>> stratum = design.stratum(("e", "c"))
     >>> kernel = ErrorConsistencyKernel()
     >>> kernel.statistics(stratum).shape, kernel.width(stratum)  # 3 measures x 3 pairs + 2 x 3 observers + 2 humans
@@ -149,7 +149,7 @@ class PairKernel(SufficientStatisticKernel):
         Returns
         -------
         numpy.ndarray
-            float32 array (items x S), see :func:`humanlike.measures.ec.correctness_sums.correctness_statistics`.
+            float32 array (items x S), see :func:`humanlike.measures.pairs.correctness_sums.correctness_statistics`.
         """
         correct, observed = stratum_correctness(stratum)
         stats, masked = correctness_statistics(correct, observed)
@@ -275,12 +275,12 @@ class ErrorConsistencyKernel(PairKernel):
     Pairs (h1, h2), (h1, m), (h2, m): h1 and h2 agree on 2 of 4 items at chance level 1/2, so kappa is 0.
 
     >>> import pandas as pd
-    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> from humanlike.measures.pairs.design import pair_design
     >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
     >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
     ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
     ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
-    >>> design = ec_design(trials)
+    >>> design = pair_design(trials)
     >>> stratum = design.stratum(("e", "c"))
     >>> import numpy as np
     >>> values = ErrorConsistencyKernel().evaluate(stratum, np.ones((1, 4)), None)
@@ -317,7 +317,7 @@ class ErrorConsistencyKernel(PairKernel):
 
 
 class ErrorOverlapKernel(PairKernel):
-    """Error overlap (Jaccard index of the error sets, :func:`humanlike.measures.ec.metric.error_overlap`) of every pair.
+    """Error overlap (Jaccard index of the error sets, :func:`humanlike.measures.pairs.metric.error_overlap`) of every pair.
 
     The worked example of the README's "How to add a metric": a measure of the same 2x2 counts, so only
     :meth:`pair_values` is new.
@@ -332,12 +332,12 @@ class ErrorOverlapKernel(PairKernel):
     h1 and h2 err on {i2, i3} and {i1, i2}: one shared error of three, so the overlap is 1/3.
 
     >>> import pandas as pd
-    >>> from humanlike.measures.ec.analysis import ec_design
+    >>> from humanlike.measures.pairs.design import pair_design
     >>> correct = {"h1": [1, 1, 0, 0], "h2": [1, 0, 0, 1], "m": [1, 1, 1, 0]}   # two humans, one model
     >>> trials = pd.DataFrame([dict(observer=o, observer_kind="model" if o == "m" else "human", experiment="e",
     ...                             condition="c", item=f"i{k}", label="cat", response="cat" if c else "dog",
     ...                             correct=bool(c)) for o, cs in correct.items() for k, c in enumerate(cs)])
-    >>> design = ec_design(trials)
+    >>> design = pair_design(trials)
     >>> stratum = design.stratum(("e", "c"))
     >>> import numpy as np
     >>> values = ErrorOverlapKernel().evaluate(stratum, np.ones((1, 4)), None)

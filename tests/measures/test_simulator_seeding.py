@@ -1,0 +1,29 @@
+"""The measures' simulators draw from the one seeding of the package (``humanlike.resampling.rng.stream``), and
+their numbers are those of the local seedings they replaced (same seed, same simulated data as before)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from humanlike.measures.dvc import simulate as dvc_simulate
+from humanlike.measures.mlds import simulate as mlds_simulate
+from humanlike.resampling import rng
+
+
+def test_mlds_simulation_streams_are_the_ones_of_before(monkeypatch):
+    drawn = mlds_simulate._stream(3, "mlds-design", "triad", "7").random(5)
+    # before: default_rng(SeedSequence(seed, spawn_key=(code of the purpose, code of the design, levels)))
+    before = np.random.default_rng(np.random.SeedSequence(3, spawn_key=(1, 3, 7))).random(5)
+    np.testing.assert_array_equal(drawn, before)
+    calls = []
+    monkeypatch.setattr(mlds_simulate, "stream", lambda seed, *key: calls.append(seed) or rng.stream(seed, *key))
+    mlds_simulate._stream(3, "mlds-responses", "quad", "5")
+    assert calls and calls[0].spawn_key == (2, 4, 5)
+
+
+def test_dvc_simulation_streams_are_the_ones_of_before(monkeypatch):
+    np.testing.assert_array_equal(dvc_simulate._rng(5, 2).random(5), np.random.default_rng([5, 2]).random(5))
+    calls = []
+    monkeypatch.setattr(dvc_simulate, "stream", lambda seed, *key: calls.append(seed) or rng.stream(seed, *key))
+    dvc_simulate._rng(5, 4)
+    assert calls and list(calls[0].entropy) == [5, 4]
