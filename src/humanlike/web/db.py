@@ -198,10 +198,38 @@ def make_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _on_begin(connection):
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            # readers (:func:`reader`) take no write lock: in WAL mode they read a snapshot beside the writer
+            read_only = connection.get_execution_options().get("humanlike_read_only")
+            connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
         return engine
     return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def reader(engine: Engine) -> Engine:
+    """The engine for transactions that only read (the same pool): on SQLite they begin without the write lock,
+    so that a participant's next trial is not served after every queued write.
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database (:func:`make_engine`).
+
+    Returns
+    -------
+    sqlalchemy.engine.Engine
+        ``engine`` with the read-only execution option (writing through it on SQLite may fail as busy).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> engine = make_engine(sqlite_url(Path(tempfile.mkdtemp()) / "s.sqlite"))
+    >>> with reader(engine).connect() as conn:
+    ...     conn.exec_driver_sql("SELECT 1").scalar()
+    1
+    >>> engine.dispose()
+    """
+    return engine.execution_options(humanlike_read_only=True)
 
 
 def upgrade(engine: Engine) -> None:
