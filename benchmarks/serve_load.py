@@ -203,13 +203,15 @@ def process_tree_cpu(root: int) -> float:
 class Server:
     """``humanlike serve STUDY`` on a free loopback port, run from ``src`` (this checkout's or another's)."""
 
-    def __init__(self, study: Path, src: Path, extra: tuple[str, ...]):
+    def __init__(self, study: Path, src: Path, extra: tuple[str, ...], profile: Path | None = None):
         self.port = free_port()
-        env = {**os.environ, "PYTHONPATH": str(src)}
+        self.profile = profile
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")])}
         # what the server prints goes to a file: an unread pipe would block a server printing tracebacks
         self.printed = tempfile.TemporaryFile(mode="w+")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "humanlike.app.cli", "serve", str(study), "--host", "127.0.0.1",
+            [sys.executable, *(["-m", "cProfile", "-o", str(profile)] if profile else []),
+             "-m", "humanlike.app.cli", "serve", str(study), "--host", "127.0.0.1",
              "--port", str(self.port), *extra],
             stdout=self.printed, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
         deadline = time.monotonic() + 120
@@ -239,6 +241,12 @@ class Server:
         return [self.process.pid, *map(int, out.stdout.split())]
 
     def stop(self) -> None:
+        if self.profile and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)        # uvicorn stops, then cProfile writes its file
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -300,7 +308,8 @@ def run_setup(name: str, args, folder: Path, postgres) -> dict:
     else:
         url = postgres.database()
         extra = ("--db", url, "--workers", str(workers))
-    server = Server(study, args.server_src, extra)
+    profile = args.profile if args.profile and name == "sqlite" else None
+    server = Server(study, args.server_src, extra, profile)
     out = folder / f"{name}-log.json"
     try:
         time.sleep(0.5)
@@ -316,6 +325,11 @@ def run_setup(name: str, args, folder: Path, postgres) -> dict:
         db_cpu = process_tree_cpu(postmaster) - db_before if postmaster else None
     finally:
         server.stop()
+    if profile:
+        import pstats
+
+        print(f"cProfile of the SQLite server under load: {profile}")
+        pstats.Stats(str(profile)).sort_stats("tottime").print_stats(30)
     log = json.loads(out.read_text())
     lost, duplicated = integrity(log, stored_responses(url))
     latencies = log["latencies_ms"]
@@ -400,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-src", type=Path, default=ROOT / "src",
                         help="the source tree the server runs from (another checkout: the 'before' figure)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--profile", type=Path,
+                        help="run the SQLite server under cProfile, write its statistics here and print the top")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test: 20 participants, 3 answers, 0.05 s think time, 1 s ramp")

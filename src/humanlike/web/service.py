@@ -212,7 +212,8 @@ def start_participant(study: Study, platform: dict[str, str]) -> str:
     >>> study.engine.dispose()
     """
     token = secrets.token_urlsafe(24)
-    with study.engine.begin() as conn:
+
+    def create(conn) -> None:
         pid = conn.execute(insert(db.participants).values(
             token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=_now(),
             n_trials=0).returning(db.participants.c.id)).scalar_one()
@@ -226,16 +227,24 @@ def start_participant(study: Study, platform: dict[str, str]) -> str:
              "spec": json.dumps({"stimuli": trial.stimuli, "options": trial.options, "answer": trial.answer,
                                  "info": trial.info, "prompt": trial.prompt, "break_before": trial.break_before})}
             for position, trial in enumerate(planned)])
+
+    db.write(study.engine, create)      # SQLite: committed together with other writers' (one disk flush)
     return token
+
+
+# The statements of the hot paths are built once, with bound parameters: SQLAlchemy then reuses their compiled
+# form, whereas building a statement with its values on each request cost more CPU than running it.
+_BY_TOKEN = select(db.participants).where(db.participants.c.token == bindparam("token"))
+_BY_TOKEN_LOCKED = _BY_TOKEN.with_for_update()
+_INSERT_RESPONSE = insert(db.responses)
+_FINISH = (update(db.participants).where(db.participants.c.id == bindparam("participant"))
+           .values(status="finished", finished_at=bindparam("now")))
 
 
 def _participant(conn, token: str, lock: bool = False):
     if not isinstance(token, str) or not 16 <= len(token) <= 64:
         raise Rejected(404, "unknown participant")
-    query = select(db.participants).where(db.participants.c.token == token)
-    if lock:
-        query = query.with_for_update()
-    row = conn.execute(query).first()
+    row = conn.execute(_BY_TOKEN_LOCKED if lock else _BY_TOKEN, {"token": token}).first()
     if row is None:
         raise Rejected(404, "unknown participant (withdrawn, or a mistyped link)")
     return row
@@ -424,34 +433,36 @@ def record_response(study: Study, token: str, body, base: str = "") -> dict:
     >>> study.engine.dispose()
     """
     clean = _check_body(body)
+
+    def store(conn):
+        if conn.dialect.name != "sqlite":
+            # the participant's row locked first, so that what is read next is what this participant's previous
+            # response left (SQLite's writers are serialised already: BEGIN IMMEDIATE)
+            _participant(conn, token, lock=True)
+        current = _progress(conn, token)     # the participant, and their current trial
+        if current.trial_id != clean["trial"]:
+            raise _refusal(conn, current.id, clean["trial"], current.trial_id)
+        spec = json.loads(current.trial_spec)
+        if clean["response"] not in spec["options"]:
+            raise Rejected(422, f"response {clean['response']!r} is not one of the trial's options")
+        correct = None if spec["answer"] is None else clean["response"] == spec["answer"]
+        conn.execute(_INSERT_RESPONSE, {
+            "trial_id": current.trial_id, "participant_id": current.id, "response": clean["response"],
+            "correct": correct, "rt_ms": clean["rt_ms"], "stimulus_ms": clean["stimulus_ms"],
+            "frames": clean["frames"], "refresh_hz": clean["refresh_hz"], "window_w": clean["window_w"],
+            "window_h": clean["window_h"], "created_at": _now()})
+        following = conn.execute(_TRIAL_AT, {"participant": current.id, "position": current.answered + 1}).first()
+        if following is None:
+            conn.execute(_FINISH, {"participant": current.id, "now": _now()})
+        feedback = None
+        if current.trial_kind == "practice" and spec["answer"] is not None:
+            feedback = {"correct": correct, "answer": spec["answer"]}
+        return {"feedback": feedback, "state": _state(study, current, current.answered + 1, following, base)}
+
     try:
-        with study.engine.begin() as conn:
-            # the participant's row locked first (PostgreSQL; SQLite's writers are serialised by BEGIN
-            # IMMEDIATE), so that what is read next is what the previous response of this participant left
-            participant = _participant(conn, token, lock=True)
-            current = conn.execute(_PROGRESS, {"token": token}).first()
-            if current.trial_id != clean["trial"]:
-                raise _refusal(conn, participant.id, clean["trial"], current.trial_id)
-            spec = json.loads(current.trial_spec)
-            if clean["response"] not in spec["options"]:
-                raise Rejected(422, f"response {clean['response']!r} is not one of the trial's options")
-            correct = None if spec["answer"] is None else clean["response"] == spec["answer"]
-            conn.execute(insert(db.responses).values(
-                trial_id=current.trial_id, participant_id=participant.id, response=clean["response"],
-                correct=correct, rt_ms=clean["rt_ms"], stimulus_ms=clean["stimulus_ms"], frames=clean["frames"],
-                refresh_hz=clean["refresh_hz"], window_w=clean["window_w"], window_h=clean["window_h"],
-                created_at=_now()))
-            answered = current.answered + 1
-            following = conn.execute(_TRIAL_AT, {"participant": participant.id, "position": answered}).first()
-            if following is None:
-                conn.execute(update(db.participants).where(db.participants.c.id == participant.id)
-                             .values(status="finished", finished_at=_now()))
+        return db.write(study.engine, store)      # returns once committed
     except IntegrityError:
         raise Rejected(409, f"trial {clean['trial']} was answered already (a replayed response)") from None
-    feedback = None
-    if current.trial_kind == "practice" and spec["answer"] is not None:
-        feedback = {"correct": correct, "answer": spec["answer"]}
-    return {"feedback": feedback, "state": _state(study, participant, answered, following, base)}
 
 
 def _refusal(conn, participant_id: int, trial_id: int, current_id: int | None) -> Rejected:
