@@ -307,8 +307,9 @@ def write(engine: Engine, work):
 
 
 def reader(engine: Engine) -> Engine:
-    """The engine for transactions that only read (the same pool): on SQLite they begin without the write lock,
-    so that a participant's next trial is not served after every queued write.
+    """The engine for reads (the same pool): on SQLite a transaction that begins without the write lock, so
+    that a participant's next trial is not served after every queued write; on PostgreSQL each statement in
+    its own transaction (autocommit: a read of one statement needs no BEGIN and no ROLLBACK).
 
     Parameters
     ----------
@@ -318,7 +319,7 @@ def reader(engine: Engine) -> Engine:
     Returns
     -------
     sqlalchemy.engine.Engine
-        ``engine`` with the read-only execution option (writing through it on SQLite may fail as busy).
+        ``engine`` with those execution options (not for writes: on SQLite they may fail as busy).
 
     Examples
     --------
@@ -329,7 +330,10 @@ def reader(engine: Engine) -> Engine:
     1
     >>> engine.dispose()
     """
-    return engine.execution_options(humanlike_read_only=True)
+    if engine.dialect.name == "sqlite":
+        return engine.execution_options(humanlike_read_only=True)
+    # PostgreSQL: each statement its own transaction, sparing the BEGIN and ROLLBACK round trips of a read
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
 
 
 def upgrade(engine: Engine) -> None:
