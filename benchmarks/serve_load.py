@@ -415,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the source tree the server runs from (another checkout: the 'before' figure)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--profile", type=Path,
-                        help="run the SQLite server under cProfile, write its statistics here and print the top")
+                        help="run the SQLite server under cProfile (its main thread: the event loop, not the database work in worker threads), write the statistics here and print the top")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test: 20 participants, 3 answers, 0.05 s think time, 1 s ramp")
