@@ -51,6 +51,9 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
+#: Bytes of stimulus images a server keeps in memory (each read once, then served from memory: a crowd asks
+#: for the same few hundred images thousands of times); images beyond it are read from disk on each request.
+STIMULUS_CACHE_BYTES = 512 * 1024 * 1024
 #: Fields of the config the page gets (never the stimuli, the seed or anything that reveals an answer).
 #: The completion code and URL are not among them: the server sends them after the last trial is stored.
 PAGE_FIELDS = ("title", "task", "labels", "fixation_ms", "stimulus_ms", "mask_ms", "consent_text",
@@ -154,6 +157,8 @@ def create_app(study: Study, secret: str) -> Starlette:
     >>> study.engine.dispose()
     """
     stimulus_paths = study.by_opaque
+    stimulus_bytes: dict[str, bytes] = {}
+    cached_bytes = [0]
     analysis_cache: dict = {}
     analysis_lock = threading.Lock()
 
@@ -197,18 +202,26 @@ def create_app(study: Study, secret: str) -> Starlette:
             return _json({"error": "malformed body: expected a JSON object"}, 400)
         token = request.path_params["token"]
         try:
-            feedback = await run_in_threadpool(record_response, study, token, body)
-            following = await run_in_threadpool(state, study, token, base_of(request))
+            # stored and the next trial read in one transaction, on one worker thread
+            result = await run_in_threadpool(record_response, study, token, body, base_of(request))
         except Rejected as err:
             return _rejected(err)
-        return _json({**feedback, "state": following})
+        return _json(result)
 
-    def stimulus(request: Request):
-        path = stimulus_paths.get(request.path_params["opaque"])
+    async def stimulus(request: Request):
+        opaque = request.path_params["opaque"]
+        path = stimulus_paths.get(opaque)
         if path is None:
             return PlainTextResponse("no such stimulus", status_code=404, headers=SECURITY_HEADERS)
-        return FileResponse(path, media_type=MEDIA_TYPES[Path(path).suffix.lower()],
-                            headers={**SECURITY_HEADERS, "Cache-Control": "private, max-age=3600"})
+        media_type = MEDIA_TYPES[Path(path).suffix.lower()]
+        headers = {**SECURITY_HEADERS, "Cache-Control": "private, max-age=3600"}
+        content = stimulus_bytes.get(opaque)
+        if content is None:
+            if cached_bytes[0] > STIMULUS_CACHE_BYTES:
+                return FileResponse(path, media_type=media_type, headers=headers)
+            content = stimulus_bytes[opaque] = await run_in_threadpool(Path(path).read_bytes)
+            cached_bytes[0] += len(content)
+        return Response(content, media_type=media_type, headers=headers)
 
     def authorised(request: Request) -> bool:
         return researcher_authorised(request.headers, request.cookies, secret)

@@ -15,6 +15,8 @@ Tables (the data model of docs/run-your-own-experiment.md):
 
 from __future__ import annotations
 
+import threading
+import weakref
 from pathlib import Path
 
 from sqlalchemy import (
@@ -88,6 +90,8 @@ responses = Table(
 )
 
 MIGRATIONS = "humanlike.web:migrations"
+#: SQLite engines -> the queue of their writers in this process (see :func:`write`).
+_GROUP_COMMITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def database_url(text: str) -> str:
@@ -202,9 +206,14 @@ def make_engine(url: str) -> Engine:
                 cursor.execute(f"PRAGMA {pragma}")
             cursor.close()
 
+        _GROUP_COMMITS[engine] = _GroupCommit()   # holds no reference to the engine
+
         @event.listens_for(engine, "begin")
         def _on_begin(connection):
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            # readers (:func:`reader`) take no write lock: in WAL mode they read a snapshot beside the writer
+            read_only = connection.get_execution_options().get("humanlike_read_only")
+            # on the driver's connection: through SQLAlchemy this statement cost as much as the transaction's work
+            connection.connection.driver_connection.execute("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
         return engine
     return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True,
@@ -242,6 +251,129 @@ def unreadable(url: str, err: Exception) -> ValueError:
         name = url
     reason = str(getattr(err, "orig", None) or err).strip().splitlines()
     return ValueError(f"{name}: cannot read the database ({reason[0] if reason else type(err).__name__})")
+
+
+class _Job:
+    __slots__ = ("work", "result", "error", "done")
+
+    def __init__(self, work):
+        self.work, self.result, self.error, self.done = work, None, None, False
+
+
+class _GroupCommit:
+    """The writers of one SQLite database in this process, committed together (see :func:`write`)."""
+
+    def __init__(self):
+        self.turn = threading.Lock()          # one transaction at a time
+        self.queue = threading.Lock()
+        self.pending: list[_Job] = []
+
+    def run(self, engine: Engine, work):
+        job = _Job(work)
+        with self.queue:
+            self.pending.append(job)
+        with self.turn:
+            # a job not done yet is still pending: this thread commits it with every job queued meanwhile
+            if not job.done:
+                with self.queue:
+                    batch, self.pending = self.pending, []
+                self._commit(engine, batch)
+        if job.error is not None:
+            raise job.error
+        return job.result
+
+    def _commit(self, engine: Engine, batch: list[_Job]) -> None:
+        try:
+            with engine.begin() as conn:
+                for job in batch:
+                    try:
+                        with conn.begin_nested():      # a refused or failed job leaves no trace
+                            job.result = job.work(conn)
+                    except Exception as err:  # noqa: BLE001 - raised again in the job's own thread
+                        job.error = err
+        except Exception as err:  # noqa: BLE001 - the commit failed: nothing of the batch is stored
+            for job in batch:
+                job.error = job.error or err
+        finally:
+            for job in batch:
+                job.done = True
+
+
+def write(engine: Engine, work):
+    """Run ``work(connection)`` in a write transaction; return its result once committed (raise its error).
+
+    PostgreSQL: one transaction per call (the server commits concurrent transactions together). SQLite allows
+    one writer at a time and, with ``synchronous=FULL``, each commit waits for the disk (several ms): one
+    transaction per answer would cap a study at a few hundred answers per second, and writers finding the
+    database locked poll it with sleeps of up to 100 ms. So the writers of this process queue, and whoever's
+    turn it is runs every queued ``work`` in one transaction, each in its own savepoint (one that raises leaves
+    nothing), and commits them together: each call still returns only after its own data is on disk.
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database (:func:`make_engine`).
+    work : callable
+        ``work(connection)``; may run in another thread of this process, with other calls' work in the same
+        transaction (it must not commit or roll back).
+
+    Returns
+    -------
+    object
+        What ``work`` returned.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> engine = make_engine(sqlite_url(Path(tempfile.mkdtemp()) / "s.sqlite"))
+    >>> upgrade(engine)
+    >>> write(engine, lambda conn: conn.execute(study_meta.insert().values(key="k", value="v")).rowcount)
+    1
+    >>> write(engine, lambda conn: conn.execute(study_meta.insert().values(key="k", value="again")))
+    Traceback (most recent call last):
+        ...
+    sqlalchemy.exc.IntegrityError: (sqlite3.IntegrityError) UNIQUE constraint failed: study_meta.key
+    ...
+    >>> with engine.connect() as conn:
+    ...     conn.execute(study_meta.select()).all()
+    [('k', 'v')]
+    >>> engine.dispose()
+    """
+    committer = _GROUP_COMMITS.get(engine)
+    if committer is None:
+        with engine.begin() as conn:
+            return work(conn)
+    return committer.run(engine, work)
+
+
+def reader(engine: Engine) -> Engine:
+    """The engine for reads (the same pool): on SQLite a transaction that begins without the write lock, so
+    that a participant's next trial is not served after every queued write; on PostgreSQL each statement in
+    its own transaction (autocommit: a read of one statement needs no BEGIN and no ROLLBACK).
+
+    Parameters
+    ----------
+    engine : sqlalchemy.engine.Engine
+        The study database (:func:`make_engine`).
+
+    Returns
+    -------
+    sqlalchemy.engine.Engine
+        ``engine`` with those execution options (not for writes: on SQLite they may fail as busy).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> engine = make_engine(sqlite_url(Path(tempfile.mkdtemp()) / "s.sqlite"))
+    >>> with reader(engine).connect() as conn:
+    ...     conn.exec_driver_sql("SELECT 1").scalar()
+    1
+    >>> engine.dispose()
+    """
+    if engine.dialect.name == "sqlite":
+        return engine.execution_options(humanlike_read_only=True)
+    # PostgreSQL: each statement its own transaction, sparing the BEGIN and ROLLBACK round trips of a read
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
 
 
 def upgrade(engine: Engine) -> None:

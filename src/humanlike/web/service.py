@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pandas as pd
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -93,6 +93,7 @@ class Study:
     def __post_init__(self):
         self.design = design_index(self.stimuli, self.config)
         self.opaque_of = dict(zip(self.stimuli["key"], self.stimuli["opaque"]))
+        self.reader = db.reader(self.engine)        # read-only transactions (SQLite: no write lock)
 
     @property
     def by_opaque(self) -> dict[str, str]:
@@ -262,7 +263,8 @@ def _free_slot(conn, config: StudyConfig, now: datetime) -> int:
 def _new_participant(study: Study, platform: dict[str, str], key: str | None) -> str:
     token = secrets.token_urlsafe(24)
     now = _now()
-    with study.engine.begin() as conn:
+
+    def create(conn) -> None:
         slot = _free_slot(conn, study.config, now)
         pid = conn.execute(insert(db.participants).values(
             token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=now,
@@ -278,26 +280,74 @@ def _new_participant(study: Study, platform: dict[str, str], key: str | None) ->
              "spec": json.dumps({"stimuli": trial.stimuli, "options": trial.options, "answer": trial.answer,
                                  "info": trial.info, "prompt": trial.prompt, "break_before": trial.break_before})}
             for position, trial in enumerate(planned)])
+
+    db.write(study.engine, create)      # SQLite: committed together with other writers' (one disk flush)
     return token
+
+
+# The statements of the hot paths are built once, with bound parameters: SQLAlchemy then reuses their compiled
+# form, whereas building a statement with its values on each request cost more CPU than running it.
+_BY_TOKEN = select(db.participants).where(db.participants.c.token == bindparam("token"))
+_BY_TOKEN_LOCKED = _BY_TOKEN.with_for_update()
+_INSERT_RESPONSE = insert(db.responses)
+_FINISH = (update(db.participants).where(db.participants.c.id == bindparam("participant"))
+           .values(status="finished", finished_at=bindparam("now"), last_seen_at=bindparam("now"),
+                   completion_code=bindparam("code")))
+_TOUCH = (update(db.participants).where(db.participants.c.id == bindparam("participant"))
+          .values(status="active", last_seen_at=bindparam("now")))
 
 
 def _participant(conn, token: str, lock: bool = False):
     if not isinstance(token, str) or not 16 <= len(token) <= 64:
         raise Rejected(404, "unknown participant")
-    query = select(db.participants).where(db.participants.c.token == token)
-    if lock:
-        query = query.with_for_update()
-    row = conn.execute(query).first()
+    row = conn.execute(_BY_TOKEN_LOCKED if lock else _BY_TOKEN, {"token": token}).first()
     if row is None:
         raise Rejected(404, "unknown participant (withdrawn, or a mistyped link)")
     return row
 
 
-def _next_trial_row(conn, participant_id: int):
-    answered = select(db.responses.c.trial_id).where(db.responses.c.participant_id == participant_id)
-    return conn.execute(select(db.trials).where(db.trials.c.participant_id == participant_id,
-                                                db.trials.c.id.not_in(answered))
-                        .order_by(db.trials.c.position).limit(1)).first()
+# Responses are accepted in list order only (the current trial, then the next), so a participant's answered
+# trials are always the first ones of their list and the next trial is the one at position "number answered":
+# one indexed lookup instead of "the lowest position NOT IN the answered trials" (the hot path of every request).
+_ANSWERED = (select(func.count()).select_from(db.responses)
+             .where(db.responses.c.participant_id == db.participants.c.id).scalar_subquery())
+_TRIAL_COLUMNS = (db.trials.c.id.label("trial_id"), db.trials.c.position.label("trial_position"),
+                  db.trials.c.kind.label("trial_kind"), db.trials.c.spec.label("trial_spec"))
+#: The participant (every column), how many trials they answered, and their next trial (None when done).
+_PROGRESS = (select(db.participants, _ANSWERED.label("answered"), *_TRIAL_COLUMNS)
+             .select_from(db.participants.outerjoin(db.trials, (db.trials.c.participant_id == db.participants.c.id)
+                                                    & (db.trials.c.position == _ANSWERED)))
+             .where(db.participants.c.token == bindparam("token")))
+#: The trial at one position of a participant's list.
+_TRIAL_AT = select(*_TRIAL_COLUMNS).where(db.trials.c.participant_id == bindparam("participant"),
+                                          db.trials.c.position == bindparam("position"))
+
+
+def _progress(conn, token: str):
+    if not isinstance(token, str) or not 16 <= len(token) <= 64:
+        raise Rejected(404, "unknown participant")
+    row = conn.execute(_PROGRESS, {"token": token}).first()
+    if row is None:
+        raise Rejected(404, "unknown participant (withdrawn, or a mistyped link)")
+    return row
+
+
+def _payload(study: Study, trial_id: int, position: int, kind: str, spec: dict, base: str) -> dict:
+    opaque = study.opaque_of
+    return {"id": trial_id, "position": position, "kind": kind,
+            "stimuli": [f"{base}/stimulus/{opaque[key]}" for key in spec["stimuli"]],
+            "options": spec["options"], "prompt": spec["prompt"], "break_before": spec["break_before"]}
+
+
+def _state(study: Study, participant, answered: int, trial, base: str, code: str | None = None) -> dict:
+    """The state the page gets: ``trial`` a row with the ``_TRIAL_COLUMNS`` (None when done); ``code`` the
+    participant's completion code when it was issued after ``participant`` was read."""
+    done = trial is None or trial.trial_id is None
+    code, url = study.config.completion(code or participant.completion_code) if done else ("", "")
+    return {"done": done, "answered": answered, "total": participant.n_trials,
+            "trial": None if done else _payload(study, trial.trial_id, trial.trial_position, trial.trial_kind,
+                                                json.loads(trial.trial_spec), base),
+            "completion_code": code, "completion_url": url}
 
 
 def trial_payload(study: Study, row, base: str = "") -> dict:
@@ -328,11 +378,7 @@ def trial_payload(study: Study, row, base: str = "") -> dict:
     (['break_before', 'id', 'kind', 'options', 'position', 'prompt', 'stimuli'], True)
     >>> study.engine.dispose()
     """
-    spec = json.loads(row.spec)
-    opaque = study.opaque_of
-    return {"id": row.id, "position": row.position, "kind": row.kind,
-            "stimuli": [f"{base}/stimulus/{opaque[key]}" for key in spec["stimuli"]],
-            "options": spec["options"], "prompt": spec["prompt"], "break_before": spec["break_before"]}
+    return _payload(study, row.id, row.position, row.kind, json.loads(row.spec), base)
 
 
 def state(study: Study, token: str, base: str = "") -> dict:
@@ -370,15 +416,9 @@ def state(study: Study, token: str, base: str = "") -> dict:
     humanlike.web.service.Rejected: unknown participant (withdrawn, or a mistyped link)
     >>> study.engine.dispose()
     """
-    with study.engine.connect() as conn:
-        participant = _participant(conn, token)
-        row = _next_trial_row(conn, participant.id)
-        answered = conn.execute(select(func.count()).select_from(db.responses)
-                                .where(db.responses.c.participant_id == participant.id)).scalar_one()
-    code, url = study.config.completion(participant.completion_code) if row is None else ("", "")
-    return {"done": row is None, "answered": answered, "total": participant.n_trials,
-            "trial": None if row is None else trial_payload(study, row, base),
-            "completion_code": code, "completion_url": url}
+    with study.reader.connect() as conn:                  # one statement; SQLite: no write lock taken
+        row = _progress(conn, token)
+    return _state(study, row, row.answered, row, base)
 
 
 def _check_body(body) -> dict:
@@ -405,8 +445,8 @@ def _check_body(body) -> dict:
     return clean
 
 
-def record_response(study: Study, token: str, body) -> dict:
-    """Check and store one response in one transaction.
+def record_response(study: Study, token: str, body, base: str = "") -> dict:
+    """Check and store one response in one transaction; return the feedback and the participant's next state.
 
     Parameters
     ----------
@@ -417,11 +457,14 @@ def record_response(study: Study, token: str, body) -> dict:
     body : object
         The request's JSON: ``trial`` (id), ``response`` and optional timing (``rt_ms, stimulus_ms, frames,
         refresh_hz, window_w, window_h``).
+    base : str
+        The URL prefix the study is served under.
 
     Returns
     -------
     dict
-        ``{"feedback": {"correct": bool, "answer": label}}`` after a practice trial, else ``{"feedback": None}``.
+        ``feedback``: ``{"correct": bool, "answer": label}`` after a practice trial, else None; ``state``: what
+        :func:`state` returns now, read in the same transaction (the page needs no second request).
 
     Raises
     ------
@@ -440,6 +483,8 @@ def record_response(study: Study, token: str, body) -> dict:
     >>> trial = state(study, token)["trial"]
     >>> record_response(study, token, {"trial": trial["id"], "response": "circle", "rt_ms": 512.0})["feedback"].keys()
     dict_keys(['correct', 'answer'])
+    >>> state(study, token)["answered"]
+    1
     >>> record_response(study, token, {"trial": trial["id"], "response": "circle"})
     Traceback (most recent call last):
         ...
@@ -447,41 +492,52 @@ def record_response(study: Study, token: str, body) -> dict:
     >>> study.engine.dispose()
     """
     clean = _check_body(body)
+
+    def store(conn):
+        if conn.dialect.name != "sqlite":
+            # the participant's row locked first, so that what is read next is what this participant's previous
+            # response left (SQLite's writers are serialised already: BEGIN IMMEDIATE)
+            _participant(conn, token, lock=True)
+        current = _progress(conn, token)     # the participant, and their current trial
+        if current.trial_id != clean["trial"]:
+            raise _refusal(conn, current.id, clean["trial"], current.trial_id)
+        spec = json.loads(current.trial_spec)
+        if clean["response"] not in spec["options"]:
+            raise Rejected(422, f"response {clean['response']!r} is not one of the trial's options")
+        correct = None if spec["answer"] is None else clean["response"] == spec["answer"]
+        conn.execute(_INSERT_RESPONSE, {
+            "trial_id": current.trial_id, "participant_id": current.id, "response": clean["response"],
+            "correct": correct, "rt_ms": clean["rt_ms"], "stimulus_ms": clean["stimulus_ms"],
+            "frames": clean["frames"], "refresh_hz": clean["refresh_hz"], "window_w": clean["window_w"],
+            "window_h": clean["window_h"], "created_at": _now()})
+        following = conn.execute(_TRIAL_AT, {"participant": current.id, "position": current.answered + 1}).first()
+        now, code = _now(), current.completion_code
+        if following is None:
+            code = secrets.token_hex(5).upper()
+            conn.execute(_FINISH, {"participant": current.id, "now": now, "code": code})
+        else:   # an abandoned participant who comes back holds their slot again
+            conn.execute(_TOUCH, {"participant": current.id, "now": now})
+        feedback = None
+        if current.trial_kind == "practice" and spec["answer"] is not None:
+            feedback = {"correct": correct, "answer": spec["answer"]}
+        return {"feedback": feedback,
+                "state": _state(study, current, current.answered + 1, following, base, code)}
+
     try:
-        with study.engine.begin() as conn:
-            participant = _participant(conn, token, lock=True)
-            row = conn.execute(select(db.trials).where(db.trials.c.id == clean["trial"])).first()
-            if row is None or row.participant_id != participant.id:
-                raise Rejected(403, f"trial {clean['trial']} is not a trial of this participant")
-            done = conn.execute(select(db.responses.c.id).where(db.responses.c.trial_id == row.id)).first()
-            if done is not None:
-                raise Rejected(409, f"trial {row.id} was answered already (a replayed response)")
-            current = _next_trial_row(conn, participant.id)
-            if current is None or current.id != row.id:
-                raise Rejected(409, f"trial {row.id} is not this participant's current trial "
-                                    f"(expected {None if current is None else current.id})")
-            spec = json.loads(row.spec)
-            if clean["response"] not in spec["options"]:
-                raise Rejected(422, f"response {clean['response']!r} is not one of the trial's options")
-            correct = None if spec["answer"] is None else clean["response"] == spec["answer"]
-            conn.execute(insert(db.responses).values(
-                trial_id=row.id, participant_id=participant.id, response=clean["response"], correct=correct,
-                rt_ms=clean["rt_ms"], stimulus_ms=clean["stimulus_ms"], frames=clean["frames"],
-                refresh_hz=clean["refresh_hz"], window_w=clean["window_w"], window_h=clean["window_h"],
-                created_at=_now()))
-            now = _now()
-            if _next_trial_row(conn, participant.id) is None:
-                conn.execute(update(db.participants).where(db.participants.c.id == participant.id)
-                             .values(status="finished", finished_at=now, last_seen_at=now,
-                                     completion_code=secrets.token_hex(5).upper()))
-            else:   # an abandoned participant who comes back holds their slot again
-                conn.execute(update(db.participants).where(db.participants.c.id == participant.id)
-                             .values(status="active", last_seen_at=now))
+        return db.write(study.engine, store)      # returns once committed
     except IntegrityError:
         raise Rejected(409, f"trial {clean['trial']} was answered already (a replayed response)") from None
-    if row.kind == "practice" and spec["answer"] is not None:
-        return {"feedback": {"correct": correct, "answer": spec["answer"]}}
-    return {"feedback": None}
+
+
+def _refusal(conn, participant_id: int, trial_id: int, current_id: int | None) -> Rejected:
+    """Why a response to ``trial_id`` is refused: another participant's trial (or none), answered already,
+    or not the current trial."""
+    owner = conn.execute(select(db.trials.c.participant_id).where(db.trials.c.id == trial_id)).scalar()
+    if owner != participant_id:
+        return Rejected(403, f"trial {trial_id} is not a trial of this participant")
+    if conn.execute(select(db.responses.c.id).where(db.responses.c.trial_id == trial_id)).first() is not None:
+        return Rejected(409, f"trial {trial_id} was answered already (a replayed response)")
+    return Rejected(409, f"trial {trial_id} is not this participant's current trial (expected {current_id})")
 
 
 def withdraw(engine: Engine, participant: str) -> int:
