@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from ..trials.schema import CLASSES_16
+from .texts import TEXT_FORMATS
 
 CONFIG_NAME = "study.toml"
 SECRET_NAME = "researcher-secret"
@@ -41,7 +42,8 @@ class StudyConfig:
     ----------
     title, task, stimuli, stimulus_root, seed, labels, fixation_ms, stimulus_ms, mask_ms,
     trials_per_participant, repeats, practice_trials, break_every, catch_trials, max_catch_failures,
-    consent_text, instructions, completion_url, platform_params
+    consent_text, instructions, completion_url, platform_params, text_format, min_screen_width,
+    min_screen_height, allow_mobile, fullscreen
         The keys of ``study.toml``, explained in the config reference of docs/run-your-own-experiment.md.
 
     Examples
@@ -74,6 +76,12 @@ class StudyConfig:
     instructions: str = ""
     completion_url: str = ""                       # e.g. https://app.prolific.com/submissions/complete?cc=CODE
     platform_params: list[str] = field(default_factory=lambda: ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"])
+    text_format: str = "plain"                     # consent_text and instructions: "plain" or "markdown"
+    # participants' devices: a device the study excludes is refused before consent
+    min_screen_width: int = 0                      # CSS pixels (0 = any)
+    min_screen_height: int = 0
+    allow_mobile: bool = True                      # phones and tablets (touch screens without a mouse)
+    fullscreen: bool = False                       # ask for fullscreen when the participant consents
 
     def __post_init__(self):
         if self.task not in TASKS:
@@ -87,8 +95,20 @@ class StudyConfig:
             raise StudyConfigError(f"key 'repeats': expected a whole number >= 1, got {self.repeats!r}")
         if self.task == "classify" and (len(self.labels) < 2 or len(set(self.labels)) != len(self.labels)):
             raise StudyConfigError(f"key 'labels': expected at least two distinct labels, got {self.labels!r}")
+        self._check_device_keys()
         if self.completion_url and not self.completion_url.startswith(("https://", "http://", "/")):
             raise StudyConfigError(f"key 'completion_url': expected an http(s) URL, got {self.completion_url!r}")
+
+    def _check_device_keys(self) -> None:
+        if self.text_format not in TEXT_FORMATS:
+            raise StudyConfigError(f"key 'text_format': expected one of {list(TEXT_FORMATS)}, got {self.text_format!r}")
+        for name in ("min_screen_width", "min_screen_height"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10_000:
+                raise StudyConfigError(f"key {name!r}: expected a whole number of pixels from 0 to 10000, got {value!r}")
+        for name in ("allow_mobile", "fullscreen"):
+            if not isinstance(getattr(self, name), bool):
+                raise StudyConfigError(f"key {name!r}: expected true or false, got {getattr(self, name)!r}")
 
     @property
     def instruction_text(self) -> str:
