@@ -70,7 +70,8 @@ def measure(devices, studies, screenshots: Path | None) -> list[dict]:
                             worst["where"].append(f"{screen}: +{overflow}px, {len(seen['outside'])} outside "
                                                   f"({'; '.join(seen['outside'][:2])})")
                         if screenshots and (device.name, task, screen) in SHOTS:
-                            save_small_png(chrome, screenshots / f"serve_device_{device.name}_{task}_{screen}.png")
+                            save_small_png(chrome, screenshots / f"serve_device_{device.name}_{task}_{screen}.png",
+                                           360 if device.width < 800 else 600)
                             SHOTS.discard((device.name, task, screen))
 
                     complete_session(chrome, server.url + "/", check)

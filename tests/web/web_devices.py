@@ -14,12 +14,20 @@ SIXTEEN_LABELS = ["circle", "cross", "square", "triangle", "airplane", "bear", "
                   "car", "cat", "chair", "clock", "elephant", "keyboard"]
 
 
+#: A consent text in Markdown with the characters that were shown double-escaped (``&``, ``<``).
+CONSENT = ("We study how people & machines see shapes. Taking part takes **about 2 minutes** (< 5) and is "
+           "voluntary.\n\n- You may stop at any time: close the page.\n- We store your answers under a pseudonym.\n"
+           "- Questions? [Write to the lab](mailto:lab@example.org).")
+
+
 def device_studies(folder, **overrides) -> dict:
-    """Short demo studies of each task (16 labels for classification; brief timings), keys overridden."""
+    """Short demo studies of each task (16 labels for classification; brief timings; the consent text above,
+    in Markdown), keys overridden."""
     from web_helpers import make_study
 
     quick = dict(practice_trials=1, catch_trials=1, trials_per_participant=3, break_every=2, fixation_ms=50,
-                 stimulus_ms=50, mask_ms=50, **overrides)
+                 stimulus_ms=50, mask_ms=50, consent_text=CONSENT, text_format="markdown")
+    quick.update(overrides)
     return {"classify": make_study(folder / "classify", "classify", labels=SIXTEEN_LABELS, **quick),
             "triads": make_study(folder / "triads", "triads", **quick),
             "quads": make_study(folder / "quads", "quads", **quick)}
@@ -76,7 +84,7 @@ def emulate(chrome, device: Device) -> None:
         "width": device.width, "height": device.height, "deviceScaleFactor": 1, "mobile": device.mobile,
         "screenWidth": screen_w, "screenHeight": screen_h})
     chrome.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": device.mobile, "maxTouchPoints": 5})
-    agent = MOBILE_AGENT if device.mobile else chrome.execute_script("return navigator.userAgent")
+    agent = MOBILE_AGENT if device.mobile else chrome.execute_cdp_cmd("Browser.getVersion", {})["userAgent"]
     chrome.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": agent.replace("HeadlessChrome", "Chrome")})
 
 
