@@ -3,9 +3,9 @@
     python benchmarks/serve_devices.py [--screenshots docs/figures] [--json out.json]
 
 Starts ``humanlike serve`` on three short demo studies (classification with 16 response options, triads,
-quadruples) and clicks through a whole session of each in headless Chromium emulating four devices: a phone
+quadruples) and one that accepts computers only (a window of at least 1024x600, no phones or tablets), and clicks through a whole session of each in headless Chromium emulating four devices: a phone
 (375x667, touch), a tablet (768x1024, touch), a small laptop (900x497) and a desktop (1400x900). On every screen
-(consent, instructions, breaks, trials, catch trials, the end) it measures how far the page is wider than the
+(the device check, consent, instructions, breaks, trials, catch trials, the end) it measures how far the page is wider than the
 viewport (``document.documentElement.scrollWidth - innerWidth``, px) and which buttons (and judgement images)
 lie partly outside the viewport without scrolling, and prints the worst screen per device and task.
 
@@ -28,7 +28,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), os.environ.get("P
 
 #: (device, task, screen) shown in the docs.
 SHOTS = {("phone", "classify", "choices"), ("phone", "triads", "pairs"), ("phone", "classify", "screen-consent"),
-         ("tablet", "quads", "pairs"), ("small-laptop", "classify", "choices"), ("desktop", "triads", "pairs")}
+         ("tablet", "quads", "pairs"), ("small-laptop", "classify", "choices"), ("phone", "strict", "screen-device")}
 
 
 def save_small_png(chrome, path: Path, width: int = 360) -> None:
@@ -44,6 +44,7 @@ def save_small_png(chrome, path: Path, width: int = 360) -> None:
 
 
 def measure(devices, studies, screenshots: Path | None) -> list[dict]:
+    """Each device through each study; ``studies["strict"]`` (computers only) is refused on phones and tablets."""
     from web_devices import complete_session, emulate, layout, open_chrome
     from web_helpers import ServerProcess
 
@@ -74,11 +75,12 @@ def measure(devices, studies, screenshots: Path | None) -> list[dict]:
                                            360 if device.width < 800 else 600)
                             SHOTS.discard((device.name, task, screen))
 
-                    complete_session(chrome, server.url + "/", check)
+                    worst["ended_on"] = complete_session(chrome, server.url + "/", check)[-1]
                     chrome.delete_all_cookies()
                     rows.append(worst)
-                    print(f"{worst['device']:>12} {worst['size']:>9} {task:>8}: {worst['screens']:3d} screens, "
-                          f"too wide by {worst['max_overflow_px']:4d} px, too tall by {worst['max_scroll_px']:4d} px, buttons outside {worst['buttons_outside']:2d}"
+                    print(f"{worst['device']:>12} {worst['size']:>9} {task:>8}: {worst['screens']:2d} screens to "
+                          f"{worst['ended_on']:<15} too wide by {worst['max_overflow_px']:3d} px, too tall by "
+                          f"{worst['max_scroll_px']:3d} px, buttons outside {worst['buttons_outside']:2d}"
                           + (f"  [{worst['where'][0]}]" if worst["where"] else ""), flush=True)
         finally:
             chrome.quit()
@@ -98,7 +100,10 @@ def main() -> None:
     if args.screenshots:
         args.screenshots.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        rows = measure([PHONE, TABLET, SMALL_LAPTOP, DESKTOP], device_studies(Path(tmp)), args.screenshots)
+        studies = device_studies(Path(tmp))
+        studies["strict"] = device_studies(Path(tmp) / "strict", allow_mobile=False, min_screen_width=1024,
+                                           min_screen_height=600)["classify"]
+        rows = measure([PHONE, TABLET, SMALL_LAPTOP, DESKTOP], studies, args.screenshots)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
 
