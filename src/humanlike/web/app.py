@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import threading
 from dataclasses import asdict
 from pathlib import Path
@@ -40,6 +41,7 @@ from .guard import (
 )
 from .service import Rejected, Study, record_response, start_participant, state, sync_stimuli
 from .stimuli import MEDIA_TYPES, read_stimuli
+from .texts import render_text
 
 STATIC = Path(__file__).parent / "static"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -56,8 +58,10 @@ SECURITY_HEADERS = {
 STIMULUS_CACHE_BYTES = 512 * 1024 * 1024
 #: Fields of the config the page gets (never the stimuli, the seed or anything that reveals an answer).
 #: The completion code and URL are not among them: the server sends them after the last trial is stored.
-PAGE_FIELDS = ("title", "task", "labels", "fixation_ms", "stimulus_ms", "mask_ms", "consent_text",
-               "platform_params")
+#: Nor are the consent text and instructions: they are in the page's HTML, rendered once.
+PAGE_FIELDS = ("title", "task", "labels", "fixation_ms", "stimulus_ms", "mask_ms", "platform_params")
+#: The devices the study accepts (checked on the page before consent).
+DEVICE_FIELDS = ("min_screen_width", "min_screen_height", "allow_mobile", "fullscreen")
 
 
 def open_study(folder: Path, url: str | None = None, *, prepare: bool = True) -> Study:
@@ -119,13 +123,20 @@ def _rejected(err: Rejected) -> JSONResponse:
 
 
 def _page(config: StudyConfig, base: str, mode: str) -> HTMLResponse:
+    """The participant's page: the study's texts rendered once (:func:`humanlike.web.texts.render_text`) into
+    the HTML, and what the script needs as JSON in a ``<script type="application/json">`` element.
+
+    A script element's content is not HTML: entities there are not decoded, so the JSON is not HTML-escaped
+    (that showed ``&`` as ``&amp;``); ``<``, ``>`` and ``&`` are written as JSON's ``\\u003c`` escapes instead, so
+    that no text can close the element."""
     page_config = {k: asdict(config)[k] for k in PAGE_FIELDS}
-    page_config["instructions"] = config.instruction_text
-    page_config["base"] = base
-    page_config["mode"] = mode
-    body = (TEMPLATES / "experiment.html").read_text(encoding="utf-8")
-    body = body.replace("{{TITLE}}", html.escape(config.title)).replace("{{BASE}}", html.escape(base))
-    body = body.replace("{{CONFIG}}", html.escape(json.dumps(page_config), quote=False))
+    page_config.update({k: getattr(config, k) for k in DEVICE_FIELDS}, base=base, mode=mode)
+    data = json.dumps(page_config).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    values = {"TITLE": html.escape(config.title), "BASE": html.escape(base),
+              "CONSENT": render_text(config.consent_text, config.text_format),
+              "INSTRUCTIONS": render_text(config.instruction_text, config.text_format), "CONFIG": data}
+    template = (TEMPLATES / "experiment.html").read_text(encoding="utf-8")
+    body = re.sub(r"\{\{([A-Z]+)\}\}", lambda m: values[m.group(1)], template)   # one pass: no text is re-read
     return HTMLResponse(body, headers=SECURITY_HEADERS)
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..files import atomic_write, atomic_write_text
 from ..trials.schema import CLASSES_16
+from .texts import TEXT_FORMATS
 
 CONFIG_NAME = "study.toml"
 SECRET_NAME = "researcher-secret"
@@ -46,7 +47,7 @@ class StudyConfig:
     title, task, stimuli, stimulus_root, seed, labels, fixation_ms, stimulus_ms, mask_ms,
     trials_per_participant, repeats, practice_trials, break_every, catch_trials, max_catch_failures,
     consent_text, instructions, completion_url, completion_code, platform_params, resume_param,
-    abandon_after_minutes
+    abandon_after_minutes, text_format, min_screen_width, min_screen_height, allow_mobile, fullscreen
         The keys of ``study.toml``, explained in the config reference of docs/run-your-own-experiment.md.
 
     Examples
@@ -82,6 +83,12 @@ class StudyConfig:
     platform_params: list[str] = field(default_factory=lambda: ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"])
     resume_param: str = "PROLIFIC_PID"             # a second start with the same id resumes ("" = never)
     abandon_after_minutes: int = 60                # no response for this long: the design slot is reused (0 = never)
+    text_format: str = "plain"                     # consent_text and instructions: "plain" or "markdown"
+    # participants' devices: a device the study excludes is refused before consent
+    min_screen_width: int = 0                      # CSS pixels (0 = any)
+    min_screen_height: int = 0
+    allow_mobile: bool = True                      # phones and tablets (touch screens without a mouse)
+    fullscreen: bool = False                       # ask for fullscreen when the participant consents
 
     def __post_init__(self):
         if self.task not in TASKS:
@@ -95,6 +102,7 @@ class StudyConfig:
             raise StudyConfigError(f"key 'repeats': expected a whole number >= 1, got {self.repeats!r}")
         if self.task == "classify" and (len(self.labels) < 2 or len(set(self.labels)) != len(self.labels)):
             raise StudyConfigError(f"key 'labels': expected at least two distinct labels, got {self.labels!r}")
+        self._check_device_keys()
         if self.completion_url and not self.completion_url.startswith(("https://", "http://", "/")):
             raise StudyConfigError(f"key 'completion_url': expected an http(s) URL, got {self.completion_url!r}")
         if self.completion_code != PER_PARTICIPANT and not re.fullmatch(r"[A-Za-z0-9_-]{0,64}", self.completion_code):
@@ -129,6 +137,17 @@ class StudyConfig:
         """
         code = (participant_code or "") if self.completion_code == PER_PARTICIPANT else self.completion_code
         return code, self.completion_url.replace("{code}", code)
+
+    def _check_device_keys(self) -> None:
+        if self.text_format not in TEXT_FORMATS:
+            raise StudyConfigError(f"key 'text_format': expected one of {list(TEXT_FORMATS)}, got {self.text_format!r}")
+        for name in ("min_screen_width", "min_screen_height"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10_000:
+                raise StudyConfigError(f"key {name!r}: expected a whole number of pixels from 0 to 10000, got {value!r}")
+        for name in ("allow_mobile", "fullscreen"):
+            if not isinstance(getattr(self, name), bool):
+                raise StudyConfigError(f"key {name!r}: expected true or false, got {getattr(self, name)!r}")
 
     @property
     def instruction_text(self) -> str:

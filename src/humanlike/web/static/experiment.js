@@ -25,12 +25,115 @@
 
   function onKey(handler) { keyHandler = handler; }
   document.addEventListener("keydown", function (event) {
-    if (keyHandler && !event.repeat) { keyHandler(event); }
+    if (keyHandler && !event.repeat && $("leave-warning").hidden) { keyHandler(event); }
   });
+
+  // The features the page needs; a browser without one gets a clear message instead of a broken study.
+  var FEATURES = [
+    ["fetch", function () { return typeof window.fetch === "function"; }],
+    ["Promise", function () { return typeof window.Promise === "function"; }],
+    ["URLSearchParams", function () { return typeof window.URLSearchParams === "function"; }],
+    ["requestAnimationFrame", function () { return typeof window.requestAnimationFrame === "function"; }],
+    ["performance.now", function () { return !!(window.performance && performance.now); }],
+    ["history.replaceState", function () { return !!(window.history && history.replaceState && history.pushState); }],
+    ["canvas", function () { var c = document.createElement("canvas"); return !!(c.getContext && c.getContext("2d")); }],
+    ["image decoding (img.decode)", function () {
+      return typeof HTMLImageElement === "function" && typeof HTMLImageElement.prototype.decode === "function"; }],
+    ["CSS grid and min()", function () {
+      return !!(window.CSS && CSS.supports && CSS.supports("display", "grid") && CSS.supports("width", "min(1px, 2px)")); }]
+  ];
+
+  function missingFeatures() {
+    return FEATURES.filter(function (f) { try { return !f[1](); } catch (e) { return true; } })
+                   .map(function (f) { return f[0]; });
+  }
+
+  // A phone or tablet: a mobile user agent (iPadOS calls itself a Mac with a touch screen), or a touch
+  // screen without any mouse or trackpad.
+  function isMobile() {
+    if (navigator.userAgentData && navigator.userAgentData.mobile === true) { return true; }
+    var agent = navigator.userAgent || "";
+    if (/Android|iPhone|iPad|iPod|Mobile|Tablet|Silk|Kindle/i.test(agent)) { return true; }
+    if (/Macintosh/.test(agent) && navigator.maxTouchPoints > 1) { return true; }
+    return window.matchMedia("(pointer: coarse)").matches && !window.matchMedia("(any-pointer: fine)").matches;
+  }
+
+  // Why this device cannot take part (refuse: nothing the participant can change here), or what they can
+  // change (a window to enlarge, a device to turn); null when it fits the study.
+  function deviceProblem() {
+    var minW = config.min_screen_width, minH = config.min_screen_height;
+    if (!config.allow_mobile && isMobile()) {
+      return {refuse: true, title: "Please use a computer",
+              text: "This study cannot be done on a phone or tablet. Please open this link on a desktop or " +
+                    "laptop computer with a mouse or trackpad and a keyboard."};
+    }
+    var w = window.innerWidth, h = window.innerHeight;
+    if (w >= minW && h >= minH) { return null; }
+    var sw = window.screen.width, sh = window.screen.height;
+    var need = minW + " \u00d7 " + minH + " pixels";
+    if ((sw < minW || sh < minH) && (sh < minW || sw < minH)) {
+      return {refuse: true, title: "Your screen is too small for this study",
+              text: "This study needs a screen of at least " + need + "; yours has " + sw + " \u00d7 " + sh +
+                    ". Please open this link on a device with a larger screen."};
+    }
+    var turn = (sw < minW || sh < minH) ? " Turn your device to " + (minW > minH ? "landscape" : "portrait") + "." : "";
+    return {refuse: false, title: "Please enlarge the window",
+            text: "This study needs a window of at least " + need + "; yours is " + w + " \u00d7 " + h + "." +
+                  turn + " Enlarge or maximise the window (or make it full screen: F11, or Ctrl+Cmd+F on a " +
+                  "Mac); the study continues by itself when it fits."};
+  }
+
+  // Runs `proceed` once the device fits the study; shows why not until then (re-checked on every resize).
+  function whenDeviceFits(proceed) {
+    var problem = deviceProblem();
+    if (!problem) { proceed(); return; }
+    $("device-title").textContent = problem.title;
+    $("device-text").textContent = problem.text;
+    document.body.setAttribute("data-device", problem.refuse ? "refused" : "too-small");
+    show("screen-device");
+    if (problem.refuse) { return; }
+    function recheck() {
+      if (deviceProblem()) { return; }
+      window.removeEventListener("resize", recheck);
+      document.body.removeAttribute("data-device");
+      proceed();
+    }
+    window.addEventListener("resize", recheck);
+  }
+
+  // Fullscreen, when the study asks for it: only on a click or key press (browsers refuse it otherwise);
+  // a browser that refuses (an iPhone) goes on in the window.
+  function enterFullscreen() {
+    var root = document.documentElement;
+    var request = root.requestFullscreen || root.webkitRequestFullscreen;
+    if (!config.fullscreen || !request || document.fullscreenElement || document.webkitFullscreenElement) { return; }
+    try {
+      var pending = request.call(root);
+      if (pending && pending.catch) { pending.catch(function () {}); }
+    } catch (error) { /* refused: the study runs in the window */ }
+  }
+
+  // The back button shows a warning instead of leaving: an extra history entry (added on a click, so that
+  // the browser does not skip it) catches the first "back"; "Continue" puts it back.
+  var guarded = false;
+  var finished = false;
+  function guardBackButton() {
+    if (guarded) { return; }
+    guarded = true;
+    history.pushState({humanlike: "stay"}, "", window.location.href);
+    window.addEventListener("popstate", function () {
+      if (finished) { history.back(); return; }
+      $("leave-warning").hidden = false;
+    });
+    $("leave-stay").onclick = function () {
+      history.pushState({humanlike: "stay"}, "", window.location.href);
+      $("leave-warning").hidden = true;
+    };
+  }
 
   function waitForSpaceOrClick(button) {
     return new Promise(function (resolve) {
-      function done() { onKey(null); button.onclick = null; resolve(); }
+      function done() { onKey(null); button.onclick = null; enterFullscreen(); guardBackButton(); resolve(); }
       button.onclick = done;
       onKey(function (event) { if (event.key === " " || event.key === "Enter") { event.preventDefault(); done(); } });
     });
@@ -162,9 +265,9 @@
       }
       $("pair-left").onclick = function () { finish("left"); };
       $("pair-right").onclick = function () { finish("right"); };
-      onKey(function (event) {
-        if (event.key === "ArrowLeft") { finish("left"); }
-        if (event.key === "ArrowRight") { finish("right"); }
+      onKey(function (event) {     // up / down for the pairs stacked on a narrow screen
+        if (event.key === "ArrowLeft" || event.key === "ArrowUp") { event.preventDefault(); finish("left"); }
+        if (event.key === "ArrowRight" || event.key === "ArrowDown") { event.preventDefault(); finish("right"); }
       });
       $("pairs").hidden = false;
       nextFrame().then(function () { shownAt = performance.now(); });
@@ -224,6 +327,7 @@
   }
 
   function complete(state) {
+    finished = true;
     document.body.setAttribute("data-trial", "done");
     show("screen-done");
     // the server sends the code and the URL only after the last response is stored
@@ -279,7 +383,6 @@
       if (result.status !== 200) { fail(result.payload.error || "unknown participant"); return; }
       var state = result.payload;
       if (state.done) { complete(state); return; }
-      $("instructions-text").textContent = config.instructions;
       $("resume-note").hidden = state.answered === 0;
       show("screen-instructions");
       return waitForSpaceOrClick($("start")).then(function () { return loop(token, state); });
@@ -287,21 +390,31 @@
   }
 
   function startConsent() {
-    $("consent-title").textContent = config.title;
-    $("consent-text").textContent = config.consent_text;
+    $("consent-title").textContent = config.title;     // the texts themselves are in the page (rendered once)
     show("screen-consent");
     $("consent-decline").onclick = function () { show("screen-declined"); };
     $("consent-agree").onclick = function () {
       $("consent-agree").disabled = true;
+      enterFullscreen();
       var query = new URLSearchParams(window.location.search);
       var params = {};
       config.platform_params.forEach(function (name) { if (query.get(name)) { params[name] = query.get(name); } });
       apiRetrying("/api/start", {consent: true, params: params}).then(function (result) {
         if (result.status !== 200) { fail(result.payload.error || "could not start"); return; }
-        window.location.replace(result.payload.url);
+        // the same page goes on at the participant's own address (a reload resumes there); no navigation,
+        // so that fullscreen stays on
+        history.replaceState(null, "", result.payload.url);
+        config.mode = "run";
+        startRun();
       }).catch(function (error) { fail(String(error)); });
     };
   }
 
-  if (config.mode === "start") { startConsent(); } else { startRun(); }
+  var missing = missingFeatures();
+  if (missing.length) {
+    $("browser-missing").textContent = missing.join(", ");
+    show("screen-browser");
+    return;
+  }
+  whenDeviceFits(config.mode === "start" ? startConsent : startRun);
 })();
