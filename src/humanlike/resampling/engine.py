@@ -320,7 +320,8 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
 
     jackknife = None
     if settings.interval in ("bca", *ITEM_JACKKNIFE_INTERVALS) and settings.n_resamples > 0:
-        jackknife = item_jackknife_moments(design, kernel, aggregate, point, settings)
+        # its blocks of rows get what the kept replicates leave of the budget, as the bootstrap's chunks did
+        jackknife = item_jackknife_moments(design, kernel, aggregate, point, settings, settings.memory_budget - kept)
     result = Resampled(estimate, replicates, output.labels, output.label_names, reasons, jackknife,
                        settings.to_dict(), settings.level, settings.interval)
     warn_undefined(result, getattr(kernel, "measure", "resampled estimates"))
