@@ -167,9 +167,10 @@ def _one_table_aggregates(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFr
 
 
 #: The values each EC metric can take; intervals are clipped to them (the truth lies inside, so clipping never
-#: costs coverage; a jackknife interval, centre +- t SE, can otherwise pass 1 where one item decides the mean).
+#: costs coverage; a jackknife interval, centre +- t SE, can otherwise pass 1 where one item decides the mean,
+#: or fall below 0 for the squared accuracy difference, whose bias correction pulls its centre towards 0).
 METRIC_RANGES = {"error_consistency": (-1.0, 1.0), "observed_consistency": (0.0, 1.0),
-                 "accuracy_difference": (-1.0, 1.0), OOD_ACCURACY: (0.0, 1.0)}
+                 "accuracy_difference": (0.0, 1.0), OOD_ACCURACY: (0.0, 1.0)}
 
 
 def clip_to_metric_range(frame: pd.DataFrame, metrics) -> pd.DataFrame:
