@@ -527,7 +527,8 @@ def warn_undefined(resampled: Resampled, what: str = "resampled estimates",
                  "only the resamples where they are defined (see the undefined_share column)")
 
 
-def warn_few_items(resampled: Resampled, what: str = "resampled estimates", threshold: float = FEW_ITEMS) -> None:
+def warn_few_items(resampled: Resampled, what: str = "resampled estimates", threshold: float = FEW_ITEMS,
+                   columns: np.ndarray | None = None) -> None:
     """Warn when one or two items decide some estimates: their jackknife intervals are then very wide.
 
     The effective number of items of an estimate (:meth:`~humanlike.resampling.jackknife.JackknifeMoments.
@@ -544,6 +545,9 @@ def warn_few_items(resampled: Resampled, what: str = "resampled estimates", thre
         The measure's name, for the message.
     threshold : float
         The effective number of items below which an estimate is flagged.
+    columns : numpy.ndarray of bool, optional
+        Only these columns (default all): a mask rather than ``resampled.select``, which would copy the
+        replicates.
 
     Warns
     -----
@@ -564,6 +568,8 @@ def warn_few_items(resampled: Resampled, what: str = "resampled estimates", thre
         return
     items = resampled.jackknife.effective_items()
     flagged = np.isfinite(resampled.estimate) & np.isfinite(items) & (items < threshold)
+    if columns is not None:
+        flagged &= np.asarray(columns, dtype=bool)
     if not flagged.any():
         return
     fewest = int(np.argmin(np.where(flagged, items, np.inf)))
