@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .intervals import bca_interval, containing_estimate, nan_counts, percentile_interval
+from .intervals import bca_interval, nan_counts, percentile_interval
 from .jackknife import JackknifeMoments, jackknife_interval, jackknife_t_interval
 from .levels import check_level
 
@@ -186,9 +186,9 @@ class Resampled:
         -------
         (low, high) : tuple of numpy.ndarray
             Each of shape (K,). NaN where fewer than two replicates are defined, the estimate is undefined, or
-            every replicate is one value (:meth:`degenerate`). Widened, where needed, to contain the estimate
-            (:func:`~humanlike.resampling.intervals.containing_estimate`): a jackknife interval is centred on the
-            bias-corrected estimate, which can lie one SE or more from the estimate (a squared difference near 0).
+            every replicate is one value (:meth:`degenerate`). A jackknife interval is centred on the
+            bias-corrected estimate, so it can exclude the estimate; tables that show both widen it
+            (:func:`~humanlike.resampling.intervals.containing_estimate`).
         """
         level = self.level if level is None else level
         method = self.method if method is None else method
@@ -227,8 +227,6 @@ class Resampled:
         else:
             raise ValueError(f"interval method must be one of {INTERVAL_METHODS}, not {method!r}")
         defined = (self.n_resamples - self._nan_counts() >= 2) & np.isfinite(self.estimate) & ~self.degenerate()
-        # an interval never excludes the estimate it is shown with (containing_estimate: it only widens)
-        low, high = containing_estimate(low, high, self.estimate)
         return np.where(defined, low, np.nan), np.where(defined, high, np.nan)
 
     def standard_error(self) -> np.ndarray:

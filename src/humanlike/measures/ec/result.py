@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ...stats.ranking import RankingStability
+from ...resampling.intervals import containing_estimate
 from ...resampling.results import Resampled
 from ..measure_result import MeasureResult
 from ..pairwise import HUMANS, MODEL_MODEL, OOD_ACCURACY
@@ -176,6 +177,10 @@ METRIC_RANGES = {"error_consistency": (-1.0, 1.0), "observed_consistency": (0.0,
 def clip_to_metric_range(frame: pd.DataFrame, metrics) -> pd.DataFrame:
     """``ci_low``/``ci_high`` clipped to the range of each row's metric (:data:`METRIC_RANGES`), in place.
 
+    Where the frame has an ``estimate`` column, the intervals are first widened to contain it
+    (:func:`~humanlike.resampling.intervals.containing_estimate`), so no row shows an interval that excludes
+    its estimate.
+
     Parameters
     ----------
     frame : pandas.DataFrame
@@ -197,6 +202,8 @@ def clip_to_metric_range(frame: pd.DataFrame, metrics) -> pd.DataFrame:
     metrics = pd.Series(metrics, index=frame.index)
     low = metrics.map(lambda m: METRIC_RANGES.get(m, (-np.inf, np.inf))[0]).astype(float)
     high = metrics.map(lambda m: METRIC_RANGES.get(m, (-np.inf, np.inf))[1]).astype(float)
+    if "estimate" in frame:   # first widened to contain the estimate (the jackknife's centre is bias-corrected)
+        frame["ci_low"], frame["ci_high"] = containing_estimate(frame["ci_low"], frame["ci_high"], frame["estimate"])
     frame["ci_low"] = frame["ci_low"].clip(lower=low, upper=high)
     frame["ci_high"] = frame["ci_high"].clip(lower=low, upper=high)
     return frame
