@@ -320,7 +320,8 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
 
     jackknife = None
     if settings.interval in ("bca", *ITEM_JACKKNIFE_INTERVALS) and settings.n_resamples > 0:
-        jackknife = item_jackknife_moments(design, kernel, aggregate, point, settings)
+        # its blocks of rows get what the kept replicates leave of the budget, as the bootstrap's chunks did
+        jackknife = item_jackknife_moments(design, kernel, aggregate, point, settings, settings.memory_budget - kept)
     result = Resampled(estimate, replicates, output.labels, output.label_names, reasons, jackknife,
                        settings.to_dict(), settings.level, settings.interval)
     warn_undefined(result, getattr(kernel, "measure", "resampled estimates"))
@@ -526,7 +527,8 @@ def warn_undefined(resampled: Resampled, what: str = "resampled estimates",
                  "only the resamples where they are defined (see the undefined_share column)")
 
 
-def warn_few_items(resampled: Resampled, what: str = "resampled estimates", threshold: float = FEW_ITEMS) -> None:
+def warn_few_items(resampled: Resampled, what: str = "resampled estimates", threshold: float = FEW_ITEMS,
+                   columns: np.ndarray | None = None) -> None:
     """Warn when one or two items decide some estimates: their jackknife intervals are then very wide.
 
     The effective number of items of an estimate (:meth:`~humanlike.resampling.jackknife.JackknifeMoments.
@@ -543,6 +545,9 @@ def warn_few_items(resampled: Resampled, what: str = "resampled estimates", thre
         The measure's name, for the message.
     threshold : float
         The effective number of items below which an estimate is flagged.
+    columns : numpy.ndarray of bool, optional
+        Only these columns (default all): a mask rather than ``resampled.select``, which would copy the
+        replicates.
 
     Warns
     -----
@@ -563,6 +568,8 @@ def warn_few_items(resampled: Resampled, what: str = "resampled estimates", thre
         return
     items = resampled.jackknife.effective_items()
     flagged = np.isfinite(resampled.estimate) & np.isfinite(items) & (items < threshold)
+    if columns is not None:
+        flagged &= np.asarray(columns, dtype=bool)
     if not flagged.any():
         return
     fewest = int(np.argmin(np.where(flagged, items, np.inf)))

@@ -296,3 +296,34 @@ def nanquantile_columns(values: np.ndarray, quantiles: np.ndarray) -> np.ndarray
     frac = pos - lo
     cols = np.arange(values.shape[1])
     return ordered[lo, cols] * (1 - frac) + ordered[hi, cols] * frac
+
+
+def containing_estimate(low, high, estimate) -> tuple[np.ndarray, np.ndarray]:
+    """The intervals widened, where needed, to contain their estimates: ``[min(low, est), max(high, est)]``.
+
+    An interval centred elsewhere than the estimate shown beside it can exclude it: the jackknife intervals are
+    centred on the bias-corrected estimate ``theta + bias``, and a percentile interval of a biased statistic (a
+    squared difference near 0) can lie wholly on one side. Widening only adds values, so an interval covers the
+    truth at least as often as before; where it moves an end, that end is the estimate. NaN ends stay NaN.
+
+    Parameters
+    ----------
+    low, high : array_like
+        Interval ends, shape (K,).
+    estimate : array_like
+        The estimates the intervals are shown with, shape (K,).
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        Shape (K,).
+
+    Examples
+    --------
+    >>> low, high = containing_estimate([-0.00017, 0.1], [0.00169, 0.3], [0.00245, 0.2])
+    >>> low.tolist(), high.tolist()
+    ([-0.00017, 0.1], [0.00245, 0.3])
+    """
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    estimate = np.asarray(estimate, dtype=float)
+    return np.where(low > estimate, estimate, low), np.where(high < estimate, estimate, high)

@@ -130,6 +130,7 @@ class SufficientStatisticKernel:
 
     def __init__(self) -> None:
         self._cache: dict[tuple, np.ndarray] = {}
+        self._totals: dict[tuple, np.ndarray] = {}
 
     def statistics(self, stratum: Stratum) -> np.ndarray:  # pragma: no cover - abstract
         """Per-item sufficient statistics of one stratum (items x S); the engine forms weighted sums of them.
@@ -216,21 +217,26 @@ class SufficientStatisticKernel:
         sums = np.asarray(item_weights, dtype=np.float64) @ self.cached_statistics(stratum)
         return self.reduce(stratum, sums, observer_weights)
 
-    def leave_one_out(self, stratum: Stratum) -> np.ndarray:
-        """Exact leave-one-item-out outputs (items x k).
+    def leave_one_out(self, stratum: Stratum, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Exact leave-one-item-out outputs of items ``start..stop-1`` (default all): (rows x k).
 
         Parameters
         ----------
         stratum : Stratum
             The stratum.
+        start, stop : int, optional
+            The items left out, one per row (default: every item), so that the item jackknife can take a
+            stratum's rows a memory-sized block at a time; a row does not depend on the block it is in.
 
         Returns
         -------
         numpy.ndarray
-            Row i: the values without item i.
+            Row i: the values without item ``start + i``.
         """
         stats = self.cached_statistics(stratum)
-        return self.reduce(stratum, stats.sum(axis=0)[None, :] - stats, None)
+        if stratum.key not in self._totals:   # the sums over all items, once per stratum (not once per block)
+            self._totals[stratum.key] = stats.sum(axis=0)[None, :]
+        return self.reduce(stratum, self._totals[stratum.key] - stats[start:stop], None)
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
         """Memory one resample of this stratum needs while evaluated (sets the engine's chunk size).

@@ -186,7 +186,9 @@ class Resampled:
         -------
         (low, high) : tuple of numpy.ndarray
             Each of shape (K,). NaN where fewer than two replicates are defined, the estimate is undefined, or
-            every replicate is one value (:meth:`degenerate`).
+            every replicate is one value (:meth:`degenerate`). A jackknife interval is centred on the
+            bias-corrected estimate, so it can exclude the estimate; tables that show both widen it
+            (:func:`~humanlike.resampling.intervals.containing_estimate`).
         """
         level = self.level if level is None else level
         method = self.method if method is None else method

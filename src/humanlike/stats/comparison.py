@@ -11,7 +11,8 @@ Definitions (one place; docs/compare.md states the same):
 * **difference** ``d = a - b`` of the two point estimates, its interval the percentile interval of the
   defined ``d*_r`` at the chosen level (a measure may hand better intervals for some pairs, ``pair_intervals``:
   EC on one table per pair uses MOVER, :mod:`humanlike.measures.compare.mover`; the ``interval`` column names
-  each row's method).
+  each row's method), widened where needed to contain ``d`` (as every interval is:
+  :func:`humanlike.resampling.intervals.containing_estimate`).
 * **p-value** of ``d = 0``: the two-sided bootstrap test obtained by inverting the percentile interval, with
   the usual +1 correction,
   ``p = min(1, 2 (1 + min(#{d*_r <= 0}, #{d*_r >= 0})) / (1 + R))`` over the ``R`` defined replicates.
@@ -27,7 +28,8 @@ Definitions (one place; docs/compare.md states the same):
 * **a score's own interval**: each model's (and the ceiling's) raw score carries the interval the measure's own
   result reports for that number (``Scores.low``/``high``/``interval_method``, given by the adapters in
   :mod:`humanlike.measures.compare.adapters`), so one number never has two intervals; only where none is given
-  is it the percentile interval of the replicates.
+  is it the percentile interval of the replicates. The ceiling against chance (a constant) is the ceiling
+  shifted, so its row carries the ceiling's own interval shifted by chance (its p-value stays the bootstrap's).
 
 This module holds the p-value, the intervals and :func:`compare_scores` with its result; the scores handed to it
 and their normalisations are in :mod:`humanlike.stats.scores`, Holm's and the other family corrections in
@@ -42,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..resampling.intervals import percentile_interval
+from ..resampling.intervals import containing_estimate, percentile_interval
 from ..resampling.levels import check_level
 from .letters import compact_letters
 from .multiple import CORRECTIONS, adjust
@@ -108,7 +110,7 @@ def _interval(replicates: np.ndarray, estimate: np.ndarray, level: float) -> tup
     if replicates.shape[0] < 2:
         nan = np.full(replicates.shape[1], np.nan)
         return nan, nan.copy()
-    low, high = percentile_interval(replicates, level)
+    low, high = containing_estimate(*percentile_interval(replicates, level), estimate)   # as Resampled.interval
     defined = (np.sum(~np.isnan(replicates), axis=0) >= 2) & np.isfinite(estimate)
     return np.where(defined, low, np.nan), np.where(defined, high, np.nan)
 
@@ -372,10 +374,17 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
                             scores, reasons, null))
         cr = scores.ceiling_replicates[:, None]
     if has_ceiling and not scores.ceiling_fixed:
-        frames.append(_rows("ceiling vs chance", "the human ceiling vs chance", ["human ceiling"], ["chance"],
-                            np.array([scores.ceiling]), np.array([scores.chance]),
-                            np.array([scores.ceiling - scores.chance]), cr - scores.chance, level, correction,
-                            "raw", test, scores, [""]))
+        chance_row = _rows("ceiling vs chance", "the human ceiling vs chance", ["human ceiling"], ["chance"],
+                           np.array([scores.ceiling]), np.array([scores.chance]),
+                           np.array([scores.ceiling - scores.chance]), cr - scores.chance, level, correction,
+                           "raw", test, scores, [""])
+        if scores.ceiling_interval_method:
+            # chance is a constant: the difference's interval is the ceiling's own, shifted (one number, one
+            # interval); the p-value stays the bootstrap test's, named in ``test``
+            chance_row[["ci_low", "ci_high", "interval"]] = [scores.ceiling_low - scores.chance,
+                                                             scores.ceiling_high - scores.chance,
+                                                             scores.ceiling_interval_method]
+        frames.append(chance_row)
     comparisons = pd.concat(frames, ignore_index=True)[COMPARISON_COLUMNS]
 
     resolved = {frozenset((a, b)) for a, b, r in

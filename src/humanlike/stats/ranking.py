@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..resampling.intervals import containing_estimate
+
 
 def ranks_descending(values: np.ndarray) -> np.ndarray:
     """Rank along the last axis, 1 = largest; ties share the average rank; NaN ranks last.
@@ -188,7 +190,7 @@ def ranking_stability(names, estimate, replicates, level: float = 0.95) -> Ranki
     rank = ranks_descending(estimate)
     boot_ranks = ranks_descending(replicates)
     alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(boot_ranks, [alpha, 1.0 - alpha], axis=0)
+    low, high = containing_estimate(*np.quantile(boot_ranks, [alpha, 1.0 - alpha], axis=0), rank)
     is_best = boot_ranks == boot_ranks.min(axis=1, keepdims=True)
     probability_best = (is_best / is_best.sum(axis=1, keepdims=True)).mean(axis=0)
     tau = kendall_tau_rows(estimate, replicates) if estimate.size > 1 else np.array([np.nan])

@@ -16,6 +16,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from humanlike.measures.ec.result import METRIC_RANGES
+from humanlike.resampling.intervals import containing_estimate
 from humanlike.app.cli import main
 from humanlike.measures.ec.analysis import DEFAULT_SETTINGS, error_consistency
 from humanlike.measures.registry import get_measure
@@ -31,8 +33,11 @@ def test_the_api_default_is_jackknife_t_and_its_numbers_are_the_engines():
     frame = result.summary_table
     assert set(frame["interval_method"]) == {"jackknife t"}
     low, high = jackknife_t_interval(result.resampled.estimate, result.resampled.jackknife)
-    np.testing.assert_allclose(frame["ci_low"], np.clip(low, -1, 1), equal_nan=True)
-    np.testing.assert_allclose(frame["ci_high"], np.clip(high, -1, 1), equal_nan=True)
+    # widened to contain the estimate, then clipped to the metric's range
+    bounds = np.array([METRIC_RANGES[m] for m in frame["metric"]])
+    low, high = containing_estimate(low, high, result.resampled.estimate)
+    np.testing.assert_allclose(frame["ci_low"], np.clip(low, bounds[:, 0], bounds[:, 1]), equal_nan=True)
+    np.testing.assert_allclose(frame["ci_high"], np.clip(high, bounds[:, 0], bounds[:, 1]), equal_nan=True)
     # explicit settings are used as given: ResamplingSettings() is the percentile bootstrap
     given = error_consistency(trials, experiments=["sim-blur"], settings=ResamplingSettings(n_resamples=500))
     assert set(given.summary_table["interval_method"]) == {"percentile bootstrap"}

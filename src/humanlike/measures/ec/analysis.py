@@ -302,12 +302,12 @@ def error_consistency(
     if settings.interval in ITEM_JACKKNIFE_INTERVALS and settings.n_resamples > 0:
         # only where the jackknife's interval is the one shown: not a one-table pair's profile interval
         shown = result.frame_rows()["interval_method"].str.startswith("jackknife").to_numpy()
-        warn_few_items(summary.select(shown), kernel.measure)
+        warn_few_items(summary, kernel.measure, columns=shown)   # a mask: no copy of the replicates
         if pairs_resampled is not None:
             conditions = result.pairs.groupby("experiment")["condition"].nunique()
             several = np.array([pair_interval != "profile" or conditions.get(lab[0], 0) > 1
                                 for lab in pairs_resampled.labels], dtype=bool)
-            warn_few_items(pairs_resampled.select(several), f"{kernel.measure} (pairs)")
+            warn_few_items(pairs_resampled, f"{kernel.measure} (pairs)", columns=several)
     return result
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...resampling.intervals import percentile_interval
+from ...resampling.intervals import containing_estimate, percentile_interval
 from ...stats.ranking import ranks_descending
 from .benchmark import BenchmarkResult
 from ..pairs.aggregation import HUMANS
@@ -210,11 +210,13 @@ def leaderboard(result: BenchmarkResult, level: float | None = None) -> Leaderbo
         boot = np.stack([est[m][1] for m in metrics], axis=2)                     # R x models x 3
         boot_ranks, boot_mean = rank_columns(boot, [RANKED_METRICS[m] for m in metrics])
         boot_place = _place(boot_mean)
+        # every rank's interval contains the rank shown (containing_estimate), as every value's does
         for j, m in enumerate(metrics):
-            table[f"{RANK_NAMES[m]}_low"], table[f"{RANK_NAMES[m]}_high"] = percentile_interval(
-                boot_ranks[:, :, j], level)
-        table["mean_rank_low"], table["mean_rank_high"] = percentile_interval(boot_mean, level)
-        table["place_low"], table["place_high"] = percentile_interval(boot_place, level)
+            table[f"{RANK_NAMES[m]}_low"], table[f"{RANK_NAMES[m]}_high"] = containing_estimate(
+                *percentile_interval(boot_ranks[:, :, j], level), ranks[:, j])
+        table["mean_rank_low"], table["mean_rank_high"] = containing_estimate(
+            *percentile_interval(boot_mean, level), mean_rank)
+        table["place_low"], table["place_high"] = containing_estimate(*percentile_interval(boot_place, level), place)
         table["probability_first"] = _share_first(boot_place)
     else:
         for name in ["mean_rank_low", "mean_rank_high", "place_low", "place_high", "probability_first",
@@ -236,7 +238,8 @@ def leaderboard(result: BenchmarkResult, level: float | None = None) -> Leaderbo
     ood["place"] = ranks_descending(acc)
     if n_resamples:
         boot_place = ranks_descending(acc_boot)
-        ood["place_low"], ood["place_high"] = percentile_interval(boot_place, level)
+        ood["place_low"], ood["place_high"] = containing_estimate(*percentile_interval(boot_place, level),
+                                                                  ood["place"].to_numpy(float))
         ood["probability_first"] = _share_first(boot_place)
     else:
         ood["place_low"] = ood["place_high"] = ood["probability_first"] = np.nan

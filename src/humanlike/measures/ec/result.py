@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ...stats.ranking import RankingStability
+from ...resampling.intervals import containing_estimate
 from ...resampling.results import Resampled
 from ..measure_result import MeasureResult
 from ..pairs.aggregation import HUMANS, MODEL_MODEL, OOD_ACCURACY
@@ -167,13 +168,18 @@ def _one_table_aggregates(frame: pd.DataFrame, table: pd.DataFrame) -> pd.DataFr
 
 
 #: The values each EC metric can take; intervals are clipped to them (the truth lies inside, so clipping never
-#: costs coverage; a jackknife interval, centre +- t SE, can otherwise pass 1 where one item decides the mean).
+#: costs coverage; a jackknife interval, centre +- t SE, can otherwise pass 1 where one item decides the mean,
+#: or fall below 0 for the squared accuracy difference, whose bias correction pulls its centre towards 0).
 METRIC_RANGES = {"error_consistency": (-1.0, 1.0), "observed_consistency": (0.0, 1.0),
-                 "accuracy_difference": (-1.0, 1.0), OOD_ACCURACY: (0.0, 1.0)}
+                 "accuracy_difference": (0.0, 1.0), OOD_ACCURACY: (0.0, 1.0)}
 
 
 def clip_to_metric_range(frame: pd.DataFrame, metrics) -> pd.DataFrame:
     """``ci_low``/``ci_high`` clipped to the range of each row's metric (:data:`METRIC_RANGES`), in place.
+
+    Where the frame has an ``estimate`` column, the intervals are first widened to contain it
+    (:func:`~humanlike.resampling.intervals.containing_estimate`), so no row shows an interval that excludes
+    its estimate.
 
     Parameters
     ----------
@@ -196,6 +202,8 @@ def clip_to_metric_range(frame: pd.DataFrame, metrics) -> pd.DataFrame:
     metrics = pd.Series(metrics, index=frame.index)
     low = metrics.map(lambda m: METRIC_RANGES.get(m, (-np.inf, np.inf))[0]).astype(float)
     high = metrics.map(lambda m: METRIC_RANGES.get(m, (-np.inf, np.inf))[1]).astype(float)
+    if "estimate" in frame:   # first widened to contain the estimate (the jackknife's centre is bias-corrected)
+        frame["ci_low"], frame["ci_high"] = containing_estimate(frame["ci_low"], frame["ci_high"], frame["estimate"])
     frame["ci_low"] = frame["ci_low"].clip(lower=low, upper=high)
     frame["ci_high"] = frame["ci_high"].clip(lower=low, upper=high)
     return frame

@@ -242,6 +242,9 @@ class PairAggregation:
                         for e in self.layouts for k, g in enumerate(e.groups)}
         for g in self.all_groups:
             self.n_pairs[("overall", g)] = sum(self.n_pairs.get((e.name, g), 0) for e in self.layouts)
+        # per overall group, its columns among the experiments' columns (which come first in self.columns)
+        per_experiment = self.columns[:sum(len(e.groups) for e in self.layouts)]
+        self.overall_columns = [[k for k, (_, group) in enumerate(per_experiment) if group == g] for g in self.all_groups]
         labels = [(scope, group, group_kind(group), metric, "", "")
                   for metric in self.metrics for scope, group in self.columns]
         if pair_columns:
@@ -330,22 +333,21 @@ class PairAggregation:
         per_metric = {m: [] for m in self.metrics}
         pair_parts = []
         for layout in self.layouts:
-            out, pair_means = self.experiment_values(layout, values, rows)
+            # An experiment whose strata all come as one row (the item jackknife's other experiments) is
+            # computed once and broadcast: its cost does not grow with the rows of another experiment.
+            layout_rows = max(np.shape(values[k])[0] for k in layout.keys)
+            out, pair_means = self.experiment_values(layout, values, layout_rows)
             for m in self.metrics:
-                per_metric[m].append(out[m])
+                per_metric[m].append(np.broadcast_to(out[m], (rows, out[m].shape[1])))
             if self.pair_columns:
-                pair_parts.append([pair_means[self.measures[0]]])
+                means = pair_means[self.measures[0]]
+                pair_parts.append(np.broadcast_to(means, (rows, means.shape[1])))
         result = []
         for m in self.metrics:
             experiments = np.concatenate(per_metric[m], axis=1)
-            overall = []
-            for g in self.all_groups:
-                idx = [k for k, (scope, group) in enumerate(self.columns[:experiments.shape[1]]) if group == g]
-                overall.append(nanmean_quiet(experiments[:, idx], axis=1))
+            overall = [nanmean_quiet(experiments[:, idx], axis=1) for idx in self.overall_columns]
             result += [experiments, np.column_stack(overall)]
-        for parts in pair_parts:
-            result += parts
-        return np.concatenate(result, axis=1)
+        return np.concatenate(result + pair_parts, axis=1)
 
 
 def _grouped_mean(values: np.ndarray, order: np.ndarray, bounds: np.ndarray,
