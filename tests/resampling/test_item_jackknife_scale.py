@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanlike.measures.ec.analysis import ErrorConsistencyKernel, PairAggregation, ec_design
+from humanlike.measures.pairs.aggregation import PairAggregation
+from humanlike.measures.pairs.design import pair_design
+from humanlike.measures.pairs.kernels import ErrorConsistencyKernel
 from humanlike.resampling.engine import bootstrap
 from humanlike.resampling.item_jackknife import item_jackknife_moments, jackknife_rows_per_block
 from humanlike.resampling.jackknife import JackknifeMoments
@@ -26,7 +28,7 @@ def benchmark_pieces(copies: int = 1):
     trials = simulate_benchmark(3, n_humans=4, models=models, experiments=EXPERIMENTS, n_items=24)
     model_rows = trials[trials["observer_kind"] == "model"]
     copied = [model_rows.assign(observer=model_rows["observer"] + f"~copy{c}") for c in range(2, copies + 1)]
-    design = ec_design(pd.concat([trials, *copied], ignore_index=True))
+    design = pair_design(pd.concat([trials, *copied], ignore_index=True))
     kernel = ErrorConsistencyKernel()
     aggregation = PairAggregation(design, kernel.measures)
     point = {s.key: kernel.evaluate(s, np.ones((1, s.n_items)), None) for s in design}
