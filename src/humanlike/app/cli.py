@@ -11,7 +11,7 @@ import argparse
 import gc
 import sys
 
-from ..measures.options import add_on_conflict_option, optional_module
+from ..measures.options import add_on_conflict_option, optional_module, settle_output_paths
 from ..measures.registry import command_families
 
 # The app's own command families (each a module with register(subparsers, plan_subparsers)), around the
@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     # (0.3 s of a `humanlike ood` run): they are set aside for the command's duration, and handed back after.
     gc.freeze()
     try:
+        settle_output_paths(args)   # every command: a folder given for a file, no output over an input
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
         # Files are written atomically, so an interrupted run leaves no half-written file behind; its
