@@ -15,7 +15,8 @@ is defined, documented and tested in one module:
 - :mod:`~humanlike.measures.options.terminal`: ``--json``, ``--quiet``, progress bars, JSON on standard output;
 - :mod:`~humanlike.measures.options.data`: ``--humans``, ``--labels``, ``--on-conflict`` and loading the DATA
   with its sources;
-- :mod:`~humanlike.measures.options.families`: the modules of the optional command families.
+- :mod:`~humanlike.measures.options.families`: the modules of the optional command families and the one message
+  for a missing optional extra (``require_extra``).
 
 The modules of this package import one another directly, never through this file.
 """
@@ -25,7 +26,7 @@ from __future__ import annotations
 from .data import (ON_CONFLICT_HELP, add_data_options, add_on_conflict_option, data_labels, load_data,
                    load_data_with_sources, record_sources, with_sources)
 from .exclusions import EXCLUSIONS_HELP, ExclusionsOption, add_exclusion_options, exclusions_of, exclusions_record
-from .families import optional_module
+from .families import EXTRA_MODULES, optional_module, require_extra
 from .number_types import (bounded_resample_count, confidence_level, count, float_in, gibibytes, int_at_least,
                            positive_count, probability, resample_count, seed_value)
 from .outputs import (DEFAULT_OUT, NOT_OPTIONS, OUT_HELP, OUTPUT_FILE_OPTIONS, OUTPUT_OPTIONS, add_output_options,
@@ -52,5 +53,5 @@ __all__ = [
     "ON_CONFLICT_HELP", "add_data_options", "add_on_conflict_option", "data_labels", "load_data",
     "load_data_with_sources", "record_sources", "with_sources",
     # families
-    "optional_module",
+    "EXTRA_MODULES", "optional_module", "require_extra",
 ]
