@@ -29,7 +29,8 @@ from .exclusions import EXCLUSIONS_HELP, ExclusionsOption, add_exclusion_options
 from .families import EXTRA_MODULES, optional_module, require_extra
 from .number_types import (bounded_resample_count, confidence_level, count, float_in, gibibytes, int_at_least,
                            positive_count, probability, resample_count, seed_value)
-from .outputs import (DEFAULT_OUT, NOT_OPTIONS, OUT_HELP, OUTPUT_FILE_OPTIONS, OUTPUT_OPTIONS, add_output_options,
+from .outputs import (DEFAULT_OUT, NOT_OPTIONS, OUT_HELP, OUTPUT_FILE_OPTIONS, OUTPUT_OPTIONS, TEXT_INPUTS,
+                      WORK_OPTIONS, add_output_options,
                       command_inputs, command_line, demo_outputs, output_path, run_outputs, settle_output_paths)
 from .resampling import (INTERVAL_HELP, OBSERVER_LEVEL_HELP, RESAMPLES_DEFAULT_EXCEPTIONS, add_level_option,
                          add_resampling_options, add_seed_option, interval_record, resampling_settings)
@@ -45,7 +46,8 @@ __all__ = [
     # exclusions
     "EXCLUSIONS_HELP", "ExclusionsOption", "add_exclusion_options", "exclusions_of", "exclusions_record",
     # outputs
-    "DEFAULT_OUT", "NOT_OPTIONS", "OUT_HELP", "OUTPUT_FILE_OPTIONS", "OUTPUT_OPTIONS", "add_output_options",
+    "DEFAULT_OUT", "NOT_OPTIONS", "OUT_HELP", "OUTPUT_FILE_OPTIONS", "OUTPUT_OPTIONS", "TEXT_INPUTS", "WORK_OPTIONS",
+    "add_output_options",
     "command_inputs", "command_line", "demo_outputs", "output_path", "run_outputs", "settle_output_paths",
     # terminal
     "StageProgress", "add_json_option", "add_quiet_option", "emit_json", "show_progress",
