@@ -75,10 +75,51 @@ _STRING_COLUMNS = ("observer", "observer_kind", "experiment", "condition", "item
 _NAN_ALLOWED = ("decision_margin", "rt")
 
 
-#: Labels the analyses give to groups of observers (the human-human ceiling, the model-model mean, the mean over
-#: model-human pairs). An observer may not take one (compared case-insensitively): its rows would be read as
-#: the group's. Every group label of ``humanlike.app`` is in this set (tests/test_messy_lab_data.py).
-RESERVED_OBSERVER_NAMES: frozenset[str] = frozenset({"humans", "model-model", "model-human (mean)"})
+#: The summary rows the analyses write beside the observers' rows, each with what it is: the one list of them.
+#: A measure names a summary row through :func:`summary_row`, which accepts only these, and an observer may not
+#: take one of these names (compared case-insensitively): its rows would be read as the summary's
+#: (tests/test_bad_input_round2.py checks every row label the measures write against it).
+SUMMARY_ROWS: dict[str, str] = {
+    "humans": "the human-human ceiling, or all human trials pooled",
+    "model-model": "the model-model mean",
+    "model-human (mean)": "the mean over model-human pairs",
+    "human mean": "the mean of each human's own value (shapebias, psychometrics)",
+}
+RESERVED_OBSERVER_NAMES: frozenset[str] = frozenset(SUMMARY_ROWS)
+
+
+def summary_row(name: str) -> str:
+    """The label of a summary row a measure writes (its constant is defined through this), one of
+    :data:`SUMMARY_ROWS`, which observers may not be named.
+
+    Parameters
+    ----------
+    name : str
+        The row's label.
+
+    Returns
+    -------
+    str
+        ``name``.
+
+    Raises
+    ------
+    ValueError
+        For a label not in :data:`SUMMARY_ROWS`: add it there (so that an observer cannot impersonate it).
+
+    Examples
+    --------
+    >>> summary_row("human mean")
+    'human mean'
+    >>> summary_row("model mean")
+    Traceback (most recent call last):
+    ...
+    ValueError: summary row 'model mean' is not in humanlike.trials.schema.SUMMARY_ROWS: add it there, so that no observer can take its name
+    """
+    if name not in SUMMARY_ROWS:
+        raise ValueError(f"summary row {name!r} is not in humanlike.trials.schema.SUMMARY_ROWS: add it there, so "
+                         "that no observer can take its name")
+    return name
 
 # A decimal number as a lab file spells it: 0, 0.00, .5, -3, 1e-3, inf (not hex, not 1_000).
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
@@ -374,8 +415,9 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True,
     reserved = sorted(o for o in out["observer"].unique() if o.casefold() in RESERVED_OBSERVER_NAMES)
     if reserved:
         raise TrialTableError(
-            f"observer '{reserved[0]}' has a reserved name: {sorted(RESERVED_OBSERVER_NAMES)} label the groups the "
-            "analyses report (the human-human ceiling, the model-model mean); rename the observer")
+            f"observer '{reserved[0]}' has a reserved name: {sorted(RESERVED_OBSERVER_NAMES)} label the summary "
+            f"rows the analyses report ({'; '.join(f'{k}: {v}' for k, v in SUMMARY_ROWS.items())}); rename the "
+            "observer")
     _warn_case_only(out, "observer", "observers")
     _warn_case_only(out, "experiment", "experiments")
     per_observer = out.groupby("observer")["observer_kind"].nunique()
