@@ -1,0 +1,143 @@
+"""The bad-input corpus, round 2 (issue 31): one test per class of fault, each over every command it reaches.
+
+Data come from the real model-vs-human trials (tests/conftest.py), cut to a few observers so each run takes
+about a second.
+"""
+
+import json
+import re
+import shutil
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from humanlike.app.cli import main
+
+
+def _run(argv):
+    """``humanlike ARGV``'s exit code (argparse's own refusals included)."""
+    try:
+        return main([str(a) for a in argv])
+    except SystemExit as stop:
+        return stop.code
+
+
+@pytest.fixture(scope="module")
+def edge_trials(modelvshuman_dir):
+    """The real edge experiment: four humans and three models (one condition, 160 items)."""
+    from humanlike.trials.loaders import load_trials
+
+    trials = load_trials(modelvshuman_dir / "edge")
+    keep = ["subject-01", "subject-02", "subject-03", "subject-04", "resnet50", "bagnet33", "swag-vit-b16-in1k"]
+    return trials[trials["observer"].isin(keep)].reset_index(drop=True)
+
+
+@pytest.fixture
+def edge_csv(edge_trials, tmp_path):
+    path = tmp_path / "data" / "edge.csv"
+    path.parent.mkdir()
+    edge_trials.to_csv(path, index=False)
+    return path
+
+
+# --- class 1: no command writes over one of its inputs ----------------------------------------------------------
+
+# (id, argv from the trial file DATA, its folder and a copy of a judgement file); each output lands on an input
+CASES_1 = [
+    ("report --out DATA", lambda data, folder, judged: ["report", data, "--out", data, "--analyses", "ec"]),
+    ("report --out a file in the DATA folder", lambda data, folder, judged: ["report", folder, "--out",
+                                                                             folder / "r.html", "--analyses", "ec"]),
+    ("ec --out the folder holding DATA", lambda data, folder, judged: ["ec", data, "--out", folder]),
+    ("ec --figure DATA", lambda data, folder, judged: ["ec", data, "--figure", data]),
+    ("benchmark --out inside the DATA folder", lambda data, folder, judged: ["benchmark", folder, "--out",
+                                                                             folder / "results"]),
+    ("dmc --figure DATA", lambda data, folder, judged: ["dmc", data, "--figure", data]),
+    ("psychometrics --figures the DATA's folder", lambda data, folder, judged: ["psychometrics", data, "--figures",
+                                                                                folder]),
+    ("shapebias --out DATA", lambda data, folder, judged: ["shapebias", data, "--out", data]),
+    ("compare --figure DATA", lambda data, folder, judged: ["compare", data, "--measure", "ec", "--figure", data]),
+    ("mlds --out its judgements' folder", lambda data, folder, judged: ["mlds", judged, "--out", judged.parent]),
+    ("psychscore --figure its judgements", lambda data, folder, judged: ["psychscore", judged, "--figure", judged]),
+]
+
+
+@pytest.mark.parametrize("build", [c[1] for c in CASES_1], ids=[c[0] for c in CASES_1])
+def test_no_command_writes_over_one_of_its_inputs(build, edge_csv, shared_data, tmp_path, capsys):
+    judgements = tmp_path / "judged" / "kk1.csv"
+    judgements.parent.mkdir()
+    shutil.copy(shared_data / "mlds" / "kk1.csv", judgements)
+    argv = build(edge_csv, edge_csv.parent, judgements)
+    before = {p: p.read_bytes() for p in (edge_csv, judgements)}
+    code = _run([*argv, "--resamples", "20", "--quiet"] if argv[0] != "psychscore" else [*argv, "--resamples", "20"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert re.search(r"would write over the input|holds the input|would write into the input folder", err), err
+    assert "--" in err.split("error:")[1].split()[0]   # the message names the output option ...
+    assert ("edge.csv" in err or "kk1.csv" in err or str(edge_csv.parent) in err)   # ... and the input
+    assert all(p.read_bytes() == content for p, content in before.items())
+    assert not list(edge_csv.parent.glob("*.html")) and not (edge_csv.parent / "results").exists()
+
+
+# --- class 3: no observer may take the name of a summary row any measure writes --------------------------------
+
+def test_every_summary_row_the_measures_write_is_reserved_and_refused(edge_trials, modelvshuman_dir, tmp_path):
+    from humanlike.trials.loaders import load_trials
+    from humanlike.trials.schema import RESERVED_OBSERVER_NAMES, TrialTableError, validate_trials
+
+    conflict = load_trials(modelvshuman_dir / "cue-conflict")
+    conflict = conflict[conflict["observer"].isin(["subject-01", "subject-02", "resnet50", "bagnet33"])]
+    data = tmp_path / "trials.csv"
+    pd.concat([edge_trials, conflict], ignore_index=True).to_csv(data, index=False)
+    observers = set(pd.read_csv(data, dtype=str)["observer"])
+    # The result tables are the source: every row label a measure writes that is no observer is a summary row.
+    written = set()
+    for command in (["ec"], ["dmc"], ["benchmark"], ["shapebias"], ["psychometrics"], ["ood"]):
+        out = tmp_path / command[0]
+        argv = [*command, data, "--out", out, "--resamples", "20", "--quiet"]
+        if command[0] == "ood":
+            argv += ["--reference", "edge=0", "cue-conflict=0"]
+        assert _run(argv) == 0, command
+        for table in out.glob("*.csv"):
+            frame = pd.read_csv(table, dtype=str)
+            for column in ("observer", "group", "model", "observer_1", "observer_2"):
+                if column in frame:
+                    written |= set(frame[column].dropna()) - observers
+    written -= {"model-human", "human-human", "model-model (mean)"} & written   # kinds, never observer-like
+    assert {"humans", "human mean", "model-model"} <= written
+    assert written <= RESERVED_OBSERVER_NAMES, written - RESERVED_OBSERVER_NAMES
+    for name in sorted(written):
+        frame = edge_trials.assign(observer=edge_trials["observer"].replace({"resnet50": name}))
+        with pytest.raises(TrialTableError, match=f"observer '{re.escape(name)}' has a reserved name"):
+            validate_trials(frame)
+
+
+# --- class 7: a missing extra is the one-line message, whichever command needs it ------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["psychscore", "--sequences", "seqs", "--network", "torchvision:alexnet=features.2", "--resamples", "20"],
+    ["evaluate", "torchvision:resnet18", "stimuli", "--out", "o"],
+])
+def test_a_missing_extra_is_one_line_naming_the_extra(argv, monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "torch", None)   # import torch raises ImportError, as without the extra
+    monkeypatch.chdir(tmp_path)
+    assert _run(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "Traceback" not in err, err
+    assert err.endswith("needs torch and torchvision: install humanlike[models] (pip install 'humanlike[models]')")
+
+
+# --- class 8: numbers never depend on how a label that spells a number was written -----------------------------
+
+def test_the_ranking_bootstrap_does_not_depend_on_spelling(edge_trials, tmp_path, capsys):
+    docs = []
+    for spelling in ("1", "1.0"):
+        data = tmp_path / f"experiment-{spelling}.csv"
+        edge_trials.assign(experiment=spelling).to_csv(data, index=False)
+        assert _run(["benchmark", data, "--resamples", "50", "--observer-level", "bootstrap", "--json",
+                     "--quiet"]) == 0
+        docs.append(json.loads(capsys.readouterr().out))
+    # the observer bootstrap drew its humans from a stream named by the experiment as spelled
+    assert docs[0]["observers"]["resnet50"] == docs[1]["observers"]["resnet50"]
+    assert docs[0]["ranking"] == docs[1]["ranking"]   # P(best), rank intervals: the same resamples
