@@ -141,3 +141,84 @@ def test_the_ranking_bootstrap_does_not_depend_on_spelling(edge_trials, tmp_path
     # the observer bootstrap drew its humans from a stream named by the experiment as spelled
     assert docs[0]["observers"]["resnet50"] == docs[1]["observers"]["resnet50"]
     assert docs[0]["ranking"] == docs[1]["ranking"]   # P(best), rank intervals: the same resamples
+
+
+# --- class 9: every message names options the command has and the values the user gave -------------------------
+
+def _options_of(argv):
+    from humanlike.app.cli import build_parser, command_options
+
+    parser = build_parser()
+    return command_options(parser, parser.parse_args([str(a) for a in argv]))
+
+
+# (id, argv (DATA: the real uniform-noise trials), what the message must say)
+CASES_9 = [
+    ("ec --condition the exclusions removed", ["ec", "DATA", "--condition", "0.90"], ["0.90", "--no-exclusions"]),
+    ("dmc --condition the exclusions removed", ["dmc", "DATA", "--condition", "0.90"], ["0.90", "--no-exclusions"]),
+    ("compare --condition the exclusions removed", ["compare", "DATA", "--measure", "ec", "--condition", "0.9"],
+     ["0.9", "--no-exclusions"]),
+    ("plan compare --rho 1 (with --delta)", ["plan", "compare", "--measure", "dmc", "--rho", "1", "--delta", "0.1"],
+     ["--rho 1 ", "--delta 0.1"]),
+    ("plan compare --kappa 0.95 (with --delta)", ["plan", "compare", "--kappa", "0.95", "--delta", "0.1"],
+     ["--kappa 0.95", "--delta 0.1"]),
+    ("plan compare --trials 10^9, checked up front", ["plan", "compare", "--delta", "0.1", "--trials", "1000000000"],
+     ["--trials 1000000000", "--no-exact"]),
+    ("plan compare out of memory", ["plan", "compare", "--delta", "0.1", "--no-exact", "MEMORY"], ["--trials"]),
+]
+
+
+@pytest.mark.parametrize("argv,said", [c[1:] for c in CASES_9], ids=[c[0] for c in CASES_9])
+def test_messages_name_the_commands_options_and_the_values_given(argv, said, modelvshuman_dir, tmp_path,
+                                                                 monkeypatch, capsys):
+    from humanlike.measures.compare import planning
+
+    if "DATA" in argv:
+        argv = [str(modelvshuman_dir / "uniform-noise") if a == "DATA" else a for a in argv]
+        argv += ["--resamples", "20", "--quiet"]
+    if "MEMORY" in argv:
+        argv.remove("MEMORY")
+
+        def out_of_memory(*args, **kwargs):
+            raise MemoryError
+
+        monkeypatch.setattr(planning, "plan_ec_comparison", out_of_memory)
+    assert _run(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    message = err.split(": error: ", 1)[1]
+    for text in said:
+        assert text in message, (text, message)
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", message))
+    assert named <= _options_of(argv), named - _options_of(argv)
+
+
+def test_the_command_modules_name_only_their_commands_options():
+    """Every ``--option`` in a string of a module that handles commands is an option of one of its commands."""
+    import argparse
+    import ast
+    import importlib
+    from pathlib import Path
+
+    from humanlike.app.cli import build_parser
+
+    options = {}
+
+    def walk(parser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    walk(sub)
+        handler = parser._defaults.get("handler")
+        if handler is not None:
+            options.setdefault(handler.__module__, set()).update(o for a in parser._actions for o in a.option_strings)
+
+    walk(build_parser())
+    wrong = []
+    for module, allowed in options.items():
+        tree = ast.parse(Path(importlib.import_module(module).__file__).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and ">>>" not in node.value:
+                wrong += [f"{module}: {o}" for o in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", node.value)
+                          if o not in allowed]
+    assert len(options) >= 10 and not wrong, wrong

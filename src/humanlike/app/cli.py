@@ -58,6 +58,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The options that size a run's memory, named (those the command has) when it runs out.
+MEMORY_OPTIONS = ("--resamples", "--memory-budget", "--trials", "--items", "--sets")
+
+
+def command_options(parser: argparse.ArgumentParser, args) -> set[str]:
+    """The option strings of the (sub)command a parsed command line runs.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The ``humanlike`` parser (:func:`build_parser`).
+    args : argparse.Namespace
+        What it parsed.
+
+    Returns
+    -------
+    set of str
+
+    Examples
+    --------
+    >>> parser = build_parser()
+    >>> options = command_options(parser, parser.parse_args(["plan", "compare", "--delta", "0.1"]))
+    >>> "--rho" in options, "--memory-budget" in options
+    (True, False)
+    """
+    while True:
+        subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subparsers:
+            return {o for a in parser._actions for o in a.option_strings}
+        parser = subparsers[0].choices[getattr(args, subparsers[0].dest)]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line (``argv`` defaults to ``sys.argv[1:]``); returns the exit code (2 for a clear error).
 
@@ -95,8 +127,9 @@ def main(argv: list[str] | None = None) -> int:
               "(its humanlike-manifest.json says \"complete\": false)", file=sys.stderr)
         return 130
     except MemoryError:
-        print(f"humanlike {args.command}: error: out of memory; lower --resamples or --memory-budget",
-              file=sys.stderr)
+        sizes = [o for o in MEMORY_OPTIONS if o in command_options(parser, args)]
+        advice = f"; lower {' or '.join(sizes)}" if sizes else ""
+        print(f"humanlike {args.command}: error: out of memory{advice}", file=sys.stderr)
         return 2
     except (TrialTableError, ConnectionError, ValueError) as err:
         print(f"humanlike {args.command}: error: {err}", file=sys.stderr)
