@@ -222,3 +222,49 @@ def test_the_command_modules_name_only_their_commands_options():
                 wrong += [f"{module}: {o}" for o in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", node.value)
                           if o not in allowed]
     assert len(options) >= 10 and not wrong, wrong
+
+
+# --- class 5: one observer where a measure needs two: defined parts run, undefined ones are NaN with a reason -----
+
+@pytest.mark.parametrize("command", ["dvc choices", "psychometrics", "report"])
+def test_one_observer_runs_what_is_defined_and_says_why_the_rest_is_not(command, edge_trials, tmp_path, capsys):
+    data = tmp_path / "one.csv"
+    edge_trials[edge_trials["observer"] == "subject-01"].to_csv(data, index=False)
+    argv = [*command.split(), data, "--resamples", "20", "--quiet"]
+    if command == "report":
+        argv += ["--out", tmp_path / "page.html", "--analyses", "ec,dvc,psychometrics"]
+    code = _run(argv + (["--json"] if command == "psychometrics" else []))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "IndexError" not in err
+    if command == "dvc choices":     # nothing is defined: one line naming the experiment and its lone observer
+        assert code == 2 and "no experiment has a pair (experiment 'edge': subject-01)" in err
+    elif command == "psychometrics":  # accuracy and entropy run; consistency is NaN with its reason
+        doc = json.loads(out)
+        assert code == 0 and doc["consistency"][0]["error_consistency"] is None
+        assert "one observer" in doc["consistency"][0]["reason"]
+        defined = {r["metric"] for r in doc["rows"] if r["estimate"] is not None and np.isfinite(r["estimate"])}
+        assert {"accuracy", "entropy"} <= defined, defined
+    else:
+        assert code == 0 and (tmp_path / "page.html").stat().st_size > 0
+        assert "decision-variable correlation not computed: a pairwise correlation needs two observers" in out
+
+
+# --- class 6: a report section that cannot be drawn is left out with a note; the page is written -----------------
+
+@pytest.mark.parametrize("cut", ["models only", "one item per condition"])
+def test_a_report_section_without_data_is_left_out_and_the_page_written(cut, modelvshuman_dir, tmp_path, capsys):
+    from humanlike.trials.loaders import load_trials
+
+    trials = load_trials(modelvshuman_dir / "contrast")
+    if cut == "models only":
+        trials = trials[trials["observer_kind"] == "model"]
+    else:
+        trials = trials[trials["item"] == trials.groupby("condition")["item"].transform("min")]
+    data = tmp_path / "cut.csv"
+    trials.to_csv(data, index=False)
+    page = tmp_path / "page.html"
+    code = _run(["report", data, "--out", page, "--resamples", "20", "--quiet", "--analyses", "ec,psychometrics"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    html = page.read_text()
+    assert "not compared: no model has a defined score" in html or "section left out" in html
