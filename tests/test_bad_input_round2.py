@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -268,3 +269,39 @@ def test_a_report_section_without_data_is_left_out_and_the_page_written(cut, mod
     assert code == 0, err
     html = page.read_text()
     assert "not compared: no model has a defined score" in html or "section left out" in html
+
+
+# --- class 4: items that match nobody are said by every measure, with the observer, condition and count ----------
+
+# (the command, then its options after DATA)
+COMMANDS_4 = [("ec",), ("benchmark",), ("dmc",), ("dvc choices",), ("ood", "--reference", "edge=0"), ("shapebias",),
+              ("psychometrics",), ("compare", "--measure", "ec"), ("report", "--analyses", "ec,dvc,psychometrics")]
+
+
+@pytest.mark.parametrize("command", COMMANDS_4, ids=[c[0] for c in COMMANDS_4])
+def test_items_that_match_nobody_are_said_by_every_measure(command, edge_trials, modelvshuman_dir, tmp_path, capsys):
+    from humanlike.trials.loaders import load_trials
+
+    trials = edge_trials
+    if command[0] == "shapebias":
+        trials = load_trials(modelvshuman_dir / "cue-conflict")
+        trials = trials[trials["observer"].isin(["subject-01", "subject-02", "resnet50", "bagnet33"])]
+    experiment = trials["experiment"].iloc[0]
+    condition = trials["condition"].iloc[0]
+    own = trials["observer"] == "resnet50"
+    n_items = trials.loc[own & (trials["condition"] == condition), "item"].nunique()
+    # resnet50's items renamed: they match no other observer's; and one item of bagnet33 filed under a new condition
+    moved = trials[trials["observer"] == "bagnet33"].index[:1]
+    bad = trials.assign(item=trials["item"].where(~own, "x-" + trials["item"]))
+    bad.loc[moved, "condition"] = "other"
+    moved_item = bad.loc[moved[0], "item"]
+    data = tmp_path / "bad.csv"
+    bad.to_csv(data, index=False)
+    out = tmp_path / ("page.html" if command[0] == "report" else "out")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _run([*command[0].split(), data, *command[1:], "--resamples", "20", "--quiet", "--out", out])
+    said = " | ".join(str(w.message) for w in caught) + capsys.readouterr().err
+    assert (f"experiment '{experiment}', condition '{condition}': observer 'resnet50' shares none of its "
+            f"{n_items} items with another observer") in said, said
+    assert f"experiment '{experiment}': 1 item filed under 2 conditions (e.g. item '{moved_item}'" in said, said

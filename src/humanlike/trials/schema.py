@@ -15,6 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .matching import warn_item_matching
+from .summary_rows import SUMMARY_ROWS
+
 OBSERVER_KINDS = ("human", "model")
 NO_ANSWER = "na"
 
@@ -75,51 +78,9 @@ _STRING_COLUMNS = ("observer", "observer_kind", "experiment", "condition", "item
 _NAN_ALLOWED = ("decision_margin", "rt")
 
 
-#: The summary rows the analyses write beside the observers' rows, each with what it is: the one list of them.
-#: A measure names a summary row through :func:`summary_row`, which accepts only these, and an observer may not
-#: take one of these names (compared case-insensitively): its rows would be read as the summary's
-#: (tests/test_bad_input_round2.py checks every row label the measures write against it).
-SUMMARY_ROWS: dict[str, str] = {
-    "humans": "the human-human ceiling, or all human trials pooled",
-    "model-model": "the model-model mean",
-    "model-human (mean)": "the mean over model-human pairs",
-    "human mean": "the mean of each human's own value (shapebias, psychometrics)",
-}
+#: The names of the summary rows the measures write (:data:`humanlike.trials.summary_rows.SUMMARY_ROWS`): no
+#: observer may take one (compared case-insensitively), or its rows would be read as the summary's.
 RESERVED_OBSERVER_NAMES: frozenset[str] = frozenset(SUMMARY_ROWS)
-
-
-def summary_row(name: str) -> str:
-    """The label of a summary row a measure writes (its constant is defined through this), one of
-    :data:`SUMMARY_ROWS`, which observers may not be named.
-
-    Parameters
-    ----------
-    name : str
-        The row's label.
-
-    Returns
-    -------
-    str
-        ``name``.
-
-    Raises
-    ------
-    ValueError
-        For a label not in :data:`SUMMARY_ROWS`: add it there (so that an observer cannot impersonate it).
-
-    Examples
-    --------
-    >>> summary_row("human mean")
-    'human mean'
-    >>> summary_row("model mean")
-    Traceback (most recent call last):
-    ...
-    ValueError: summary row 'model mean' is not in humanlike.trials.schema.SUMMARY_ROWS: add it there, so that no observer can take its name
-    """
-    if name not in SUMMARY_ROWS:
-        raise ValueError(f"summary row {name!r} is not in humanlike.trials.schema.SUMMARY_ROWS: add it there, so "
-                         "that no observer can take its name")
-    return name
 
 # A decimal number as a lab file spells it: 0, 0.00, .5, -3, 1e-3, inf (not hex, not 1_000).
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
@@ -492,6 +453,7 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True,
                 + _describe(out, disagree)
             )
 
+    warn_item_matching(out, stacklevel=3)   # every measure's trials pass here: items that match nobody are said
     order = [c.name for c in COLUMNS if c.name in out.columns]
     extra = [c for c in out.columns if c not in order]
     return out[order + extra].reset_index(drop=True)

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ...trials.design import Design, Stratum
-from ...trials.schema import summary_row
+from ...trials.summary_rows import summary_row
 from .metric import condition_columns, condition_values, pooled_statistics, uniform_trials, values_from_sums
 from ...resampling.draws import BLOCK, random_subsets
 from ...resampling.kernels import SufficientStatisticKernel

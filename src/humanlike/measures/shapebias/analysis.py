@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ...trials.design import Design, Stratum, build_design
-from ...trials.schema import TrialTableError, summary_row, validate_trials
+from ...trials.schema import TrialTableError, validate_trials
+from ...trials.summary_rows import summary_row
 from ..measure_result import MeasureResult
 from .metric import REASON_NO_CUE_DECISION, shape_bias, texture_classes
 from ...resampling.engine import bootstrap
