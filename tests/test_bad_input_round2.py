@@ -9,6 +9,7 @@ import re
 import shutil
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -305,3 +306,41 @@ def test_items_that_match_nobody_are_said_by_every_measure(command, edge_trials,
     assert (f"experiment '{experiment}', condition '{condition}': observer 'resnet50' shares none of its "
             f"{n_items} items with another observer") in said, said
     assert f"experiment '{experiment}': 1 item filed under 2 conditions (e.g. item '{moved_item}'" in said, said
+
+
+# --- class 2: an existing folder given for a file is a folder; a command prints only paths it wrote --------------
+
+# (the command, then its options after the input; FOLDER: an existing folder given for the one file asked for)
+COMMANDS_2 = [("report", "--analyses", "ec", "--out", "FOLDER"), ("ec", "--figure", "FOLDER"),
+              ("benchmark", "--figure", "FOLDER"), ("dmc", "--figure", "FOLDER"), ("dvc choices", "--figure", "FOLDER"),
+              ("shapebias", "--figure", "FOLDER"), ("compare", "--measure", "ec", "--figure", "FOLDER"),
+              ("mlds", "--figure", "FOLDER")]
+
+
+@pytest.mark.parametrize("command", COMMANDS_2, ids=[c[0] for c in COMMANDS_2])
+def test_an_existing_folder_for_a_file_is_a_folder_and_printed_paths_exist(command, edge_trials, modelvshuman_dir,
+                                                                            dmc_dir, shared_data, tmp_path, capsys):
+    from humanlike.trials.loaders import load_trials
+
+    name = command[0].split()[0]
+    if name == "mlds":
+        data = shared_data / "mlds" / "kk1.csv"
+    else:
+        trials = edge_trials
+        if name == "shapebias":
+            trials = load_trials(modelvshuman_dir / "cue-conflict")
+        elif name == "dmc":
+            trials = load_trials([modelvshuman_dir / "edge", dmc_dir / "edge"])
+            trials = trials[trials["observer"].isin(["subject-01", "subject-02", "subject-03", "alexnet", "resnet50"])]
+        data = tmp_path / "trials.csv"
+        trials.to_csv(data, index=False)
+    folder = tmp_path / "figures"
+    folder.mkdir()
+    argv = [*command[0].split(), data, *[folder if a == "FOLDER" else a for a in command[1:]], "--resamples", "20"]
+    code = _run(argv + ["--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    written = sorted(p.name for p in folder.iterdir())
+    assert written and all(n.startswith(("report", name)) for n in written), written
+    printed = re.findall(r"(/\S+?)(?=[\s,;:)]|$)", out)
+    assert all(Path(p).exists() for p in printed if str(tmp_path) in p), printed
