@@ -67,7 +67,8 @@ def item_matching_problems(trials: pd.DataFrame) -> list[str]:
     shared = cells.groupby(["experiment", "condition", "item"], sort=False, observed=True)["observer"].transform("size")
     observers = cells.groupby(["experiment", "condition"], sort=False, observed=True)["observer"].transform("nunique")
     cells = cells.assign(alone=(shared.to_numpy() == 1) & (observers.to_numpy() > 1))
-    counts = cells.groupby(["experiment", "condition", "observer"], sort=True, observed=True)["alone"].agg(["sum", "size"])
+    counts = cells.groupby(["experiment", "condition", "observer"], sort=True, observed=True)["alone"].agg(
+        ["sum", "size"])
     for (experiment, condition, observer), row in counts[(counts["sum"] == counts["size"])
                                                           & (counts["sum"] > 0)].iterrows():
         mine = cells[(cells["experiment"] == experiment) & (cells["condition"] == condition)

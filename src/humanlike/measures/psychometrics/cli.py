@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..options import add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs
+from ..options import (add_data_options, add_output_options, add_resampling_options, emit_json, load_data,
+                       resampling_settings, run_outputs)
 
 
 def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for this family
@@ -34,6 +35,7 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
     p = sub.add_parser("psychometrics", help="accuracy and response entropy per condition, observed beside error "
                                              "consistency per experiment (model-vs-human's figures), with intervals")
     p.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
+    add_data_options(p)   # --humans, --labels: the messages of loading name them
     # The humans' summaries get intervals over images and humans by default.
     add_resampling_options(p)
     add_output_options(p, out_default=None)
@@ -152,7 +154,7 @@ def run_psychometrics_command(args) -> int:
 
     settings = resampling_settings(args, observer_level="bootstrap")   # its own: humans resampled too
     run = run_outputs(args, settings)
-    trials = load_data(args.data)   # validated by the loader
+    trials = load_data(args.data, args)   # validated by the loader, with --humans, --labels, --on-conflict
     result = psychometrics(trials, settings=settings, experiments=args.experiment, validate=False)
     consistency = None
     if not args.no_consistency:
