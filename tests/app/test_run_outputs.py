@@ -148,8 +148,8 @@ def test_unwritable_out_fails_before_the_work(tiny, tmp_path, monkeypatch, capsy
     blocker.write_text("x")
     assert main(["ec", str(tiny), "--out", str(blocker / "sub"), "--quiet"]) == 2
     assert "afile" in capsys.readouterr().err
-    assert main(["ec", str(tiny), "--figure", str(tmp_path), "--quiet"]) == 2
-    assert "is a folder" in capsys.readouterr().err
+    assert main(["ec", str(tiny), "--figure", str(tiny), "--quiet"]) == 2   # an output over the input
+    assert "the input" in capsys.readouterr().err
     if os.geteuid() != 0:   # root writes anywhere
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o500)

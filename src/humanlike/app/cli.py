@@ -11,7 +11,7 @@ import argparse
 import gc
 import sys
 
-from ..measures.options import add_on_conflict_option, optional_module
+from ..measures.options import add_on_conflict_option, optional_module, settle_output_paths
 from ..measures.registry import command_families
 from ..trials.consumers import provide
 
@@ -87,6 +87,36 @@ def lend_consumer_parts() -> None:
 
     provide("study reader", read_study)
     provide("network judgements", network_judgements)
+# The options that size a run's memory, named (those the command has) when it runs out.
+MEMORY_OPTIONS = ("--resamples", "--memory-budget", "--trials", "--items", "--sets")
+
+
+def command_options(parser: argparse.ArgumentParser, args) -> set[str]:
+    """The option strings of the (sub)command a parsed command line runs.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The ``humanlike`` parser (:func:`build_parser`).
+    args : argparse.Namespace
+        What it parsed.
+
+    Returns
+    -------
+    set of str
+
+    Examples
+    --------
+    >>> parser = build_parser()
+    >>> options = command_options(parser, parser.parse_args(["plan", "compare", "--delta", "0.1"]))
+    >>> "--rho" in options, "--memory-budget" in options
+    (True, False)
+    """
+    while True:
+        subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subparsers:
+            return {o for a in parser._actions for o in a.option_strings}
+        parser = subparsers[0].choices[getattr(args, subparsers[0].dest)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     # (0.3 s of a `humanlike ood` run): they are set aside for the command's duration, and handed back after.
     gc.freeze()
     try:
+        settle_output_paths(args)   # every command: a folder given for a file, no output over an input
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
         # Files are written atomically, so an interrupted run leaves no half-written file behind; its
@@ -125,8 +156,9 @@ def main(argv: list[str] | None = None) -> int:
               "(its humanlike-manifest.json says \"complete\": false)", file=sys.stderr)
         return 130
     except MemoryError:
-        print(f"humanlike {args.command}: error: out of memory; lower --resamples or --memory-budget",
-              file=sys.stderr)
+        sizes = [o for o in MEMORY_OPTIONS if o in command_options(parser, args)]
+        advice = f"; lower {' or '.join(sizes)}" if sizes else ""
+        print(f"humanlike {args.command}: error: out of memory{advice}", file=sys.stderr)
         return 2
     except (TrialTableError, ConnectionError, ValueError) as err:
         print(f"humanlike {args.command}: error: {err}", file=sys.stderr)

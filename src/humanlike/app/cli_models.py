@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..measures.options import add_json_option, add_quiet_option, count, emit_json, output_path, positive_count, show_progress
+from ..measures.options import (add_json_option, add_quiet_option, count, emit_json, output_path, positive_count,
+                               require_extra, show_progress)
 
 
 def register(sub, plan_sub) -> None:
@@ -111,12 +112,7 @@ def run_evaluate_command(args) -> int:
     from ..files import check_output_folder
 
     check_output_folder(args.out)  # before torch is imported and any model runs
-    try:
-        import torch  # noqa: F401
-        import torchvision  # noqa: F401
-    except ImportError:
-        raise ValueError("running models needs torch and torchvision: install humanlike[models] "
-                         "(pip install 'humanlike[models]')") from None
+    require_extra("models", "running models")
     from ..models import evaluate_many, write_evaluation
 
     *models, stimuli = args.inputs
@@ -217,11 +213,7 @@ def list_layers_command(args) -> int:
     ...
     0
     """
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        raise ValueError("running models needs torch and torchvision: install humanlike[models] "
-                         "(pip install 'humanlike[models]')") from None
+    require_extra("models", "running models")
     from ..models import resolve_model
     from ..models.weights import WEIGHT_SUFFIXES
 

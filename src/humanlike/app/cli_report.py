@@ -92,8 +92,9 @@ def register(sub, plan_sub) -> None:
     report.add_argument("--judgements", nargs="+", type=Path, default=[], metavar="FILE",
                         help="difference-judgement files: adds difference scales (MLDS) with bootstrap intervals")
     report.add_argument("--out", type=output_path, default=Path("report.html"),
-                        help="the HTML file (default %(default)s): one file, written atomically, that records "
-                             "its own command line and settings (so no run manifest)")
+                        help="the HTML file (default %(default)s; an existing folder: FOLDER/report.html): one file, "
+                             "written atomically, that records its own command line and settings (so no run "
+                             "manifest)")
     report.add_argument("--analyses", type=analyses_list, default=list(report_analyses()),
                         help=f"comma-separated subset of {','.join(report_analyses())} (default: all that apply)")
     report.add_argument("--title", default="humanlike report", help="page title")
@@ -102,7 +103,7 @@ def register(sub, plan_sub) -> None:
     add_quiet_option(report)
     add_resampling_options(report)
     add_exclusion_options(report)
-    report.set_defaults(handler=run_report)
+    report.set_defaults(handler=run_report, out_file_name="report.html")
 
 
 def rerun_command(args) -> str:
@@ -165,8 +166,8 @@ def run_report(args) -> int:
     if not args.data and not args.judgements:
         raise ValueError("give DATA (trial files or folders) and/or --judgements FILE...")
     settings = resampling_settings(args)
-    if args.out.is_dir():
-        raise IsADirectoryError(f"--out {args.out} is a folder; give a file name such as {args.out / 'report.html'}")
+    if args.out.is_dir():   # main() makes a folder FOLDER/report.html; this is for direct callers
+        args.out = args.out / "report.html"
     check_output_folder(args.out.parent)  # before the analyses, not after
     exclusions = exclusions_of(args)
     results, notes, provenance = {}, [], {}

@@ -29,7 +29,10 @@ TEMPLATE = "report.html.j2"
 
 
 def _figure_svg(figure) -> str:
-    """A matplotlib figure as a base64 SVG data URI (fonts as paths: no external font is needed); closes it."""
+    """A matplotlib figure as a base64 SVG data URI (fonts as paths: no external font is needed); closes it.
+    A URI already made (:func:`_drawn_figures`) passes through."""
+    if isinstance(figure, str):
+        return figure
     import matplotlib
 
     buffer = io.BytesIO()
@@ -40,6 +43,29 @@ def _figure_svg(figure) -> str:
 
     plt.close(figure)
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _drawn_figures(sections) -> list:
+    """The sections with every figure drawn; a figure these data cannot draw (no finite value, a degenerate
+    layout) is left out with a note in its section saying why, so that the page is still written."""
+    import dataclasses
+
+    import matplotlib.pyplot as plt
+
+    out = []
+    for section in sections:
+        figures, notes = [], list(section.notes)
+        for figure in section.figures:
+            try:
+                figures.append(dataclasses.replace(figure, figure=_figure_svg(figure.figure)))
+            except Exception as err:   # noqa: BLE001 - drawing only presents numbers already computed: whatever
+                # matplotlib raises on degenerate data (NaN limits, an arrow of NaN ends: StopIteration), the page
+                # is still written and says which figure is missing and why
+                plt.close(figure.figure)
+                notes.append(f"figure '{figure.title}' left out: these data cannot draw it "
+                             f"({str(err) or type(err).__name__})")
+        out.append(dataclasses.replace(section, figures=figures, notes=notes))
+    return out
 
 
 def format_cell(value, digits: int) -> tuple[str, str]:
@@ -177,7 +203,7 @@ def render_report(sections: Sequence[ReportSection], *, title: str, headline: Re
     env.filters["slug"] = _slug
     template = env.get_template(TEMPLATE)
     return template.render(
-        title=title, sections=list(sections), headline=headline, provenance=provenance, settings=settings,
+        title=title, sections=_drawn_figures(sections), headline=headline, provenance=provenance, settings=settings,
         command=command, version=version, python=platform.python_version(),
         created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 

@@ -15,7 +15,7 @@ import pandas as pd
 from ..measures.registry import measures, tools
 from ..resampling.settings import with_own_interval
 from ..measures.sections import (
-    HUMAN_ROW, HeadlineMeasure, NotApplicable, ReportSection, ReportTable, not_computed_section,
+    HUMAN_ROW, HeadlineMeasure, NotApplicable, ReportSection, ReportTable, SectionResult, not_computed_section,
 )
 
 
@@ -82,17 +82,31 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
         if isinstance(result, str):
             sections.append(not_computed_section(measure.name, measure.title, result))
             continue
-        made = measure.section(result)
+        made = _drawn(measure.name, measure.title, lambda: measure.section(result))
         if measure.citation:   # the papers to cite, in the methods a reader copies into theirs
             made.section.methods.setdefault("cite", measure.citation)
         sections += [made.section, *made.more_sections]
         headline.extend(made.headline)
     for tool in tools():    # cross-measure sections (which differences are resolved) read the measures' results
-        made = tool.section(results)
+        made = _drawn(tool.name, getattr(tool, "title", tool.name), lambda: tool.section(results))
         if made is not None:
             sections += [made.section, *made.more_sections]
             headline.extend(made.headline)
     return sections, _headline_table(headline)
+
+
+def _drawn(name: str, title: str, build):
+    """A section as its measure builds it; one that cannot be drawn from these data (a figure of no finite value,
+    say) is left out with a note saying why, and the page is still written."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=RuntimeWarning)   # all-NaN slices of a section without data
+            return build()
+    except ValueError as err:
+        return SectionResult(not_computed_section(name, title, f"section left out, these data cannot draw it: "
+                                                               f"{err}"))
 
 
 def run_report_analyses(data: dict, analyses: list[str], settings, exclusions,

@@ -12,7 +12,8 @@ name is defined, documented and tested in one module:
 - :mod:`~humanlike.files.manifest`: the run manifest (``MANIFEST_NAME``, ``MANIFEST_FORMAT``,
   ``manifest_entry``, ``write_manifest``, ``read_manifest``);
 - :mod:`~humanlike.files.run_outputs`: the files of one run, :class:`RunOutputs` (collision checks, the manifest
-  in progress until the run finishes), :class:`OutputCollisionError` and ``check_output_folder``.
+  in progress until the run finishes), :class:`OutputCollisionError`, ``check_output_folder``,
+  ``check_outputs_spare_inputs`` and ``file_in_folder``.
 
 The modules of this package import one another directly, never through this file.
 """
@@ -22,7 +23,8 @@ from __future__ import annotations
 from .atomic import OutputPathError, atomic_write, atomic_write_bytes, atomic_write_text
 from .formats import TABLE_FORMATS, save_figure, table_format, table_path, to_json_text, write_json, write_table
 from .manifest import MANIFEST_FORMAT, MANIFEST_NAME, manifest_entry, read_manifest, write_manifest
-from .run_outputs import OutputCollisionError, RunOutputs, check_output_folder
+from .run_outputs import (OutputCollisionError, RunOutputs, check_output_folder, check_outputs_spare_inputs,
+                          file_in_folder)
 
 __all__ = [
     # atomic
@@ -32,5 +34,5 @@ __all__ = [
     # manifest
     "MANIFEST_FORMAT", "MANIFEST_NAME", "manifest_entry", "read_manifest", "write_manifest",
     # run_outputs
-    "OutputCollisionError", "RunOutputs", "check_output_folder",
+    "OutputCollisionError", "RunOutputs", "check_output_folder", "check_outputs_spare_inputs", "file_in_folder",
 ]

@@ -80,6 +80,94 @@ def check_output_folder(out_dir) -> Path:
     return out_dir
 
 
+def file_in_folder(path, default_name: str) -> Path:
+    """The file an output option names: ``path`` itself, or ``path / default_name`` when ``path`` is an existing
+    folder (or is written with a trailing slash), so that a folder is always treated as a folder.
+
+    Parameters
+    ----------
+    path : path-like
+        The value of a file option (``--figure``, ``report --out``, ``export --out``).
+    default_name : str
+        The file's name inside a folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The file to write.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> file_in_folder(d, "report.html") == d / "report.html"
+    True
+    >>> file_in_folder(d / "page.html", "report.html") == d / "page.html"
+    True
+    >>> file_in_folder("new-folder/", "report.html")
+    PosixPath('new-folder/report.html')
+    """
+    text = os.fspath(path)
+    path = Path(text)
+    if path.is_dir() or text.endswith(("/", os.sep)):
+        return path / default_name
+    return path
+
+
+def _inside(inner: Path, outer: Path) -> bool:
+    return inner == outer or outer in inner.parents
+
+
+def check_outputs_spare_inputs(outputs: dict, inputs) -> None:
+    """Refuse, before any work, an output that would write over an input: the same path, an output folder that
+    holds an input, or an output inside an input folder (a data folder read again would read the outputs).
+
+    Parameters
+    ----------
+    outputs : dict of str to path-like
+        The outputs by the option that names them (``{"--out": Path("report.html")}``); None values are skipped.
+    inputs : iterable of path-like
+        The files and folders the command reads.
+
+    Raises
+    ------
+    OutputPathError
+        Naming the output option, its path and the input.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> data = d / "trials.csv"
+    >>> check_outputs_spare_inputs({"--out": d / "report.html"}, [data])
+    >>> try:
+    ...     check_outputs_spare_inputs({"--out": data}, [data])
+    ... except OutputPathError as err:
+    ...     print(str(err).replace(str(d), "D"))
+    --out D/trials.csv would write over the input D/trials.csv; choose an output path outside the inputs
+    >>> try:
+    ...     check_outputs_spare_inputs({"--out": d}, [data])
+    ... except OutputPathError as err:
+    ...     print(str(err).replace(str(d), "D"))
+    --out D is a folder that holds the input D/trials.csv; choose an output path outside the inputs
+    """
+    inputs = [(Path(p), Path(p).resolve()) for p in inputs if p is not None]
+    for option, output in outputs.items():
+        if output is None:
+            continue
+        target = Path(output).resolve()
+        for given, source in inputs:
+            if target == source:
+                how = "would write over the input"
+            elif _inside(source, target):
+                how = "is a folder that holds the input"
+            elif source.is_dir() and _inside(target, source):
+                how = "would write into the input folder"
+            else:
+                continue
+            raise OutputPathError(f"{option} {output} {how} {given}; choose an output path outside the inputs")
+
+
 def _now() -> str:
     from datetime import datetime, timezone
 

@@ -13,6 +13,8 @@ import hashlib
 
 import numpy as np
 
+from ..trials.schema import stream_label
+
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
 
@@ -113,6 +115,10 @@ def _key_words(key: tuple) -> tuple[int, ...]:
 def _part_words(part) -> tuple[int, int]:
     # Cached: a run draws thousands of streams whose keys share their parts (kind, experiment, condition).
     # typed=True keeps 3 and np.int64(3) apart, as their reprs (and so their words) differ.
+    # A label that spells a number is hashed in its canonical spelling (``0.90``, ``0.9``; ``1``, ``1.0``), here
+    # for every stream, so that no caller keying a stream by a label as read can make numbers depend on how
+    # pandas or a user spelled it.
+    part = stream_label(part)
     digest = hashlib.blake2b(repr(part).encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest[0:4], "little"), int.from_bytes(digest[4:8], "little")
 
@@ -136,7 +142,8 @@ def stream(seed: int | np.random.SeedSequence, *key) -> np.random.Generator:
     seed : int or numpy.random.SeedSequence
         The run's seed (a Generator is not accepted: its state would make the stream depend on call order).
     *key : str or int
-        The stratum's name, e.g. ``("items", "edge", "0", 3)``.
+        The stratum's name, e.g. ``("items", "edge", "0", 3)``; a string that spells a number counts in its
+        canonical spelling (:func:`humanlike.trials.schema.stream_label`).
 
     Returns
     -------
@@ -148,6 +155,11 @@ def stream(seed: int | np.random.SeedSequence, *key) -> np.random.Generator:
     >>> b = stream(0, "items", "edge").random()
     >>> a == b, a == stream(0, "items", "sketch").random()
     (True, False)
+
+    A label that spells a number names one stream however it is spelled:
+
+    >>> stream(0, "items", "noise", "0.90").random() == stream(0, "items", "noise", "0.9").random()
+    True
     """
     base_key = seed.spawn_key if isinstance(seed, np.random.SeedSequence) else ()
     sequence = np.random.SeedSequence(_root_entropy(seed), spawn_key=tuple(base_key) + _key_words(key))

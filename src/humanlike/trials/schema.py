@@ -15,6 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .matching import warn_item_matching
+from .summary_rows import SUMMARY_ROWS
+
 OBSERVER_KINDS = ("human", "model")
 NO_ANSWER = "na"
 
@@ -75,10 +78,9 @@ _STRING_COLUMNS = ("observer", "observer_kind", "experiment", "condition", "item
 _NAN_ALLOWED = ("decision_margin", "rt")
 
 
-#: Labels the analyses give to groups of observers (the human-human ceiling, the model-model mean, the mean over
-#: model-human pairs). An observer may not take one (compared case-insensitively): its rows would be read as
-#: the group's. Every group label of ``humanlike.app`` is in this set (tests/test_messy_lab_data.py).
-RESERVED_OBSERVER_NAMES: frozenset[str] = frozenset({"humans", "model-model", "model-human (mean)"})
+#: The names of the summary rows the measures write (:data:`humanlike.trials.summary_rows.SUMMARY_ROWS`): no
+#: observer may take one (compared case-insensitively), or its rows would be read as the summary's.
+RESERVED_OBSERVER_NAMES: frozenset[str] = frozenset(SUMMARY_ROWS)
 
 # A decimal number as a lab file spells it: 0, 0.00, .5, -3, 1e-3, inf (not hex, not 1_000).
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
@@ -374,8 +376,9 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True,
     reserved = sorted(o for o in out["observer"].unique() if o.casefold() in RESERVED_OBSERVER_NAMES)
     if reserved:
         raise TrialTableError(
-            f"observer '{reserved[0]}' has a reserved name: {sorted(RESERVED_OBSERVER_NAMES)} label the groups the "
-            "analyses report (the human-human ceiling, the model-model mean); rename the observer")
+            f"observer '{reserved[0]}' has a reserved name: {sorted(RESERVED_OBSERVER_NAMES)} label the summary "
+            f"rows the analyses report ({'; '.join(f'{k}: {v}' for k, v in SUMMARY_ROWS.items())}); rename the "
+            "observer")
     _warn_case_only(out, "observer", "observers")
     _warn_case_only(out, "experiment", "experiments")
     per_observer = out.groupby("observer")["observer_kind"].nunique()
@@ -450,6 +453,7 @@ def validate_trials(frame: pd.DataFrame, *, check_labels: bool = True,
                 + _describe(out, disagree)
             )
 
+    warn_item_matching(out, stacklevel=3)   # every measure's trials pass here: items that match nobody are said
     order = [c.name for c in COLUMNS if c.name in out.columns]
     extra = [c for c in out.columns if c not in order]
     return out[order + extra].reset_index(drop=True)

@@ -137,20 +137,61 @@ def select_trials(trials: pd.DataFrame, *, experiments: list[str] | None = None,
         trials = validate_trials(trials)
     # EC compares single responses: the first presentation of each item.
     trials = first_presentations(trials)
+    before_exclusions = trials
     trials = apply_exclusions(trials, exclusions)
     if experiments is not None:
         unknown = sorted(set(experiments) - set(trials["experiment"]))
         if unknown:
             raise TrialTableError(f"unknown experiment(s) {unknown}; available: {sorted(trials['experiment'].unique())}")
         trials = trials[trials["experiment"].isin(experiments)]
+        before_exclusions = before_exclusions[before_exclusions["experiment"].isin(experiments)]
     if condition is not None:
-        chosen = condition_mask(trials["condition"], condition)
-        if not chosen.any():
-            raise TrialTableError(f"condition '{condition}' not found; available: "
-                                  f"{sorted(trials['condition'].unique())}")
-        trials = trials[chosen]
+        trials = pick_condition(trials, condition, before_exclusions)
     if trials.empty:
         raise TrialTableError("no trials left after the exclusions and filters")
     return trials
+
+
+def pick_condition(trials: pd.DataFrame, condition: str, before_exclusions: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The trials of one condition; a condition that is absent says whether the exclusions removed it.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Trials after the exclusions.
+    condition : str
+        The condition asked for (compared as :func:`humanlike.trials.schema.condition_mask` does).
+    before_exclusions : pandas.DataFrame, optional
+        The same trials before the exclusions, to tell "excluded" from "not in the data".
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    TrialTableError
+        When no trial has the condition: naming the exclusions (and ``--no-exclusions``) when they removed it,
+        else the conditions there are.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"experiment": "noise", "condition": ["0.00", "0.90"], "item": ["a", "b"]})
+    >>> try:
+    ...     pick_condition(t[t["condition"] == "0.00"], "0.9", before_exclusions=t)
+    ... except TrialTableError as err:
+    ...     print(err)
+    condition '0.9' is removed by the exclusions (experiment 'noise'); to analyse it, turn them off (--no-exclusions; exclusions=None in Python)
+    """
+    chosen = condition_mask(trials["condition"], condition)
+    if chosen.any():
+        return trials[chosen]
+    if before_exclusions is not None:
+        excluded = before_exclusions[condition_mask(before_exclusions["condition"], condition)]
+        if len(excluded):
+            names = ", ".join(f"'{e}'" for e in sorted(excluded["experiment"].unique()))
+            raise TrialTableError(f"condition '{condition}' is removed by the exclusions (experiment {names}); to "
+                                  "analyse it, turn them off (--no-exclusions; exclusions=None in Python)")
+    raise TrialTableError(f"condition '{condition}' not found; available: {sorted(trials['condition'].unique())}")
 
 

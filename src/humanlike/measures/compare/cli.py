@@ -310,6 +310,61 @@ def format_comparison(comparison) -> str:
     return "\n".join(lines)
 
 
+# The exact label-exchange test enumerates about (trials / 2)^2 outcomes per data set: 20000 trials take about
+# a second each, 10^5 trials a minute and 10^6 more memory than a machine has.
+EXACT_TRIALS_LIMIT = 20000
+
+
+def check_plan_compare_options(args) -> None:
+    """Refuse, before any simulation, ``plan compare`` options that cannot be planted or run, naming the options
+    and the values given (not the derived quantities the simulation would have complained about).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``humanlike plan compare`` command line.
+
+    Raises
+    ------
+    ValueError
+        For a planted EC outside the range the accuracies allow, a correlation outside [-1, 1], or more
+        trials than the exact test can enumerate.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> args = build_parser().parse_args(["plan", "compare", "--measure", "dmc", "--rho", "1", "--delta", "0.1"])
+    >>> try:
+    ...     check_plan_compare_options(args)
+    ... except ValueError as err:
+    ...     print(err)
+    --rho 1 with --delta 0.1 plants model A's margin-truth correlation at 1.1 (--rho + --delta), outside [-1, 1]; lower --rho or --delta
+    """
+    from .planning_ec import joint_cell_probabilities
+
+    if args.measure == "dmc":
+        if not -1 <= args.rho <= 1:
+            raise ValueError(f"--rho {args.rho:g} must lie in [-1, 1]")
+        if not -1 <= args.rho + args.delta <= 1:
+            raise ValueError(f"--rho {args.rho:g} with --delta {args.delta:g} plants model A's margin-truth "
+                             f"correlation at {args.rho + args.delta:g} (--rho + --delta), outside [-1, 1]; lower "
+                             "--rho or --delta")
+        return
+    a_human, a_model = args.accuracy
+    for name, kappa in (("--kappa", args.kappa), ("--kappa + --delta", args.kappa + args.delta)):
+        try:
+            joint_cell_probabilities(kappa, kappa, a_human, a_model, a_model, 0.0, 1)
+        except ValueError as err:
+            why = str(err).split(": ", 1)[-1]
+            raise ValueError(f"--kappa {args.kappa:g} with --delta {args.delta:g} plants an EC of {kappa:g} "
+                             f"({name}), which --accuracy {a_human:g} {a_model:g} cannot give ({why}); lower --delta "
+                             "or --kappa") from None
+    if not args.no_exact and 1 in (args.humans or [1]) and max(args.trials) > EXACT_TRIALS_LIMIT:
+        raise ValueError(f"--trials {max(args.trials)} is more than the exact label-exchange test can enumerate "
+                         f"(up to {EXACT_TRIALS_LIMIT} trials: it counts about (trials / 2)^2 outcomes per data set); "
+                         f"add --no-exact (the paired bootstrap only) or give --trials up to {EXACT_TRIALS_LIMIT}")
+
+
 def run_plan_compare(args) -> int:
     """Handle ``humanlike plan compare``; returns the exit code.
 
@@ -331,6 +386,7 @@ def run_plan_compare(args) -> int:
     """
     from .planning import plan_dmc_comparison, plan_ec_comparison
 
+    check_plan_compare_options(args)   # in the options' own words, before any simulation
     if args.measure == "ec":
         a_human, a_model = args.accuracy
         plan = plan_ec_comparison(args.delta, kappa_b=args.kappa, a_human=a_human, a_model=a_model,

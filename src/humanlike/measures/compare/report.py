@@ -3,6 +3,8 @@ report computed."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..sections import ReportFigure, ReportSection, ReportTable, SectionResult
 
 #: The measures whose models the report's section compares: registered name -> the name shown.
@@ -80,6 +82,10 @@ def compare_section(results: dict) -> SectionResult | None:
                 comparison = compare(result, level=result.resampled_values().level)
         except ValueError as err:      # fewer than two models, no resamples, ...: said, not hidden
             notes.append(f"{name}: not compared: {err}")
+            continue
+        scores = comparison.scores["estimate"].to_numpy(dtype=float)
+        if not np.isfinite(scores).any():   # nothing to draw or resolve: said, and the section left out
+            notes.append(f"{name}: not compared: no model has a defined score on these data (its section says why)")
             continue
         pairs = comparison.pairs
         resolved = int(pairs["resolved"].sum())

@@ -80,7 +80,7 @@ from ...resampling.settings import DEFAULT_RESAMPLES, ResamplingSettings
 from .data import assemble
 from .kernel import ACCURACY, DMC, LABEL_NAMES, MODEL_HUMAN_MEAN, SPLIT_HALF_R, DMCAggregation, DMCKernel
 from .result import FRAME_COLUMNS, DMCResult, items_frame, point_reasons, splits_frame, summary_frame
-from ...trials.selection import apply_exclusions
+from ...trials.selection import apply_exclusions, pick_condition
 from ..pairs.aggregation import HUMANS, MODEL_MODEL
 from .self_consistency import SelfConsistencyResult, self_consistency
 
@@ -216,11 +216,7 @@ def decision_margin_consistency(
                                   f"available: {sorted(trials['experiment'].unique())}")
         trials = trials[trials["experiment"].isin(experiments)]
     if condition is not None:
-        chosen = condition_mask(trials["condition"], condition)
-        if not chosen.any():
-            raise TrialTableError(f"condition '{condition}' not found; "
-                                  f"available: {sorted(trials['condition'].unique())}")
-        trials = trials[chosen]
+        trials = pick_condition(trials, condition, sc_trials[sc_trials["experiment"].isin(trials["experiment"])])
     if trials.empty:
         raise TrialTableError("no trials left after the exclusions and filters")
 

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ...trials.design import Design, Stratum
+from ...trials.summary_rows import summary_row
 from .metric import condition_columns, condition_values, pooled_statistics, uniform_trials, values_from_sums
 from ...resampling.draws import BLOCK, random_subsets
 from ...resampling.kernels import SufficientStatisticKernel
@@ -30,7 +31,7 @@ from ..pairs.aggregation import HUMANS, MODEL_MODEL, group_kind
 DMC = "decision_margin_consistency"
 SPLIT_HALF_R = "split_half_r"
 ACCURACY = "accuracy"
-MODEL_HUMAN_MEAN = "model-human (mean)"
+MODEL_HUMAN_MEAN = summary_row("model-human (mean)")
 LABEL_NAMES = ("level", "scope", "condition", "group", "kind", "metric")
 FIXED_GROUPS = (HUMANS, MODEL_MODEL, MODEL_HUMAN_MEAN)
 

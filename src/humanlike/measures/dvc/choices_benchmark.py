@@ -177,7 +177,12 @@ def benchmark_plan(design: Design, kinds: dict, pair_intervals: bool, models_fil
         ``overall_columns`` (its groups' columns among the overall ones).
     labels : list of tuple
         Output labels (scope, group, kind, observer_1, observer_2): per experiment its groups (and pairs), then
-        the overall groups.
+        the overall groups; an experiment with one observer has none.
+
+    Raises
+    ------
+    ValueError
+        When no experiment has two observers (nothing to correlate), naming each experiment's observers.
 
     Examples
     --------
@@ -216,6 +221,10 @@ def benchmark_plan(design: Design, kinds: dict, pair_intervals: bool, models_fil
                             observers[a], observers[b]) for a, b in zip(first, second)]
         plan.append(dict(experiment=experiment, keys=[s.key for s in strata], observers=observers,
                          first=first, second=second, groups=groups, matrix=matrix, start=start))
+    if not any(p["first"].size for p in plan):
+        alone = "; ".join(f"experiment '{p['experiment']}': {', '.join(p['observers'])}" for p in plan)
+        raise ValueError(f"a pairwise correlation needs two observers in an experiment, and no experiment has a "
+                         f"pair ({alone or 'no trials'})")
     overall_start = len(labels_out)
     all_groups = [g for g in all_groups if any(g in p["groups"] for p in plan)]
     labels_out += [("overall", g, _kind(g), "", "") for g in all_groups]
@@ -283,7 +292,7 @@ def benchmark_aggregate(design, plan, labels_out, per_stratum):
             out[:, p["start"]:p["start"] + g] = group_values
             if labels_out[p["start"] + g:p["start"] + g + 1] and labels_out[p["start"] + g][1] == "pair":
                 out[:, p["start"] + g:p["start"] + g + pairs.shape[1]] = pairs
-            cols = np.asarray(p["overall_columns"]) - first_overall
+            cols = np.asarray(p["overall_columns"], dtype=int) - first_overall   # none: a lone observer
             defined = ~np.isnan(group_values)
             overall_sum[:, cols] += np.where(defined, group_values, 0.0)
             overall_n[:, cols] += defined

@@ -67,7 +67,7 @@ def resolve_reference(trials: pd.DataFrame, reference) -> dict[str, tuple[str, .
             raise TrialTableError(
                 "none of the default reference conditions (model-vs-human: "
                 + ", ".join(f"{e}={c}" for e, c in DEFAULT_REFERENCE.items())
-                + ") is in the data; pass reference={experiment: condition} (CLI: --reference EXP=COND)")
+                + ") is in the data; pass reference={experiment: condition} (humanlike ood --reference EXP=COND)")
         return out
     if isinstance(reference, Mapping):
         items = [(e, c) for e, cs in reference.items() for c in ((cs,) if isinstance(cs, str) else cs)]
@@ -131,5 +131,5 @@ def check_reference_spread(reference_rows: pd.DataFrame, logit_correction: str) 
         f"every human in the reference conditions has accuracy {accuracy[0]:.0%} ({where}), so the reference "
         f"pool has no spread between observers: its logit SD {np.std(logits, ddof=1):.3f} comes only from the "
         f"'{logit_correction}' logit correction of different trial counts, and OOD scores in units of it would "
-        "be an artefact. Choose reference conditions in which the humans make errors (--reference), or equal "
-        "trial counts (the scores are then undefined, with that reason)")
+        "be an artefact. Choose reference conditions in which the humans make errors (humanlike ood "
+        "--reference), or equal trial counts (the scores are then undefined, with that reason)")

@@ -1,4 +1,5 @@
-"""The command modules of the optional command families (a measure's ``cli``), loaded where they are present."""
+"""The command modules of the optional command families (a measure's ``cli``), loaded where they are present, and
+the one message for a missing optional extra (:func:`require_extra`)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,44 @@ def optional_module(name: str):
         if err.name != wanted and not wanted.startswith(f"{err.name}."):  # a missing package of that path
             raise
         return None
+
+
+# The modules each optional extra brings, in the order a message names them.
+EXTRA_MODULES = {"models": ("torch", "torchvision")}
+
+
+def require_extra(extra: str, what: str, modules: tuple[str, ...] | None = None) -> None:
+    """Refuse, in one line and before any work, what needs an optional extra that is not installed.
+
+    Parameters
+    ----------
+    extra : str
+        The extra's name (``"models"``).
+    what : str
+        What needs it, as the message's subject (``"running models"``, ``"psychscore --network"``).
+    modules : tuple of str, optional
+        The modules to look for (default: the extra's, :data:`EXTRA_MODULES`).
+
+    Raises
+    ------
+    ValueError
+        ``WHAT needs MODULE and MODULE: install humanlike[EXTRA] (pip install 'humanlike[EXTRA]')``.
+
+    Examples
+    --------
+    >>> require_extra("models", "this", modules=("json",))   # present: nothing happens
+    >>> try:
+    ...     require_extra("models", "psychscore --network", modules=("no_such_module_here",))
+    ... except ValueError as err:
+    ...     print(err)
+    psychscore --network needs no_such_module_here: install humanlike[models] (pip install 'humanlike[models]')
+    """
+    missing = []
+    for name in modules or EXTRA_MODULES[extra]:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        raise ValueError(f"{what} needs {' and '.join(missing)}: install humanlike[{extra}] "
+                         f"(pip install 'humanlike[{extra}]')")

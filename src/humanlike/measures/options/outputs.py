@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...files import RunOutputs, check_output_folder
+from ...files import RunOutputs, check_output_folder, check_outputs_spare_inputs, file_in_folder
 from ...resampling.settings import ResamplingSettings
 from .terminal import add_json_option, add_quiet_option
 
@@ -80,7 +80,82 @@ def add_output_options(parser: argparse.ArgumentParser, out_default: Path | None
 
 # Options that name output files other than --out, checked before any work.
 OUTPUT_FILE_OPTIONS = ("figure",)
-NOT_OPTIONS = ("handler", "argv", "exclusions_given")
+NOT_OPTIONS = ("handler", "argv", "exclusions_given", "out_file_name")
+# Every option that names what a command writes (a folder, or a file: --figure, report's --out).
+OUTPUT_OPTIONS = ("out", "figure", "figures")
+# Paths a command both reads and writes (a work cache): neither an input to protect nor an output.
+WORK_OPTIONS = ("cache_dir",)
+# Arguments typed as text that name files or folders read where they exist (evaluate's MODEL... STIMULI).
+TEXT_INPUTS = ("inputs",)
+
+
+def command_inputs(args) -> list[Path]:
+    """The files and folders a parsed command reads: every path-valued argument that is not an output.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    list of pathlib.Path
+
+    Examples
+    --------
+    >>> import argparse
+    >>> command_inputs(argparse.Namespace(data=[Path("a.csv"), Path("b")], judgements=[], out=Path("o"),
+    ...                                   figure=None, seed=0))
+    [PosixPath('a.csv'), PosixPath('b')]
+    """
+    inputs = []
+    for key, value in vars(args).items():
+        if key in OUTPUT_OPTIONS or key in WORK_OPTIONS or key in NOT_OPTIONS:
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        inputs += [v for v in values if isinstance(v, Path)]
+        if key in TEXT_INPUTS:
+            inputs += [Path(v) for v in values if isinstance(v, str) and Path(v).exists()]
+    return inputs
+
+
+def settle_output_paths(args) -> None:
+    """Before any work, for every command: a file option given an existing folder names a file in it
+    (``--figure FOLDER`` is ``FOLDER/COMMAND.png``, ``report --out FOLDER`` is ``FOLDER/report.html``), and no
+    output may write over an input (:func:`~humanlike.files.check_outputs_spare_inputs`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line; ``figure`` and ``out`` are replaced by the files they name. A command whose
+        ``--out`` is one file sets ``out_file_name`` (its name inside a folder).
+
+    Raises
+    ------
+    humanlike.files.OutputPathError
+        Naming the output option and the input it would write over.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> args = argparse.Namespace(command="ec", data=[folder / "t.csv"], out=None, figure=folder)
+    >>> settle_output_paths(args)
+    >>> args.figure == folder / "ec.png"
+    True
+    >>> try:
+    ...     settle_output_paths(argparse.Namespace(command="report", data=[folder / "t.csv"], out=folder / "t.csv"))
+    ... except ValueError as err:
+    ...     print(str(err).replace(str(folder), "D"))
+    --out D/t.csv would write over the input D/t.csv; choose an output path outside the inputs
+    """
+    if isinstance(getattr(args, "figure", None), Path):
+        args.figure = file_in_folder(args.figure, f"{getattr(args, 'command', 'figure')}.png")
+    if getattr(args, "out_file_name", None) and isinstance(getattr(args, "out", None), Path):
+        args.out = file_in_folder(args.out, args.out_file_name)
+    outputs = {f"--{name}": getattr(args, name) for name in OUTPUT_OPTIONS
+               if isinstance(getattr(args, name, None), Path)}
+    check_outputs_spare_inputs(outputs, command_inputs(args))
 
 
 def command_line(args) -> str:

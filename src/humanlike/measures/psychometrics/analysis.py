@@ -28,6 +28,7 @@ import pandas as pd
 
 from ...trials.design import Design, Stratum, build_design
 from ...trials.schema import TrialTableError, validate_trials
+from ...trials.summary_rows import summary_row
 from ..measure_result import MeasureResult
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output, SufficientStatisticKernel
@@ -37,8 +38,8 @@ from ...resampling.settings import ResamplingSettings
 __all__ = ["HUMAN_MEAN", "HUMANS", "PSYCHOMETRIC_METRICS", "PsychometricKernel", "PsychometricResult",
            "condition_order", "psychometric_design", "psychometrics", "response_entropy"]
 
-HUMANS = "humans"
-HUMAN_MEAN = "human mean"
+HUMANS = summary_row("humans")
+HUMAN_MEAN = summary_row("human mean")
 PSYCHOMETRIC_METRICS = ("accuracy", "entropy", "entropy_normalised")
 REASON_NO_TRIALS = "no trials"
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..options import add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs
+from ..options import (add_data_options, add_output_options, add_resampling_options, emit_json, load_data,
+                       resampling_settings, run_outputs)
 
 
 def register(sub, plan_sub, name: str) -> None:  # noqa: ARG001 - no planning command for this family
@@ -36,6 +37,7 @@ def register(sub, plan_sub, name: str) -> None:  # noqa: ARG001 - no planning co
     p = sub.add_parser(name, help="accuracy and response entropy per condition, observed beside error "
                                              "consistency per experiment (model-vs-human's figures), with intervals")
     p.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s)")
+    add_data_options(p)   # --humans, --labels: the messages of loading name them
     # The humans' summaries get intervals over images and humans by default.
     add_resampling_options(p)
     add_output_options(p, out_default=None)
@@ -83,6 +85,54 @@ def consistency_by_experiment(result) -> pd.DataFrame:
     return out
 
 
+def experiment_consistency(trials, experiments, settings) -> pd.DataFrame:
+    """:func:`consistency_by_experiment` of the experiments with two observers or more; an experiment with one
+    observer has a row of NaN whose ``reason`` says why (accuracy and entropy are defined there, consistency is not).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Validated trials.
+    experiments : list of str or None
+        The experiments asked for (None: all).
+    settings : ResamplingSettings
+        The run's settings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per observer (and ``humans``) and experiment, with a ``reason`` column.
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> t = simulate_benchmark(seed=0)
+    >>> lone = t[(t["experiment"] == "sim-noise") & (t["observer"] == t["observer"].iloc[0])]
+    >>> experiment_consistency(lone, None, ResamplingSettings(n_resamples=0))[["observer", "reason"]].values.tolist()
+    [['humans', 'one observer in the experiment: consistency compares pairs']]
+    """
+    from ..ec.analysis import error_consistency
+    from .analysis import HUMANS
+
+    observers = trials.groupby("experiment")["observer"].nunique()
+    wanted = list(experiments) if experiments else sorted(observers.index)
+    paired = [e for e in wanted if observers.get(e, 0) >= 2]
+    frames = []
+    if paired:
+        frames.append(consistency_by_experiment(error_consistency(trials, experiments=paired, settings=settings,
+                                                                  validate=False)).assign(reason=""))
+    for experiment in (e for e in wanted if e not in paired):
+        frames.append(pd.DataFrame({"experiment": [experiment], "observer": [HUMANS], "reason":
+                                    ["one observer in the experiment: consistency compares pairs"]}))
+    out = pd.concat(frames, ignore_index=True)
+    for metric in ("observed_consistency", "error_consistency"):
+        for column in (metric, f"{metric}_low", f"{metric}_high"):
+            out[column] = out[column].astype(float) if column in out else np.nan
+    return out[["experiment", "observer", *[c for c in out.columns if c not in ("experiment", "observer", "reason")],
+                "reason"]]
+
+
 def run_psychometrics_command(args) -> int:
     """Handle ``humanlike psychometrics`` for parsed arguments; returns the exit code.
 
@@ -106,14 +156,11 @@ def run_psychometrics_command(args) -> int:
 
     settings = resampling_settings(args, observer_level="bootstrap")   # its own: humans resampled too
     run = run_outputs(args, settings)
-    trials = load_data(args.data)   # validated by the loader
+    trials = load_data(args.data, args)   # validated by the loader, with --humans, --labels, --on-conflict
     result = psychometrics(trials, settings=settings, experiments=args.experiment, validate=False)
     consistency = None
     if not args.no_consistency:
-        from ..ec.analysis import error_consistency
-
-        consistency = consistency_by_experiment(error_consistency(trials, experiments=args.experiment,
-                                                                  settings=settings, validate=False))
+        consistency = experiment_consistency(trials, args.experiment, settings)
     document = result.to_json_dict()
     if consistency is not None:
         document["consistency"] = [{k: (None if isinstance(v, float) and not np.isfinite(v) else v)
@@ -197,6 +244,9 @@ def format_psychometrics(result, consistency: pd.DataFrame | None = None) -> str
             if not part.empty:
                 lines.append(f"{'':<{width}}{'observed consistency':>24}{'error consistency':>24}")
                 for r in part.to_dict("records"):
+                    if r.get("reason"):   # undefined here, and why
+                        lines.append(f"{r['observer']:<{width}}{'n/a: ' + r['reason']:>48}")
+                        continue
                     lines.append(f"{r['observer']:<{width}}"
                                  f"{_cell(r['observed_consistency'], r['observed_consistency_low'], r['observed_consistency_high']):>24}"
                                  f"{_cell(r['error_consistency'], r['error_consistency_low'], r['error_consistency_high']):>24}")

@@ -8,7 +8,7 @@ from ...resampling.settings import ResamplingSettings
 
 from ..options import (
     RESAMPLES_DEFAULT_EXCEPTIONS, OUT_HELP, add_json_option, output_path, add_resampling_options, bounded_resample_count, emit_json, float_in, int_at_least,
-    positive_count, run_outputs,
+    positive_count, require_extra, run_outputs,
 )
 
 
@@ -220,6 +220,8 @@ def run_psychscore_command(args) -> int:
     """
     from .analysis import psychophysical_score
 
+    if args.network:   # before anything runs, one line (not the models package's ImportError)
+        require_extra("models", "psychscore --network")
     run = run_outputs(args, {"n_resamples": args.resamples, "level": args.level, "seed": args.seed})
     judgements = gather_judgements(args)
     result = psychophysical_score(judgements, reference=args.reference, settings=ResamplingSettings(

@@ -23,6 +23,7 @@ import pandas as pd
 
 from ...trials.design import Design, Stratum, build_design
 from ...trials.schema import TrialTableError, validate_trials
+from ...trials.summary_rows import summary_row
 from ..measure_result import MeasureResult
 from .metric import REASON_NO_CUE_DECISION, shape_bias, texture_classes
 from ...resampling.engine import bootstrap
@@ -34,8 +35,8 @@ __all__ = ["CUE_CONFLICT", "HUMAN_MEAN", "HUMANS_POOLED", "OVERALL", "SHAPE_BIAS
            "ShapeBiasResult", "shape_bias_analysis", "shape_bias_design"]
 
 CUE_CONFLICT = "cue-conflict"
-HUMANS_POOLED = "humans"
-HUMAN_MEAN = "human mean"
+HUMANS_POOLED = summary_row("humans")
+HUMAN_MEAN = summary_row("human mean")
 OVERALL = "overall"
 #: shape_bias: shape / (shape + texture decisions); shape_fraction and texture_fraction: shape (texture)
 #: decisions over the cue-conflict trials (the rest chose a third class).

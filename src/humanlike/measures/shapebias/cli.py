@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..options import add_output_options, add_resampling_options, emit_json, load_data, resampling_settings, run_outputs
+from ..options import (add_data_options, add_output_options, add_resampling_options, emit_json, load_data,
+                       resampling_settings, run_outputs)
 
 
 def register(sub, plan_sub, name: str) -> None:  # noqa: ARG001 - no planning command for this family
@@ -34,6 +35,7 @@ def register(sub, plan_sub, name: str) -> None:  # noqa: ARG001 - no planning co
     p = sub.add_parser(name, help="shape bias on cue-conflict images (Geirhos et al. 2019), with intervals")
     p.add_argument("data", nargs="+", type=Path, help="raw-data folder(s) or trial file(s) with the cue-conflict "
                                                       "experiment")
+    add_data_options(p)   # --humans, --labels: the messages of loading name them
     # The humans' pooled and mean shape bias get intervals over images and humans by default.
     add_resampling_options(p)
     add_output_options(p, out_default=None)
@@ -67,7 +69,7 @@ def run_shapebias_command(args) -> int:
 
     settings = resampling_settings(args, observer_level="bootstrap")   # its own: humans resampled too
     run = run_outputs(args, settings)
-    trials = load_data(args.data)   # validated by the loader
+    trials = load_data(args.data, args)   # validated by the loader, with --humans, --labels, --on-conflict
     result = shape_bias_analysis(trials, settings=settings, experiment=args.experiment, validate=False)
     scopes = set(result.settings["classes"]) | {"overall"}
     if args.scope not in scopes:
