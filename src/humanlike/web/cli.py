@@ -42,6 +42,17 @@ def _workers(text: str) -> int:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+_count.bad_examples = ["0", "-3", "x"]
 _port.bad_examples = ["-1", "65536", "x"]
 _workers.bad_examples = ["0", "65", "x"]
 
@@ -73,6 +84,11 @@ def add_serve_commands(sub) -> None:
     serve.add_argument("--stimuli", help="init: image folder, stimulus manifest, evaluation folder or sequence manifest")
     serve.add_argument("--task", choices=("classify", "triads", "quads"), help="init: the task")
     serve.add_argument("--title", help="init: the study's title (default: the folder's name)")
+    serve.add_argument("--design", choices=("everything", "subset", "latin-square", "pooled"),
+                       help="init: who sees what (default: latin-square for classify, everything for triads/quads; "
+                            "with --per-participant: subset); see docs/run-your-own-experiment.md#designs")
+    serve.add_argument("--per-participant", type=_count, default=0, metavar="N",
+                       help="init: main trials per participant (designs subset and pooled)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
     serve.add_argument("--port", type=_port, default=8000, help="port (default %(default)s; 0: any free port)")
     serve.add_argument("--db", help="database URL (default: sqlite in STUDY/study.sqlite); postgresql://USER@HOST/DB")
@@ -149,17 +165,29 @@ def _init(args) -> int:
     from .stimuli import classification_labels
 
     if len(args.rest) != 1 or not args.stimuli or not args.task:
-        raise ValueError("usage: humanlike serve init STUDY --stimuli SRC --task classify|triads|quads")
+        raise ValueError("usage: humanlike serve init STUDY --stimuli SRC --task classify|triads|quads "
+                         "[--design everything|subset|latin-square|pooled] [--per-participant N]")
     study = Path(args.rest[0])
     source = Path(args.stimuli).expanduser().resolve()
-    config = StudyConfig(title=args.title or study.resolve().name, task=args.task, stimuli=str(source))
+    config = StudyConfig(title=args.title or study.resolve().name, task=args.task, stimuli=str(source),
+                         design=args.design or "", trials_per_participant=args.per_participant)
     if args.task == "classify":
         labels = classification_labels(source)
         config.labels = list(CLASSES_16) if set(labels) <= set(CLASSES_16) else labels
-    path = write_config(_with_root(config, study), study)     # every image is checked before writing
-    print(f"wrote {path}: edit it (durations, trials, consent text, completion URL), then run "
+    config = _with_root(config, study)                         # every image is checked before writing
+    _check_size(config, study)
+    path = write_config(config, study)
+    print(f"wrote {path} (design {config.design}): edit it (durations, trials, consent text, completion URL), then run "
           f"`humanlike serve {study}`")
     return 0
+
+
+def _check_size(config, study: Path) -> None:
+    """Refuse, before writing, a per-participant block as large as the study (the server would refuse it)."""
+    from .design import check_design_size
+    from .stimuli import read_stimuli
+
+    check_design_size(read_stimuli(config, study), config)
 
 
 def _with_root(config, study: Path):
@@ -325,4 +353,13 @@ def run_export(args) -> int:
         raise ValueError(str(err)) from None
     write_table(table, out)
     print(f"wrote {out}: {len(table)} rows, {table['observer'].nunique()} participant(s)")
+    import json
+
+    from ..files import atomic_write_text
+    from .design_report import describe_design
+
+    report = table.attrs["study_design"]
+    design_file = Path(out).with_name("design.json")
+    atomic_write_text(design_file, json.dumps(report, indent=1) + "\n")
+    print(f"wrote {design_file}: {describe_design(report)}")
     return 0
