@@ -16,6 +16,7 @@ the summed df), plus Benjamini-Hochberg per class pair.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -95,6 +96,11 @@ class ClassCounts:
     n_levels: int
     successes: np.ndarray
     totals: np.ndarray
+    #: The pooled reference's participants: their names and their own (participants, class pairs, trial types)
+    #: counts, which the bootstrap resamples (each participant with all their trials); None for one observer.
+    members: list | None = None
+    member_successes: np.ndarray | None = None
+    member_totals: np.ndarray | None = None
 
 
 def normalise_judgements(judgements: pd.DataFrame, *, units: str = "class pairs",
@@ -272,6 +278,7 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
         is_human = frame["observer_kind"].astype(str) == "human"
         if not is_human.any():
             raise JudgementError("reference 'humans': no observer of kind 'human' in the table")
+        members = frame.loc[is_human, "observer"].copy()
         frame.loc[is_human, "observer"] = "humans"
     elif reference not in set(frame["observer"]):
         raise JudgementError(f"reference observer {reference!r} is not in the table")
@@ -299,8 +306,20 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
         o, p = empty[0]
         raise JudgementError(f"observer {observers[o]!r} has no trials for class pair {class_pairs[p]}; "
                              "every observer must judge every class pair")
-    return ClassCounts(observers, [kinds.get(o, "human" if o == "humans" else "model") for o in observers],
-                       class_pairs, trials, n_levels, successes, totals)
+    counts = ClassCounts(observers, [kinds.get(o, "human" if o == "humans" else "model") for o in observers],
+                         class_pairs, trials, n_levels, successes, totals)
+    if reference == "humans" and members.nunique() > 1:
+        rows = np.flatnonzero(is_human.to_numpy())
+        names = sorted(members.unique())
+        member_index = pd.Categorical(members, categories=names).codes
+        shape = (len(names), len(class_pairs), len(trials))
+        flat = np.ravel_multi_index((member_index, pair_index[rows], trial_index.ravel()[rows]), shape)
+        member_totals = np.bincount(flat, minlength=np.prod(shape)).reshape(shape).astype(np.float64)
+        member_successes = np.bincount(flat, weights=frame["response"].to_numpy(dtype=float)[rows],
+                                       minlength=np.prod(shape)).reshape(shape)
+        counts = dataclasses.replace(counts, members=names, member_successes=member_successes,
+                                     member_totals=member_totals)
+    return counts
 
 
 def _add_random_observer(counts: ClassCounts, seed: int, name: str = RANDOM_BASELINE) -> ClassCounts:
@@ -311,9 +330,9 @@ def _add_random_observer(counts: ClassCounts, seed: int, name: str = RANDOM_BASE
     template = counts.totals[1] if len(counts.observers) > 1 else counts.totals[0]
     rng = stream(seed, "random-baseline", name)
     k = rng.binomial(template.astype(np.int64), 0.5).astype(np.float64)
-    return ClassCounts(counts.observers + [name], counts.kinds + ["random"], counts.class_pairs, counts.trials,
-                       counts.n_levels, np.concatenate([counts.successes, k[None]]),
-                       np.concatenate([counts.totals, template[None]]))
+    return dataclasses.replace(counts, observers=counts.observers + [name], kinds=counts.kinds + ["random"],
+                               successes=np.concatenate([counts.successes, k[None]]),
+                               totals=np.concatenate([counts.totals, template[None]]))
 
 
 def _resampled_counts(counts: ClassCounts, seed: int, start: int, stop: int):
@@ -338,6 +357,12 @@ def _resampled_counts(counts: ClassCounts, seed: int, start: int, stop: int):
             draws = np.concatenate(parts).astype(np.float64)
             k_out[:, o, p] = draws[:, :m]
             n_out[:, o, p] = draws[:, :m] + draws[:, m:]
+    if counts.members is not None:
+        # The pooled reference: its participants resampled (multinomial weights from the engine's draws),
+        # each with all their trials, instead of its trials: one person's trials are not independent.
+        weights = item_weights(seed, ("participants",), len(counts.members), start, stop).astype(np.float64)
+        k_out[:, 0] = np.einsum("rh,hpm->rpm", weights, counts.member_successes)
+        n_out[:, 0] = np.einsum("rh,hpm->rpm", weights, counts.member_totals)
     return k_out, n_out
 
 
@@ -569,8 +594,12 @@ def psychophysical_score(judgements: pd.DataFrame, *, settings: ResamplingSettin
         estimate.append(var[j])
         reasons.append("" if np.isfinite(var[j]) else "skewness undefined in some class pair")
         columns.append(rep_var[:, j])
+    resampling = ("class pairs, the reference's participants (each with all their trials: the reference is "
+                  f"pooled across {len(counts.members)} participants), and trials within every other scale"
+                  if counts.members is not None else "class pairs, and trials within every scale")
     settings = {"n_resamples": n_resamples, "level": level, "seed": seed, "reference": reference,
-                "resampling": "class pairs, and trials within every scale", "n_levels": counts.n_levels,
+                "resampling": resampling, "fit": "pooled" if counts.members is not None else "per-observer",
+                "n_levels": counts.n_levels,
                 "link": "probit",
                 "separation": "detected (iterations and the LP test); refitted with +1/2 success and failure per "
                               "trial type"}
