@@ -22,7 +22,7 @@ from .fit import METHODS, MldsFit, fit_mlds
 from .glm import LINKS
 from ..measure_result import MeasureResult
 from ...resampling.results import Resampled
-from .pooled import POOLED, fit_choice, participant_bootstrap
+from .pooled import POOLED, fit_choice, own_fit, participant_bootstrap
 from .diagnostics import (MldsBootstrap, RunsDiagnostics, SixPointTest, bootstrap_mlds,
                                       runs_diagnostics, six_point_test)
 
@@ -323,10 +323,10 @@ def analyse_mlds(table: pd.DataFrame, *, settings: ResamplingSettings | None = N
                             six_point=six_point, runs=runs, pool=pool, fits=[])
     groups = []
     for sid, scale_rows in frame.groupby("scale", sort=True):
-        own = [(obs, rows, fit_mlds(rows, link=link, method=method, penalty=penalty))
+        own = [(obs, rows, own_fit(rows, pool, link=link, method=method, penalty=penalty))
                for obs, rows in scale_rows.groupby("observer", sort=True)]
-        choice, why = fit_choice([fit if method == "glm" else fit_mlds(rows, link=link) for _, rows, fit in own],
-                                 pool)
+        choice, why = fit_choice([fit if method == "glm" or fit is None else fit_mlds(rows, link=link)
+                                  for _, rows, fit in own], pool)
         results.settings["fits"].append({"scale_id": str(sid), "fit": choice, "why": why,
                                          "participants": len(own), "trials": int(len(scale_rows))})
         if choice == "pooled":

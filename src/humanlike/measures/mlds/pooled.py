@@ -23,9 +23,9 @@ from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output
 from ...resampling.settings import ResamplingSettings
 from ...trials.design import Design, Stratum
-from ...trials.judgements import canonical_order, level_arrays, validate_judgements
+from ...trials.judgements import JudgementTableError, canonical_order, level_arrays, validate_judgements
 from .diagnostics import MldsBootstrap
-from .fit import MldsFit, design_matrix
+from .fit import MldsFit, design_matrix, fit_mlds
 from .refit import refit_many
 
 #: How :func:`choose_fits` pools: per participant where every one is identified (auto), always, or never.
@@ -161,13 +161,46 @@ def participant_bootstrap(table: pd.DataFrame, scale_id: str, fit: MldsFit, sett
     return MldsBootstrap(result, undefined, 0.0)
 
 
+def own_fit(rows: pd.DataFrame, pool: str, **options) -> MldsFit | None:
+    """One participant's own fit of a scale; None where a level has no trial of theirs and pooling may help
+    (``pool`` other than ``never``, under which the error names the participant and the level as before).
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The participant's rows of the scale.
+    pool : {"auto", "always", "never"}
+        The pooling asked for.
+    **options
+        Passed to :func:`humanlike.measures.mlds.fit.fit_mlds`.
+
+    Returns
+    -------
+    MldsFit or None
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"observer": "a", "scale": "s", "s1": [1, 1], "s2": [2, 2], "s3": [3, 5],
+    ...                      "response": [1, 0]})                        # level 4 without a trial
+    >>> own_fit(rows, "auto") is None
+    True
+    """
+
+    try:
+        return fit_mlds(rows, **options)
+    except JudgementTableError:
+        if pool == "never":
+            raise
+        return None
+
+
 def fit_choice(per_participant: list[MldsFit], pool: str) -> tuple[str, str]:
     """Per-participant or pooled fits for one scale, and why.
 
     Parameters
     ----------
     per_participant : list of MldsFit
-        Every participant's own glm fit of the scale.
+        Every participant's own glm fit of the scale (None: a level without trials, :func:`own_fit`).
     pool : {"auto", "always", "never"}
         ``auto``: pooled where some participant's scale is not identified or separated.
 
@@ -189,7 +222,7 @@ def fit_choice(per_participant: list[MldsFit], pool: str) -> tuple[str, str]:
         raise ValueError(f"unknown pooling {pool!r}; use one of {POOLING}")
     if pool == "always":
         return "pooled", "asked for (--pool always)"
-    statuses = [fit.status for fit in per_participant]
+    statuses = ["level without trials" if fit is None else fit.status for fit in per_participant]
     bad = [s for s in statuses if s not in ("ok", "not_converged")]
     if pool == "never" or not bad:
         why = ("asked for (--pool never)" if pool == "never" else "every participant's own scale is identified")
