@@ -33,6 +33,7 @@ from ...stats.multiple import benjamini_hochberg
 from ...resampling.results import Resampled
 from ...resampling.rng import stream
 from ...resampling.settings import ResamplingSettings
+from .counts import ClassCounts, resampled_members, with_members
 from .scales import ScaleFits, design_matrix, fit_count_scales, flat_scale_test
 
 RANDOM_BASELINE = "random"
@@ -58,49 +59,6 @@ class JudgementError(JudgementTableError):
     ...     print(err)
     column 'response' must be 0 or 1; 1 row(s), e.g. row 1 (observer=a, scale=cat-dog, s1=1, s2=2, s3=3, s4=4, response=2)
     """
-
-
-@dataclass(frozen=True)
-class ClassCounts:
-    """Pooled counts: ``successes``/``totals`` (observers, class pairs, trial types) over ``trials``
-    ((m, 4) ascending levels, S4 = 0 for triads). Made by :func:`pool_class_counts`.
-
-    Parameters
-    ----------
-    observers : list of str
-        Observer names, the reference first.
-    kinds : list of str
-        Each observer's kind (``human``, ``model``, ``random``).
-    class_pairs : list of tuple of str
-        The (class_a, class_b) pairs, sorted.
-    trials : numpy.ndarray
-        The distinct trial types, (m, 4) ascending stimulus levels (s4 = 0 for a triad).
-    n_levels : int
-        Levels per sequence.
-    successes, totals : numpy.ndarray
-        Responses 1 and trials per (observer, class pair, trial type), float arrays of the same shape.
-
-    Examples
-    --------
-    >>> from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
-    >>> judgements = simulate_psychscore_demo(n_classes=3, n_humans=2)   # 3 class pairs, 2 humans, 2 models
-    >>> counts = pool_class_counts(judgements)
-    >>> counts.observers, counts.class_pairs[0], counts.totals.shape
-    (['humans', 'model-alien', 'model-humanlike'], ('class-01', 'class-02'), (3, 3, 35))
-    """
-
-    observers: list
-    kinds: list
-    class_pairs: list
-    trials: np.ndarray
-    n_levels: int
-    successes: np.ndarray
-    totals: np.ndarray
-    #: The pooled reference's participants: their names and their own (participants, class pairs, trial types)
-    #: counts, which the bootstrap resamples (each participant with all their trials); None for one observer.
-    members: list | None = None
-    member_successes: np.ndarray | None = None
-    member_totals: np.ndarray | None = None
 
 
 def normalise_judgements(judgements: pd.DataFrame, *, units: str = "class pairs",
@@ -309,16 +267,8 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
     counts = ClassCounts(observers, [kinds.get(o, "human" if o == "humans" else "model") for o in observers],
                          class_pairs, trials, n_levels, successes, totals)
     if reference == "humans" and members.nunique() > 1:
-        rows = np.flatnonzero(is_human.to_numpy())
-        names = sorted(members.unique())
-        member_index = pd.Categorical(members, categories=names).codes
-        shape = (len(names), len(class_pairs), len(trials))
-        flat = np.ravel_multi_index((member_index, pair_index[rows], trial_index.ravel()[rows]), shape)
-        member_totals = np.bincount(flat, minlength=np.prod(shape)).reshape(shape).astype(np.float64)
-        member_successes = np.bincount(flat, weights=frame["response"].to_numpy(dtype=float)[rows],
-                                       minlength=np.prod(shape)).reshape(shape)
-        counts = dataclasses.replace(counts, members=names, member_successes=member_successes,
-                                     member_totals=member_totals)
+        counts = with_members(counts, members, np.flatnonzero(is_human.to_numpy()), pair_index,
+                              trial_index.ravel(), frame["response"].to_numpy(dtype=float))
     return counts
 
 
@@ -358,11 +308,7 @@ def _resampled_counts(counts: ClassCounts, seed: int, start: int, stop: int):
             k_out[:, o, p] = draws[:, :m]
             n_out[:, o, p] = draws[:, :m] + draws[:, m:]
     if counts.members is not None:
-        # The pooled reference: its participants resampled (multinomial weights from the engine's draws),
-        # each with all their trials, instead of its trials: one person's trials are not independent.
-        weights = item_weights(seed, ("participants",), len(counts.members), start, stop).astype(np.float64)
-        k_out[:, 0] = np.einsum("rh,hpm->rpm", weights, counts.member_successes)
-        n_out[:, 0] = np.einsum("rh,hpm->rpm", weights, counts.member_totals)
+        k_out[:, 0], n_out[:, 0] = resampled_members(counts, seed, start, stop)
     return k_out, n_out
 
 
