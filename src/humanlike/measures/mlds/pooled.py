@@ -60,13 +60,52 @@ class ParticipantRefitKernel:
         self.link = link
 
     def width(self, stratum: Stratum) -> int:
+        """Values per resample: the standard scale and the scale per level, and sigma.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One scale's stratum.
+
+        Returns
+        -------
+        int
+        """
         return 2 * self.data[stratum.key][3] + 1
 
     def bytes_per_resample(self, stratum: Stratum) -> int:
+        """Working memory of one refit (the repeated design and a dozen trial vectors).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One scale's stratum.
+
+        Returns
+        -------
+        int
+            Bytes.
+        """
         x = self.data[stratum.key][0]
         return 8 * 12 * x.shape[0] * (x.shape[1] + 1)
 
     def evaluate(self, stratum: Stratum, item_weights: np.ndarray, observer_weights) -> np.ndarray:
+        """Refit the scale to each resample's participants (a participant drawn twice counts twice).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One scale's stratum (its items are the participants).
+        item_weights : numpy.ndarray
+            (R x participants) multinomial counts.
+        observer_weights : None
+            Unused (no observer level).
+
+        Returns
+        -------
+        numpy.ndarray
+            (R x :meth:`width`); NaN rows where the resample leaves a level without trials or is separated.
+        """
         x, y, participant, p = self.data[stratum.key]
         out = np.full((item_weights.shape[0], 2 * p + 1), np.nan)
         counts = np.rint(item_weights).astype(np.int64)
