@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -244,3 +245,54 @@ def test_judgement_designs_are_analysed(tmp_path, client_for, capsys, task, desi
             np.testing.assert_allclose(psi, hand_probit_scale(own), atol=2e-4)
     if n_participants >= 16:     # each class pair's skewness interval (resampling participants) holds the truth
         assert ((pooled["ci_low"] <= true_skewness) & (true_skewness <= pooled["ci_high"])).sum() >= 2, pooled
+
+
+def test_the_config_refuses_a_design_its_task_or_trial_count_contradicts(tmp_path, capsys):
+    from humanlike.web.config import StudyConfigError
+
+    for keys, message in ((dict(task="classify", design="pooled", trials_per_participant=5), "suits task(s)"),
+                          (dict(task="triads", design="latin-square"), "suits task(s)"),
+                          (dict(task="triads", design="everything", trials_per_participant=5), "must be 0"),
+                          (dict(task="quads", design="subset"), "needs the number of trials")):
+        with pytest.raises(StudyConfigError, match=re.escape(message)):
+            StudyConfig(title="t", stimuli=".", **keys)
+    # serve init writes the design, and refuses a block as large as the study before writing anything
+    sequence_study(tmp_path / "source", "triads", "everything", 0)
+    manifest = str(tmp_path / "source" / "sequences" / "manifest.csv")
+    assert main(["serve", "init", str(tmp_path / "a"), "--stimuli", manifest, "--task", "triads",
+                 "--design", "pooled", "--per-participant", "12"]) == 0
+    raw = (tmp_path / "a" / "study.toml").read_text()
+    assert 'design = "pooled"' in raw and "trials_per_participant = 12" in raw
+    assert main(["serve", "init", str(tmp_path / "b"), "--stimuli", manifest, "--task", "triads",
+                 "--per-participant", "60"]) == 2
+    assert "takes part of the 60 judgements" in capsys.readouterr().err
+    assert not (tmp_path / "b" / "study.toml").exists()
+
+
+def test_mlds_pool_option_changes_what_is_fitted(tmp_path, capsys):
+    from humanlike.measures.mlds.simulate import simulate_judgements
+
+    table = pd.concat([simulate_judgements(np.linspace(0, 1, 6) ** 2, 0.2, design="triad", repeats=3, seed=k,
+                                           observer=f"o{k}") for k in range(3)], ignore_index=True)
+    path = tmp_path / "judgements.csv"
+    table.to_csv(path, index=False)
+    observers = {}
+    for pool in ("never", "always", "auto"):
+        out = tmp_path / pool
+        assert main(["mlds", str(path), "--pool", pool, "--resamples", "20", "--out", str(out)]) == 0
+        observers[pool] = sorted(pd.read_csv(out / "mlds.csv")["observer"].unique())
+        fits = json.loads((out / "humanlike-manifest.json").read_text())["settings"]["fits"]
+        assert fits[0]["fit"] == ("pooled" if pool == "always" else "per-participant")
+    assert observers == {"never": ["o0", "o1", "o2"], "always": ["pooled"], "auto": ["o0", "o1", "o2"]}
+
+
+def test_plan_design_widths_shrink_with_participants(capsys):
+    assert main(["plan", "design", "--task", "triads", "--levels", "5", "--sequences", "2", "--design", "pooled",
+                 "--per-participant", "8", "--participants", "8,64", "--repeats", "1", "--resamples", "40",
+                 "--target-width", "1.5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: line.split() for line in lines if line.split()[0] in ("8", "64")}
+    # 8 participants x 8 triads: most resamples have no scale, so there is no interval to plan with
+    assert rows["8"][1] == "NaN" and rows["8"][4] == "1"
+    assert float(rows["64"][1]) < 1.5 and rows["64"][4] == "0"
+    assert lines[-1] == "fewest participants reaching width 1.5: 64"

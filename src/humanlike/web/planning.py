@@ -28,6 +28,8 @@ from .config import StudyConfig
 from .design import check_design_size, design_index, physical_response, plan_trials
 
 LABELS = ("a", "b")
+#: A simulated study whose pooled scale is undefined in more resamples than this has no usable interval.
+MAX_UNDEFINED_SHARE = 0.1
 
 
 def synthetic_stimuli(task: str, n_items: int, n_conditions: int = 1, n_levels: int = 7,
@@ -143,6 +145,8 @@ def interval_width(table: pd.DataFrame, task: str, *, resamples: int, seed: int)
     Returns
     -------
     float
+        NaN also where more than :data:`MAX_UNDEFINED_SHARE` of the resamples have no scale (too few
+        participants: separated or a level without trials).
 
     Examples
     --------
@@ -173,8 +177,8 @@ def _interval_width(table: pd.DataFrame, task: str, resamples: int, seed: int) -
     results = analyse_mlds(table, settings=ResamplingSettings(n_resamples=resamples, seed=seed), pool="always")
     widths = []
     for result in results:
-        if result.bootstrap is None:
-            return float("nan")
+        if result.bootstrap is None or result.bootstrap.separated_share > MAX_UNDEFINED_SHARE:
+            return float("nan")      # too few participants: most resamples have no scale, the interval is not one
         low, high = result.intervals()["standard_scale"]
         widths.append(np.asarray(high - low)[1:-1])
     return float(np.mean(np.concatenate(widths)))
