@@ -268,7 +268,7 @@ def run_plan_design(args) -> int:
     True
     """
     from .config import StudyConfig, StudyConfigError
-    from .planning import plan_design, synthetic_stimuli
+    from .planning import plan_design, planted_truth, synthetic_stimuli
 
     for name in ("p_easy", "p_hard"):
         if not 0 <= getattr(args, name) <= 1:
@@ -288,7 +288,9 @@ def run_plan_design(args) -> int:
     what = ("mean human-human error consistency" if args.task == "classify"
             else "pooled MLDS standard scale (mean over interior levels and scales)")
     print(f"design {config.design}, {args.task}, {config.trials_per_participant or 'all'} trial(s) per participant: "
-          f"95% interval width of the {what}, median of {args.repeats} simulated studies")
+          f"95% interval width of the {what}, median of {args.repeats} simulated studies; planted truth "
+          f"{planted_truth(args.task, n_levels=args.levels, **truth):.3f} (set median_estimate against it: an EC "
+          "on few shared trials is biased towards 0)")
     print(plan.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     enough = plan[plan["median_width"] <= args.target_width]
     if len(enough):

@@ -129,9 +129,10 @@ def simulated_study(config: StudyConfig, stimuli: pd.DataFrame, n_participants: 
     return table
 
 
-def interval_width(table: pd.DataFrame, task: str, *, resamples: int, seed: int) -> float:
-    """The interval width the study's analysis gives: the mean human-human EC's (classification) or the mean
-    over interior levels and scales of the pooled MLDS standard scale's (judgements); NaN where undefined.
+def interval_width(table: pd.DataFrame, task: str, *, resamples: int, seed: int) -> tuple[float, float]:
+    """The interval width the study's analysis gives, and its estimate: the mean human-human EC
+    (classification) or the pooled MLDS standard scale, widths and values averaged over the interior levels
+    and the scales (judgements); NaN where undefined.
 
     Parameters
     ----------
@@ -144,7 +145,7 @@ def interval_width(table: pd.DataFrame, task: str, *, resamples: int, seed: int)
 
     Returns
     -------
-    float
+    width, estimate : float
         NaN also where more than :data:`MAX_UNDEFINED_SHARE` of the resamples have no scale (too few
         participants: separated or a level without trials).
 
@@ -153,8 +154,9 @@ def interval_width(table: pd.DataFrame, task: str, *, resamples: int, seed: int)
     >>> config = StudyConfig(title="t", task="classify", stimuli=".", labels=list(LABELS), practice_trials=0,
     ...                      catch_trials=0)
     >>> table = simulated_study(config, synthetic_stimuli("classify", 16, 1), 6, seed=0)
-    >>> 0 < interval_width(table, "classify", resamples=50, seed=0) < 2
-    True
+    >>> width, estimate = interval_width(table, "classify", resamples=50, seed=0)
+    >>> 0 < width < 2, -1 <= estimate <= 1
+    (True, True)
     """
     import warnings
 
@@ -163,7 +165,7 @@ def interval_width(table: pd.DataFrame, task: str, *, resamples: int, seed: int)
         return _interval_width(table, task, resamples, seed)
 
 
-def _interval_width(table: pd.DataFrame, task: str, resamples: int, seed: int) -> float:
+def _interval_width(table: pd.DataFrame, task: str, resamples: int, seed: int) -> tuple[float, float]:
     if task == "classify":
         from ..measures.ec.analysis import error_consistency
 
@@ -171,17 +173,52 @@ def _interval_width(table: pd.DataFrame, task: str, resamples: int, seed: int) -
         frame = result.summary_frame()
         row = frame[(frame["scope"] == "overall") & (frame["kind"] == "human-human")
                     & (frame["metric"] == "error_consistency")]
-        return float(row["ci_high"].iloc[0] - row["ci_low"].iloc[0]) if len(row) else float("nan")
+        if not len(row):
+            return float("nan"), float("nan")
+        return float(row["ci_high"].iloc[0] - row["ci_low"].iloc[0]), float(row["estimate"].iloc[0])
     from ..measures.mlds.analysis import analyse_mlds
 
     results = analyse_mlds(table, settings=ResamplingSettings(n_resamples=resamples, seed=seed), pool="always")
-    widths = []
+    widths, values = [], []
     for result in results:
         if result.bootstrap is None or result.bootstrap.separated_share > MAX_UNDEFINED_SHARE:
-            return float("nan")      # too few participants: most resamples have no scale, the interval is not one
+            return float("nan"), float("nan")   # too few participants: most resamples have no scale
         low, high = result.intervals()["standard_scale"]
         widths.append(np.asarray(high - low)[1:-1])
-    return float(np.mean(np.concatenate(widths)))
+        values.append(np.asarray(result.standard_scale)[1:-1])
+    return float(np.mean(np.concatenate(widths))), float(np.mean(np.concatenate(values)))
+
+
+def planted_truth(task: str, *, p_easy: float = 0.9, p_hard: float = 0.2, exponent: float = 2.0,
+                  n_levels: int = 7, **_) -> float:
+    """What :func:`plan_design`'s ``median_estimate`` would be without error: the error consistency of two
+    independent simulated participants, or the mean interior value of the true standard scale.
+
+    Parameters
+    ----------
+    task : str
+        The task.
+    p_easy, p_hard, exponent : float
+        The planted truth (:func:`simulated_study`).
+    n_levels : int
+        Judgements: levels per sequence.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(planted_truth("classify"), 3), round(planted_truth("triads", n_levels=7), 3)
+    (0.495, 0.306)
+    """
+    if task == "classify":
+        both_right = (p_easy ** 2 + p_hard ** 2) / 2
+        both_wrong = ((1 - p_easy) ** 2 + (1 - p_hard) ** 2) / 2
+        right = (p_easy + p_hard) / 2
+        expected = right ** 2 + (1 - right) ** 2
+        return (both_right + both_wrong - expected) / (1 - expected)
+    return float(np.mean((np.arange(1, n_levels - 1) / (n_levels - 1)) ** exponent))
 
 
 def plan_design(config: StudyConfig, stimuli: pd.DataFrame, participants, *, repeats: int = 3,
@@ -206,7 +243,8 @@ def plan_design(config: StudyConfig, stimuli: pd.DataFrame, participants, *, rep
     Returns
     -------
     pandas.DataFrame
-        ``participants, median_width, min_width, max_width, undefined`` (simulated studies without an interval).
+        ``participants, median_width, min_width, max_width, median_estimate`` (to set against the truth:
+        :func:`planted_truth`) and ``undefined`` (simulated studies without an interval).
 
     Examples
     --------
@@ -221,11 +259,14 @@ def plan_design(config: StudyConfig, stimuli: pd.DataFrame, participants, *, rep
     for n in participants:
         studies = [simulated_study(config, stimuli, int(n), seed=int(stream(seed, "plan", n, r).integers(2**31)),
                                    **truth) for r in range(repeats)]
-        widths = np.array([interval_width(table, config.task, resamples=resamples, seed=seed) for table in studies])
+        found = np.array([interval_width(table, config.task, resamples=resamples, seed=seed) for table in studies])
+        widths, estimates = found[:, 0], found[:, 1]
         finite = widths[np.isfinite(widths)]
         rows.append({"participants": int(n),
                      "median_width": float(np.median(finite)) if finite.size else float("nan"),
                      "min_width": float(finite.min()) if finite.size else float("nan"),
                      "max_width": float(finite.max()) if finite.size else float("nan"),
+                     "median_estimate": float(np.median(estimates[np.isfinite(widths)])) if finite.size
+                     else float("nan"),
                      "undefined": int((~np.isfinite(widths)).sum())})
     return pd.DataFrame(rows)
