@@ -80,7 +80,20 @@ class _AnyWord(Mapping):
 
 class StudiesOrCommand(argparse._SubParsersAction):
     """``serve``'s subcommands (``init``, ``withdraw``, ``run``) where a first word that is none of them is a
-    study folder: ``humanlike serve STUDY ...`` means ``humanlike serve run STUDY ...``."""
+    study folder: ``humanlike serve STUDY ...`` means ``humanlike serve run STUDY ...``.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        As :class:`argparse._SubParsersAction` (``add_subparsers(action=StudiesOrCommand)`` passes them).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> add_serve_commands(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["serve", "my-study"]).serve_command
+    'run'
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
