@@ -404,7 +404,8 @@ def test_several_studies_need_distinct_folder_names(tmp_path, capsys):
 # -- 9. serve's subcommands -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("argv, has, lacks", [
-    (["serve", "init", "--help"], ["--stimuli", "--task", "--title"], ["--workers", "--demo", "participant"]),
+    # withdraw's PARTICIPANT argument (its help names the pseudonym) is not init's (init has --per-participant)
+    (["serve", "init", "--help"], ["--stimuli", "--task", "--title", "--design"], ["--workers", "--demo", "pseudonym"]),
     (["serve", "withdraw", "--help"], ["participant", "--db"], ["--stimuli", "--workers"]),
     (["serve", "--help"], ["init", "withdraw", "--workers", "--demo"], []),
 ])

@@ -21,6 +21,7 @@ def make_study(folder: Path, task: str, **overrides) -> Path:
     study = studies["classify" if task == "classify" else "triads"]
     path = study / "study.toml"
     config = tomllib.loads(path.read_text())
+    config.pop("design", None)          # the design the new task and trial count imply, unless overridden
     config.update(task=task, **overrides)
     if task == "quads":
         config["trials_per_participant"] = overrides.get("trials_per_participant", 0)

@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
             add_on_conflict_option(command)
     from ..web.cli import add_serve_commands  # `serve` and `export`; its handlers import the web extra lazily
 
-    add_serve_commands(sub)
+    add_serve_commands(sub, plan_sub)
     lend_consumer_parts()
     return parser
 

@@ -80,7 +80,9 @@ def read_sources(paths, load_other, validate):
     -------
     pandas.DataFrame
         ``load_other(paths)`` when no argument is a study; else each study through the study reader (the web
-        extra's :func:`humanlike.web.export.read_study`), the rest through ``load_other``, pooled and validated.
+        extra's :func:`humanlike.web.export.read_study`), the rest through ``load_other``, pooled and validated;
+        its ``attrs["study_designs"]`` maps each study to its design report (the web extra's
+        :func:`humanlike.web.design_report.design_report`).
 
     Examples
     --------
@@ -100,7 +102,11 @@ def read_sources(paths, load_other, validate):
     except ImportError as err:
         raise ValueError(f'reading a study needs the "web" extra: pip install "humanlike[web]" '
                          f'({err.name} is missing)') from None
+    designs = {source_text(p): frame.attrs["study_design"] for p, frame in
+               zip([p for p in paths if looks_like_study(p)], frames)}
     rest = [p for p in paths if not looks_like_study(p)]
     if rest:
         frames.append(load_other(rest))
-    return validate(pd.concat(frames, ignore_index=True))
+    table = validate(pd.concat(frames, ignore_index=True))
+    table.attrs["study_designs"] = designs     # source -> design report; the analyses record it in the manifest
+    return table

@@ -43,6 +43,17 @@ def _workers(text: str) -> int:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+_count.bad_examples = ["0", "-3", "x"]
 _port.bad_examples = ["-1", "65536", "x"]
 _workers.bad_examples = ["0", "65", "x"]
 
@@ -69,7 +80,20 @@ class _AnyWord(Mapping):
 
 class StudiesOrCommand(argparse._SubParsersAction):
     """``serve``'s subcommands (``init``, ``withdraw``, ``run``) where a first word that is none of them is a
-    study folder: ``humanlike serve STUDY ...`` means ``humanlike serve run STUDY ...``."""
+    study folder: ``humanlike serve STUDY ...`` means ``humanlike serve run STUDY ...``.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        As :class:`argparse._SubParsersAction` (``add_subparsers(action=StudiesOrCommand)`` passes them).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="humanlike")
+    >>> add_serve_commands(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["serve", "my-study"]).serve_command
+    'run'
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -97,14 +121,16 @@ def _run_options(parser, suppress: bool) -> None:
                         help="serve a demo of both tasks on generated stimuli")
 
 
-def add_serve_commands(sub) -> None:
+def add_serve_commands(sub, plan_sub=None) -> None:
     """Register ``serve`` (with its subcommands ``init``, ``withdraw``, ``run``) and ``export`` on the
-    ``humanlike`` parser's subcommands.
+    ``humanlike`` parser's subcommands (and ``plan design`` on ``plan``'s).
 
     Parameters
     ----------
     sub : argparse._SubParsersAction
         The ``humanlike`` parser's subcommands.
+    plan_sub : argparse._SubParsersAction, optional
+        The subcommands of ``humanlike plan`` (``design`` is added there).
 
     Examples
     --------
@@ -137,6 +163,11 @@ def add_serve_commands(sub) -> None:
                       help="image folder, stimulus manifest, evaluation folder or sequence manifest")
     init.add_argument("--task", required=True, choices=("classify", "triads", "quads"), help="the task")
     init.add_argument("--title", help="the study's title (default: the folder's name)")
+    init.add_argument("--design", choices=("everything", "subset", "latin-square", "pooled"),
+                      help="who sees what (default: latin-square for classify, everything for triads/quads; with "
+                           "--per-participant: subset); see docs/run-your-own-experiment.md#the-designs")
+    init.add_argument("--per-participant", type=_count, default=0, metavar="N",
+                      help="main trials per participant (designs subset and pooled)")
     init.set_defaults(handler=run_serve)
 
     withdraw = commands.add_parser("withdraw", help="delete one participant's data",
@@ -171,6 +202,115 @@ def add_serve_commands(sub) -> None:
     export.add_argument("--keep-excluded", action="store_true",
                         help="keep participants who failed more attention checks than the study allows")
     export.set_defaults(handler=run_export)
+    if plan_sub is not None:
+        _add_plan_design(plan_sub)
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected whole numbers separated by commas, got {text!r}") from None
+    if not values or min(values) < 2:
+        raise argparse.ArgumentTypeError(f"expected numbers of participants of at least 2, got {text!r}")
+    return sorted(set(values))
+
+
+def _width(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value <= 2:
+        raise argparse.ArgumentTypeError(f"must lie in (0, 2], got {value}")
+    return value
+
+
+_counts.bad_examples = ["1", "x", ""]
+_width.bad_examples = ["0", "3", "x"]
+
+
+def _add_plan_design(plan_sub) -> None:
+    plan = plan_sub.add_parser(
+        "design", help="participants a study design needs for a target interval width (EC, MLDS scale)",
+        description="Simulate the study before running it: the server's own trial lists for each candidate number "
+                    "of participants, answered by simulated participants with a planted truth, analysed as the "
+                    "study will be (classify: the mean human-human error consistency's interval; triads/quads: "
+                    "the pooled MLDS standard scale's interval, resampling participants). Reports the median "
+                    "interval width per candidate and the fewest participants reaching --target-width. See "
+                    "docs/run-your-own-experiment.md#planning-a-design.")
+    plan.add_argument("--task", choices=("classify", "triads", "quads"), required=True)
+    plan.add_argument("--design", choices=("everything", "subset", "latin-square", "pooled"),
+                      help="as `serve init --design` (default: what --per-participant implies)")
+    plan.add_argument("--per-participant", type=_count, default=0, metavar="N", help="main trials per participant")
+    plan.add_argument("--items", type=_count, default=32, help="classify: items (default %(default)s)")
+    plan.add_argument("--conditions", type=_count, default=1, help="classify: conditions (default %(default)s)")
+    plan.add_argument("--levels", type=_count, default=7, help="judgements: levels per sequence (default %(default)s)")
+    plan.add_argument("--sequences", type=_count, default=3, help="judgements: sequences (default %(default)s)")
+    plan.add_argument("--participants", type=_counts, default=[10, 20, 40, 80], metavar="N,N,...",
+                      help="candidate numbers of participants (default 10,20,40,80)")
+    plan.add_argument("--target-width", type=_width, default=0.2, metavar="W",
+                      help="wanted 95%% interval width (default %(default)s)")
+    plan.add_argument("--repeats", type=_count, default=3, help="simulated studies per candidate (default %(default)s)")
+    plan.add_argument("--resamples", type=_count, default=200, help="bootstrap resamples per analysis")
+    plan.add_argument("--seed", type=int, default=0)
+    plan.add_argument("--p-easy", type=float, default=0.9, help="classify: accuracy on the easy half of the items")
+    plan.add_argument("--p-hard", type=float, default=0.2, help="classify: accuracy on the hard half of the items")
+    plan.add_argument("--sigma", type=float, default=0.2, help="judgements: decision noise (scale 0..1)")
+    plan.add_argument("--exponent", type=float, default=2.0, help="judgements: the scale psi = level ** exponent")
+    plan.set_defaults(handler=run_plan_design)
+
+
+def run_plan_design(args) -> int:
+    """Handle ``humanlike plan design``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit code, 0 on success.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> build_parser().parse_args(["plan", "design", "--task", "triads"]).handler is run_plan_design
+    True
+    """
+    from .config import StudyConfig, StudyConfigError
+    from .planning import plan_design, planted_truth, synthetic_stimuli
+
+    for name in ("p_easy", "p_hard"):
+        if not 0 <= getattr(args, name) <= 1:
+            raise ValueError(f"--{name.replace('_', '-')} must lie in [0, 1], got {getattr(args, name)}")
+    if args.sigma <= 0 or args.exponent <= 0:
+        raise ValueError("--sigma and --exponent must be above 0")
+    try:
+        config = StudyConfig(title="plan", task=args.task, stimuli=".", labels=["a", "b"], design=args.design or "",
+                             trials_per_participant=args.per_participant, practice_trials=0, catch_trials=0)
+        stimuli = synthetic_stimuli(args.task, args.items, args.conditions, args.levels, args.sequences)
+        truth = ({"p_easy": args.p_easy, "p_hard": args.p_hard} if args.task == "classify"
+                 else {"sigma": args.sigma, "exponent": args.exponent})
+        plan = plan_design(config, stimuli, args.participants, repeats=args.repeats, resamples=args.resamples,
+                           seed=args.seed, **truth)
+    except StudyConfigError as err:
+        raise ValueError(str(err)) from None
+    what = ("mean human-human error consistency" if args.task == "classify"
+            else "pooled MLDS standard scale (mean over interior levels and scales)")
+    print(f"design {config.design}, {args.task}, {config.trials_per_participant or 'all'} trial(s) per participant: "
+          f"95% interval width of the {what}, median of {args.repeats} simulated studies; planted truth "
+          f"{planted_truth(args.task, n_levels=args.levels, **truth):.3f} (set median_estimate against it: an EC "
+          "on few shared trials is biased towards 0)")
+    print(plan.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    enough = plan[plan["median_width"] <= args.target_width]
+    if len(enough):
+        print(f"fewest participants reaching width {args.target_width}: {int(enough['participants'].iloc[0])}")
+    else:
+        print(f"no candidate reaches width {args.target_width}: try more participants (--participants)")
+    return 0
 
 
 def _require_web():
@@ -241,14 +381,25 @@ def _init(args) -> int:
 
     study = Path(args.study)
     source = Path(args.stimuli).expanduser().resolve()
-    config = StudyConfig(title=args.title or study.resolve().name, task=args.task, stimuli=_relative(source, study))
+    config = StudyConfig(title=args.title or study.resolve().name, task=args.task, stimuli=_relative(source, study),
+                         design=args.design or "", trials_per_participant=args.per_participant)
     if args.task == "classify":
         labels = classification_labels(source)
         config.labels = list(CLASSES_16) if set(labels) <= set(CLASSES_16) else labels
-    path = write_config(_with_root(config, study), study)     # every image is checked before writing
-    print(f"wrote {path}: edit it (durations, trials, consent text, completion URL), then run "
+    config = _with_root(config, study)                         # every image is checked before writing
+    _check_size(config, study)
+    path = write_config(config, study)
+    print(f"wrote {path} (design {config.design}): edit it (durations, trials, consent text, completion URL), then run "
           f"`humanlike serve {study}`")
     return 0
+
+
+def _check_size(config, study: Path) -> None:
+    """Refuse, before writing, a per-participant block as large as the study (the server would refuse it)."""
+    from .design import check_design_size
+    from .stimuli import read_stimuli
+
+    check_design_size(read_stimuli(config, study), config)
 
 
 def _with_root(config, study: Path):
@@ -463,8 +614,17 @@ def run_export(args) -> int:
             out = out / name
     except StudyConfigError as err:
         raise ValueError(str(err)) from None
+    report = table.attrs["study_design"]
     if table_format(out) == "csv":
         table = spreadsheet_safe(table)
     written = write_table(table, out)
     print(f"wrote {written}: {len(table)} rows, {table['observer'].nunique()} participant(s)")
+    import json
+
+    from ..files import atomic_write_text
+    from .design_report import describe_design
+
+    design_file = Path(written).with_name("design.json")
+    atomic_write_text(design_file, json.dumps(report, indent=1) + "\n")
+    print(f"wrote {design_file}: {describe_design(report)}")
     return 0

@@ -20,6 +20,13 @@ CONFIG_NAME = "study.toml"
 SECRET_NAME = "researcher-secret"
 DATABASE_NAME = "study.sqlite"
 TASKS = ("classify", "triads", "quads")
+#: The study designs (key ``design``) and the tasks each suits; docs/run-your-own-experiment.md#designs.
+DESIGNS = {
+    "everything": ("classify", "triads", "quads"),   # every participant sees every trial of the study
+    "subset": ("classify", "triads", "quads"),       # a balanced block of ``trials_per_participant`` trials each
+    "latin-square": ("classify",),                   # every item once, in one condition, rotating (model-vs-human)
+    "pooled": ("triads", "quads"),                   # crowd judgements: part of the trials each, scales pooled
+}
 #: ``completion_code`` value: each participant gets their own code when their last trial is stored.
 PER_PARTICIPANT = "per-participant"
 
@@ -44,7 +51,7 @@ class StudyConfig:
 
     Attributes
     ----------
-    title, task, stimuli, stimulus_root, seed, labels, fixation_ms, stimulus_ms, mask_ms,
+    title, task, stimuli, stimulus_root, seed, labels, fixation_ms, stimulus_ms, mask_ms, design,
     trials_per_participant, repeats, practice_trials, break_every, catch_trials, max_catch_failures,
     consent_text, instructions, completion_url, completion_code, platform_params, resume_param,
     abandon_after_minutes, text_format, min_screen_width, min_screen_height, allow_mobile, fullscreen
@@ -68,6 +75,7 @@ class StudyConfig:
     stimulus_ms: int = 200
     mask_ms: int = 200
     # design
+    design: str = ""                               # one of DESIGNS ("" = the one trials_per_participant implies)
     trials_per_participant: int = 0                # 0 = every item once (classify) / every judgement (triads, quads)
     repeats: int = 1                               # presentations of each item per participant
     practice_trials: int = 4
@@ -103,6 +111,8 @@ class StudyConfig:
         if self.task == "classify" and (len(self.labels) < 2 or len(set(self.labels)) != len(self.labels)):
             raise StudyConfigError(f"key 'labels': expected at least two distinct labels, got {self.labels!r}")
         self._check_device_keys()
+        self.design = self.design or implied_design(self.task, self.trials_per_participant)
+        check_design(self.design, self.task, self.trials_per_participant)
         if self.completion_url and not self.completion_url.startswith(("https://", "http://", "/")):
             raise StudyConfigError(f"key 'completion_url': expected an http(s) URL, got {self.completion_url!r}")
         if self.completion_code != PER_PARTICIPANT and not re.fullmatch(r"[A-Za-z0-9_-]{0,64}", self.completion_code):
@@ -159,6 +169,68 @@ class StudyConfig:
                     "pattern. Choose the category of the image (click or press the key shown). Guess if unsure.")
         return ("You see two pairs of images. Choose the pair whose two images differ MORE: click it or press "
                 "the left / right arrow key.")
+
+
+def implied_design(task: str, trials_per_participant: int) -> str:
+    """The design of a config without a ``design`` key (what the server did before the key existed).
+
+    Parameters
+    ----------
+    task : str
+        The study's task.
+    trials_per_participant : int
+        The key of the same name (0: every item / every judgement).
+
+    Returns
+    -------
+    str
+        ``latin-square`` (classify, every item once), ``everything`` (judgements, every one) or ``subset``.
+
+    Examples
+    --------
+    >>> implied_design("classify", 0), implied_design("triads", 0), implied_design("triads", 20)
+    ('latin-square', 'everything', 'subset')
+    """
+    if trials_per_participant:
+        return "subset"
+    return "latin-square" if task == "classify" else "everything"
+
+
+def check_design(design: str, task: str, trials_per_participant: int) -> None:
+    """Refuse a design the task cannot have, or a trial count the design contradicts (naming the key).
+
+    Parameters
+    ----------
+    design, task : str
+        The keys ``design`` and ``task``.
+    trials_per_participant : int
+        The key of the same name.
+
+    Raises
+    ------
+    StudyConfigError
+        An unknown design, one of another task, ``everything``/``latin-square`` with a trial count, or
+        ``subset``/``pooled`` without one.
+
+    Examples
+    --------
+    >>> check_design("pooled", "triads", 20)
+    >>> check_design("pooled", "classify", 10)
+    Traceback (most recent call last):
+        ...
+    humanlike.web.config.StudyConfigError: key 'design': 'pooled' suits task(s) ['triads', 'quads'], not 'classify'
+    """
+    if design not in DESIGNS:
+        raise StudyConfigError(f"key 'design': expected one of {list(DESIGNS)}, got {design!r}")
+    if task not in DESIGNS[design]:
+        raise StudyConfigError(f"key 'design': {design!r} suits task(s) {list(DESIGNS[design])}, not {task!r}")
+    if design in ("everything", "latin-square") and trials_per_participant:
+        others = "'subset'" if task == "classify" else "'subset' or 'pooled'"
+        raise StudyConfigError(f"key 'trials_per_participant': design {design!r} shows every item, so it must be "
+                               f"0, got {trials_per_participant} (for part of the trials each, use design {others})")
+    if design in ("subset", "pooled") and not trials_per_participant:
+        raise StudyConfigError(f"key 'trials_per_participant': design {design!r} needs the number of trials each "
+                               "participant sees (a whole number >= 1)")
 
 
 def study_paths(study: Path) -> dict[str, Path]:
@@ -219,7 +291,8 @@ def write_config(config: StudyConfig, study: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {k: v for k, v in asdict(config).items()}
     header = ("# humanlike study configuration: every key is explained in docs/run-your-own-experiment.md\n"
-              "# durations in milliseconds; trials_per_participant = 0 means every item once\n")
+              "# durations in milliseconds; design: everything | subset | latin-square | pooled\n"
+              "# (trials_per_participant = 0 means every item once)\n")
     return atomic_write_text(path, header + tomli_w.dumps(body))
 
 

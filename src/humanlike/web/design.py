@@ -4,6 +4,11 @@ Every list is determined by the study seed and the participant's ordinal (1, 2, 
 random choice from its own stream (:func:`humanlike.resampling.rng.stream`), so a participant's trials do not
 depend on anyone else's.
 
+The study's ``design`` (docs/run-your-own-experiment.md#designs) says which trials each participant gets:
+``everything`` (every stimulus: classification every item in every condition), ``latin-square``
+(classification: every item once, in one condition), ``subset`` / ``pooled`` (a balanced block of
+``trials_per_participant`` trials). :func:`check_design_size` refuses a block as large as the study.
+
 Classification: items x conditions in a Latin-square rotation (participant ``k`` sees the ``j``-th item of the
 study's item order in condition ``(j + k) mod C``), so across ``C`` consecutive participants every item is
 shown in every condition once; with fewer trials than items, participant ``k`` takes the next block of items
@@ -140,11 +145,16 @@ def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: i
     n_items = len(keys)
     wanted = config.trials_per_participant // config.repeats if config.trials_per_participant else n_items
     wanted = max(1, min(wanted, n_items))
+    if config.design == "everything":       # every item in every condition
+        shown = [row for j in order for row in groups[keys[int(j)]]]
+    else:                                   # a block of items, each in its Latin-square condition
+        shown = []
+        for position in _block(n_items, wanted, ordinal):
+            j = int(order[position])
+            rows = groups[keys[j]]
+            shown.append(rows[(j + ordinal - 1) % len(rows)])
     main = []
-    for position in _block(n_items, wanted, ordinal):
-        j = int(order[position])
-        rows = groups[keys[j]]
-        row = rows[(j + ordinal - 1) % len(rows)]
+    for row in shown:
         for repeat in range(config.repeats):
             info = {"experiment": row["experiment"], "item": row["item"], "label": row["label"],
                     "condition": row["condition"], "repeat": repeat}
@@ -251,6 +261,74 @@ def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, i
         catch.append(PlannedTrial("catch", shown, list(SIDES), "left" if left_is_ends else "right",
                                   {"sequence": sequence}))
     return practice + _with_breaks_and_catch(main, catch, config, ordinal)
+
+
+def design_units(stimuli: pd.DataFrame, config: StudyConfig, index=None) -> int:
+    """How many units a participant's block is taken from: items (classification) or judgements.
+
+    Parameters
+    ----------
+    stimuli : pandas.DataFrame
+        The study's stimuli.
+    config : StudyConfig
+        The study.
+    index : optional
+        :func:`design_index` of the stimuli.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from humanlike.web.config import StudyConfig
+    >>> stimuli = pd.DataFrame({"key": [f"s/{k}.png" for k in range(1, 6)], "sequence": "s", "level": range(1, 6),
+    ...                         "alpha": np.linspace(0, 1, 5), "class_a": "a", "class_b": "b"})
+    >>> design_units(stimuli, StudyConfig(title="t", task="triads", stimuli="."))
+    10
+    """
+    index = design_index(stimuli, config) if index is None else index
+    return len(index) if config.task == "classify" else len(index[3])
+
+
+def check_design_size(stimuli: pd.DataFrame, config: StudyConfig, index=None) -> None:
+    """Refuse a ``subset``/``pooled`` block that is the whole study or more (one clear error naming the key).
+
+    Parameters
+    ----------
+    stimuli : pandas.DataFrame
+        The study's stimuli.
+    config : StudyConfig
+        The study.
+    index : optional
+        :func:`design_index` of the stimuli.
+
+    Raises
+    ------
+    humanlike.web.config.StudyConfigError
+        When ``trials_per_participant`` (over ``repeats``) reaches the number of items / judgements.
+
+    Examples
+    --------
+    >>> from humanlike.web.config import StudyConfig
+    >>> stimuli = pd.DataFrame({"key": [f"s/{k}.png" for k in range(1, 6)], "sequence": "s", "level": range(1, 6),
+    ...                         "alpha": np.linspace(0, 1, 5), "class_a": "a", "class_b": "b"})
+    >>> check_design_size(stimuli, StudyConfig(title="t", task="triads", stimuli=".", design="pooled",
+    ...                                        trials_per_participant=10))
+    Traceback (most recent call last):
+        ...
+    humanlike.web.config.StudyConfigError: key 'trials_per_participant': design 'pooled' takes part of the 10 judgements, got 10 (use design 'everything')
+    """
+    from .config import StudyConfigError
+
+    if config.design not in ("subset", "pooled"):
+        return
+    n_units = design_units(stimuli, config, index)
+    wanted = config.trials_per_participant // (config.repeats if config.task == "classify" else 1)
+    unit = "items" if config.task == "classify" else "judgements"
+    if wanted >= n_units:
+        raise StudyConfigError(f"key 'trials_per_participant': design {config.design!r} takes part of the "
+                               f"{n_units} {unit}, got {config.trials_per_participant} (use design 'everything')")
 
 
 def design_index(stimuli: pd.DataFrame, config: StudyConfig):

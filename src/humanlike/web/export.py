@@ -324,7 +324,8 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
     Returns
     -------
     pandas.DataFrame
-        The trial table (classification) or the difference-judgement table (triads, quads).
+        The trial table (classification) or the difference-judgement table (triads, quads); its
+        ``attrs["study_design"]`` is the study's :func:`humanlike.web.design_report.design_report`.
 
     Raises
     ------
@@ -344,8 +345,8 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
     ...         record_response(study, token, {"trial": now["trial"]["id"], "response": choose(now["trial"])})
     >>> take_part(lambda trial: "left")
     >>> table = read_study(study.folder, keep_excluded=True)
-    >>> table["observer"].nunique(), "platform_PROLIFIC_PID" in table
-    (1, False)
+    >>> table["observer"].nunique(), "platform_PROLIFIC_PID" in table, table.attrs["study_design"]["design"]
+    (1, False, 'subset')
     >>> read_study(study.folder, include_platform_ids=True, keep_excluded=True)["platform_PROLIFIC_PID"].unique().tolist()
     ['5f0c0ffee']
     >>> study.engine.dispose()
@@ -388,5 +389,9 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
         engine.dispose()
     if table.empty:
         raise ValueError(f"{source}: the study has no answered main trials yet")
+    from .design_report import design_report
+
+    # what the analyses read to choose per-participant or pooled fits, and what `export` writes as design.json
+    table.attrs["study_design"] = design_report(table, config.design, config.trials_per_participant)
     return table
 

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 
 from . import db
 from .config import StudyConfig
-from .design import design_index, plan_trials
+from .design import check_design_size, design_index, plan_trials
 
 #: Numeric fields a response may carry, with their allowed range.
 RESPONSE_NUMBERS = {"rt_ms": (0.0, 3_600_000.0), "stimulus_ms": (0.0, 600_000.0), "refresh_hz": (1.0, 1000.0)}
@@ -92,6 +92,7 @@ class Study:
 
     def __post_init__(self):
         self.design = design_index(self.stimuli, self.config)
+        check_design_size(self.stimuli, self.config, self.design)
         self.opaque_of = dict(zip(self.stimuli["key"], self.stimuli["opaque"]))
         self.reader = db.reader(self.engine)        # read-only transactions (SQLite: no write lock)
 

@@ -47,7 +47,8 @@ def _condition_p_values(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def single_table_profile_intervals(pairs: pd.DataFrame, level: float, policy: str) -> pd.DataFrame:
-    """The profile-likelihood interval of every pair whose EC is one 2x2 table (one condition in its experiment).
+    """The profile-likelihood interval of every pair whose EC is one 2x2 table (one condition in its experiment)
+    with at least one shared trial.
 
     Under the benchmark's undefined policy a table whose kappa is undefined is left out (it keeps the
     bootstrap: its estimate is the policy's convention, which no likelihood describes).
@@ -79,6 +80,8 @@ def single_table_profile_intervals(pairs: pd.DataFrame, level: float, policy: st
     keys = ["experiment", "observer_1", "observer_2"]
     cells = ["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]
     single = pairs[pairs.groupby(keys)["condition"].transform("size") == 1]
+    # a pair that shares no trial (a subset design) has no table: its EC stays NaN with its reason
+    single = single[single[cells].sum(axis=1) > 0]
     if policy != "strict":
         single = single[single["reason"].fillna("") == ""]
     out = single[keys].reset_index(drop=True)

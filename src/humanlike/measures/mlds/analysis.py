@@ -22,6 +22,7 @@ from .fit import METHODS, MldsFit, fit_mlds
 from .glm import LINKS
 from ..measure_result import MeasureResult
 from ...resampling.results import Resampled
+from .pooled import POOLED, fit_choice, own_fit, participant_bootstrap
 from .diagnostics import (MldsBootstrap, RunsDiagnostics, SixPointTest, bootstrap_mlds,
                                       runs_diagnostics, six_point_test)
 
@@ -248,7 +249,7 @@ class MldsResults(list, MeasureResult):
 def analyse_mlds(table: pd.DataFrame, *, settings: ResamplingSettings | None = None, link: str = "probit",
                  method: str = "glm", six_point: int = 0, runs: int = 0,
                  observer: str | Sequence[str] | None = None, scale: str | Sequence[str] | None = None,
-                 penalty: str | None = None, separated_replicates: str = "exclude") -> MldsResults:
+                 penalty: str | None = None, separated_replicates: str = "exclude", pool: str = "never") -> MldsResults:
     """Fit a difference scale per (observer, scale) of a judgement table, with optional diagnostics.
 
     Parameters
@@ -273,6 +274,11 @@ def analyse_mlds(table: pd.DataFrame, *, settings: ResamplingSettings | None = N
     separated_replicates : {"exclude", "keep"}
         Bootstrap replicates without a finite maximum: left out (default) or kept where IRLS stopped, as
         R's ``boot.mlds`` (see :func:`humanlike.measures.mlds.diagnostics.bootstrap_mlds`).
+    pool : {"never", "auto", "always"}
+        Per-participant scales (``never``), one scale pooled across participants (``always``; observer
+        ``"pooled"``, its bootstrap resamples participants: :mod:`humanlike.measures.mlds.pooled`), or pooled
+        for the scales where some participant's own scale is not identified or separated (``auto``). Which
+        one each scale got, and why, is in ``results.settings["fits"]``.
 
     Returns
     -------
@@ -315,11 +321,23 @@ def analyse_mlds(table: pd.DataFrame, *, settings: ResamplingSettings | None = N
         frame = frame[frame[column].isin(keep)]
     results = MldsResults()
     results.settings = dict(n_resamples=settings.n_resamples, level=settings.level, seed=settings.seed,
-                            six_point=six_point, runs=runs)
-    for (obs, sid), group in frame.groupby(["observer", "scale"], sort=True):
+                            six_point=six_point, runs=runs, pool=pool, fits=[])
+    groups = []
+    for sid, scale_rows in frame.groupby("scale", sort=True):
+        own = [(obs, rows, own_fit(rows, pool, link=link, method=method, penalty=penalty))
+               for obs, rows in scale_rows.groupby("observer", sort=True)]
+        choice, why = fit_choice([fit if method == "glm" or fit is None else fit_mlds(rows, link=link)
+                                  for _, rows, fit in own], pool)
+        results.settings["fits"].append({"scale_id": str(sid), "fit": choice, "why": why,
+                                         "participants": len(own), "trials": int(len(scale_rows))})
+        if choice == "pooled":
+            groups.append((POOLED, sid, scale_rows, fit_mlds(scale_rows, link=link, method=method, penalty=penalty)))
+        else:
+            groups.extend((obs, sid, rows, fit) for obs, rows, fit in own)
+    for obs, sid, group, fit in sorted(groups, key=lambda g: (str(g[0]), str(g[1]))):
         key = (str(obs), str(sid))  # every group draws from its own stream of the one seed
-        fit = fit_mlds(group, link=link, method=method, penalty=penalty)
         glm = fit if method == "glm" else fit_mlds(group, link=link)
+        pooled = obs == POOLED and group["observer"].nunique() > 1
         result = MldsResult(str(obs), str(sid), fit, glm, level=level)
         if method != "glm" and (bootstrap or six_point or runs):
             result.notes.append("diagnostics simulate from and refit the glm fit (as R's boot.mlds does for "
@@ -327,7 +345,12 @@ def analyse_mlds(table: pd.DataFrame, *, settings: ResamplingSettings | None = N
         usable = glm.status in ("ok", "not_converged")
         if not usable and (bootstrap or six_point or runs):
             result.notes.append(f"no diagnostics: the glm fit is {glm.status!r} ({glm.reason})")
-        if usable and bootstrap:
+        if pooled:
+            result.notes.append(f"pooled across {group['observer'].nunique()} participants; its interval resamples "
+                                "participants (each with all their trials)")
+        if usable and bootstrap and pooled:
+            result.bootstrap = participant_bootstrap(group, str(sid), glm, settings, link)
+        elif usable and bootstrap:
             result.bootstrap = bootstrap_mlds(glm, bootstrap, seed=seed, level=level, key=key,
                                               separated=separated_replicates, memory_budget=settings.memory_budget)
         if usable and six_point:

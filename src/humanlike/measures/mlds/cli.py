@@ -53,6 +53,11 @@ def register(sub, plan_sub, name: str) -> None:
     mlds.add_argument("--runs", type=REFITS, default=0, metavar="N",
                       help="runs test / residual envelope simulations")
     mlds.add_argument("--observer", action="append", metavar="O", help="only this observer (repeatable)")
+    mlds.add_argument("--pool", choices=("auto", "always", "never"), default="auto",
+                      help="one scale per participant (never), one pooled across participants whose interval "
+                           "resamples participants (always), or pooled only for the scales where some participant's "
+                           "own scale is not identified or separated (auto, the default; a study of design "
+                           "'pooled' is always pooled); the manifest records which, and why")
     mlds.add_argument("--firth", action="store_true",
                       help="separated (deterministic) data: report a Firth-penalised scale, flagged, instead of NaN")
     mlds.add_argument("--keep-separated", action="store_true",
@@ -95,22 +100,51 @@ def run_mlds(args) -> int:
     run = run_outputs(args, {**settings.to_dict(), "six_point": args.six_point, "runs": args.runs,
                              "separated_replicates": "keep" if args.keep_separated else "exclude"})
     table = read_sources(args.files, load_judgements, validate_judgements)
+    designs = table.attrs.get("study_designs", {})
     results = analyse_mlds(table, settings=settings, link=args.link, method=args.method, six_point=args.six_point,
                            runs=args.runs, observer=args.observer, penalty="firth" if args.firth else None,
-                           separated_replicates="keep" if args.keep_separated else "exclude")
+                           separated_replicates="keep" if args.keep_separated else "exclude",
+                           pool=study_pooling(args.pool, designs))
     if args.out is not None:
         run.add_table(results.scale_table(), "mlds", args.format)
     if args.figure:
         from .plot import mlds_scale_figure
 
         run.figure(mlds_scale_figure(results), args.figure)
-    run.finish()
+    run.finish({**run.settings, "pool": args.pool, "fits": results.settings["fits"], "study_designs": designs})
     if args.json:
         emit_json(results.to_json_dict())
         return 0
+    for choice in results.settings["fits"]:
+        print(f"scale {choice['scale_id']}: {choice['fit']} fit ({choice['participants']} participant(s), "
+              f"{choice['trials']} trials): {choice['why']}")
     for result in results:
         _print_result(result)
     return 0
+
+
+def study_pooling(pool: str, designs: dict) -> str:
+    """The pooling asked for, made ``always`` under ``auto`` when a study's design is ``pooled``.
+
+    Parameters
+    ----------
+    pool : {"auto", "always", "never"}
+        ``--pool``.
+    designs : dict
+        Study -> design report (``table.attrs["study_designs"]`` of :func:`humanlike.web.sources.read_sources`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> study_pooling("auto", {"my-study": {"design": "pooled"}}), study_pooling("never", {"s": {"design": "pooled"}})
+    ('always', 'never')
+    """
+    if pool == "auto" and any(report.get("design") == "pooled" for report in designs.values()):
+        return "always"
+    return pool
 
 
 def _print_result(result) -> None:

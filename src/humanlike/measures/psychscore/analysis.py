@@ -16,6 +16,7 @@ the summed df), plus Benjamini-Hochberg per class pair.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +33,7 @@ from ...stats.multiple import benjamini_hochberg
 from ...resampling.results import Resampled
 from ...resampling.rng import stream
 from ...resampling.settings import ResamplingSettings
+from .counts import ClassCounts, resampled_members, with_members
 from .scales import ScaleFits, design_matrix, fit_count_scales, flat_scale_test
 
 RANDOM_BASELINE = "random"
@@ -57,44 +59,6 @@ class JudgementError(JudgementTableError):
     ...     print(err)
     column 'response' must be 0 or 1; 1 row(s), e.g. row 1 (observer=a, scale=cat-dog, s1=1, s2=2, s3=3, s4=4, response=2)
     """
-
-
-@dataclass(frozen=True)
-class ClassCounts:
-    """Pooled counts: ``successes``/``totals`` (observers, class pairs, trial types) over ``trials``
-    ((m, 4) ascending levels, S4 = 0 for triads). Made by :func:`pool_class_counts`.
-
-    Parameters
-    ----------
-    observers : list of str
-        Observer names, the reference first.
-    kinds : list of str
-        Each observer's kind (``human``, ``model``, ``random``).
-    class_pairs : list of tuple of str
-        The (class_a, class_b) pairs, sorted.
-    trials : numpy.ndarray
-        The distinct trial types, (m, 4) ascending stimulus levels (s4 = 0 for a triad).
-    n_levels : int
-        Levels per sequence.
-    successes, totals : numpy.ndarray
-        Responses 1 and trials per (observer, class pair, trial type), float arrays of the same shape.
-
-    Examples
-    --------
-    >>> from humanlike.measures.psychscore.simulate import simulate_psychscore_demo
-    >>> judgements = simulate_psychscore_demo(n_classes=3, n_humans=2)   # 3 class pairs, 2 humans, 2 models
-    >>> counts = pool_class_counts(judgements)
-    >>> counts.observers, counts.class_pairs[0], counts.totals.shape
-    (['humans', 'model-alien', 'model-humanlike'], ('class-01', 'class-02'), (3, 3, 35))
-    """
-
-    observers: list
-    kinds: list
-    class_pairs: list
-    trials: np.ndarray
-    n_levels: int
-    successes: np.ndarray
-    totals: np.ndarray
 
 
 def normalise_judgements(judgements: pd.DataFrame, *, units: str = "class pairs",
@@ -271,6 +235,7 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
         is_human = frame["observer_kind"].astype(str) == "human"
         if not is_human.any():
             raise JudgementError("reference 'humans': no observer of kind 'human' in the table")
+        members = frame.loc[is_human, "observer"].copy()
         frame.loc[is_human, "observer"] = "humans"
     elif reference not in set(frame["observer"]):
         raise JudgementError(f"reference observer {reference!r} is not in the table")
@@ -298,8 +263,12 @@ def pool_class_counts(judgements: pd.DataFrame, reference: str = "humans", n_lev
         o, p = empty[0]
         raise JudgementError(f"observer {observers[o]!r} has no trials for class pair {class_pairs[p]}; "
                              "every observer must judge every class pair")
-    return ClassCounts(observers, [kinds.get(o, "human" if o == "humans" else "model") for o in observers],
-                       class_pairs, trials, n_levels, successes, totals)
+    counts = ClassCounts(observers, [kinds.get(o, "human" if o == "humans" else "model") for o in observers],
+                         class_pairs, trials, n_levels, successes, totals)
+    if reference == "humans" and members.nunique() > 1:
+        counts = with_members(counts, members, np.flatnonzero(is_human.to_numpy()), pair_index,
+                              trial_index.ravel(), frame["response"].to_numpy(dtype=float))
+    return counts
 
 
 def _add_random_observer(counts: ClassCounts, seed: int, name: str = RANDOM_BASELINE) -> ClassCounts:
@@ -310,9 +279,9 @@ def _add_random_observer(counts: ClassCounts, seed: int, name: str = RANDOM_BASE
     template = counts.totals[1] if len(counts.observers) > 1 else counts.totals[0]
     rng = stream(seed, "random-baseline", name)
     k = rng.binomial(template.astype(np.int64), 0.5).astype(np.float64)
-    return ClassCounts(counts.observers + [name], counts.kinds + ["random"], counts.class_pairs, counts.trials,
-                       counts.n_levels, np.concatenate([counts.successes, k[None]]),
-                       np.concatenate([counts.totals, template[None]]))
+    return dataclasses.replace(counts, observers=counts.observers + [name], kinds=counts.kinds + ["random"],
+                               successes=np.concatenate([counts.successes, k[None]]),
+                               totals=np.concatenate([counts.totals, template[None]]))
 
 
 def _resampled_counts(counts: ClassCounts, seed: int, start: int, stop: int):
@@ -337,6 +306,8 @@ def _resampled_counts(counts: ClassCounts, seed: int, start: int, stop: int):
             draws = np.concatenate(parts).astype(np.float64)
             k_out[:, o, p] = draws[:, :m]
             n_out[:, o, p] = draws[:, :m] + draws[:, m:]
+    if counts.members is not None:
+        k_out[:, 0], n_out[:, 0] = resampled_members(counts, seed, start, stop)
     return k_out, n_out
 
 
@@ -568,8 +539,12 @@ def psychophysical_score(judgements: pd.DataFrame, *, settings: ResamplingSettin
         estimate.append(var[j])
         reasons.append("" if np.isfinite(var[j]) else "skewness undefined in some class pair")
         columns.append(rep_var[:, j])
+    resampling = ("class pairs, the reference's participants (each with all their trials: the reference is "
+                  f"pooled across {len(counts.members)} participants), and trials within every other scale"
+                  if counts.members is not None else "class pairs, and trials within every scale")
     settings = {"n_resamples": n_resamples, "level": level, "seed": seed, "reference": reference,
-                "resampling": "class pairs, and trials within every scale", "n_levels": counts.n_levels,
+                "resampling": resampling, "fit": "pooled" if counts.members is not None else "per-observer",
+                "n_levels": counts.n_levels,
                 "link": "probit",
                 "separation": "detected (iterations and the LP test); refitted with +1/2 success and failure per "
                               "trial type"}

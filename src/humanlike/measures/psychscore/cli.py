@@ -239,7 +239,8 @@ def run_psychscore_command(args) -> int:
         fig = psychscore_figure(result)
         run.figure(fig, args.figure)
         plt.close(fig)
-    run.finish()
+    # per-observer or pooled (the reference's participants pooled, resampled as participants), and why
+    run.finish({**run.settings, "fit": result.settings["fit"], "resampling": result.settings["resampling"]})
     if args.json:
         emit_json(result.to_json_dict())
     else:
