@@ -117,7 +117,7 @@ def test_the_source_is_found():
     modules = {module_name(p) for p in source_files()}
     assert {"humanlike.resampling.engine", "humanlike.resampling.kernels", "humanlike.app.cli"} <= modules
     assert {f"humanlike.measures.{m}.cli" for m in MEASURES} <= modules
-    assert set(MEASURES) == {"ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics"}
+    assert set(MEASURES) == {"ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics", "psychfit"}
     assert set(TOOLS) == {"compare"}
     assert set(SHARED_MEASURE_MODULES) <= modules
     assert len(modules) > 80

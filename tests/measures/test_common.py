@@ -23,7 +23,7 @@ IDS = [m.name for m in MEASURES]
 SETTINGS = ResamplingSettings(n_resamples=200, seed=7)
 #: Measures whose bootstrap goes through the engine's chunks, strata and worker threads (MLDS and the
 #: Psychophysical-Score resample by simulation and by items in blocks of their own).
-ENGINE_MEASURES = {"ec", "dmc", "dvc", "ood", "shapebias", "psychometrics"}
+ENGINE_MEASURES = {"ec", "dmc", "dvc", "ood", "shapebias", "psychometrics", "psychfit"}
 
 
 @pytest.fixture(scope="module", params=MEASURES, ids=IDS)

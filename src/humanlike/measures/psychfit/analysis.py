@@ -38,7 +38,7 @@ from ..measure_result import MeasureResult
 from .fit import SIGMOIDS, fit_batch, predicted, threshold_slope
 
 __all__ = ["DIRECTIONS", "FIT_METRICS", "HUMANS", "SPACES", "Axis", "CountKernel", "PsychometricFitResult",
-           "experiment_axes", "psychfit_design", "psychometric_fits", "stimulus_level"]
+           "experiment_axes", "fittable_experiments", "psychfit_design", "psychometric_fits", "stimulus_level"]
 
 HUMANS = "humans"
 FIT_METRICS = ("threshold", "slope", "lapse", "threshold_vs_humans")
@@ -71,6 +71,42 @@ def stimulus_level(condition: str) -> float:
         return float("inf")
     match = re.match(r"^[a-z]*(-?\d+(?:\.\d+)?)", text)
     return float(match.group(1)) if match else float("nan")
+
+
+def fittable_experiments(trials: pd.DataFrame, monotone: float = 0.0) -> list[str]:
+    """The experiments whose conditions all name a level, at least three of them finite.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+    monotone : float
+        Also require the rank correlation of the finite levels with the pooled accuracy to be at least this in
+        size (0: no requirement); rotation angles are levels, but no psychometric axis.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"experiment": ["a"] * 3 + ["b"] * 2, "condition": ["1", "2", "3", "0", "pow"]})
+    >>> fittable_experiments(t)
+    ['a']
+    """
+    out = []
+    for experiment, rows in trials.groupby("experiment", sort=True, observed=True):
+        levels = [stimulus_level(c) for c in rows["condition"].astype(str).unique()]
+        if any(np.isnan(levels)) or np.isfinite(levels).sum() < 3:
+            continue
+        if monotone > 0:
+            accuracy = rows.groupby(rows["condition"].astype(str).map(stimulus_level))["correct"].mean()
+            accuracy = accuracy[np.isfinite(accuracy.index.to_numpy(dtype=float))]
+            rho = pd.Series(accuracy.index.to_numpy(dtype=float)).corr(pd.Series(accuracy.to_numpy()),
+                                                                        method="spearman")
+            if not abs(np.nan_to_num(rho)) >= monotone:
+                continue
+        out.append(str(experiment))
+    return out
 
 
 @dataclass(frozen=True)

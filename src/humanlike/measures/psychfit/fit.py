@@ -272,44 +272,50 @@ def fit_batch(k, n, x, *, name: str = "logistic", guess: float, direction: int =
     p_grid = probability(grid)                                        # grid x levels
     log_p, log_q = np.log(np.clip(p_grid, 1e-12, 1)), np.log1p(-np.clip(p_grid, 0, 1 - 1e-12))
     theta = np.empty((rows, 3))
-    step = max(1, 2**22 // max(grid.shape[0] * x.size, 1))
+    # elementwise sums rather than a matrix product: a row's numbers never depend on which rows share its batch
+    step = max(1, 2**21 // max(grid.shape[0] * x.size, 1))
     for start in range(0, rows, step):
-        kk, nn = k[start:start + step], n[start:start + step]
-        ll = kk @ log_p.T + (nn - kk) @ log_q.T                       # rows x grid
+        kk, nn = k[start:start + step, None, :], n[start:start + step, None, :]
+        ll = (kk * log_p + (nn - kk) * log_q).sum(axis=-1)            # rows x grid
         theta[start:start + step] = grid[np.argmax(ll, axis=1)]
 
     current = _loglik(k, n, probability(theta))
     damping = np.full(rows, 1e-3)
+    active = np.arange(rows)          # rows still moving; a converged row is left alone (batch-independent)
     for _ in range(iterations):
-        s = np.exp(theta[:, 1:2])
-        z = direction * (x - theta[:, :1]) / s
-        span = 1.0 - guess - theta[:, 2:3]
+        if active.size == 0:
+            break
+        th, kk, nn, cur, lam = theta[active], k[active], n[active], current[active], damping[active]
+        s = np.exp(th[:, 1:2])
+        z = direction * (x - th[:, :1]) / s
+        span = 1.0 - guess - th[:, 2:3]
         p = np.clip(guess + span * sigmoid(name, z), 1e-9, 1 - 1e-9)
         f = sigmoid_density(name, z)
         dp = np.stack([-span * f * direction / s, -span * f * z, -sigmoid(name, z)], axis=-1)   # rows x levels x 3
-        residual = (k - n * p) / (p * (1 - p))
+        residual = (kk - nn * p) / (p * (1 - p))
         gradient = np.einsum("rl,rlj->rj", residual, dp)
-        information = np.einsum("rl,rli,rlj->rij", n / (p * (1 - p)), dp, dp)
+        information = np.einsum("rl,rli,rlj->rij", nn / (p * (1 - p)), dp, dp)
         diag = np.einsum("rii->ri", information)
-        system = information + (damping[:, None] * (diag + 1e-9))[:, :, None] * np.eye(3)
+        system = information + (lam[:, None] * (diag + 1e-9))[:, :, None] * np.eye(3)
         try:
             delta = np.linalg.solve(system, gradient[:, :, None])[:, :, 0]
         except np.linalg.LinAlgError:
             delta = gradient / (diag + 1e-9)
         delta = np.nan_to_num(delta)
-        improved = np.zeros(rows, dtype=bool)
-        scale_step = np.ones(rows)
+        improved = np.zeros(active.size, dtype=bool)
+        scale_step = np.ones(active.size)
         for _half in range(8):                                     # step halving where the likelihood drops
-            trial = np.clip(theta + scale_step[:, None] * delta, bounds[:, 0], bounds[:, 1])
-            value = _loglik(k, n, probability(trial))
-            better = (value >= current - 1e-12) & ~improved
-            theta[better] = trial[better]
-            current = np.where(better, value, current)
+            trial = np.clip(th + scale_step[:, None] * delta, bounds[:, 0], bounds[:, 1])
+            value = _loglik(kk, nn, probability(trial))
+            better = (value >= cur - 1e-12) & ~improved
+            th[better] = trial[better]
+            cur = np.where(better, value, cur)
             improved |= better
             if improved.all():
                 break
             scale_step = np.where(improved, scale_step, scale_step / 2)
-        damping = np.where(improved, np.maximum(damping / 3, 1e-9), np.minimum(damping * 10, 1e6))
-        if np.max(np.abs(delta * scale_step[:, None])) < 1e-10:
-            break
+        theta[active], current[active] = th, cur
+        damping[active] = np.where(improved, np.maximum(lam / 3, 1e-9), np.minimum(lam * 10, 1e6))
+        moved = np.max(np.abs(delta * scale_step[:, None]), axis=1)
+        active = active[(moved >= 1e-10) | ~improved & (lam < 1e6)]
     return {"location": theta[:, 0], "scale": np.exp(theta[:, 1]), "lapse": theta[:, 2], "loglik": current}

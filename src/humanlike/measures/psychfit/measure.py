@@ -1,0 +1,49 @@
+"""Psychometric-function fits (threshold, slope, lapse per observer and experiment) registered as a measure
+(docs/measures/psychometric-fits.md).
+
+Importing this module imports nothing but the contract: every part is named by its dotted path.
+"""
+
+from __future__ import annotations
+
+from ..contract import Example, Measure
+
+
+def simulate(seed: int = 0) -> Example:
+    """Trials from known psychometric functions (3 humans and 2 models, one contrast experiment, 9 levels).
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the simulation.
+
+    Returns
+    -------
+    Example
+        The data and the options that keep the analysis small.
+
+    Examples
+    --------
+    >>> simulate(0).options
+    {'experiments': ['sim-contrast']}
+    """
+    from .simulate import simulate_psychometric
+
+    return Example(simulate_psychometric(seed=seed, trials_per_level=24), {"experiments": ["sim-contrast"]})
+
+
+MEASURE = Measure(
+    name="psychfit",
+    title="Psychometric functions",
+    summary="Threshold, slope and lapse of a psychometric function fitted per observer and experiment whose "
+            "conditions are stimulus levels (contrast, noise, filters), humans beside models",
+    docs="docs/measures/psychometric-fits.md",
+    order=85,
+    analysis="humanlike.measures.psychfit.analysis:psychometric_fits",
+    cli="humanlike.measures.psychfit.cli:register",
+    report_run="humanlike.measures.psychfit.report:report_analysis",
+    report_section="humanlike.measures.psychfit.report:psychfit_section",
+    demo="humanlike.measures.psychfit.report:demo",
+    simulate="humanlike.measures.psychfit.measure:simulate",
+    bad_inputs="humanlike.measures.contract:trial_table_bad_inputs",
+)

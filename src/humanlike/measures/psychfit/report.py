@@ -1,0 +1,153 @@
+"""Psychometric fits on the report page: their section and what the report computes for them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..sections import NotApplicable, ReportFigure, ReportSection, ReportTable, SectionResult, settings_text
+
+
+def psychfit_section(result) -> SectionResult:
+    """The psychometric fits as a report section: one table and one figure per experiment, and which observers'
+    thresholds are resolved from the humans'.
+
+    Parameters
+    ----------
+    result : PsychometricFitResult
+        From :func:`humanlike.measures.psychfit.analysis.psychometric_fits`.
+
+    Returns
+    -------
+    SectionResult
+        No headline measure (thresholds are per experiment, in its own units).
+
+    Examples
+    --------
+    >>> from humanlike.measures.psychfit.analysis import psychometric_fits
+    >>> from humanlike.measures.psychfit.simulate import simulate_psychometric
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> made = psychfit_section(psychometric_fits(simulate_psychometric(seed=0),
+    ...                                           settings=ResamplingSettings(n_resamples=20)))
+    >>> [t.key for t in made.section.tables], made.headline
+    (['psychfit-sim-contrast', 'psychfit-resolved'], [])
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
+    from .plot import psychometric_fit_plot
+
+    tables, figures = [], []
+    for experiment in result.experiments():
+        table = result.table(experiment)
+        tables.append(ReportTable(f"psychfit-{experiment}", f"{experiment}: threshold, slope and lapse",
+                                  table.round(4)))
+        ax = psychometric_fit_plot(result, experiment)
+        figures.append(ReportFigure(f"psychfit-{experiment}", f"{experiment}: fitted psychometric functions",
+                                    ax.figure, alt=f"Proportion correct per level of {experiment} with the fitted "
+                                                   "functions of the pooled humans and every model."))
+    resolved = result.resolved()
+    if len(resolved):
+        tables.append(ReportTable("psychfit-resolved", "Thresholds resolved from the humans'",
+                                  resolved.round(4)))
+    s = result.settings
+    n_resolved = int(np.sum(resolved["resolved"] & (resolved["observer_kind"] == "model"))) if len(resolved) else 0
+    n_models = int(np.sum(resolved["observer_kind"] == "model")) if len(resolved) else 0
+    section = ReportSection(
+        "psychfit", "Psychometric functions",
+        f"A {s['sigmoid']} psychometric function fitted by maximum likelihood per observer and experiment (guess "
+        f"rate fixed, lapse fitted); threshold where it reaches {s['level']:g} "
+        f"{'proportion correct' if s['level_of'] == 'accuracy' else 'of its sigmoid'}; bootstrap intervals over "
+        f"trials within observer and condition. {n_resolved} of {n_models} model thresholds are resolved from the "
+        "humans' (the interval of their distance excludes 0).",
+        tables=tables, figures=figures, methods=settings_text(s))
+    return SectionResult(section)
+
+
+def report_analysis(trials, *, settings, exclusions=None):  # noqa: ARG001 - every condition is a level
+    """What ``humanlike report`` computes for the psychometric fits: every experiment whose conditions are at
+    least three stimulus levels and whose pooled accuracy is monotone in the level (rank correlation at least
+    0.8 in size: contrast, noise and filters are, rotation is not).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trial table.
+    settings : ResamplingSettings
+        The report's one settings object.
+    exclusions : dict or None
+        Unused: the fit needs every level.
+
+    Returns
+    -------
+    PsychometricFitResult
+
+    Raises
+    ------
+    NotApplicable
+        When no experiment has three or more stimulus levels.
+
+    Examples
+    --------
+    >>> from humanlike.resampling.settings import ResamplingSettings
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> result = report_analysis(simulate_benchmark(seed=0, n_humans=3, n_items=24),
+    ...                          settings=ResamplingSettings(n_resamples=0))
+    >>> result.experiments()
+    ['sim-blur', 'sim-contrast', 'sim-noise']
+    """
+    from .analysis import fittable_experiments, psychometric_fits
+
+    experiments = fittable_experiments(trials, monotone=0.8)
+    if not experiments:
+        raise NotApplicable("no experiment has three or more conditions that are stimulus levels with a monotone "
+                            "accuracy")
+    return psychometric_fits(trials, settings=settings, experiments=experiments, validate=False)
+
+
+def demo(trials, args) -> list:
+    """The psychometric fits of the demo data: the tidy table, the resolved thresholds and one figure.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The demo's trial table (simulated benchmark).
+    args : argparse.Namespace
+        The parsed ``humanlike demo`` command line (``out``, ``format``, ``resamples``, ``level``, ``seed``);
+        a ``demo_results`` dict on it, when present, shares the result with the demo's report page.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written into ``args.out``.
+
+    Examples
+    --------
+    >>> from humanlike.trials.simulate import simulate_benchmark
+    >>> import argparse, tempfile
+    >>> from pathlib import Path
+    >>> args = argparse.Namespace(out=Path(tempfile.mkdtemp()), resamples=0, level=0.95, seed=0, format="csv",
+    ...                           quiet=True)
+    >>> [p.name for p in demo(simulate_benchmark(seed=0, n_humans=3, n_items=24), args)]
+    ['psychfit.csv', 'psychfit_resolved.csv', 'psychfit-sim-contrast.png']
+    """
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+
+    from ..options import demo_outputs
+    from ...resampling.settings import ResamplingSettings
+    from .plot import psychometric_fit_plot
+
+    # every resample is a refit of every observer: 1,000 keep the demo quick and the intervals stable
+    settings = ResamplingSettings(n_resamples=min(int(args.resamples), 1000), level=args.level, seed=args.seed,
+                                  observer_level="bootstrap")
+    result = report_analysis(trials, settings=settings)
+    if hasattr(args, "demo_results"):
+        args.demo_results["psychfit"] = result  # the demo report shows it
+    run = demo_outputs(args)
+    experiment = "sim-contrast" if "sim-contrast" in result.experiments() else result.experiments()[0]
+    ax = psychometric_fit_plot(result, experiment)
+    written = [run.add_table(result.to_frame(), "psychfit", args.format),
+               run.add_table(result.resolved(), "psychfit_resolved", args.format),
+               run.figure(ax.figure, Path(args.out) / f"psychfit-{experiment}.png")]
+    plt.close(ax.figure)
+    return written
