@@ -275,7 +275,8 @@ def psychfit_design(trials: pd.DataFrame, axes: dict) -> tuple[Design, dict]:
 def _item_ids(names: pd.Series) -> np.ndarray:
     names = names.astype(str).to_numpy()
     repeat = pd.Series(names).groupby(names).cumcount().to_numpy()
-    return np.array([f"{n}#{r}" if r else n for n, r in zip(names, repeat)])
+    suffix = np.where(repeat > 0, np.char.add("#", repeat.astype(str)), "")
+    return np.char.add(names.astype(str), suffix)
 
 
 class CountKernel(SufficientStatisticKernel):

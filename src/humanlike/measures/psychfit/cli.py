@@ -145,6 +145,9 @@ def format_psychfit(result) -> str:
         rising = "rises" if p["direction"] > 0 else "falls"
         lines.append(f"{experiment} ({p['space']} space, performance {rising} with the level; guess {p['guess']:.3g})")
         table = result.table(experiment)
+        frame = result.to_frame()
+        outside = set(frame[(frame["scope"] == experiment) & (frame["metric"] == "threshold")
+                            & ~frame["within_levels"].astype(bool)]["group"])
         width = max([16] + [len(str(o)) + 2 for o in table["observer"]])
         lines.append(f"{'observer':<{width}}{'threshold':>28}{'slope':>28}{'lapse':>24}  vs humans")
         part = resolved[resolved["experiment"] == experiment].set_index("observer") if len(resolved) else None
@@ -152,9 +155,13 @@ def format_psychfit(result) -> str:
             verdict = ""
             if part is not None and r["observer"] in part.index:
                 verdict = part.loc[r["observer"], "side"] or "not resolved"
-            lines.append(f"{r['observer']:<{width}}{_cell(r['threshold'], r['threshold_low'], r['threshold_high']):>28}"
+            threshold = _cell(r["threshold"], r["threshold_low"], r["threshold_high"]) + (
+                "*" if r["observer"] in outside else "")
+            lines.append(f"{r['observer']:<{width}}{threshold:>28}"
                          f"{_cell(r['slope'], r['slope_low'], r['slope_high']):>28}"
                          f"{_cell(r['lapse'], r['lapse_low'], r['lapse_high'], 2):>24}  {verdict}")
+        if outside:
+            lines.append("(*: threshold outside the tested levels, extrapolated)")
         if experiment in s.get("excluded", {}):
             lines.append(f"(left out of the fit: {', '.join(s['excluded'][experiment])})")
         lines.append("")
