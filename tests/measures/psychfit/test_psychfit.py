@@ -9,8 +9,8 @@ import pytest
 from scipy.optimize import minimize
 
 from humanlike.app.cli import main
-from humanlike.measures.psychfit.analysis import (HUMANS, experiment_axes, fittable_experiments, psychometric_fits,
-                                                  stimulus_level)
+from humanlike.measures.psychfit.analysis import HUMANS, psychometric_fits
+from humanlike.measures.psychfit.axes import experiment_axes, fittable_experiments, stimulus_level
 from humanlike.measures.psychfit.fit import fit_batch, predicted, sigmoid, sigmoid_inverse, threshold_slope
 from humanlike.measures.psychfit.simulate import planted_location, simulate_psychometric
 from humanlike.resampling.settings import ResamplingSettings

@@ -17,12 +17,12 @@ and reports
 
 Intervals come from the one resampling engine: the trials of each observer and condition are resampled within
 their own stratum (own random stream), and every resample is refitted (:func:`humanlike.measures.psychfit.fit.fit_batch`,
-vectorised over resamples). ``observer_level="bootstrap"`` also resamples the humans behind ``humans``.
+vectorised over resamples). ``observer_level="bootstrap"`` also resamples the humans behind ``humans``. The
+stimulus axis of each experiment (levels, log or linear space, direction) is :mod:`humanlike.measures.psychfit.axes`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,185 +35,16 @@ from ...resampling.settings import ResamplingSettings
 from ...trials.design import Design, Stratum
 from ...trials.schema import TrialTableError, validate_trials
 from ..measure_result import MeasureResult
+from .axes import Axis, experiment_axes
 from .fit import SIGMOIDS, fit_batch, predicted, threshold_slope
 
-__all__ = ["DIRECTIONS", "FIT_METRICS", "HUMANS", "SPACES", "Axis", "CountKernel", "PsychometricFitResult",
-           "experiment_axes", "fittable_experiments", "psychfit_design", "psychometric_fits", "stimulus_level"]
+__all__ = ["FIT_METRICS", "HUMANS", "CountKernel", "PsychometricFitResult", "psychfit_design", "psychometric_fits"]
 
 HUMANS = "humans"
 FIT_METRICS = ("threshold", "slope", "lapse", "threshold_vs_humans")
-SPACES = ("auto", "log", "linear")
-DIRECTIONS = ("auto", "increasing", "decreasing")
 LEVELS_OF = ("accuracy", "sigmoid")
 REASON_NOT_REACHED = "the fitted function does not reach the performance level"
 REASON_NOT_REACHED_EITHER = "the observer's or the humans' fitted function does not reach the performance level"
-
-
-def stimulus_level(condition: str) -> float:
-    """The stimulus level a condition names: its leading number (``c05`` -> 5, ``1-10-10`` -> 1, ``inf``).
-
-    Parameters
-    ----------
-    condition : str
-
-    Returns
-    -------
-    float
-        NaN where the condition names no number.
-
-    Examples
-    --------
-    >>> [stimulus_level(c) for c in ("c05", "0.35", "16-3-10", "inf", "pow")]
-    [5.0, 0.35, 16.0, inf, nan]
-    """
-    text = str(condition).strip().lower()
-    if text in ("inf", "+inf"):
-        return float("inf")
-    match = re.match(r"^[a-z]*(-?\d+(?:\.\d+)?)", text)
-    return float(match.group(1)) if match else float("nan")
-
-
-def fittable_experiments(trials: pd.DataFrame, monotone: float = 0.0) -> list[str]:
-    """The experiments whose conditions all name a level, at least three of them finite.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-    monotone : float
-        Also require the rank correlation of the finite levels with the pooled accuracy to be at least this in
-        size (0: no requirement); rotation angles are levels, but no psychometric axis.
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"experiment": ["a"] * 3 + ["b"] * 2, "condition": ["1", "2", "3", "0", "pow"]})
-    >>> fittable_experiments(t)
-    ['a']
-    """
-    out = []
-    for experiment, rows in trials.groupby("experiment", sort=True, observed=True):
-        levels = [stimulus_level(c) for c in rows["condition"].astype(str).unique()]
-        if any(np.isnan(levels)) or np.isfinite(levels).sum() < 3:
-            continue
-        if monotone > 0:
-            accuracy = rows.groupby(rows["condition"].astype(str).map(stimulus_level))["correct"].mean()
-            accuracy = accuracy[np.isfinite(accuracy.index.to_numpy(dtype=float))]
-            rho = pd.Series(accuracy.index.to_numpy(dtype=float)).corr(pd.Series(accuracy.to_numpy()),
-                                                                        method="spearman")
-            if not abs(np.nan_to_num(rho)) >= monotone:
-                continue
-        out.append(str(experiment))
-    return out
-
-
-@dataclass(frozen=True)
-class Axis:
-    """The stimulus axis of one experiment as fitted.
-
-    Attributes
-    ----------
-    conditions : tuple of str
-        The conditions fitted, by level.
-    levels : tuple of float
-        Their stimulus levels.
-    space : {"log", "linear"}
-        Where the function is fitted (log10 of the level, or the level).
-    direction : {1, -1}
-        +1 where performance rises with the level.
-    excluded : tuple of str
-        Conditions left out: a level the space cannot place (``inf``; 0 or less in log space).
-    guess : float
-        The fixed guess rate.
-    """
-
-    conditions: tuple
-    levels: tuple
-    space: str
-    direction: int
-    excluded: tuple
-    guess: float
-
-    @property
-    def x(self) -> np.ndarray:
-        """The levels in the fitting space."""
-        levels = np.asarray(self.levels, dtype=float)
-        return np.log10(levels) if self.space == "log" else levels
-
-    def to_level(self, x):
-        """Fitting space -> stimulus level."""
-        return np.power(10.0, x) if self.space == "log" else np.asarray(x, dtype=float)
-
-
-def experiment_axes(trials: pd.DataFrame, *, space: str = "auto", direction: str = "auto",
-                    guess: float | None = None) -> dict:
-    """Per experiment, its :class:`Axis`: levels parsed from the conditions, the space and the direction.
-
-    ``space="auto"`` fits in log10 space where every finite level is positive, else linearly; ``inf`` is left
-    out (model-vs-human's unfiltered high-pass images). ``direction="auto"`` takes the sign of the correlation
-    of level with the accuracy of all trials pooled, one direction per experiment so every observer's function
-    is read the same way. ``guess=None`` is 1 / the number of classes of the experiment's labels.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        A validated trial table.
-    space : {"auto", "log", "linear"}
-    direction : {"auto", "increasing", "decreasing"}
-    guess : float, optional
-
-    Returns
-    -------
-    dict
-        Experiment -> :class:`Axis`.
-
-    Raises
-    ------
-    TrialTableError
-        When a condition names no level, or fewer than three levels remain (three parameters are fitted).
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"experiment": "contrast", "condition": ["c01", "c10", "c100"] * 2,
-    ...                   "label": ["cat", "dog"] * 3, "correct": [False, True, True, False, True, True]})
-    >>> axis = experiment_axes(t)["contrast"]
-    >>> axis.levels, axis.space, axis.direction, axis.guess
-    ((1.0, 10.0, 100.0), 'log', 1, 0.5)
-    """
-    if space not in SPACES:
-        raise ValueError(f"space must be one of {SPACES}, not {space!r}")
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
-    axes = {}
-    for experiment, rows in trials.groupby("experiment", sort=True, observed=True):
-        conditions = sorted(rows["condition"].astype(str).unique())
-        levels = {c: stimulus_level(c) for c in conditions}
-        unnamed = [c for c, v in levels.items() if np.isnan(v)]
-        if unnamed:
-            raise TrialTableError(f"experiment '{experiment}': condition '{unnamed[0]}' names no stimulus level; a "
-                                  "psychometric function needs conditions that are levels (e.g. c05, 0.35, 40)")
-        finite = {c: v for c, v in levels.items() if np.isfinite(v)}
-        chosen = ("log" if all(v > 0 for v in finite.values()) else "linear") if space == "auto" else space
-        kept = {c: v for c, v in finite.items() if chosen == "linear" or v > 0}
-        if len(set(kept.values())) < 3:
-            raise TrialTableError(f"experiment '{experiment}': {len(set(kept.values()))} stimulus levels in {chosen} "
-                                  f"space ({sorted(levels)}); a psychometric function with a lapse needs at least 3")
-        ordered = sorted(kept, key=kept.get)
-        if direction == "auto":
-            accuracy = rows.assign(condition=rows["condition"].astype(str)).groupby("condition")["correct"].mean()
-            x = np.array([kept[c] for c in ordered])
-            x = np.log10(x) if chosen == "log" else x
-            y = accuracy.reindex(ordered).to_numpy(dtype=float)
-            sign = 1 if np.nan_to_num(np.corrcoef(x, y)[0, 1]) >= 0 else -1
-        else:
-            sign = 1 if direction == "increasing" else -1
-        n_classes = rows["label"].nunique()
-        axes[str(experiment)] = Axis(tuple(ordered), tuple(kept[c] for c in ordered), chosen, sign,
-                                     tuple(c for c in conditions if c not in kept),
-                                     float(1.0 / max(n_classes, 1)) if guess is None else float(guess))
-    return axes
 
 
 def psychfit_design(trials: pd.DataFrame, axes: dict) -> tuple[Design, dict]:
@@ -225,7 +56,7 @@ def psychfit_design(trials: pd.DataFrame, axes: dict) -> tuple[Design, dict]:
     trials : pandas.DataFrame
         A validated trial table of the experiments in ``axes``.
     axes : dict
-        From :func:`experiment_axes`.
+        From :func:`humanlike.measures.psychfit.axes.experiment_axes`.
 
     Returns
     -------
@@ -294,11 +125,37 @@ class CountKernel(SufficientStatisticKernel):
     measure = "psychometric fit"  # names the engine's undefined-share warning
 
     def statistics(self, stratum: Stratum) -> np.ndarray:
-        """Per trial: correct and trial indicators of every member (items x 2 members)."""
+        """Per trial: correct and trial indicators of every member.
+
+        Parameters
+        ----------
+        stratum : Stratum
+            One stratum of :func:`psychfit_design`.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (items x 2 members).
+        """
         return np.concatenate([stratum.arrays["correct"], stratum.arrays["trials"]], axis=1)
 
     def reduce(self, stratum: Stratum, sums: np.ndarray, observer_weights: np.ndarray | None) -> np.ndarray:
-        """Correct and trial sums, each member weighted by its observer weight (1 without an observer level)."""
+        """Correct and trial sums, each member weighted by its observer weight (1 without an observer level).
+
+        Parameters
+        ----------
+        stratum : Stratum
+            The stratum.
+        sums : numpy.ndarray
+            Weighted sums of :meth:`statistics`, shape (R x 2 members).
+        observer_weights : numpy.ndarray or None
+            The members' weights (R x members), or None.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (R x 2): correct, trials.
+        """
         members = sums.shape[1] // 2
         u = np.ones((1, members)) if observer_weights is None else np.asarray(observer_weights, dtype=float)
         return np.stack([(sums[:, :members] * u).sum(axis=1), (sums[:, members:] * u).sum(axis=1)], axis=1)
@@ -369,6 +226,15 @@ class PsychometricFitResult(MeasureResult):
     settings : dict
         The resampling settings and the fit's options (sigmoid, level, level_of, space, direction, guess,
         max_lapse) and per experiment the conditions left out.
+
+    Examples
+    --------
+    >>> from humanlike.measures.psychfit.simulate import simulate_psychometric
+    >>> r = psychometric_fits(simulate_psychometric(seed=0), settings=ResamplingSettings(n_resamples=50))
+    >>> r.experiments(), list(r.to_frame()["metric"].unique())
+    (['sim-contrast'], ['threshold', 'slope', 'lapse', 'threshold_vs_humans'])
+    >>> r.resolved().set_index("observer").loc["model-worse", "side"]
+    'higher'
     """
 
     resampled: Resampled
@@ -405,7 +271,12 @@ class PsychometricFitResult(MeasureResult):
         return frame
 
     def experiments(self) -> list[str]:
-        """The experiments fitted."""
+        """The experiments fitted.
+
+        Returns
+        -------
+        list of str
+        """
         return list(dict.fromkeys(self.parameters["experiment"]))
 
     def table(self, experiment: str) -> pd.DataFrame:
@@ -521,7 +392,7 @@ def psychometric_fits(trials: pd.DataFrame, *, settings: ResamplingSettings | No
     Parameters
     ----------
     trials : pandas.DataFrame
-        A trial table whose conditions are stimulus levels (:func:`stimulus_level`).
+        A trial table whose conditions are stimulus levels (:func:`humanlike.measures.psychfit.axes.stimulus_level`).
     settings : ResamplingSettings, optional
         Resamples, level, interval, seed, observer level (``"bootstrap"`` resamples the humans of ``humans``).
     experiments : list of str, optional
@@ -533,9 +404,9 @@ def psychometric_fits(trials: pd.DataFrame, *, settings: ResamplingSettings | No
     level_of : {"accuracy", "sigmoid"}
         ``level`` as proportion correct (default) or as the sigmoid's value (psignifit's ``threshPC``).
     space : {"auto", "log", "linear"}
-        Fitting space (:func:`experiment_axes`).
+        Fitting space (:func:`humanlike.measures.psychfit.axes.experiment_axes`).
     direction : {"auto", "increasing", "decreasing"}
-        Whether performance rises with the level (:func:`experiment_axes`).
+        Whether performance rises with the level (:func:`humanlike.measures.psychfit.axes.experiment_axes`).
     guess : float, optional
         Fixed guess rate (default 1 / number of classes).
     max_lapse : float

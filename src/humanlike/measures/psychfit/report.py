@@ -94,7 +94,8 @@ def report_analysis(trials, *, settings, exclusions=None):  # noqa: ARG001 - eve
     >>> result.experiments()
     ['sim-blur', 'sim-contrast', 'sim-noise']
     """
-    from .analysis import fittable_experiments, psychometric_fits
+    from .analysis import psychometric_fits
+    from .axes import fittable_experiments
 
     experiments = fittable_experiments(trials, monotone=0.8)
     if not experiments:
