@@ -68,6 +68,8 @@ API_INTROS = {
                           "report section and figures.",
     "measures-psychometrics": "Accuracy and response entropy per condition: the pipeline, command, report section "
                               "and figures.",
+    "measures-psychfit": "Psychometric functions: the maximum-likelihood fit, the stimulus axis, the pipeline, "
+                         "simulation, command, report section and figure.",
     "measures-compare": "Paired model comparisons (a cross-measure tool, not a measure): the adapters of each "
                         "measure's result, planning, command, report section and figures.",
     "measures": "Modules several measures share: the pairwise kernels and aggregation, the command-line options "

@@ -223,7 +223,7 @@ def test_cli_prints_writes_and_fails_clearly(tmp_path, capsys):
     assert main(["psychfit", str(data), "--json", "--quiet", "--resamples", "0", "--performance", "0.75",
                  "--sigmoid", "logistic"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert (doc["settings"]["level"], doc["settings"]["sigmoid"]) == (0.75, "logistic")
+    assert (doc["settings"]["performance"], doc["settings"]["sigmoid"]) == (0.75, "logistic")
     with pytest.raises(SystemExit) as exit_:
         main(["psychfit", str(data), "--performance", "1.5"])
     assert exit_.value.code == 2 and "--performance" in capsys.readouterr().err

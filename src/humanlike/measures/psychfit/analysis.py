@@ -176,7 +176,7 @@ class _FitAggregation:
         fit = fit_batch(k, n, axis.x, name=o["sigmoid"], guess=axis.guess, direction=axis.direction,
                         max_lapse=o["max_lapse"])
         t, slope = threshold_slope(o["sigmoid"], fit["location"], fit["scale"], fit["lapse"], axis.guess,
-                                   axis.direction, o["level"], o["level_of"])
+                                   axis.direction, o["performance"], o["level_of"])
         return dict(fit, threshold_x=t, slope=slope)
 
     def __call__(self, values) -> np.ndarray:
@@ -224,8 +224,9 @@ class PsychometricFitResult(MeasureResult):
     counts : pandas.DataFrame
         Per experiment, observer and condition: level, trials, correct (the data points).
     settings : dict
-        The resampling settings and the fit's options (sigmoid, level, level_of, space, direction, guess,
-        max_lapse) and per experiment the conditions left out.
+        The resampling settings (``level`` is the confidence level) and the fit's options (sigmoid,
+        ``performance`` (the threshold's level), level_of, space, direction, guess, max_lapse), per experiment
+        the conditions left out, the space and the direction.
 
     Examples
     --------
@@ -451,7 +452,7 @@ def psychometric_fits(trials: pd.DataFrame, *, settings: ResamplingSettings | No
     for experiment, axis in axes.items():
         if not 0.0 <= max_lapse < 1.0 - axis.guess:
             raise ValueError(f"max_lapse must be in [0, 1 - guess) = [0, {1 - axis.guess:.3g}), not {max_lapse}")
-    options = {"sigmoid": sigmoid, "level": float(level), "level_of": level_of, "max_lapse": float(max_lapse)}
+    options = {"sigmoid": sigmoid, "performance": float(level), "level_of": level_of, "max_lapse": float(max_lapse)}
     design, observers = psychfit_design(trials, axes)
     aggregation = _FitAggregation(axes, observers, options)
     resampled = bootstrap(design, CountKernel(), aggregation, aggregation.output, settings)

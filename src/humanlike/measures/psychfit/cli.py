@@ -165,7 +165,7 @@ def format_psychfit(result) -> str:
         if experiment in s.get("excluded", {}):
             lines.append(f"(left out of the fit: {', '.join(s['excluded'][experiment])})")
         lines.append("")
-    lines.append(f"(threshold: the level where the fitted {s['sigmoid']} function reaches {s['level']:g} "
+    lines.append(f"(threshold: the level where the fitted {s['sigmoid']} function reaches {s['performance']:g} "
                  f"{'proportion correct' if s['level_of'] == 'accuracy' else 'of its sigmoid'}; slope: dp/dx there per "
                  f"unit of the fitting space; humans = every human trial pooled; [{ci}% bootstrap interval over trials"
                  + (" and humans" if s.get("observer_level") == "bootstrap" else "") + "]; vs humans: the interval of "

@@ -62,7 +62,7 @@ def psychometric_fit_plot(result: PsychometricFitResult, experiment: str, *, ax=
         observers = [o for o in fitted["observer"] if o == HUMANS or result.kinds.get(o) != "human"]
     table = result.table(experiment).set_index("observer")
     counts = result.counts[result.counts["experiment"] == experiment]
-    level = result.settings["level"]
+    level = result.settings["performance"]
     cmap = plt.get_cmap("tab10")
     models = [o for o in observers if o != HUMANS]
     for observer in observers:

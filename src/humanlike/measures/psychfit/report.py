@@ -54,7 +54,7 @@ def psychfit_section(result) -> SectionResult:
     section = ReportSection(
         "psychfit", "Psychometric functions",
         f"A {s['sigmoid']} psychometric function fitted by maximum likelihood per observer and experiment (guess "
-        f"rate fixed, lapse fitted); threshold where it reaches {s['level']:g} "
+        f"rate fixed, lapse fitted); threshold where it reaches {s['performance']:g} "
         f"{'proportion correct' if s['level_of'] == 'accuracy' else 'of its sigmoid'}; bootstrap intervals over "
         f"trials within observer and condition. {n_resolved} of {n_models} model thresholds are resolved from the "
         "humans' (the interval of their distance excludes 0).",
