@@ -84,6 +84,7 @@ def base_argv(command: str, inputs: dict[str, Path]) -> list[str]:
                          "--resamples", "50", "--no-exact"],
         "shapebias": ["shapebias", str(inputs["cue_conflict"]), "--resamples", "30"],
         "psychometrics": ["psychometrics", trials, "--resamples", "30"],
+        "psychfit": ["psychfit", trials, "--resamples", "30", "--experiment", "sim-contrast"],
         "report": ["report", trials, "--resamples", "20", "--analyses", "ec,dmc,dvc",
                    "--out", str(inputs["folder"] / "report.html")],
     }

@@ -34,6 +34,7 @@ NO_EXCLUSIONS = {
     "plan compare": "simulated data sets, no model-vs-human conditions",
     "shapebias": "cue-conflict trials only, which the exclusion table does not touch",
     "psychometrics": "accuracy and entropy at every condition, as model-vs-human's psychometric figures show them",
+    "psychfit": "a psychometric function needs every stimulus level the experiment tested",
     "dvc represent": "representation files, not trials",
     "mlds": "judgement files, not trials",
     "psychscore": "judgement files, not trials",

@@ -50,7 +50,7 @@ def json_bytes(result: MeasureResult) -> bytes:
 
 
 def test_every_measure_folder_is_registered_with_its_parts():
-    assert IDS == ["ec", "dmc", "dvc", "ood", "mlds", "psychscore", "shapebias", "psychometrics"]
+    assert IDS == ["ec", "dmc", "dvc", "ood", "mlds", "psychscore", "shapebias", "psychometrics", "psychfit"]
     for m in MEASURES:
         assert m.simulate and m.bad_inputs, f"{m.name}: the common test needs simulate and bad_inputs"
         assert m.docs.startswith("docs/") and m.title and m.summary
