@@ -34,7 +34,7 @@ from .measures.ec.metric import UndefinedPolicy, error_overlap, kappa
 from .resampling.engine import ResourceError, bootstrap
 from .resampling.kernels import Output, SufficientStatisticKernel
 from .resampling.results import Resampled
-from .resampling.settings import ResamplingSettings
+from .resampling.settings import ResamplingSettings, set_progress
 from .measures.contract import Measure
 from .measures.measure_result import MeasureResult
 from .measures.registry import get_measure
@@ -47,7 +47,7 @@ __all__ = [
     "MldsResult", "MldsResults", "OODResult", "Output", "PairAggregation", "PsychScoreResult", "Representation",
     "Resampled", "ResamplingSettings", "ResourceError", "SelfConsistencyResult", "Stratum",
     "SufficientStatisticKernel", "TrialTableError", "UndefinedPolicy", "analyse_mlds", "bootstrap", "build_design",
-    "choice_dvc", "compare", "consistency_vs_accuracy", "decision_margin_consistency", "dvc_representations",
+    "choice_dvc", "set_progress", "compare", "consistency_vs_accuracy", "decision_margin_consistency", "dvc_representations",
     "error_consistency", "error_overlap", "kappa", "latent_correctness_correlation", "load_judgements",
     "load_modelvshuman", "load_representation", "load_trials", "margin_probit_correlation", "ood_analysis",
     "psychophysical_score", "run_benchmark", "save_representation", "self_consistency", "simulate_benchmark",

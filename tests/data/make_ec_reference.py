@@ -46,15 +46,15 @@ def main() -> int:
     real = load_trials(data)
     doc = {"source_commit": "bd872ce", "resamples": 2000, "seed": 0, "level": 0.95}
     for policy in ("strict", "model-vs-human"):
-        doc[f"demo/{policy}"] = rows(error_consistency(demo, settings=ResamplingSettings(n_resamples=0), policy=policy).summary)
+        doc[f"demo/{policy}"] = rows(error_consistency(demo, settings=ResamplingSettings(n_resamples=0), policy=policy).summary_table)
         doc[f"real-benchmark/{policy}"] = rows(error_consistency(
-            real, exclusions=MODELVSHUMAN_EXCLUSIONS, settings=ResamplingSettings(n_resamples=0), policy=policy).summary)
-        doc[f"real-all-conditions/{policy}"] = rows(error_consistency(real, settings=ResamplingSettings(n_resamples=0), policy=policy).summary)
-    doc["demo/intervals"] = rows(error_consistency(demo, settings=ResamplingSettings(n_resamples=2000, seed=0)).summary, True)
+            real, exclusions=MODELVSHUMAN_EXCLUSIONS, settings=ResamplingSettings(n_resamples=0), policy=policy).summary_table)
+        doc[f"real-all-conditions/{policy}"] = rows(error_consistency(real, settings=ResamplingSettings(n_resamples=0), policy=policy).summary_table)
+    doc["demo/intervals"] = rows(error_consistency(demo, settings=ResamplingSettings(n_resamples=2000, seed=0)).summary_table, True)
     doc["demo/intervals-two-level"] = rows(
-        error_consistency(demo, settings=ResamplingSettings(n_resamples=2000, seed=0, observer_level="bootstrap")).summary, True)
+        error_consistency(demo, settings=ResamplingSettings(n_resamples=2000, seed=0, observer_level="bootstrap")).summary_table, True)
     doc["real-benchmark/intervals"] = rows(error_consistency(
-        real, exclusions=MODELVSHUMAN_EXCLUSIONS, settings=ResamplingSettings(n_resamples=2000, seed=0)).summary, True)
+        real, exclusions=MODELVSHUMAN_EXCLUSIONS, settings=ResamplingSettings(n_resamples=2000, seed=0)).summary_table, True)
     target.write_text(json.dumps(compact(doc), allow_nan=False) + "\n")
     return 0
 

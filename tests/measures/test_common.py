@@ -202,6 +202,47 @@ def test_every_moved_class_has_a_home():
         assert old.rpartition(":")[2] == name, (old, new)
 
 
+def test_a_file_saved_before_its_fields_were_renamed_still_loads(result, tmp_path_factory):
+    import zipfile
+
+    from humanlike.measures.saved_results import RENAMED_FIELDS
+
+    path = tmp_path_factory.mktemp("saved") / "result.humanlike.zip"
+    result.save(path)
+    with zipfile.ZipFile(path) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    text = members["result.json"].decode()
+    renamed = RENAMED_FIELDS.get(f"{type(result).__module__}:{type(result).__qualname__}")
+    if not renamed:
+        pytest.skip(f"no field of a {type(result).__name__} was renamed")
+    for old, new in renamed.items():  # the file as the version before the rename wrote it
+        assert f'"{new}":' in text
+        text = text.replace(f'"{new}":', f'"{old}":', 1)
+    members["result.json"] = text.encode()
+    old_file = path.with_name("old.humanlike.zip")
+    with zipfile.ZipFile(old_file, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    assert json_bytes(type(result).load(old_file)) == json_bytes(result)
+
+
+def test_a_result_prints_as_a_short_summary_and_a_notebook_table(measure, result):
+    text = result.summary()
+    shown = repr(result)
+    assert shown.startswith(f"<{type(result).__name__}> ") and len(shown) <= 2000, shown[:300]
+    assert str(result) == text
+    assert shown[len(type(result).__name__) + 3:][:200] == text[:200]   # the summary, cut only at its end
+    assert "array(" not in shown and "DataFrame" not in shown
+    page = result._repr_html_()
+    assert page.startswith("<table>") and "<td>" in page and len(page) < 20_000
+    # the numbers with their intervals: the notebook table shows the headline rows; the text (the measure's
+    # own where its command prints one) shows estimates of the result's rows
+    first = result.headline().dropna(subset=["estimate", "ci_low"]).iloc[0]
+    assert f"{first['estimate']:.3f} [{first['ci_low']:.3f}, {first['ci_high']:.3f}]" in page
+    shown_numbers = {f"{v:.3f}" for v in result.to_frame()["estimate"].dropna()}
+    assert any(number in text for number in shown_numbers)
+
+
 def test_load_refuses_a_file_that_is_not_a_result(tmp_path):
     path = tmp_path / "not-a-result.zip"
     path.write_bytes(b"plain text")

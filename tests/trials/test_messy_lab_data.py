@@ -182,8 +182,8 @@ def test_one_condition_spelled_two_ways_is_one_condition_with_a_warning():
     with pytest.warns(UserWarning, match=r"experiment 'sim-noise': conditions \['0.1', '0.10'\] spell the same"):
         checked = validate_trials(respelled)
     assert set(checked["condition"]) == set(trials["condition"])
-    a = error_consistency(trials, settings=ResamplingSettings(n_resamples=30, seed=1)).summary
-    b = error_consistency(checked, settings=ResamplingSettings(n_resamples=30, seed=1)).summary
+    a = error_consistency(trials, settings=ResamplingSettings(n_resamples=30, seed=1)).summary_table
+    b = error_consistency(checked, settings=ResamplingSettings(n_resamples=30, seed=1)).summary_table
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -346,7 +346,7 @@ def test_a_skipped_block_gives_nan_with_a_reason_and_the_mean_over_defined_table
     # the human-human mean of the experiment: per pair the mean over its defined conditions, then over pairs
     noise = pairs[(pairs["experiment"] == "sim-noise") & (pairs["pair_kind"] == "human-human")]
     per_pair = noise.groupby(["observer_1", "observer_2"])["error_consistency"].mean()   # skips NaN
-    summary = result.summary
+    summary = result.summary_table
     row = summary[(summary["scope"] == "sim-noise") & (summary["group"] == "humans")
                   & (summary["metric"] == "error_consistency")].iloc[0]
     assert row["estimate"] == pytest.approx(per_pair.mean(), abs=1e-12)
@@ -361,7 +361,7 @@ def test_disjoint_halves_leave_the_pairs_that_share_nothing_undefined():
     # Each experiment's human-human EC is the one pair that shares trials (subject-02 x subject-03).
     defined = pairs[(pairs["observer_1"] == "subject-02") & (pairs["observer_2"] == "subject-03")]
     expected = defined.groupby("experiment")["error_consistency"].mean()
-    summary = result.summary
+    summary = result.summary_table
     rows = summary[(summary["group"] == "humans") & (summary["metric"] == "error_consistency")
                    & (summary["scope"] != "overall")].set_index("scope")["estimate"]
     pd.testing.assert_series_equal(rows.sort_index(), expected.sort_index(), check_names=False, atol=1e-12)

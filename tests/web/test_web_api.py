@@ -16,7 +16,7 @@ from humanlike.web import db
 from humanlike.web.export import read_study, study_table
 
 from web_bots import answer_all, classifier, scale_judge, start, stimulus_rows
-from web_helpers import SECRET, make_study
+from web_helpers import RESEARCHER, SECRET, make_study
 
 
 def count(study, table) -> int:
@@ -203,11 +203,14 @@ def test_stimuli_are_served_only_by_opaque_id_from_inside_the_stimulus_folder(tm
 
 def test_researcher_pages_need_the_secret(tmp_path, client_for):
     client, study = client_for(make_study(tmp_path, "classify"))
-    for path in ("/researcher", "/researcher/export.csv", "/researcher/figure.png"):
-        for query in ("", "?key=", "?key=wrong", f"?key={SECRET[:-1]}"):
-            response = client.get(path + query)
+    for path in ("/researcher/export.csv", "/researcher/figure.png"):
+        for headers in ({}, {"Authorization": "Bearer "}, {"Authorization": "Bearer wrong"},
+                        {"Authorization": f"Bearer {SECRET[:-1]}"}, {"Authorization": SECRET}):
+            response = client.get(path, headers=headers)
             assert response.status_code == 403 and "secret" in response.text
-    assert client.get(f"/researcher?key={SECRET}").status_code == 200
+    login = client.get("/researcher")
+    assert login.status_code == 200 and 'action="/researcher/login"' in login.text and "Progress" not in login.text
+    assert "<h2>Progress</h2>" in client.get("/researcher", headers=RESEARCHER).text
 
 
 def test_platform_ids_stay_apart_and_withdraw_deletes_a_participant(tmp_path, backend, client_for):
@@ -217,15 +220,15 @@ def test_platform_ids_stay_apart_and_withdraw_deletes_a_participant(tmp_path, ba
     bob = start(client, {"PROLIFIC_PID": "60aabbccddeeff00"})
     for token in (alice, bob):
         answer_all(client, token, classifier(study))
-    export = client.get(f"/researcher/export.csv?key={SECRET}").text
-    page = client.get(f"/researcher?key={SECRET}").text
+    export = client.get("/researcher/export.csv", headers=RESEARCHER).text
+    page = client.get("/researcher", headers=RESEARCHER).text
     for text in (export, page):
         assert "5f0c0ffee0ddba11" not in text and "60aabbccddeeff00" not in text and "st-42" not in text
     with study.engine.connect() as conn:
         stored = [json.loads(p) for p in conn.execute(select(db.platform_ids.c.params)).scalars()]
         assert "not-stored" not in json.dumps(stored)
         assert not any("5f0c0ffee0ddba11" in json.dumps(list(r), default=str) for r in conn.execute(select(db.responses)))
-    with_ids = client.get(f"/researcher/export.csv?key={SECRET}&platform_ids=1").text
+    with_ids = client.get("/researcher/export.csv?platform_ids=1", headers=RESEARCHER).text
     assert "5f0c0ffee0ddba11" in with_ids and "platform_PROLIFIC_PID" in with_ids
     table = study_table(study.engine, study.config, study.stimuli)
     assert set(table["observer"].str.match(r"^P\d{5}-[0-9a-f]{6}$")) == {True}
@@ -257,7 +260,7 @@ def test_failed_attention_checks_exclude_a_participant(tmp_path, client_for):
     assert table["observer"].nunique() == 1
     kept = study_table(study.engine, study.config, study.stimuli, keep_excluded=True)
     assert kept["observer"].nunique() == 2
-    page = client.get(f"/researcher?key={SECRET}").text
+    page = client.get("/researcher", headers=RESEARCHER).text
     assert '<td>2</td><td>2</td><td>1</td>' in page.replace("\n", "")
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 SECRET = "test-secret-0123456789abcdef"
+#: The header a script logs in with (the researcher pages take no secret in the URL).
+RESEARCHER = {"Authorization": f"Bearer {SECRET}"}
 
 
 def make_study(folder: Path, task: str, **overrides) -> Path:
@@ -27,9 +29,10 @@ def make_study(folder: Path, task: str, **overrides) -> Path:
 
 
 class ServerProcess:
-    """``humanlike serve STUDY`` as a subprocess on a free loopback port (what a researcher runs)."""
+    """``humanlike serve STUDY`` (or ``serve STUDY_A STUDY_B ...`` for a list) as a subprocess on a free loopback
+    port (what a researcher runs)."""
 
-    def __init__(self, study: Path, *extra: str, port: int | None = None, timeout: float = 60.0):
+    def __init__(self, study: Path | list[Path], *extra: str, port: int | None = None, timeout: float = 60.0):
         import os
         import socket
         import subprocess
@@ -47,7 +50,8 @@ class ServerProcess:
         src = Path(__file__).resolve().parents[2] / "src"
         env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "humanlike.app.cli", "serve", str(study), "--port", str(port), *extra],
+            [sys.executable, "-m", "humanlike.app.cli", "serve",
+             *(map(str, study) if isinstance(study, list) else [str(study)]), "--port", str(port), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
             start_new_session=True)     # its own process group: kill() takes the uvicorn workers with it
         deadline = time.monotonic() + timeout

@@ -83,6 +83,8 @@ def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], Rep
             sections.append(not_computed_section(measure.name, measure.title, result))
             continue
         made = measure.section(result)
+        if measure.citation:   # the papers to cite, in the methods a reader copies into theirs
+            made.section.methods.setdefault("cite", measure.citation)
         sections += [made.section, *made.more_sections]
         headline.extend(made.headline)
     for tool in tools():    # cross-measure sections (which differences are resolved) read the measures' results

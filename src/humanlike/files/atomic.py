@@ -71,7 +71,7 @@ def _link_unnamed(fd: int, target: Path) -> bool:
         return False
 
 
-def atomic_write(path, write, *, suffix: str = ".tmp", named: bool = False) -> Path:
+def atomic_write(path, write, *, suffix: str = ".tmp", named: bool = False, mode: int | None = None) -> Path:
     """The one atomic writer: ``write(tmp)`` into a temporary file in the same folder, then rename it into
     place, so a reader never sees a half-written file and a killed write leaves the old file intact.
 
@@ -95,6 +95,9 @@ def atomic_write(path, write, *, suffix: str = ".tmp", named: bool = False) -> P
     named : bool
         The writer needs a temporary file with a name in the folder (it replaces it, e.g. by a hard link to
         an existing file), so the unnamed file is not used.
+    mode : int, optional
+        The file's permissions (e.g. ``0o600`` for a secret), set before the file gets its name; default: those
+        of a file created normally.
 
     Returns
     -------
@@ -112,8 +115,11 @@ def atomic_write(path, write, *, suffix: str = ".tmp", named: bool = False) -> P
     >>> target = Path(tempfile.mkdtemp()) / "note.txt"
     >>> atomic_write(target, lambda tmp: tmp.write_text("done")).read_text()
     'done'
+    >>> oct(atomic_write(target.with_name("key"), lambda tmp: tmp.write_text("s"), mode=0o600).stat().st_mode)[-3:]
+    '600'
     """
     path = Path(path)
+    final_mode = (0o666 & ~_umask()) if mode is None else mode
     if path.is_dir():
         raise OutputPathError(f"{path}: is a folder; cannot write a file there")
     try:
@@ -128,10 +134,10 @@ def atomic_write(path, write, *, suffix: str = ".tmp", named: bool = False) -> P
         tmp = None
         try:
             write(Path(f"/proc/self/fd/{fd}"))
+            os.fchmod(fd, final_mode)
             tmp = path.parent / f".{path.name}.{os.getpid()}.{fd}.tmp"
             tmp.unlink(missing_ok=True)
             if _link_unnamed(fd, tmp):
-                os.chmod(tmp, 0o666 & ~_umask())
                 os.replace(tmp, path)
                 tmp = None
                 return path
@@ -148,7 +154,7 @@ def atomic_write(path, write, *, suffix: str = ".tmp", named: bool = False) -> P
             raise OutputPathError(f"{path.parent}: not writable (permission denied)") from None
         os.close(fd)
         write(Path(tmp))
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, final_mode)
         os.replace(tmp, path)
         tmp = None
     finally:

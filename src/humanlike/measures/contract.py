@@ -124,6 +124,9 @@ class Measure:
         The measure's own interval method, used wherever the user chooses none (``--interval`` not given, the
         report, the demo): ``"jackknife-t"`` for error consistency, whose aggregates the percentile interval
         under-covers (docs/measures/error-consistency.md), the percentile interval for the others.
+    citation : str
+        The papers to cite when reporting the measure (``humanlike COMMAND --help``, the report page, the docs;
+        the repository's CITATION.cff cites humanlike itself and these papers).
 
     Examples
     --------
@@ -147,6 +150,7 @@ class Measure:
     bad_inputs: str | None = None
     depends_on: tuple[str, ...] = ()
     interval: str = "percentile"
+    citation: str = ""
 
     def run(self, data, *, settings=None, **options) -> MeasureResult:
         """Run :attr:`analysis` (``settings`` keyword-only, measure options as keywords).
@@ -175,6 +179,9 @@ class Measure:
             The subcommands of ``humanlike`` and of ``humanlike plan``.
         """
         resolve(self.cli)(subparsers, plan_subparsers)
+        command = subparsers.choices.get(self.name)
+        if command is not None and self.citation:
+            command.epilog = f"Cite: {self.citation}."
 
     def run_for_report(self, data, *, settings, exclusions=None):
         """What the report page computes for this measure (see :attr:`report_run`).

@@ -9,6 +9,8 @@ is in :mod:`humanlike.measures.contract` (docs/architecture.md, docs/adding-a-me
 
 from __future__ import annotations
 
+import html
+import importlib
 from pathlib import Path
 from typing import ClassVar
 
@@ -21,6 +23,10 @@ from .saved_results import load_result, save_result
 LABEL_COLUMNS = ("measure", "scope", "group")
 VALUE_COLUMNS = ("estimate", "ci_low", "ci_high", "undefined_share", "reason")
 CORE_COLUMNS = LABEL_COLUMNS + VALUE_COLUMNS
+#: The longest ``repr`` of a result (a notebook cell or a terminal shows it whole): the summary is cut there.
+REPR_CHARS = 2000
+#: Rows the generic summary and the notebook table show before pointing to :meth:`MeasureResult.to_frame`.
+SUMMARY_ROWS = 15
 
 
 class MeasureResult:
@@ -36,7 +42,13 @@ class MeasureResult:
       extra columns from :meth:`frame_rows`),
     - :meth:`to_json_dict` (the measure's own JSON document; the base gives the tidy rows),
     - :meth:`save` / :meth:`load`: the whole result to one file and back, so that it can be reported again
-      without recomputation.
+      without recomputation,
+    - :meth:`summary`: what was measured, the headline numbers with their intervals and the settings, as text
+      (what the measure's command prints); ``repr`` shows it cut to :data:`REPR_CHARS` characters, and a
+      notebook shows :meth:`_repr_html_`, a small table of the same rows.
+
+    A subclass that is a dataclass declares ``repr=False`` so that the summary, not a dump of its arrays, is
+    its ``repr`` (the common test checks every registered measure's result).
 
     Wide tables that users read (one column per statistic) are separate methods (``to_wide``), never
     ``to_frame``.
@@ -58,6 +70,9 @@ class MeasureResult:
     #: Label fields that play the part of ``scope`` and ``group`` where the result names them otherwise.
     scope_label: ClassVar[str] = "scope"
     group_label: ClassVar[str] = "group"
+    #: ``"module:function"`` turning the result into the text its command prints, or None for the generic
+    #: summary of the headline rows (:meth:`summary`).
+    text_formatter: ClassVar[str | None] = None
 
     def resampled_values(self) -> Resampled:
         """The :class:`~humanlike.resampling.results.Resampled` behind the tidy frame.
@@ -199,6 +214,119 @@ class MeasureResult:
             For a file that is not a saved humanlike result, or a result of another class.
         """
         return load_result(path, cls)
+
+
+    def headline(self):
+        """The rows a reader looks at first: the ``overall`` scope where the result has one, else every row.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :meth:`to_frame`'s rows of the headline scope.
+        """
+        frame = self.to_frame()
+        if "scope" in frame and (frame["scope"] == "overall").any():
+            frame = frame[frame["scope"] == "overall"]
+        return frame.reset_index(drop=True)
+
+    def _title(self) -> str:
+        from .registry import measures
+
+        titles = {entry.name: entry.title for entry in measures()}
+        return titles.get(self.measure, self.measure or type(self).__name__)
+
+    def _settings_line(self) -> str:
+        values = self.resampled_values()
+        settings = dict(values.settings)
+        parts = [f"{settings['n_resamples']} resamples" if "n_resamples" in settings else "",
+                 f"{round(values.level * 100, 4):g}% {values.method} interval",
+                 f"observer level {settings['observer_level']}" if settings.get("observer_level") else "",
+                 f"seed {settings['seed']}" if "seed" in settings else ""]
+        return "settings: " + ", ".join(p for p in parts if p)
+
+    def _label_columns(self, frame) -> list[str]:
+        value_start = list(frame.columns).index("estimate")
+        return [c for c in frame.columns[:value_start] if c not in ("measure", "scope") and
+                frame[c].astype(str).str.len().gt(0).any()]
+
+    def summary(self) -> str:
+        """What was measured, the headline numbers with their intervals, and the settings, as text.
+
+        The measure's own text where it has one (:attr:`text_formatter`: what its command prints), else the
+        headline rows (:meth:`headline`), at most :data:`SUMMARY_ROWS` of them.
+
+        Returns
+        -------
+        str
+            Lines of text; ``repr(result)`` is this text, cut to :data:`REPR_CHARS` characters.
+
+        Examples
+        --------
+        >>> from humanlike.measures.shapebias.analysis import shape_bias_analysis
+        >>> from humanlike.measures.shapebias.measure import simulate
+        >>> from humanlike.resampling.settings import ResamplingSettings
+        >>> example = simulate(0)
+        >>> result = shape_bias_analysis(example.data, settings=ResamplingSettings(n_resamples=50, seed=0))
+        >>> result.summary() == repr(result)[len("<ShapeBiasResult> "):]
+        True
+        """
+        if self.text_formatter is not None:
+            module, _, function = self.text_formatter.partition(":")
+            return getattr(importlib.import_module(module), function)(self)
+        frame = self.headline()
+        labels = self._label_columns(frame)
+        values = self.resampled_values()
+        lines = [f"{self._title()}: estimate [{round(values.level * 100, 4):g}% interval]", self._settings_line()]
+        for row in frame.head(SUMMARY_ROWS).itertuples(index=False):
+            record = row._asdict()
+            name = " ".join(str(record[c]) for c in labels if str(record[c]))
+            lines.append(f"  {name:<32} {_interval_text(record)}")
+        if len(frame) > SUMMARY_ROWS:
+            lines.append(f"  ... {len(frame) - SUMMARY_ROWS} more rows: result.to_frame()")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        text = self.summary()
+        if len(text) > REPR_CHARS:
+            text = text[:REPR_CHARS - 40].rsplit("\n", 1)[0] + "\n  ... (result.summary() has the rest)"
+        return f"<{type(self).__name__}> {text}"
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        """A small HTML table of the headline rows (what Jupyter shows for a result).
+
+        Returns
+        -------
+        str
+            An HTML ``<table>`` with a caption naming the measure and the settings, every cell escaped.
+        """
+        frame = self.headline()
+        labels = self._label_columns(frame)
+        values = self.resampled_values()
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in labels)
+        head += f"<th>estimate [{round(values.level * 100, 4):g}% interval]</th><th>note</th>"
+        rows = []
+        for row in frame.head(SUMMARY_ROWS).itertuples(index=False):
+            record = row._asdict()
+            cells = "".join(f"<td>{html.escape(str(record[c]))}</td>" for c in labels)
+            cells += f"<td>{html.escape(_interval_text(record))}</td><td>{html.escape(str(record['reason']))}</td>"
+            rows.append(f"<tr>{cells}</tr>")
+        more = (f"<p>{len(frame) - SUMMARY_ROWS} more rows: <code>result.to_frame()</code></p>"
+                if len(frame) > SUMMARY_ROWS else "")
+        caption = f"{html.escape(self._title())} ({html.escape(self._settings_line())})"
+        return (f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead>"
+                f"<tbody>{''.join(rows)}</tbody></table>{more}")
+
+
+def _interval_text(record: dict) -> str:
+    estimate, low, high = (record.get(k) for k in ("estimate", "ci_low", "ci_high"))
+    if estimate is None or not np.isfinite(estimate):
+        return "undefined"
+    if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
+        return f"{estimate:.3f}"
+    return f"{estimate:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def _records(frame) -> list[dict]:

@@ -37,6 +37,12 @@ MOVED_CLASSES = {
     "humanlike.measures.compare.planning:SimulatedComparisons":
         "humanlike.measures.compare.planning_simulation:SimulatedComparisons",
 }
+#: Fields a saved result may hold under a name they no longer have, class path -> {old name: new name}
+#: (``summary`` became the text of :meth:`MeasureResult.summary`, so the tables it named were renamed).
+RENAMED_FIELDS = {
+    "humanlike.measures.dmc.result:DMCResult": {"summary": "summary_table"},
+    "humanlike.measures.dvc.representations:DVCResult": {"summary": "resampled"},
+}
 
 
 def save_result(result, path: str | Path) -> Path:
@@ -283,7 +289,8 @@ def _decode(doc, arrays: dict):  # noqa: C901 - one case per kind of value
         return pd.Index(_decode_series_values(doc["__index__"], arrays), name=_decode(doc["name"], arrays))
     if "__dataclass__" in doc:
         kind = _humanlike_class(doc["__dataclass__"])
-        return kind(**{k: _decode(v, arrays) for k, v in doc["fields"].items()})
+        renamed = RENAMED_FIELDS.get(f"{kind.__module__}:{kind.__qualname__}", {})
+        return kind(**{renamed.get(k, k): _decode(v, arrays) for k, v in doc["fields"].items()})
     if "__list__" in doc:
         kind = _humanlike_class(doc["__list__"])
         out = kind(_decode(v, arrays) for v in doc["items"])

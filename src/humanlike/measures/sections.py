@@ -226,3 +226,64 @@ def not_computed_section(key: str, title: str, reason: str) -> ReportSection:
     'Not computed: no reference condition'
     """
     return ReportSection(key, title, f"Not computed: {reason}", notes=[f"{title} could not be computed: {reason}"])
+
+
+def figure_axes(ax=None, shape: tuple[int, int] | None = None, **subplots_options):
+    """The figure and axes a plot function draws into: the caller's ``ax`` (to place the plot in a figure of
+    their own), or a new figure made by ``matplotlib.pyplot.subplots``.
+
+    Every plot function of the measures takes ``ax=`` and passes it here, so that a notebook user can draw into
+    their own axes; it returns the figure holding them.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, sequence of Axes, or None
+        None: a new figure. One Axes where the plot has one panel; where it has several (``shape``), as many
+        Axes as panels, in row order (a list, a tuple or an array of any shape).
+    shape : (int, int), optional
+        Rows and columns of panels; None: one panel.
+    **subplots_options
+        Passed to ``pyplot.subplots`` for a new figure (``figsize``, ``squeeze``, ``gridspec_kw``, ...).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The new figure, or the figure of the caller's axes.
+    axes : Axes or numpy.ndarray of Axes
+        One Axes for one panel; else an array of ``shape`` (or as ``pyplot.subplots`` gives it, when new).
+
+    Raises
+    ------
+    ValueError
+        When the caller gives a number of axes other than the panels.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, mine = plt.subplots(1, 3)
+    >>> figure_axes(mine[1])[1] is mine[1]
+    True
+    >>> figure_axes(mine[:2], (1, 2))[1].shape, figure_axes(mine[:2], (1, 2), squeeze=False)[1].shape
+    ((2,), (1, 2))
+    >>> figure_axes(mine, (1, 2))
+    Traceback (most recent call last):
+        ...
+    ValueError: this plot has 1 x 2 panels: give 2 axes (ax=), not 3
+    >>> plt.close("all")
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    if ax is None:
+        return plt.subplots(*(shape or ()), **subplots_options)
+    rows, columns = shape or (1, 1)
+    given = np.asarray(ax, dtype=object).ravel()
+    if given.size != rows * columns:
+        raise ValueError(f"this plot has {rows} x {columns} panels: give {rows * columns} axes (ax=), "
+                         f"not {given.size}")
+    if shape is None:
+        return given[0].figure, given[0]
+    grid = given.reshape(rows, columns)
+    if not subplots_options.get("squeeze", True):
+        return grid[0, 0].figure, grid
+    return grid[0, 0].figure, (grid.ravel() if 1 in (rows, columns) else grid)

@@ -36,7 +36,7 @@ from .draws import BLOCK, item_weights, observer_weights, standard_normals
 from .item_jackknife import item_jackknife_moments
 from .kernels import Aggregate, Kernel, Output, SufficientStatisticKernel, fixed_observer_weights
 from .results import ITEM_JACKKNIFE_INTERVALS, Resampled
-from .settings import DEFAULT_MEMORY_BUDGET, ResamplingSettings
+from .settings import DEFAULT_MEMORY_BUDGET, ResamplingSettings, progress_enabled
 
 #: Share of undefined replicates above which :func:`warn_undefined` flags a defined estimate.
 UNDEFINED_WARN_SHARE = 0.1
@@ -276,7 +276,7 @@ def _bootstrap(design: Design, kernel: Kernel, aggregate: Aggregate, output: Out
         replicates = np.empty((settings.n_resamples, n_out), dtype=output.replicate_dtype)
         into = _takes_out(aggregate)
         largest_first = sorted(design, key=lambda s: -sizes[s.key])
-        bar = progress_bar(len(chunks), settings.progress, "bootstrap")
+        bar = progress_bar(len(chunks), progress_enabled(settings.progress), "bootstrap")
 
         items_first = bool(getattr(kernel, "weights_items_first", False))
 

@@ -4,6 +4,8 @@ recorded in every output, so that any run can be reproduced from its output alon
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -43,8 +45,10 @@ class ResamplingSettings:
         reproduced by passing it back).
     memory_budget : int
         Bytes the engine may use for one chunk of resamples and the kept replicates.
-    progress : bool
-        Show a progress bar (tqdm) over chunks.
+    progress : bool or None
+        Show a progress bar (tqdm) over chunks: True always, False never, None (the default) where someone
+        watches (a Jupyter kernel, or standard error on a terminal) unless :func:`set_progress` turned the
+        bars off (:func:`progress_enabled`). It never changes a number.
     workers : int or None
         Threads that evaluate the strata of a chunk side by side (None: one per available core). Every
         stratum is computed alone on one BLAS thread, so the numbers are identical for any value; it is
@@ -62,7 +66,7 @@ class ResamplingSettings:
     observer_level: str = "none"
     seed: SeedLike = 0
     memory_budget: int = DEFAULT_MEMORY_BUDGET
-    progress: bool = False
+    progress: bool | None = None
     workers: int | None = None
 
     def __post_init__(self) -> None:
@@ -104,6 +108,62 @@ class ResamplingSettings:
         """
         return {k: (int(v) if isinstance(v, np.integer) else v) for k, v in asdict(self).items() if k != "workers"}
 
+
+
+#: The session's progress switch (:func:`set_progress`): None follows :func:`progress_enabled`'s rule.
+_PROGRESS_SWITCH: dict[str, bool | None] = {"enabled": None}
+
+
+def set_progress(enabled: bool | None) -> None:
+    """Turn the progress bars of long API calls on (True) or off (False) for this session, or back to the
+    default (None: shown in a notebook or on a terminal). Settings that name ``progress`` still decide.
+
+    Parameters
+    ----------
+    enabled : bool or None
+        The switch.
+
+    Examples
+    --------
+    >>> set_progress(False)
+    >>> progress_enabled(None)
+    False
+    >>> progress_enabled(True)
+    True
+    >>> set_progress(None)
+    """
+    if enabled is not None and not isinstance(enabled, bool):
+        raise ValueError(f"set_progress takes True, False or None, not {enabled!r}")
+    _PROGRESS_SWITCH["enabled"] = enabled
+
+
+def progress_enabled(requested: bool | None) -> bool:
+    """Whether to show a progress bar: ``requested`` where it is a bool (the settings, ``--quiet``), else the
+    session's switch (:func:`set_progress`), else ``HUMANLIKE_PROGRESS=0`` in the environment turns them off,
+    else shown where someone watches: a Jupyter kernel, or standard error on a terminal.
+
+    Parameters
+    ----------
+    requested : bool or None
+        :attr:`ResamplingSettings.progress`.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> progress_enabled(False), progress_enabled(True)
+    (False, True)
+    """
+    if requested is not None:
+        return bool(requested)
+    if _PROGRESS_SWITCH["enabled"] is not None:
+        return _PROGRESS_SWITCH["enabled"]
+    if os.environ.get("HUMANLIKE_PROGRESS", "").strip().lower() in ("0", "false", "no", "off"):
+        return False
+    stderr = sys.stderr
+    return "ipykernel" in sys.modules or bool(stderr is not None and hasattr(stderr, "isatty") and stderr.isatty())
 
 
 def with_own_interval(settings: ResamplingSettings, interval: str) -> ResamplingSettings:

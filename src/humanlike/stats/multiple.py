@@ -1,6 +1,10 @@
 """Multiple-testing control over one family of p-values: Benjamini-Hochberg (false discovery rate,
 docs/measures/ood-spectrum.md), Holm's step-down (family-wise error rate), and :func:`adjust`, which applies the
 one a paired comparison names (:data:`CORRECTIONS`, docs/compare.md).
+
+The adjustments themselves are statsmodels' (``statsmodels.stats.multitest.multipletests``); this module adds
+what a family here needs around them: NaN p-values (undefined tests) are left out of the family and stay NaN,
+and p-values outside [0, 1] are refused.
 """
 
 from __future__ import annotations
@@ -72,7 +76,7 @@ def benjamini_hochberg(pvalues, alpha: float = 0.05) -> BHResult:
     Adjusted ``p_(i) = min_{j >= i} min(1, m p_(j) / j)`` over the sorted finite p-values (so the adjusted
     values are monotone in the raw ones and capped at 1); ``reject = adjusted <= alpha``. NaN p-values are
     excluded from the family (``m`` counts finite ones) and stay NaN. Matches
-    ``statsmodels.stats.multitest.multipletests(method='fdr_bh')`` on finite input.
+    ``statsmodels.stats.multitest.multipletests(method='fdr_bh')``, which computes it.
 
     Parameters
     ----------
@@ -111,15 +115,8 @@ def benjamini_hochberg(pvalues, alpha: float = 0.05) -> BHResult:
     if np.any((flat[finite] < 0) | (flat[finite] > 1)):
         raise ValueError("p-values must lie in [0, 1] (or be NaN)")
     adjusted = np.full(flat.shape, np.nan)
-    pf = flat[finite]
-    m = pf.size
-    if m:
-        order = np.argsort(pf, kind="stable")
-        ranked = pf[order] * m / np.arange(1, m + 1)
-        ranked = np.minimum.accumulate(ranked[::-1])[::-1]
-        out = np.empty(m)
-        out[order] = np.minimum(ranked, 1.0)
-        adjusted[finite] = out
+    m = int(finite.sum())
+    adjusted[finite] = _statsmodels_adjusted(flat[finite], "fdr_bh")
     reject = np.zeros(flat.shape, dtype=bool)
     reject[finite] = adjusted[finite] <= alpha
     return BHResult(
@@ -129,6 +126,15 @@ def benjamini_hochberg(pvalues, alpha: float = 0.05) -> BHResult:
         alpha=float(alpha),
         n_tests=int(m),
     )
+
+
+def _statsmodels_adjusted(finite_pvalues: np.ndarray, method: str) -> np.ndarray:
+    """statsmodels' adjusted p-values of a family of finite p-values (an empty family stays empty)."""
+    if finite_pvalues.size == 0:
+        return finite_pvalues.copy()
+    from statsmodels.stats.multitest import multipletests   # statsmodels imports scipy.stats: ~1 s, on first use
+
+    return multipletests(finite_pvalues, method=method, is_sorted=False)[1]
 
 
 #: Multiple-testing corrections offered: Holm's step-down (family-wise error), Benjamini-Hochberg (FDR), none.
@@ -169,14 +175,7 @@ def holm(pvalues) -> np.ndarray:
     if np.any((flat[finite] < 0) | (flat[finite] > 1)):
         raise ValueError("p-values must lie in [0, 1] (or be NaN)")
     out = np.full(flat.shape, np.nan)
-    pf = flat[finite]
-    m = pf.size
-    if m:
-        order = np.argsort(pf, kind="stable")
-        stepped = np.maximum.accumulate(pf[order] * (m - np.arange(m)))
-        adjusted = np.empty(m)
-        adjusted[order] = np.minimum(stepped, 1.0)
-        out[finite] = adjusted
+    out[finite] = _statsmodels_adjusted(flat[finite], "holm")
     return out.reshape(p.shape)
 
 

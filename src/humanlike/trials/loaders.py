@@ -10,6 +10,8 @@ Formats understood by :func:`load_trials`, the one entry point:
   experiment folder may be given (:mod:`humanlike.trials.raw_data`, parsed folders cached by
   :mod:`humanlike.trials.cache`);
 * a folder written by ``humanlike evaluate`` (:mod:`humanlike.trials.evaluation_folders`);
+* files of an experiment tool (jsPsych, JATOS, PsychoPy/Pavlovia, lab.js) read through a declared column
+  mapping (``mapping=``, :mod:`humanlike.trials.lab_files`);
 * several of the above at once (a list): e.g. the humans of model-vs-human and the models with margins
   of the decision-margin fork, aligned on the same items; where each observer came from is
   :func:`load_trials_with_sources`' second table (:mod:`humanlike.trials.sources`).
@@ -29,6 +31,7 @@ import pandas as pd
 
 from .cache import cached_table
 from .evaluation_folders import add_evaluation_folders, is_evaluation_folder
+from .lab_files import LabMapping, lab_trials
 from .raw_data import HUMAN_PATTERN, load_raw_data_with_sources
 from .schema import TrialTableError, clean_name, validate_trials
 from .sources import SOURCE_COLUMNS, TRIAL_FILE, check_on_conflict, file_digest, separate_sources, sources_table
@@ -39,7 +42,8 @@ PathLike = str | os.PathLike
 
 def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
                 on_conflict: str = "prefer-margins", labels: Sequence[str] | None = None,
-                cache: bool = True, humans: Sequence[str] | None = None) -> pd.DataFrame:
+                cache: bool = True, humans: Sequence[str] | None = None,
+                mapping: LabMapping | None = None) -> pd.DataFrame:
     r"""Load a trial table from a tidy CSV/Parquet file, a raw-data folder, or several of them.
 
     Tidy files are validated as they are (label columns read as strings; errors name the file);
@@ -70,6 +74,10 @@ def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HU
     cache : bool, default True
         Cache parsed raw-data folders (``cache=False`` or ``HUMANLIKE_CACHE=off`` to bypass; see
         :mod:`humanlike.trials.cache`).
+    mapping : LabMapping, optional
+        Read every path as an experiment tool's data (jsPsych, JATOS, PsychoPy/Pavlovia, lab.js) through this
+        column mapping (:class:`humanlike.trials.lab_files.LabMapping`; ``LabMapping.for_tool("psychopy",
+        label="corrAns")``, or ``LabMapping.from_file("mapping.toml")``).
 
     Returns
     -------
@@ -100,18 +108,18 @@ def load_trials(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HU
     (4, ['resnet50', 'subject-01'])
     """
     return load_trials_with_sources(paths, human_pattern=human_pattern, on_conflict=on_conflict, labels=labels,
-                                    cache=cache, humans=humans)[0]
+                                    cache=cache, humans=humans, mapping=mapping)[0]
 
 
 def load_trials_with_sources(paths: PathLike | Sequence[PathLike], *, human_pattern: str = HUMAN_PATTERN,
                              on_conflict: str = "prefer-margins", labels: Sequence[str] | None = None,
-                             cache: bool = True, humans: Sequence[str] | None = None
-                             ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                             cache: bool = True, humans: Sequence[str] | None = None,
+                             mapping: LabMapping | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     r""":func:`load_trials`, and where each observer came from.
 
     Parameters
     ----------
-    paths, human_pattern, on_conflict, labels, cache, humans
+    paths, human_pattern, on_conflict, labels, cache, humans, mapping
         As for :func:`load_trials`.
 
     Returns
@@ -149,10 +157,18 @@ def load_trials_with_sources(paths: PathLike | Sequence[PathLike], *, human_patt
         if not p.exists():
             raise TrialTableError(f"{p}: no such file or folder")
     position = {p: k for k, p in enumerate(paths)}
+    if mapping is not None:   # every path is an experiment tool's data
+        frames = [_lab_file_table(p, mapping, labels).assign(
+            source_kind=LAB_FILE, source=str(p), source_file=str(p),
+            source_digest=file_digest(p) if p.is_file() else file_digest(sorted(q for q in p.rglob("*") if q.is_file())),
+            source_group=position[p]) for p in paths]
+        paths = []
+    else:
+        frames = []
     evaluated = [p for p in paths if is_evaluation_folder(p)]
     tidy = [p for p in paths if p not in evaluated and p.is_file()]
     folders = [p for p in paths if p not in evaluated and not p.is_file()]
-    frames = [validate_tidy_file(p, labels).assign(source_kind=TRIAL_FILE, source=str(p), source_file=str(p),
+    frames += [validate_tidy_file(p, labels).assign(source_kind=TRIAL_FILE, source=str(p), source_file=str(p),
                                                    source_digest=file_digest(p), source_group=position[p])
               for p in tidy]
     if folders:
@@ -176,6 +192,18 @@ def load_trials_with_sources(paths: PathLike | Sequence[PathLike], *, human_patt
     trials = frame.drop(columns=[*SOURCE_COLUMNS, "source_group", "original_observer"])
     trials = validate_trials(trials.reset_index(drop=True), labels=labels)
     return (trials if humans is None else declare_humans(trials, humans)), sources
+
+
+#: ``source_kind`` of an experiment tool's file read through a mapping.
+LAB_FILE = "experiment-tool file"
+
+
+def _lab_file_table(path: Path, mapping: LabMapping, labels) -> pd.DataFrame:
+    try:
+        return validate_trials(lab_trials(path, mapping), labels=labels)
+    except TrialTableError as err:
+        message = str(err)
+        raise type(err)(message if message.startswith(str(path)) else f"{path}: {message}") from None
 
 
 def declare_humans(trials: pd.DataFrame, humans: Sequence[str]) -> pd.DataFrame:

@@ -7,12 +7,15 @@ Routes (docs/run-your-own-experiment.md#the-http-api):
 - ``GET /p/{token}``: the experiment page (a reload resumes); ``GET /api/p/{token}/state``: the next trial;
   ``POST /api/p/{token}/response``: one response, committed before the answer goes back;
 - ``GET /stimulus/{opaque}``: a stimulus image;
-- ``GET /researcher?key=SECRET``: progress and analysis; ``/researcher/figure.png``, ``/researcher/export.csv``.
+- ``GET /researcher``: the login form, then progress and analysis; ``POST /researcher/login`` (the secret, from
+  the form) sets an HttpOnly cookie; ``/researcher/figure.png``, ``/researcher/export.csv`` (scripts send
+  ``Authorization: Bearer SECRET``).
+
+Every request with a body passes :class:`humanlike.web.guard.RequestGuard` (size cap, cross-site refusal).
 """
 
 from __future__ import annotations
 
-import hmac
 import html
 import json
 import os
@@ -22,13 +25,19 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import (
+    FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import db
 from .config import StudyConfig, load_config, researcher_secret, study_paths
+from .guard import (
+    COOKIE_NAME, RequestGuard, cookie_value, is_json, login_page, login_secret, matches_secret, researcher_authorised,
+)
 from .service import Rejected, Study, record_response, start_participant, state, sync_stimuli
 from .stimuli import MEDIA_TYPES, read_stimuli
 
@@ -43,8 +52,9 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 #: Fields of the config the page gets (never the stimuli, the seed or anything that reveals an answer).
+#: The completion code and URL are not among them: the server sends them after the last trial is stored.
 PAGE_FIELDS = ("title", "task", "labels", "fixation_ms", "stimulus_ms", "mask_ms", "consent_text",
-               "completion_url", "platform_params")
+               "platform_params")
 
 
 def open_study(folder: Path, url: str | None = None, *, prepare: bool = True) -> Study:
@@ -139,7 +149,7 @@ def create_app(study: Study, secret: str) -> Starlette:
     >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
     >>> client = TestClient(create_app(study, "a-long-researcher-secret"))
     >>> token = client.post("/api/start", json={"consent": True}).json()["token"]
-    >>> client.get(f"/api/p/{token}/state").json()["total"], client.get("/researcher").status_code
+    >>> client.get(f"/api/p/{token}/state").json()["total"], client.get("/researcher/export.csv").status_code
     (15, 403)
     >>> study.engine.dispose()
     """
@@ -157,6 +167,8 @@ def create_app(study: Study, secret: str) -> Starlette:
         return _page(study.config, base_of(request), "run")
 
     async def api_start(request: Request):
+        if not is_json(request.headers.get("content-type")):
+            return _json({"error": "expected Content-Type: application/json"}, 415)
         try:
             body = await request.json()
         except (ValueError, UnicodeDecodeError):
@@ -177,6 +189,8 @@ def create_app(study: Study, secret: str) -> Starlette:
             return _rejected(err)
 
     async def api_response(request: Request):
+        if not is_json(request.headers.get("content-type")):
+            return _json({"error": "expected Content-Type: application/json"}, 415)
         try:
             body = await request.json()
         except (ValueError, UnicodeDecodeError):
@@ -197,13 +211,30 @@ def create_app(study: Study, secret: str) -> Starlette:
                             headers={**SECURITY_HEADERS, "Cache-Control": "private, max-age=3600"})
 
     def authorised(request: Request) -> bool:
-        key = request.query_params.get("key", "")
-        return hmac.compare_digest(key.encode(), secret.encode())
+        return researcher_authorised(request.headers, request.cookies, secret)
 
     def forbidden() -> Response:
-        return PlainTextResponse("researcher pages need the study's secret: /researcher?key=SECRET "
-                                 "(printed when the server starts; also in STUDY/researcher-secret)",
+        return PlainTextResponse("researcher pages need a login: the form at /researcher, or the header "
+                                 "'Authorization: Bearer SECRET' (the secret is in STUDY/researcher-secret)",
                                  status_code=403, headers=SECURITY_HEADERS)
+
+    def login_form(request: Request, message: str = "", status: int = 200) -> Response:
+        return HTMLResponse(login_page(study.config.title, base_of(request), message), status_code=status,
+                            headers=SECURITY_HEADERS)
+
+    async def login(request: Request):
+        if not matches_secret(login_secret(await request.body()), secret):
+            return login_form(request, "That is not the researcher secret of this study.", 403)
+        response = RedirectResponse(f"{base_of(request)}/researcher", status_code=303, headers=SECURITY_HEADERS)
+        response.set_cookie(COOKIE_NAME, cookie_value(secret), path=f"{base_of(request)}/researcher",
+                            httponly=True, samesite="strict", secure=request.url.scheme == "https")
+        return response
+
+    def logout(request: Request):
+        response = RedirectResponse(f"{base_of(request)}/researcher", status_code=303, headers=SECURITY_HEADERS)
+        response.delete_cookie(COOKIE_NAME, path=f"{base_of(request)}/researcher", httponly=True,
+                               samesite="strict")
+        return response
 
     def analysis():
         from .researcher import analyse
@@ -219,12 +250,13 @@ def create_app(study: Study, secret: str) -> Starlette:
             return analysis_cache["result"]
 
     def researcher(request: Request):
+        if "key" in request.query_params:     # the secret never goes in a URL: drop it from the address bar
+            return RedirectResponse(f"{base_of(request)}/researcher", status_code=303, headers=SECURITY_HEADERS)
         if not authorised(request):
-            return forbidden()
+            return login_form(request)
         from .researcher import render_page
 
-        return HTMLResponse(render_page(study, analysis(), base_of(request), request.query_params["key"]),
-                            headers=SECURITY_HEADERS)
+        return HTMLResponse(render_page(study, analysis(), base_of(request)), headers=SECURITY_HEADERS)
 
     def researcher_figure(request: Request):
         if not authorised(request):
@@ -237,11 +269,11 @@ def create_app(study: Study, secret: str) -> Starlette:
     def researcher_export(request: Request):
         if not authorised(request):
             return forbidden()
-        from .export import study_table
+        from .export import spreadsheet_safe, study_table
 
         include = request.query_params.get("platform_ids") == "1"
         table = study_table(study.engine, study.config, study.stimuli, include_platform_ids=include)
-        return Response(table.to_csv(index=False), media_type="text/csv",
+        return Response(spreadsheet_safe(table).to_csv(index=False), media_type="text/csv",
                         headers={**SECURITY_HEADERS, "Content-Disposition": "attachment; filename=study.csv"})
 
     def health(request: Request):
@@ -254,11 +286,49 @@ def create_app(study: Study, secret: str) -> Starlette:
         Route("/api/p/{token}/response", api_response, methods=["POST"]),
         Route("/stimulus/{opaque}", stimulus),
         Route("/researcher", researcher), Route("/researcher/figure.png", researcher_figure),
+        Route("/researcher/login", login, methods=["POST"]), Route("/researcher/logout", logout, methods=["POST"]),
         Route("/researcher/export.csv", researcher_export),
         Route("/health", health),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, middleware=[Middleware(RequestGuard)])
+
+
+def mount_studies(apps: dict, index: str | None = None) -> Starlette:
+    """Several studies in one application (one process), each under ``/NAME/`` with its own database and
+    researcher secret, as :func:`create_app` made them; ``/health`` answers for all.
+
+    Parameters
+    ----------
+    apps : dict of str to ASGI application
+        URL name -> the study's application.
+    index : str, optional
+        An HTML page for ``/`` (the demo's list of studies); without it ``/`` is 404, so that a study's name
+        is known only from its link.
+
+    Returns
+    -------
+    starlette.applications.Starlette
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from starlette.testclient import TestClient
+    >>> from humanlike.web.demo import make_demo
+    >>> studies = {name: open_study(path) for name, path in make_demo(Path(tempfile.mkdtemp())).items()}
+    >>> client = TestClient(mount_studies({name: create_app(s, name * 9) for name, s in studies.items()}))
+    >>> client.post("/triads/api/start", json={"consent": True}).json()["url"][:10], client.get("/").status_code
+    ('/triads/p/', 404)
+    >>> for study in studies.values():
+    ...     study.engine.dispose()
+    """
+    def health(request: Request):
+        return PlainTextResponse("ok")
+
+    routes = [Route("/health", health)]
+    if index is not None:
+        routes.append(Route("/", lambda request: HTMLResponse(index, headers=SECURITY_HEADERS)))
+    return Starlette(routes=routes + [Mount(f"/{name}", app=app) for name, app in apps.items()])
 
 
 def app_from_environment() -> Starlette:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 #: Seconds a participant's connection stays open between requests (a trial takes a few seconds).
@@ -46,8 +47,59 @@ _port.bad_examples = ["-1", "65536", "x"]
 _workers.bad_examples = ["0", "65", "x"]
 
 
+class _AnyWord(Mapping):
+    """The choices of ``serve``'s first word: any word is allowed (a study folder's name is not known
+    beforehand); as a mapping, the subcommands and their parsers (what help and the docs' CLI reference read)."""
+
+    def __init__(self, commands: dict):
+        self.commands = commands
+
+    def __contains__(self, word) -> bool:
+        return True
+
+    def __getitem__(self, name):
+        return self.commands[name]
+
+    def __iter__(self):
+        return iter(self.commands)
+
+    def __len__(self) -> int:
+        return len(self.commands)
+
+
+class StudiesOrCommand(argparse._SubParsersAction):
+    """``serve``'s subcommands (``init``, ``withdraw``, ``run``) where a first word that is none of them is a
+    study folder: ``humanlike serve STUDY ...`` means ``humanlike serve run STUDY ...``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.choices = _AnyWord(self._name_parser_map)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if values and values[0] not in self._name_parser_map:
+            values = ["run", *values]
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _run_options(parser, suppress: bool) -> None:
+    """The options of running a server; on ``serve run`` they default to nothing, so that ``serve --port N
+    STUDY`` and ``serve STUDY --port N`` mean the same."""
+
+    def default(value):
+        return argparse.SUPPRESS if suppress else value
+
+    parser.add_argument("--host", default=default("127.0.0.1"), help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=_port, default=default(8000), help="port (default 8000; 0: any free port)")
+    parser.add_argument("--db", default=default(None),
+                        help="database URL (default: sqlite in STUDY/study.sqlite); postgresql://USER@HOST/DB")
+    parser.add_argument("--workers", type=_workers, default=default(1), help="uvicorn worker processes (PostgreSQL only)")
+    parser.add_argument("--demo", action="store_true", default=default(False),
+                        help="serve a demo of both tasks on generated stimuli")
+
+
 def add_serve_commands(sub) -> None:
-    """Register ``serve`` and ``export`` on the ``humanlike`` parser's subcommands.
+    """Register ``serve`` (with its subcommands ``init``, ``withdraw``, ``run``) and ``export`` on the
+    ``humanlike`` parser's subcommands.
 
     Parameters
     ----------
@@ -59,36 +111,63 @@ def add_serve_commands(sub) -> None:
     >>> parser = argparse.ArgumentParser(prog="humanlike")
     >>> add_serve_commands(parser.add_subparsers(dest="command"))
     >>> args = parser.parse_args(["serve", "init", "my-study", "--stimuli", "images/", "--task", "triads"])
-    >>> args.target, args.rest, args.task
-    ('init', ['my-study'], 'triads')
+    >>> args.serve_command, args.study, args.task
+    ('init', 'my-study', 'triads')
+    >>> args = parser.parse_args(["serve", "study-a", "study-b", "--port", "9000"])
+    >>> args.serve_command, args.studies, args.port
+    ('run', ['study-a', 'study-b'], 9000)
     """
     serve = sub.add_parser(
         "serve", help="run a web experiment (classification or difference judgements) and collect responses",
         description="humanlike serve init STUDY --stimuli SRC --task classify|triads|quads  (write STUDY/study.toml); "
-                    "humanlike serve STUDY  (run it); humanlike serve --demo  (both tasks on generated stimuli); "
+                    "humanlike serve STUDY [STUDY ...]  (run them; several studies are served under /NAME/); "
+                    "humanlike serve --demo  (both tasks on generated stimuli); "
                     "humanlike serve withdraw STUDY PARTICIPANT  (delete one participant's data). "
                     "See docs/run-your-own-experiment.md.")
-    serve.add_argument("target", nargs="?", help="STUDY folder, or 'init' / 'withdraw'")
-    serve.add_argument("rest", nargs="*", help="init: STUDY; withdraw: STUDY PARTICIPANT (pseudonym or platform id)")
-    serve.add_argument("--stimuli", help="init: image folder, stimulus manifest, evaluation folder or sequence manifest")
-    serve.add_argument("--task", choices=("classify", "triads", "quads"), help="init: the task")
-    serve.add_argument("--title", help="init: the study's title (default: the folder's name)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
-    serve.add_argument("--port", type=_port, default=8000, help="port (default %(default)s; 0: any free port)")
-    serve.add_argument("--db", help="database URL (default: sqlite in STUDY/study.sqlite); postgresql://USER@HOST/DB")
-    serve.add_argument("--workers", type=_workers, default=1, help="uvicorn worker processes (PostgreSQL only)")
-    serve.add_argument("--demo", action="store_true", help="serve a demo of both tasks on generated stimuli")
-    serve.set_defaults(handler=run_serve)
+    _run_options(serve, suppress=False)
+    serve.set_defaults(handler=run_serve, serve_command="run", studies=[])
+    commands = serve.add_subparsers(dest="serve_command", metavar="{init,withdraw,STUDY}", action=StudiesOrCommand)
+
+    init = commands.add_parser("init", help="write STUDY/study.toml for a folder or manifest of stimuli",
+                               description="Write STUDY/study.toml (the stimulus path relative to STUDY, so that "
+                                           "the folders can be moved together); edit it, then run "
+                                           "`humanlike serve STUDY`.")
+    init.add_argument("study", help="the study folder to create")
+    init.add_argument("--stimuli", required=True,
+                      help="image folder, stimulus manifest, evaluation folder or sequence manifest")
+    init.add_argument("--task", required=True, choices=("classify", "triads", "quads"), help="the task")
+    init.add_argument("--title", help="the study's title (default: the folder's name)")
+    init.set_defaults(handler=run_serve)
+
+    withdraw = commands.add_parser("withdraw", help="delete one participant's data",
+                                   description="Delete every row of one participant (by pseudonym, token or "
+                                               "platform id, e.g. the Prolific id they wrote from).")
+    withdraw.add_argument("study", help="the study folder")
+    withdraw.add_argument("participant", help="pseudonym (as in the export), token or platform id")
+    withdraw.add_argument("--db", default=argparse.SUPPRESS,
+                          help="database URL (default: sqlite in STUDY/study.sqlite)")
+    withdraw.set_defaults(handler=run_serve)
+
+    run = commands.add_parser("run", help="run STUDY [STUDY ...] (the word `run` may be left out)",
+                              description="Run the server for one study (at /) or several (each at /NAME/, "
+                                          "with its own database and researcher secret).")
+    run.add_argument("studies", nargs="+", metavar="STUDY", help="study folder(s)")
+    _run_options(run, suppress=True)
+    run.set_defaults(handler=run_serve)
 
     export = sub.add_parser(
         "export", help="write a served study's data as a trial table or a difference-judgement table",
         description="Write the study's responses (main trials of participants who passed the attention checks) as "
                     "the trial table (classify) or the difference-judgement table (triads, quads), the layouts "
-                    "`humanlike ec` and `humanlike mlds` read. Observers carry pseudonyms.")
+                    "`humanlike ec` and `humanlike mlds` read. Observers carry pseudonyms. In a CSV, text cells "
+                    "that a spreadsheet would run as a formula get a leading ' (Parquet keeps them as they are).")
     export.add_argument("study", help="study folder (with study.toml) or database URL")
-    export.add_argument("--out", type=Path, help="output CSV (default: STUDY/trials.csv or STUDY/judgements.csv)")
+    export.add_argument("--out", type=Path,
+                        help="output file (.csv or .parquet), or a folder to write it into (default: "
+                             "STUDY/trials.csv or STUDY/judgements.csv)")
     export.add_argument("--include-platform-ids", action="store_true",
-                        help="add the recruiting platform's ids (personal data) as platform_* columns")
+                        help="add the recruiting platform's ids (personal data) as platform_* columns, and "
+                             "each participant's completion_code")
     export.add_argument("--keep-excluded", action="store_true",
                         help="keep participants who failed more attention checks than the study allows")
     export.set_defaults(handler=run_export)
@@ -105,7 +184,7 @@ def _require_web():
 
 
 def run_serve(args) -> int:
-    """Handle ``humanlike serve`` (init, withdraw, demo, or run a study).
+    """Handle ``humanlike serve`` (init, withdraw, demo, or run one or several studies).
 
     Parameters
     ----------
@@ -127,20 +206,32 @@ def run_serve(args) -> int:
     _require_web()
     from .config import StudyConfigError
 
+    command = args.serve_command or "run"
     try:
-        if args.demo:
-            return _serve_demo(args)
-        if args.target is None:
-            raise ValueError("give a STUDY folder (or init / withdraw, or --demo)")
-        if args.target == "init":
+        if command == "init":
             return _init(args)
-        if args.target == "withdraw":
+        if command == "withdraw":
             return _withdraw(args)
-        if args.rest:
-            raise ValueError(f"unexpected argument(s) {args.rest} after the study folder")
-        return _serve(args, Path(args.target))
+        if args.demo:
+            if args.studies:
+                raise ValueError(f"--demo serves its own studies; leave out {args.studies}")
+            return _serve_demo(args)
+        if not args.studies:
+            raise ValueError("give a STUDY folder (or init / withdraw, or --demo)")
+        return _serve(args, [Path(s) for s in args.studies])
     except StudyConfigError as err:
         raise ValueError(str(err)) from None
+
+
+def _relative(path: Path, study: Path) -> str:
+    """``path`` relative to the study folder (so that the two move together), or absolute where it cannot be
+    (another drive)."""
+    import os
+
+    try:
+        return Path(os.path.relpath(path, study.resolve())).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _init(args) -> int:
@@ -148,11 +239,9 @@ def _init(args) -> int:
     from .config import StudyConfig, write_config
     from .stimuli import classification_labels
 
-    if len(args.rest) != 1 or not args.stimuli or not args.task:
-        raise ValueError("usage: humanlike serve init STUDY --stimuli SRC --task classify|triads|quads")
-    study = Path(args.rest[0])
+    study = Path(args.study)
     source = Path(args.stimuli).expanduser().resolve()
-    config = StudyConfig(title=args.title or study.resolve().name, task=args.task, stimuli=str(source))
+    config = StudyConfig(title=args.title or study.resolve().name, task=args.task, stimuli=_relative(source, study))
     if args.task == "classify":
         labels = classification_labels(source)
         config.labels = list(CLASSES_16) if set(labels) <= set(CLASSES_16) else labels
@@ -163,8 +252,8 @@ def _init(args) -> int:
 
 
 def _with_root(config, study: Path):
-    """Set ``stimulus_root`` to the common folder of the stimuli when they lie outside the stimuli's folder
-    (an evaluation folder's stimuli.csv lists images elsewhere)."""
+    """Set ``stimulus_root`` to the common folder of the stimuli (relative to the study folder) when they lie
+    outside the stimuli's folder (an evaluation folder's stimuli.csv lists images elsewhere)."""
     import os
 
     from .config import stimulus_source
@@ -186,37 +275,44 @@ def _with_root(config, study: Path):
         from ..measures.psychscore.sequences import read_sequence_manifest
 
         paths = read_sequence_manifest(source)["path"]
-    config.stimulus_root = os.path.commonpath([str(Path(p).resolve().parent) for p in paths])
+    root = Path(os.path.commonpath([str(Path(p).resolve().parent) for p in paths]))
+    config.stimulus_root = _relative(root, study)
     return config
 
 
 def _withdraw(args) -> int:
+    from sqlalchemy.exc import SQLAlchemyError
+
     from . import db
     from .config import study_paths
     from .service import withdraw
 
-    if len(args.rest) != 2:
-        raise ValueError("usage: humanlike serve withdraw STUDY PARTICIPANT [--db URL]")
-    study, participant = Path(args.rest[0]), args.rest[1]
+    study, participant = Path(args.study), args.participant
     url = args.db or db.sqlite_url(study_paths(study)["database"])
     if not args.db and not study_paths(study)["database"].is_file():
         raise ValueError(f"{study}: the study has no database yet")
-    engine = db.make_engine(url)
     try:
-        n = withdraw(engine, participant)
-    finally:
-        engine.dispose()
+        engine = db.make_engine(url)
+        try:
+            n = withdraw(engine, participant)
+        finally:
+            engine.dispose()
+    except SQLAlchemyError as err:
+        raise db.unreadable(url, err) from None
     print(f"deleted participant {participant!r}: {n} response(s), their trials and platform ids")
     return 0
 
 
-def _announce(host: str, port: int, secret: str, paths: dict[str, str]) -> None:
+def _announce(host: str, port: int, secrets: dict[str, Path], paths: dict[str, str]) -> None:
+    """Print each study's two addresses; the researcher logs in with the secret in its file (never printed,
+    never in a URL)."""
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     for name, prefix in paths.items():
         print(f"{name}: participants  http://{shown}:{port}{prefix}/   "
               f"(Prolific: append ?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
               f"&SESSION_ID={{{{%SESSION_ID%}}}})")
-        print(f"{name}: researcher    http://{shown}:{port}{prefix}/researcher?key={secret}")
+        print(f"{name}: researcher    http://{shown}:{port}{prefix}/researcher   "
+              f"(log in with the secret in {secrets[name]})")
     sys.stdout.flush()
 
 
@@ -228,22 +324,54 @@ def _free_port(host: str) -> int:
         return s.getsockname()[1]
 
 
-def _serve(args, study: Path) -> int:
+def _study_names(studies: list[Path]) -> dict[str, Path]:
+    """Each study's URL name (its folder's name); two studies may not share one."""
+    import re
+
+    names: dict[str, Path] = {}
+    for study in studies:
+        name = study.resolve().name
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
+            raise ValueError(f"{study}: a study served beside others is served under /FOLDER-NAME/; rename the "
+                             "folder to letters, digits, '.', '_' and '-'")
+        if name in names:
+            raise ValueError(f"{study} and {names[name]}: two studies with the folder name {name!r} (each is "
+                             f"served under /{name}/); rename one")
+        if name in ("static", "health", "api"):
+            raise ValueError(f"{study}: {name!r} cannot name a study served beside others; rename the folder")
+        names[name] = study
+    return names
+
+
+def _serve(args, studies: list[Path]) -> int:
     import os
 
     import uvicorn
 
     from . import db
-    from .app import create_app, open_study
-    from .config import researcher_secret
+    from .app import create_app, mount_studies, open_study
+    from .config import researcher_secret, study_paths
 
     if args.workers > 1 and not (args.db or "").startswith(("postgresql", "postgres")):
         raise ValueError("--workers above 1 needs a PostgreSQL database (--db postgresql://...); SQLite serves "
                          "one process")
-    prepared = open_study(study, args.db)            # migrations and stimulus ids, once
-    secret = researcher_secret(study)
     port = args.port or _free_port(args.host)
-    _announce(args.host, port, secret, {"study": ""})
+    if len(studies) > 1:
+        if args.db or args.workers > 1:
+            raise ValueError("several studies are served by one process, each with its database in its folder: "
+                             "leave out --db and --workers (or serve each study on its own)")
+        names = _study_names(studies)
+        apps = {name: create_app(_opened(open_study, study, None), researcher_secret(study))
+                for name, study in names.items()}
+        _announce(args.host, port, {name: study_paths(s)["secret"] for name, s in names.items()},
+                  {name: f"/{name}" for name in names})
+        uvicorn.run(mount_studies(apps), host=args.host, port=port, log_level="warning",
+                    timeout_keep_alive=KEEP_ALIVE_S)
+        return 0
+    study = studies[0]
+    prepared = _opened(open_study, study, args.db)            # migrations and stimulus ids, once
+    secret = researcher_secret(study)
+    _announce(args.host, port, {"study": study_paths(study)["secret"]}, {"study": ""})
     if args.workers == 1:
         uvicorn.run(create_app(prepared, secret), host=args.host, port=port, log_level="warning",
                     timeout_keep_alive=KEEP_ALIVE_S)
@@ -256,34 +384,42 @@ def _serve(args, study: Path) -> int:
     return 0
 
 
+def _opened(open_study, study: Path, url: str | None):
+    """:func:`humanlike.web.app.open_study`, a database that cannot be opened being a one-line error."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from . import db
+    from .config import study_paths
+
+    try:
+        return open_study(study, url)
+    except SQLAlchemyError as err:
+        raise db.unreadable(url or db.sqlite_url(study_paths(study)["database"]), err) from None
+
+
 def _serve_demo(args) -> int:
     import tempfile
 
     import uvicorn
-    from starlette.applications import Starlette
-    from starlette.responses import HTMLResponse
-    from starlette.routing import Mount, Route
 
-    from .app import create_app, open_study
-    from .config import researcher_secret
+    from .app import create_app, mount_studies, open_study
+    from .config import researcher_secret, study_paths
     from .demo import make_demo
 
     folder = Path(tempfile.mkdtemp(prefix="humanlike-demo-"))
     studies = make_demo(folder)
     secret = researcher_secret(folder)
     apps = {name: create_app(open_study(path), secret) for name, path in studies.items()}
-
-    def index(request):
-        links = "".join(f'<li><a href="/{name}/">{name}</a> (<a href="/{name}/researcher?key={secret}">researcher '
-                        f'page</a>)</li>' for name in apps)
-        return HTMLResponse(f"<!doctype html><title>humanlike demo</title><h1>humanlike serve: demo</h1><ul>{links}</ul>"
-                            f"<p>Study folders: {folder}</p>")
-
-    app = Starlette(routes=[Route("/", index)] + [Mount(f"/{name}", app=sub) for name, sub in apps.items()])
+    # the index links to each study and its researcher login; the secret is only in its file
+    links = "".join(f'<li><a href="/{name}/">{name}</a> (<a href="/{name}/researcher">researcher page</a>)</li>'
+                    for name in apps)
+    index = (f"<!doctype html><title>humanlike demo</title><h1>humanlike serve: demo</h1><ul>{links}</ul>"
+             f"<p>Study folders: {folder}. The researcher secret is in {study_paths(folder)['secret']}.</p>")
     port = args.port or _free_port(args.host)
     print(f"demo studies in {folder}")
-    _announce(args.host, port, secret, {name: f"/{name}" for name in apps})
-    uvicorn.run(app, host=args.host, port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S)
+    _announce(args.host, port, {name: study_paths(folder)["secret"] for name in apps}, {name: f"/{name}" for name in apps})
+    uvicorn.run(mount_studies(apps, index), host=args.host, port=port, log_level="warning",
+                timeout_keep_alive=KEEP_ALIVE_S)
     return 0
 
 
@@ -307,22 +443,28 @@ def run_export(args) -> int:
     True
     """
     _require_web()
-    from ..files import write_table
+    from ..files import table_format, write_table
     from .config import StudyConfigError, load_config
     from .db import is_database_url
-    from .export import read_study
+    from .export import read_study, spreadsheet_safe
 
     try:
         table = read_study(args.study, include_platform_ids=args.include_platform_ids,
                            keep_excluded=args.keep_excluded)
-        out = args.out
-        if out is None:
-            if is_database_url(args.study):
-                raise ValueError("give --out FILE when exporting from a database URL")
-            name = "trials.csv" if load_config(Path(args.study)).task == "classify" else "judgements.csv"
-            out = Path(args.study) / name
+        if is_database_url(args.study):
+            task = "classify" if "label" in table.columns else "triads"
+            if args.out is None:
+                raise ValueError("give --out FILE (or FOLDER) when exporting from a database URL")
+        else:
+            task = load_config(Path(args.study)).task
+        name = "trials.csv" if task == "classify" else "judgements.csv"
+        out = args.out if args.out is not None else Path(args.study)
+        if out.is_dir():     # a folder: the table goes inside it, under the task's name
+            out = out / name
     except StudyConfigError as err:
         raise ValueError(str(err)) from None
-    write_table(table, out)
-    print(f"wrote {out}: {len(table)} rows, {table['observer'].nunique()} participant(s)")
+    if table_format(out) == "csv":
+        table = spreadsheet_safe(table)
+    written = write_table(table, out)
+    print(f"wrote {written}: {len(table)} rows, {table['observer'].nunique()} participant(s)")
     return 0

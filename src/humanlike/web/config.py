@@ -6,17 +6,21 @@ that a researcher edits it by hand; :func:`load_config` checks every value and n
 
 from __future__ import annotations
 
+import re
 import secrets
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from ..files import atomic_write, atomic_write_text
 from ..trials.schema import CLASSES_16
 
 CONFIG_NAME = "study.toml"
 SECRET_NAME = "researcher-secret"
 DATABASE_NAME = "study.sqlite"
 TASKS = ("classify", "triads", "quads")
+#: ``completion_code`` value: each participant gets their own code when their last trial is stored.
+PER_PARTICIPANT = "per-participant"
 
 
 class StudyConfigError(ValueError):
@@ -41,7 +45,8 @@ class StudyConfig:
     ----------
     title, task, stimuli, stimulus_root, seed, labels, fixation_ms, stimulus_ms, mask_ms,
     trials_per_participant, repeats, practice_trials, break_every, catch_trials, max_catch_failures,
-    consent_text, instructions, completion_url, platform_params
+    consent_text, instructions, completion_url, completion_code, platform_params, resume_param,
+    abandon_after_minutes
         The keys of ``study.toml``, explained in the config reference of docs/run-your-own-experiment.md.
 
     Examples
@@ -72,14 +77,17 @@ class StudyConfig:
     consent_text: str = ("You are invited to take part in a short study on visual perception. Taking part is "
                          "voluntary; you may stop at any time. We store your responses under a pseudonym.")
     instructions: str = ""
-    completion_url: str = ""                       # e.g. https://app.prolific.com/submissions/complete?cc=CODE
+    completion_url: str = ""                       # e.g. https://app.prolific.com/submissions/complete?cc={code}
+    completion_code: str = ""                      # the platform's fixed code, or "per-participant"
     platform_params: list[str] = field(default_factory=lambda: ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"])
+    resume_param: str = "PROLIFIC_PID"             # a second start with the same id resumes ("" = never)
+    abandon_after_minutes: int = 60                # no response for this long: the design slot is reused (0 = never)
 
     def __post_init__(self):
         if self.task not in TASKS:
             raise StudyConfigError(f"key 'task': expected one of {list(TASKS)}, got {self.task!r}")
         for name in ("fixation_ms", "stimulus_ms", "mask_ms", "trials_per_participant", "practice_trials",
-                     "catch_trials", "max_catch_failures", "break_every"):
+                     "catch_trials", "max_catch_failures", "break_every", "abandon_after_minutes"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise StudyConfigError(f"key {name!r}: expected a whole number >= 0, got {value!r}")
@@ -89,6 +97,38 @@ class StudyConfig:
             raise StudyConfigError(f"key 'labels': expected at least two distinct labels, got {self.labels!r}")
         if self.completion_url and not self.completion_url.startswith(("https://", "http://", "/")):
             raise StudyConfigError(f"key 'completion_url': expected an http(s) URL, got {self.completion_url!r}")
+        if self.completion_code != PER_PARTICIPANT and not re.fullmatch(r"[A-Za-z0-9_-]{0,64}", self.completion_code):
+            raise StudyConfigError(f"key 'completion_code': expected the platform's code (letters, digits, '-', '_'; "
+                                   f"at most 64) or {PER_PARTICIPANT!r}, got {self.completion_code!r}")
+        if "{code}" in self.completion_url and not self.completion_code:
+            raise StudyConfigError("key 'completion_url': it has a {code} placeholder but 'completion_code' is empty "
+                                   f"(give the platform's code or {PER_PARTICIPANT!r})")
+        if self.resume_param and self.resume_param not in self.platform_params:
+            raise StudyConfigError(f"key 'resume_param': expected one of 'platform_params' {self.platform_params} or "
+                                   f"\"\", got {self.resume_param!r}")
+
+    def completion(self, participant_code: str | None) -> tuple[str, str]:
+        """The completion code and URL a participant gets after their last trial.
+
+        Parameters
+        ----------
+        participant_code : str or None
+            The participant's own code (``completion_code = "per-participant"``).
+
+        Returns
+        -------
+        tuple of str
+            ``(code, url)``: the code (``""`` when none) and ``completion_url`` with ``{code}`` replaced by it.
+
+        Examples
+        --------
+        >>> config = StudyConfig(title="t", task="triads", stimuli="s", completion_code="C1A2B3",
+        ...                      completion_url="https://app.prolific.com/submissions/complete?cc={code}")
+        >>> config.completion(None)
+        ('C1A2B3', 'https://app.prolific.com/submissions/complete?cc=C1A2B3')
+        """
+        code = (participant_code or "") if self.completion_code == PER_PARTICIPANT else self.completion_code
+        return code, self.completion_url.replace("{code}", code)
 
     @property
     def instruction_text(self) -> str:
@@ -161,8 +201,7 @@ def write_config(config: StudyConfig, study: Path) -> Path:
     body = {k: v for k, v in asdict(config).items()}
     header = ("# humanlike study configuration: every key is explained in docs/run-your-own-experiment.md\n"
               "# durations in milliseconds; trials_per_participant = 0 means every item once\n")
-    path.write_text(header + tomli_w.dumps(body))
-    return path
+    return atomic_write_text(path, header + tomli_w.dumps(body))
 
 
 def load_config(study: Path) -> StudyConfig:
@@ -243,8 +282,8 @@ def researcher_secret(study: Path, create: bool = True) -> str:
     if not create:
         raise StudyConfigError(f"{path}: no researcher secret yet (start the server once)")
     secret = secrets.token_urlsafe(24)
-    path.touch(mode=0o600)
-    path.write_text(secret + "\n")
+    # private from its first byte: the temporary file is made 0600 before it gets its name
+    atomic_write(path, lambda tmp: tmp.write_text(secret + "\n"), mode=0o600)
     return secret
 
 

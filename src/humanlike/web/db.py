@@ -5,8 +5,10 @@ Tables (the data model of docs/run-your-own-experiment.md):
 
 - ``study_meta``: key/value (the study config as JSON, so that a database URL alone can be exported);
 - ``stimuli``: each stimulus key (path inside the stimulus root) and its opaque id, the only name a page sees;
-- ``participants``: the unguessable token, the pseudonym that exports carry, status and timestamps;
-- ``platform_ids``: the recruiting platform's ids (personal data), apart from everything else;
+- ``participants``: the unguessable token, the pseudonym that exports carry, status ("active", "finished",
+  "abandoned"), timestamps, the design slot their trial list was planned for, their completion code;
+- ``platform_ids``: the recruiting platform's ids (personal data), apart from everything else, with the one id
+  that resumes a session (``participant_key``: the SHA-256 of ``PARAM=value``, unique);
 - ``trials``: each participant's planned trials (the answer included: it never leaves the server);
 - ``responses``: one row per answered trial (unique per trial), committed before the next trial is served.
 """
@@ -41,16 +43,20 @@ participants = Table(
     Column("id", Integer, primary_key=True),
     Column("token", String(64), nullable=False, unique=True),
     Column("pseudonym", String(32), nullable=False, unique=True),
-    Column("status", String(16), nullable=False),          # "active" or "finished"
+    Column("status", String(16), nullable=False),          # "active", "finished" or "abandoned"
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True)),
     Column("n_trials", Integer, nullable=False),
+    Column("slot", Integer),                                 # the design's participant ordinal (reused if abandoned)
+    Column("last_seen_at", DateTime(timezone=True)),         # the start or the latest response
+    Column("completion_code", String(64)),                   # issued with the last response (per-participant codes)
 )
 
 platform_ids = Table(
     "platform_ids", metadata,
     Column("participant_id", Integer, ForeignKey("participants.id", ondelete="CASCADE"), primary_key=True),
     Column("params", Text, nullable=False),                  # JSON: the configured query-string parameters
+    Column("participant_key", String(255), unique=True),     # sha256 of "PROLIFIC_PID=...": a second start resumes
 )
 
 trials = Table(
@@ -201,7 +207,41 @@ def make_engine(url: str) -> Engine:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
-    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True,
+                         connect_args={"connect_timeout": 10})     # an unreachable server: an error, not a hang
+
+
+def unreadable(url: str, err: Exception) -> ValueError:
+    r"""The one-line error for a database that cannot be opened or read (corrupt, unreachable, refused).
+
+    Parameters
+    ----------
+    url : str
+        The database URL (a password in it is not repeated).
+    err : Exception
+        What SQLAlchemy raised.
+
+    Returns
+    -------
+    ValueError
+        Naming the database (the SQLite file, or the URL) and the driver's first line.
+
+    Examples
+    --------
+    >>> unreadable("postgresql://u:pw@db.example/s", OSError("connection refused\nmore"))
+    ValueError('postgresql://u:***@db.example/s: cannot read the database (connection refused)')
+    """
+    from sqlalchemy.engine import make_url
+
+    text = database_url(url) if is_database_url(url) else url
+    try:
+        parsed = make_url(text)
+        name = (parsed.database if parsed.get_backend_name() == "sqlite" and parsed.database
+                else parsed.set(drivername=parsed.get_backend_name()).render_as_string(hide_password=True))
+    except Exception:   # not a URL SQLAlchemy can parse: name it as given
+        name = url
+    reason = str(getattr(err, "orig", None) or err).strip().splitlines()
+    return ValueError(f"{name}: cannot read the database ({reason[0] if reason else type(err).__name__})")
 
 
 def upgrade(engine: Engine) -> None:

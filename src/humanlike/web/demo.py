@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
+from ..files import atomic_write, write_table
 from ..measures.psychscore.sequences import ObjectImages, build_sequences, object_mask, write_sequences
 from ..resampling.rng import stream
 from .config import StudyConfig, write_config
@@ -74,13 +75,12 @@ def write_classification_stimuli(folder: Path, seed: int = 0) -> Path:
                 rng = stream(seed, "demo-noise", condition, shape, instance)
                 noisy = np.clip(grey * (1 - noise) + rng.uniform(0, 255, grey.shape) * noise, 0, 255)
                 path = folder / condition / shape / f"{shape}{instance + 1}.png"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                Image.fromarray(noisy.astype(np.uint8)).save(path)
+                image = Image.fromarray(noisy.astype(np.uint8))
+                atomic_write(path, lambda tmp, image=image: image.save(tmp, format="PNG"))
                 rows.append({"item": f"{shape}{instance + 1}", "path": path.relative_to(folder).as_posix(),
                              "label": shape, "experiment": "demo-shapes", "condition": condition})
     manifest = folder / "manifest.csv"
-    pd.DataFrame(rows).to_csv(manifest, index=False)
-    return manifest
+    return write_table(pd.DataFrame(rows), manifest)
 
 
 def write_sequence_stimuli(folder: Path) -> Path:

@@ -8,6 +8,7 @@ The platform's ids are personal data: they are joined in only when asked for (``
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,44 @@ from .design import physical_response
 
 #: Columns of the exported judgement table beyond the required ones (the Psychophysical-Score reads these).
 JUDGEMENT_EXTRA = ("observer_kind", "class_a", "class_b")
+#: A text cell starting with one of these is run as a formula by a spreadsheet (OWASP's CSV injection list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def _safe_cell(value):
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with every text cell that a spreadsheet would run as a formula escaped by a leading ``'``
+    (cells starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return); numbers, and text that is a
+    number (``-0.5``), are left as they are.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table about to be written as CSV.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy, text cells escaped.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"platform_PROLIFIC_PID": ["=1+2", "@SUM(A1)", "5f0c"],
+    ...                       "condition": ["-10", "+3", "-x"], "rt": [-0.25, 0.5, 1.0]})
+    >>> spreadsheet_safe(table).values.tolist()
+    [["'=1+2", '-10', -0.25], ["'@SUM(A1)", '+3', 0.5], ['5f0c', "'-x", 1.0]]
+    """
+    out = table.copy()
+    for column in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[column]) and not pd.api.types.is_bool_dtype(out[column]):
+            out[column] = out[column].map(_safe_cell)
+    return out
 
 
 def _rows(engine) -> pd.DataFrame:
@@ -82,10 +121,18 @@ def _excluded_observers(engine, config: StudyConfig) -> set[str]:
 
 
 def _platform(engine) -> pd.DataFrame:
-    query = select(db.participants.c.pseudonym.label("observer"), db.platform_ids.c.params).select_from(
-        db.platform_ids.join(db.participants, db.platform_ids.c.participant_id == db.participants.c.id))
+    """The platform's ids and the completion code of each participant (to check a code a participant gave)."""
+    from sqlalchemy import inspect, literal
+
+    # a database last served by a version without completion codes is read as it is (an export never migrates)
+    has_codes = "completion_code" in {c["name"] for c in inspect(engine).get_columns("participants")}
+    code = db.participants.c.completion_code if has_codes else literal(None)
+    query = select(db.participants.c.pseudonym.label("observer"), db.platform_ids.c.params,
+                   code.label("completion_code")).select_from(
+        db.participants.outerjoin(db.platform_ids, db.platform_ids.c.participant_id == db.participants.c.id))
     with engine.connect() as conn:
-        records = [{"observer": r.observer, **{f"platform_{k}": v for k, v in json.loads(r.params).items()}}
+        records = [{"observer": r.observer, "completion_code": r.completion_code,
+                    **{f"platform_{k}": v for k, v in json.loads(r.params or "{}").items()}}
                    for r in conn.execute(query)]
     return pd.DataFrame(records, columns=["observer"] if not records else None)
 
@@ -304,10 +351,10 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
     >>> study.engine.dispose()
     """
     from sqlalchemy import inspect
+    from sqlalchemy.exc import SQLAlchemyError
 
     if db.is_database_url(str(source)):
-        engine = db.make_engine(str(source))
-        stimuli = None
+        url = str(source)
     else:
         folder = Path(source)
         config_file = load_config(folder)      # checks the folder is a study
@@ -316,8 +363,12 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
         if not database.is_file():
             raise ValueError(f"{folder}: the study has no data yet ({database.name} is missing; start it with "
                              f"`humanlike serve {folder}`, or give its --db URL)")
-        engine = db.make_engine(db.sqlite_url(database))
-        stimuli = None
+        url = db.sqlite_url(database)
+    stimuli = None
+    try:
+        engine = db.make_engine(url)
+    except SQLAlchemyError as err:
+        raise db.unreadable(url, err) from None
     try:
         if "study_meta" not in inspect(engine).get_table_names():
             raise ValueError(f"{source}: the database holds no humanlike study")
@@ -331,6 +382,8 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
                 stimuli = pd.DataFrame(json.loads(known[0]), columns=["sequence", "level", "alpha"])
         table = study_table(engine, config, stimuli, include_platform_ids=include_platform_ids,
                             keep_excluded=keep_excluded)
+    except SQLAlchemyError as err:     # corrupt, unreachable, refused: one line naming the database
+        raise db.unreadable(url, err) from None
     finally:
         engine.dispose()
     if table.empty:

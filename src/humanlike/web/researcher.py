@@ -207,8 +207,9 @@ def _table(frame: pd.DataFrame | None, name: str) -> str:
                          na_rep="NaN").replace("<table", f'<table data-table="{name}"', 1)
 
 
-def render_page(study: Study, analysis: Analysis, base: str, key: str) -> str:
-    """The researcher page as one HTML document (the figure and the export link carry the secret).
+def render_page(study: Study, analysis: Analysis, base: str) -> str:
+    """The researcher page as one HTML document (its figure and export links need the login cookie, never a
+    secret in the URL).
 
     Parameters
     ----------
@@ -218,8 +219,6 @@ def render_page(study: Study, analysis: Analysis, base: str, key: str) -> str:
         :func:`analyse` of it.
     base : str
         The URL prefix the study is served under.
-    key : str
-        The researcher secret (for the figure's and the export's links).
 
     Returns
     -------
@@ -232,7 +231,7 @@ def render_page(study: Study, analysis: Analysis, base: str, key: str) -> str:
     >>> from humanlike.web.app import open_study
     >>> from humanlike.web.demo import make_demo
     >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
-    >>> page = render_page(study, analyse(study), "", "secret")
+    >>> page = render_page(study, analyse(study), "")
     >>> "<h2>Progress</h2>" in page, "No responses to main trials yet." in page
     (True, True)
     >>> study.engine.dispose()
@@ -240,7 +239,7 @@ def render_page(study: Study, analysis: Analysis, base: str, key: str) -> str:
     p = analysis.progress
     what = ("Human-human error consistency (humanlike.error_consistency)" if study.config.task == "classify"
             else "MLDS scales pooled over participants (humanlike.analyse_mlds)")
-    figure = (f'<img src="{base}/researcher/figure.png?key={html.escape(key)}" alt="analysis figure">'
+    figure = (f'<img src="{base}/researcher/figure.png" alt="analysis figure">'
               if analysis.figure else "")
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in analysis.notes)
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(study.config.title)} \u2013 researcher</title>
@@ -254,6 +253,6 @@ def render_page(study: Study, analysis: Analysis, base: str, key: str) -> str:
 <h2>Attention checks</h2><p>Participants failing more than {study.config.max_catch_failures} are excluded from
 the analysis and the export.</p>{_table(analysis.catch, "catch")}
 <h2>Analysis so far</h2><p>{what}</p>{figure}{_table(analysis.results, "results")}<ul>{notes}</ul>
-<p><a href="{base}/researcher/export.csv?key={html.escape(key)}">Download the table (CSV)</a> \u2013 without the
+<p><a href="{base}/researcher/export.csv">Download the table (CSV)</a> \u2013 without the
 platform's ids; <code>humanlike export STUDY --include-platform-ids</code> adds them.</p>
 </body></html>"""

@@ -7,11 +7,12 @@ raised (the transaction is rolled back).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import secrets
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -184,7 +185,13 @@ def stored_config(engine: Engine) -> StudyConfig:
 
 
 def start_participant(study: Study, platform: dict[str, str]) -> str:
-    """Create a participant with their whole trial list (one transaction).
+    """Create a participant with their whole trial list (one transaction), or resume the session of the
+    participant whose platform id (``resume_param``, e.g. PROLIFIC_PID) started already.
+
+    The trial list is planned for the lowest free design slot (the participant ordinal of
+    :mod:`humanlike.web.design`): a slot is held by a finished participant or by an active one who answered
+    within ``abandon_after_minutes``; an abandoned session's slot goes back to the rotation, so that the
+    finished participants cover the design as a study without dropouts would.
 
     Parameters
     ----------
@@ -208,18 +215,64 @@ def start_participant(study: Study, platform: dict[str, str]) -> str:
     >>> progress = state(study, token)
     >>> len(token), progress["answered"], progress["total"], progress["trial"]["kind"]
     (32, 0, 15, 'practice')
+    >>> start_participant(study, {"PROLIFIC_PID": "5f0c0ffee"}) == token      # the same person: resumed
+    True
     >>> study.engine.dispose()
     """
+    value = platform.get(study.config.resume_param) if study.config.resume_param else None
+    # a fixed-length key for the unique index, however long the parameter's name and value
+    key = hashlib.sha256(f"{study.config.resume_param}={value}".encode()).hexdigest() if value else None
+    if key is not None and (token := _resumed(study.engine, key)) is not None:
+        return token
+    try:
+        return _new_participant(study, platform, key)
+    except IntegrityError:
+        # a concurrent start with the same platform id committed first: this one resumes it
+        token = _resumed(study.engine, key) if key is not None else None
+        if token is None:
+            raise
+        return token
+
+
+def _resumed(engine: Engine, key: str) -> str | None:
+    with engine.connect() as conn:
+        return conn.execute(select(db.participants.c.token).select_from(
+            db.platform_ids.join(db.participants, db.platform_ids.c.participant_id == db.participants.c.id))
+            .where(db.platform_ids.c.participant_key == key)).scalar_one_or_none()
+
+
+def _free_slot(conn, config: StudyConfig, now: datetime) -> int:
+    """The lowest design slot no live participant holds; active sessions silent for longer than
+    ``abandon_after_minutes`` become "abandoned" first (their slot is free again)."""
+    # one start at a time chooses a slot (PostgreSQL: a row lock; SQLite's writers are serialised already)
+    conn.execute(select(db.study_meta.c.key).where(db.study_meta.c.key == "config").with_for_update())
+    if config.abandon_after_minutes:
+        cutoff = now - timedelta(minutes=config.abandon_after_minutes)
+        conn.execute(update(db.participants).where(db.participants.c.status == "active",
+                                                   db.participants.c.last_seen_at < cutoff)
+                     .values(status="abandoned"))
+    held = set(conn.execute(select(db.participants.c.slot).where(
+        db.participants.c.status.in_(("active", "finished")))).scalars())
+    slot = 1
+    while slot in held:
+        slot += 1
+    return slot
+
+
+def _new_participant(study: Study, platform: dict[str, str], key: str | None) -> str:
     token = secrets.token_urlsafe(24)
+    now = _now()
     with study.engine.begin() as conn:
+        slot = _free_slot(conn, study.config, now)
         pid = conn.execute(insert(db.participants).values(
-            token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=_now(),
-            n_trials=0).returning(db.participants.c.id)).scalar_one()
-        planned = plan_trials(study.stimuli, study.config, pid, study.design)
+            token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=now,
+            n_trials=0, slot=slot, last_seen_at=now).returning(db.participants.c.id)).scalar_one()
+        planned = plan_trials(study.stimuli, study.config, slot, study.design)
         conn.execute(update(db.participants).where(db.participants.c.id == pid).values(
             pseudonym=f"P{pid:05d}-{secrets.token_hex(3)}", n_trials=len(planned)))
         if platform:
-            conn.execute(insert(db.platform_ids).values(participant_id=pid, params=json.dumps(platform)))
+            conn.execute(insert(db.platform_ids).values(participant_id=pid, params=json.dumps(platform),
+                                                        participant_key=key))
         conn.execute(insert(db.trials), [
             {"participant_id": pid, "position": position, "kind": trial.kind,
              "spec": json.dumps({"stimuli": trial.stimuli, "options": trial.options, "answer": trial.answer,
@@ -297,7 +350,8 @@ def state(study: Study, token: str, base: str = "") -> dict:
     Returns
     -------
     dict
-        ``done, answered, total, trial`` (:func:`trial_payload`) and ``completion_url`` (when done).
+        ``done, answered, total, trial`` (:func:`trial_payload`), and ``completion_code`` and ``completion_url``:
+        empty until the last trial is stored, then the study's code (or the participant's own) and URL.
 
     Raises
     ------
@@ -321,9 +375,10 @@ def state(study: Study, token: str, base: str = "") -> dict:
         row = _next_trial_row(conn, participant.id)
         answered = conn.execute(select(func.count()).select_from(db.responses)
                                 .where(db.responses.c.participant_id == participant.id)).scalar_one()
+    code, url = study.config.completion(participant.completion_code) if row is None else ("", "")
     return {"done": row is None, "answered": answered, "total": participant.n_trials,
             "trial": None if row is None else trial_payload(study, row, base),
-            "completion_url": study.config.completion_url if row is None else ""}
+            "completion_code": code, "completion_url": url}
 
 
 def _check_body(body) -> dict:
@@ -414,9 +469,14 @@ def record_response(study: Study, token: str, body) -> dict:
                 rt_ms=clean["rt_ms"], stimulus_ms=clean["stimulus_ms"], frames=clean["frames"],
                 refresh_hz=clean["refresh_hz"], window_w=clean["window_w"], window_h=clean["window_h"],
                 created_at=_now()))
+            now = _now()
             if _next_trial_row(conn, participant.id) is None:
                 conn.execute(update(db.participants).where(db.participants.c.id == participant.id)
-                             .values(status="finished", finished_at=_now()))
+                             .values(status="finished", finished_at=now, last_seen_at=now,
+                                     completion_code=secrets.token_hex(5).upper()))
+            else:   # an abandoned participant who comes back holds their slot again
+                conn.execute(update(db.participants).where(db.participants.c.id == participant.id)
+                             .values(status="active", last_seen_at=now))
     except IntegrityError:
         raise Rejected(409, f"trial {clean['trial']} was answered already (a replayed response)") from None
     if row.kind == "practice" and spec["answer"] is not None:

@@ -62,17 +62,17 @@ def assert_within_monte_carlo(both: pd.DataFrame, se: np.ndarray, level: float, 
 
 def test_demo_estimates_identical_and_intervals_within_monte_carlo_of_the_old_code(demo_trials):
     result = decision_margin_consistency(demo_trials, settings=dmc_settings(n_resamples=2000, seed=0))
-    both = merged(result.summary.assign(se=result.resampled.standard_error()), "demo_jackknife")
+    both = merged(result.summary_table.assign(se=result.resampled.standard_error()), "demo_jackknife")
     assert len(both) == 315
     assert_same_estimates(both)
     assert_within_monte_carlo(both, both["se"].to_numpy(float), 0.95, 2000)
     spearman = decision_margin_consistency(demo_trials, settings=dmc_settings(n_resamples=0), method="spearman", dprime=True)
-    assert_same_estimates(merged(spearman.summary, "demo_spearman_dprime"))
+    assert_same_estimates(merged(spearman.summary_table, "demo_spearman_dprime"))
 
 
 def test_real_estimates_identical_to_the_old_code(combined_trials):
     result = decision_margin_consistency(combined_trials, settings=dmc_settings(n_resamples=300, seed=0), validate=False)
-    both = merged(result.summary, "real_jackknife")
+    both = merged(result.summary_table, "real_jackknife")
     assert len(both) == 3360 and both["scope"].nunique() == 18
     assert_same_estimates(both)
     # Intervals: 300 resamples here against 2000 in the reference; the reference bounds sit inside ours up to
@@ -83,7 +83,7 @@ def test_real_estimates_identical_to_the_old_code(combined_trials):
     within = (np.abs(both["ci_low"] - both["ci_low_old"])[defined] < slack[defined]).mean()
     assert within > 0.95, within  # discrete accuracy columns make the normal-theory slack approximate
     spearman = decision_margin_consistency(combined_trials, settings=dmc_settings(n_resamples=0), method="spearman", validate=False)
-    assert_same_estimates(merged(spearman.summary, "real_spearman"))
+    assert_same_estimates(merged(spearman.summary_table, "real_spearman"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -100,7 +100,7 @@ def test_replicates_do_not_depend_on_the_memory_budget(demo_trials, observer_lev
     small = decision_margin_consistency(demo_trials, settings=dmc_settings(settings, memory_budget=7 * 1024**2),
                                         **run)
     np.testing.assert_array_equal(big.resampled.replicates, small.resampled.replicates)
-    pd.testing.assert_frame_equal(big.summary, small.summary)
+    pd.testing.assert_frame_equal(big.summary_table, small.summary_table)
 
 
 def test_one_experiment_alone_equals_its_rows_of_the_full_run(demo_trials):
@@ -111,8 +111,8 @@ def test_one_experiment_alone_equals_its_rows_of_the_full_run(demo_trials):
     assert rows.labels == mine.labels and len(rows) == (4 + 1) * (5 + 2 * 5)  # 4 conditions + mean, 5 models
     np.testing.assert_array_equal(rows.estimate, mine.estimate)
     np.testing.assert_array_equal(rows.replicates, mine.replicates)
-    f = full.summary[full.summary["scope"] == "sim-rotation"].reset_index(drop=True)
-    a = alone.summary[alone.summary["scope"] == "sim-rotation"].reset_index(drop=True)
+    f = full.summary_table[full.summary_table["scope"] == "sim-rotation"].reset_index(drop=True)
+    a = alone.summary_table[alone.summary_table["scope"] == "sim-rotation"].reset_index(drop=True)
     pd.testing.assert_frame_equal(f[["estimate", "ci_low", "ci_high", "t_low", "t_high", "n"]],
                                   a[["estimate", "ci_low", "ci_high", "t_low", "t_high", "n"]])
 
@@ -167,7 +167,7 @@ def test_bca_through_the_engine(demo_trials):
     finite = np.isfinite(result.estimate)
     assert np.all(low[finite] <= high[finite])
     pct = result.to_frame(method="percentile")
-    assert not np.allclose(pct["ci_low"], result.summary["ci_low"], equal_nan=True)
+    assert not np.allclose(pct["ci_low"], result.summary_table["ci_low"], equal_nan=True)
 
 
 def test_exact_item_jackknife_of_the_sufficient_statistics_equals_explicit_refits(demo_trials):
@@ -228,8 +228,8 @@ def test_humans_n_counts_only_defined_splits():
 def test_paper_preset_reports_the_published_t_intervals(demo_trials):
     result = decision_margin_consistency(demo_trials, experiments=["sim-blur"], settings=dmc_settings(n_resamples=100))
     paper = result.with_published_intervals()
-    np.testing.assert_array_equal(paper.summary["ci_low"], result.summary["t_low"])
-    np.testing.assert_array_equal(paper.summary["estimate"], result.summary["estimate"])
+    np.testing.assert_array_equal(paper.summary_table["ci_low"], result.summary_table["t_low"])
+    np.testing.assert_array_equal(paper.summary_table["estimate"], result.summary_table["estimate"])
     assert paper.settings["preset"] == "paper"
     hh = paper.table("sim-blur").set_index("group").loc[HUMANS]
     assert hh["ci_high"] - hh["ci_low"] < 0.5 * (result.table("sim-blur").set_index("group").loc[HUMANS, "ci_high"]

@@ -219,7 +219,7 @@ def test_independent_model_near_zero_and_intervals_cover_at_nominal_rate():
                              models=[("independent", rng.normal(0.3, 1.0, 80)), ("shared", d)])
         frames.append(table)
     result = decision_margin_consistency(pd.concat(frames, ignore_index=True), settings=dmc_settings(n_resamples=300, seed=7), bootstrap_splits=8, validate=False)
-    s = result.summary
+    s = result.summary_table
     rows = s[(s["level"] == "experiment") & (s["metric"] == DMC) & (s["group"] == "independent")]
     assert len(rows) == 200
     assert abs(rows["estimate"].mean()) < 0.03
@@ -269,7 +269,7 @@ def test_models_without_margins_are_skipped_with_a_note():
     table.loc[table["observer"] == "m2", "decision_margin"] = np.nan
     result = decision_margin_consistency(table, settings=dmc_settings(n_resamples=10))
     assert result.skipped_models == {"m2": "no decision margins"}
-    assert "m2" not in set(result.summary["group"])
+    assert "m2" not in set(result.summary_table["group"])
     assert any("m2" in n for n in result.notes)
     no_column = table.drop(columns="decision_margin")
     result = decision_margin_consistency(no_column, settings=dmc_settings(n_resamples=10))
@@ -286,8 +286,8 @@ def test_row_order_does_not_matter():
                      models=[("m1", d + rng.normal(0, 0.5, 60)), ("m2", rng.normal(0, 1, 60))])
     table = pd.concat([a, b], ignore_index=True)
     shuffled = table.sample(frac=1.0, random_state=3).reset_index(drop=True)
-    r1 = decision_margin_consistency(table, settings=dmc_settings(n_resamples=100, seed=4)).summary
-    r2 = decision_margin_consistency(shuffled, settings=dmc_settings(n_resamples=100, seed=4)).summary
+    r1 = decision_margin_consistency(table, settings=dmc_settings(n_resamples=100, seed=4)).summary_table
+    r2 = decision_margin_consistency(shuffled, settings=dmc_settings(n_resamples=100, seed=4)).summary_table
     pd.testing.assert_frame_equal(r1, r2)
 
 
@@ -323,7 +323,7 @@ def test_spearman_dprime_and_observer_levels():
 
 def test_frame_and_json_layout(demo_trials):
     result = decision_margin_consistency(demo_trials, experiments=["sim-noise", "sim-blur"], settings=dmc_settings(n_resamples=50))
-    frame = result.summary
+    frame = result.summary_table
     assert list(frame.columns) == list(D.FRAME_COLUMNS)
     tidy = result.to_frame()
     assert list(tidy.columns[:3]) == ["measure", "scope", "group"] and set(tidy.columns) == {"measure", *frame.columns}
@@ -461,7 +461,7 @@ def test_consistency_vs_accuracy_reuses_one_ec_run_and_selection_does_not_matter
     # A given EC result is used as it is: its model rows are the comparison's.
     ec = error_consistency(demo_trials, settings=ResamplingSettings(n_resamples=200, seed=0))
     reused = consistency_vs_accuracy(demo_trials, dmc_result=dmc, ec_result=ec)
-    rows = ec.summary[(ec.summary["scope"] == "sim-rotation") & (ec.summary["metric"] == "error_consistency")]
+    rows = ec.summary_table[(ec.summary_table["scope"] == "sim-rotation") & (ec.summary_table["metric"] == "error_consistency")]
     expected = rows.set_index("group").loc[pick(reused)["observer"], "estimate"].to_numpy()
     np.testing.assert_allclose(pick(reused)["estimate"].to_numpy(), expected)
     np.testing.assert_allclose(pick(reused)["estimate"].to_numpy(), pick(together)["estimate"].to_numpy())

@@ -55,12 +55,12 @@ def test_bca_and_percentile_cover_the_systems_dvc():
                                                  system_seed=7)
         result = dvc_representations(fa, fb, labels, settings=ResamplingSettings(
             n_resamples=300, seed=0, interval="bca", level=0.9), **kw)
-        assert result.summary.jackknife.n.max() == labels.size       # one row per image
+        assert result.resampled.jackknife.n.max() == labels.size       # one row per image
         for method in hits:
-            low, high = result.summary.interval(method=method)
+            low, high = result.resampled.interval(method=method)
             hits[method] += low[0] <= truth <= high[0]
-        accelerations_differ += not np.allclose(result.summary.interval(method="bca")[0],
-                                                result.summary.interval(method="percentile")[0])
+        accelerations_differ += not np.allclose(result.resampled.interval(method="bca")[0],
+                                                result.resampled.interval(method="percentile")[0])
     # 30 samples: binomial SD of a 90% coverage is 0.055; measured 0.93 for both (40 samples, 300 resamples).
     assert 0.75 <= hits["percentile"] / samples <= 1.0
     assert 0.75 <= hits["bca"] / samples <= 1.0
@@ -104,8 +104,8 @@ def test_numbers_do_not_depend_on_threads():
     kw = dict(n_components=4, n_splits=3, kappa_folds=0)
     one = dvc_representations(fa, fb, labels, settings=ResamplingSettings(n_resamples=150, workers=1), **kw)
     two = dvc_representations(fa, fb, labels, settings=ResamplingSettings(n_resamples=150, workers=3), **kw)
-    np.testing.assert_array_equal(one.summary.replicates, two.summary.replicates)
-    np.testing.assert_array_equal(one.summary.estimate, two.summary.estimate)
+    np.testing.assert_array_equal(one.resampled.replicates, two.resampled.replicates)
+    np.testing.assert_array_equal(one.resampled.estimate, two.resampled.estimate)
 
 
 def test_observer_level_is_refused():

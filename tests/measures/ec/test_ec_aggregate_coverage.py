@@ -122,7 +122,7 @@ def test_ec_offers_the_jackknife_interval(capsys):
 
     trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     result = error_consistency(trials, experiments=["sim-blur"], settings=ResamplingSettings(n_resamples=200, seed=0, interval="jackknife"))
-    frame = result.summary
+    frame = result.summary_table
     assert set(frame["interval_method"]) == {"jackknife normal"}
     low, high = jackknife_interval(result.resampled.estimate, result.resampled.jackknife)
     np.testing.assert_allclose(frame["ci_low"], low, equal_nan=True)
@@ -137,7 +137,7 @@ def test_ec_offers_the_jackknife_t_interval():
 
     trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     result = error_consistency(trials, experiments=["sim-blur"], settings=ResamplingSettings(n_resamples=200, seed=0, interval="jackknife-t"))
-    frame = result.summary
+    frame = result.summary_table
     assert set(frame["interval_method"]) == {"jackknife t"}
     low, high = jackknife_t_interval(result.resampled.estimate, result.resampled.jackknife)
     np.testing.assert_allclose(frame["ci_low"], low, equal_nan=True)

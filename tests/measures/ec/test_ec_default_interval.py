@@ -28,15 +28,15 @@ def test_the_api_default_is_jackknife_t_and_its_numbers_are_the_engines():
     trials = simulate_benchmark(seed=0, n_humans=4, n_items=48)
     result = error_consistency(trials, experiments=["sim-blur"])
     assert result.settings["interval"] == "jackknife-t" == DEFAULT_SETTINGS.interval == get_measure("ec").interval
-    frame = result.summary
+    frame = result.summary_table
     assert set(frame["interval_method"]) == {"jackknife t"}
     low, high = jackknife_t_interval(result.resampled.estimate, result.resampled.jackknife)
     np.testing.assert_allclose(frame["ci_low"], np.clip(low, -1, 1), equal_nan=True)
     np.testing.assert_allclose(frame["ci_high"], np.clip(high, -1, 1), equal_nan=True)
     # explicit settings are used as given: ResamplingSettings() is the percentile bootstrap
     given = error_consistency(trials, experiments=["sim-blur"], settings=ResamplingSettings(n_resamples=500))
-    assert set(given.summary["interval_method"]) == {"percentile bootstrap"}
-    assert not np.allclose(given.summary["ci_low"], frame["ci_low"], equal_nan=True)
+    assert set(given.summary_table["interval_method"]) == {"percentile bootstrap"}
+    assert not np.allclose(given.summary_table["ci_low"], frame["ci_low"], equal_nan=True)
 
 
 def test_an_experiments_jackknife_interval_does_not_depend_on_the_others(mvh_trials):
@@ -44,9 +44,9 @@ def test_an_experiments_jackknife_interval_does_not_depend_on_the_others(mvh_tri
     settings = ResamplingSettings(n_resamples=50, seed=1, interval="jackknife-t")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        alone = error_consistency(mvh_trials, experiments=["edge"], settings=settings).summary
+        alone = error_consistency(mvh_trials, experiments=["edge"], settings=settings).summary_table
         together = error_consistency(mvh_trials, experiments=["edge", "sketch", "cue-conflict"],
-                                     settings=settings).summary
+                                     settings=settings).summary_table
     together = together[together["scope"] == "edge"].reset_index(drop=True)
     alone = alone[alone["scope"] == "edge"].reset_index(drop=True)
     assert len(alone) == len(together) > 0
@@ -121,7 +121,7 @@ def test_every_interval_stays_in_its_metrics_range(mvh_trials):
         warnings.simplefilter("ignore", RuntimeWarning)
         summary = error_consistency(mvh_trials, experiments=["false-colour", "colour"],
                                     exclusions=MODELVSHUMAN_EXCLUSIONS,
-                                    settings=ResamplingSettings(n_resamples=100, interval="jackknife-t")).summary
+                                    settings=ResamplingSettings(n_resamples=100, interval="jackknife-t")).summary_table
     assert set(summary["metric"]) <= set(METRIC_RANGES)
     for metric, (low, high) in METRIC_RANGES.items():
         rows = summary[summary["metric"] == metric]

@@ -265,7 +265,7 @@ def test_an_aggregate_of_one_table_carries_that_tables_profile_interval():
     cells = (86, 4, 9, 1)
     r = ec_profile_interval(*cells)
     result = error_consistency(_one_table_trials(cells), settings=ResamplingSettings(n_resamples=400, seed=0), pair_intervals=True)
-    summary = result.summary.set_index(["scope", "group", "metric"])
+    summary = result.summary_table.set_index(["scope", "group", "metric"])
     for scope in ("one-table", "overall"):
         row = summary.loc[(scope, "model-a", "error_consistency")]
         assert row["estimate"] == pytest.approx(float(r.estimate), abs=1e-12)
@@ -278,7 +278,7 @@ def test_an_aggregate_of_one_table_carries_that_tables_profile_interval():
     # Other metrics (means of several things, or not kappa) keep the bootstrap; so does --pair-interval bootstrap.
     assert summary.loc[("one-table", "model-a", "observed_consistency"), "interval_method"] == "percentile bootstrap"
     boot = error_consistency(_one_table_trials(cells), settings=ResamplingSettings(n_resamples=400, seed=0), pair_intervals=True,
-                             pair_interval="bootstrap").summary.set_index(["scope", "group", "metric"])
+                             pair_interval="bootstrap").summary_table.set_index(["scope", "group", "metric"])
     row = boot.loc[("one-table", "model-a", "error_consistency")]
     assert row["interval_method"] == "percentile bootstrap" and row["ci_low"] != pytest.approx(float(r.low))
 
@@ -293,7 +293,7 @@ def test_an_aggregate_of_several_tables_keeps_the_bootstrap():
     second = _one_table_trials((80, 10, 6, 4), human="subject-02")
     second = second[second["observer"] == "subject-02"]
     result = error_consistency(pd.concat([first, second], ignore_index=True), settings=ResamplingSettings(n_resamples=300, seed=0))
-    summary = result.summary.set_index(["scope", "group", "metric"])
+    summary = result.summary_table.set_index(["scope", "group", "metric"])
     for scope in ("one-table", "overall"):
         assert summary.loc[(scope, "model-a", "error_consistency"), "interval_method"] == "percentile bootstrap"
         assert summary.loc[(scope, "humans", "error_consistency"), "interval_method"] == "profile-likelihood"

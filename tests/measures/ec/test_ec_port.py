@@ -79,28 +79,28 @@ def small_trials(demo_trials):
 
 @pytest.mark.parametrize("policy", ["strict", "model-vs-human"])
 def test_demo_estimates_identical_to_the_old_code(demo_trials, policy):
-    _assert_estimates(error_consistency(demo_trials, settings=ResamplingSettings(n_resamples=0), policy=policy).summary, f"demo/{policy}")
+    _assert_estimates(error_consistency(demo_trials, settings=ResamplingSettings(n_resamples=0), policy=policy).summary_table, f"demo/{policy}")
 
 
 def test_demo_intervals_within_monte_carlo_error_of_the_old_code(demo_trials):
-    one = error_consistency(demo_trials, settings=ResamplingSettings(n_resamples=2000, seed=0)).summary
+    one = error_consistency(demo_trials, settings=ResamplingSettings(n_resamples=2000, seed=0)).summary_table
     _assert_within_mc_error(one, "demo/intervals", 2000)
     two = error_consistency(demo_trials, settings=ResamplingSettings(n_resamples=2000, seed=0,
-                                                                     observer_level="bootstrap")).summary
+                                                                     observer_level="bootstrap")).summary_table
     _assert_within_mc_error(two, "demo/intervals-two-level", 2000)
 
 
 @pytest.mark.parametrize("policy", ["strict", "model-vs-human"])
 def test_real_estimates_identical_to_the_old_code(mvh_trials, policy):
     bench = error_consistency(mvh_trials, exclusions=MODELVSHUMAN_EXCLUSIONS, settings=ResamplingSettings(n_resamples=0), policy=policy)
-    _assert_estimates(bench.summary, f"real-benchmark/{policy}")
-    _assert_estimates(error_consistency(mvh_trials, settings=ResamplingSettings(n_resamples=0), policy=policy).summary,
+    _assert_estimates(bench.summary_table, f"real-benchmark/{policy}")
+    _assert_estimates(error_consistency(mvh_trials, settings=ResamplingSettings(n_resamples=0), policy=policy).summary_table,
                       f"real-all-conditions/{policy}")
 
 
 def test_real_intervals_within_monte_carlo_error_of_the_old_code(mvh_trials):
     result = error_consistency(mvh_trials, exclusions=MODELVSHUMAN_EXCLUSIONS, settings=ResamplingSettings(n_resamples=2000, seed=0))
-    _assert_within_mc_error(result.summary, "real-benchmark/intervals", 2000)
+    _assert_within_mc_error(result.summary_table, "real-benchmark/intervals", 2000)
 
 
 # --- independence of chunking and selection -------------------------------------------------------------------
@@ -241,7 +241,7 @@ def test_settings_are_the_only_way_in(small_trials):
     # a Generator seed becomes the integer it yields, recorded so the run can be repeated
     g = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=50, seed=np.random.default_rng(1)))
     again = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=50, seed=g.settings["seed"]))
-    pd.testing.assert_frame_equal(g.summary, again.summary)
+    pd.testing.assert_frame_equal(g.summary_table, again.summary_table)
 
 
 def test_result_shape_and_json(small_trials):
@@ -249,15 +249,15 @@ def test_result_shape_and_json(small_trials):
     frame = result.to_frame(level=0.8)
     assert list(frame.columns) == ["measure", "scope", "group", "kind", "metric", "estimate", "ci_low", "ci_high",
                                    "undefined_share", "reason", "n_pairs", "interval_method"]
-    assert list(result.summary.columns[-7:]) == ["estimate", "ci_low", "ci_high", "n_pairs", "reason",
+    assert list(result.summary_table.columns[-7:]) == ["estimate", "ci_low", "ci_high", "n_pairs", "reason",
                                                  "undefined_share", "interval_method"]
-    assert (frame["ci_high"] - frame["ci_low"] <= result.summary["ci_high"] - result.summary["ci_low"] + 1e-12).all()
+    assert (frame["ci_high"] - frame["ci_low"] <= result.summary_table["ci_high"] - result.summary_table["ci_low"] + 1e-12).all()
     doc = result.to_json_dict()
     json.dumps(doc, allow_nan=False)
     assert set(doc["experiments"]) == set(small_trials["experiment"])
     name = sorted(doc["experiments"])[0]
     assert doc["experiments"][name]["human_human"]["n_pairs"] == 15
-    assert len(doc["summary"]) == len(result.summary)
+    assert len(doc["summary"]) == len(result.summary_table)
 
 
 def test_public_names():

@@ -77,9 +77,9 @@ def test_pairs_table_counts_and_pvalues(small_trials):
 
 
 def test_invariant_to_row_and_observer_order(small_trials):
-    base = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=200, seed=3)).summary
+    base = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=200, seed=3)).summary_table
     shuffled = small_trials.sample(frac=1.0, random_state=1)
-    again = error_consistency(shuffled, settings=ResamplingSettings(n_resamples=200, seed=3)).summary
+    again = error_consistency(shuffled, settings=ResamplingSettings(n_resamples=200, seed=3)).summary_table
     pd.testing.assert_frame_equal(base, again)
     # renaming observers changes their order; the estimates for each group stay the same
     renamed = small_trials.assign(observer=small_trials["observer"].map(
@@ -90,9 +90,9 @@ def test_invariant_to_row_and_observer_order(small_trials):
 
 
 def test_same_seed_same_numbers(small_trials):
-    a = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=300, seed=5)).summary
-    b = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=300, seed=5)).summary
-    c = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=300, seed=6)).summary
+    a = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=300, seed=5)).summary_table
+    b = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=300, seed=5)).summary_table
+    c = error_consistency(small_trials, settings=ResamplingSettings(n_resamples=300, seed=6)).summary_table
     pd.testing.assert_frame_equal(a, b)
     assert not np.allclose(a["ci_low"], c["ci_low"], equal_nan=True)
 

@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from ...stats.comparison import ComparisonResult  # noqa: E402
+from ..sections import figure_axes  # noqa: E402
 
 MODEL_COLOUR = "#1f77b4"
 CEILING_COLOUR = "#d62728"
@@ -25,7 +26,7 @@ MEASURE_LABELS = {"error_consistency": "error consistency with humans (kappa)",
                   "ood_alignment_ratio": "error-alignment ratio to humans"}
 
 
-def comparison_figure(comparison: ComparisonResult, title: str | None = None):
+def comparison_figure(comparison: ComparisonResult, title: str | None = None, ax=None):
     """Models ordered by score with intervals, the ceiling band and the compact letter display.
 
     With a normalised comparison the normalised scores are drawn (the ceiling is then 1).
@@ -36,6 +37,10 @@ def comparison_figure(comparison: ComparisonResult, title: str | None = None):
         From :func:`humanlike.measures.compare.adapters.compare`.
     title : str, optional
         Figure title (default: measure, scope, resamples and correction).
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (one Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -61,7 +66,7 @@ def comparison_figure(comparison: ComparisonResult, title: str | None = None):
     low = scores["normalised_low" if normalised else "ci_low"].to_numpy(dtype=float)
     high = scores["normalised_high" if normalised else "ci_high"].to_numpy(dtype=float)
     x = np.arange(len(scores))
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.55 * len(scores) + 2.5), 4.6))
+    fig, ax = figure_axes(ax, figsize=(max(5.0, 0.55 * len(scores) + 2.5), 4.6))
     c = comparison.ceiling
     if normalised:
         ax.axhline(1.0, color=CEILING_COLOUR, lw=1.2, label="human ceiling (= 1)")

@@ -146,7 +146,7 @@ def run_dmc_command(args) -> int:
         result = result.with_published_intervals()
     doc = result.to_json_dict()
     if args.out is not None:
-        run.add_table(result.summary, "dmc_summary", args.format)
+        run.add_table(result.summary_table, "dmc_summary", args.format)
         run.add_table(result.splits, "dmc_splits", args.format)
         run.add_table(result.items, "dmc_items", args.format)
         if result.self_consistency is not None:
@@ -342,7 +342,7 @@ def dmc_benchmark_rows(trials, *, settings=None, exclusions=None, result=None) -
             result = decision_margin_consistency(trials, exclusions=exclusions, settings=dmc_settings(settings))
         except TrialTableError:
             return pd.DataFrame(columns=list(BENCHMARK_COLUMNS))
-    s = result.summary
+    s = result.summary_table
     s = s[s["level"].isin(["experiment", "overall"])]
     humans_per_exp = s[(s["group"] == HUMANS) & (s["metric"] == ACCURACY) & (s["level"] == "experiment")]
     humans_per_exp = humans_per_exp.set_index("scope")["n"]
@@ -406,7 +406,7 @@ def demo_extras(trials, args) -> list[Path]:
                                          settings=settings)
     run = demo_outputs(args)
     return [
-        run.add_table(result.summary, "dmc", args.format),
+        run.add_table(result.summary_table, "dmc", args.format),
         run.json(result.to_json_dict(), out / "dmc.json"),
         run.figure(dmc_ranking_figure(result, title="Simulated benchmark: decision-margin consistency"),
                    out / "dmc_ranking.png"),

@@ -137,7 +137,7 @@ def consistency_vs_accuracy(
         dmc_result = decision_margin_consistency(
             trials, experiments=experiments, exclusions=exclusions, settings=settings, method=method, dprime=dprime)
     names = dmc_result.experiments if experiments is None else [e for e in dmc_result.experiments if e in experiments]
-    s = dmc_result.summary
+    s = dmc_result.summary_table
     s = s[s["level"] == "experiment"]
     dmc_models = {e: [g for g in s.loc[(s["scope"] == e) & (s["metric"] == DMC), "group"]
                       if g not in (HUMANS, MODEL_MODEL, MODEL_HUMAN_MEAN)] for e in names}

@@ -35,6 +35,7 @@ def simulate(seed: int = 0) -> Example:
 MEASURE = Measure(
     name="dmc",
     title="Decision-margin consistency",
+    citation='Alvarez & Konkle (2024), decision-margin consistency',
     summary="Correlation over items between a model's decision margin and the humans' item accuracy "
             "(Alvarez & Konkle)",
     docs="docs/measures/decision-margin-consistency.md",

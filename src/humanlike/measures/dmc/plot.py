@@ -17,6 +17,7 @@ from .consistency_accuracy import ConsistencyComparison  # noqa: E402
 from .kernel import DMC, MODEL_HUMAN_MEAN  # noqa: E402
 from .result import DMCResult  # noqa: E402
 from ..pairwise import HUMANS, MODEL_MODEL  # noqa: E402
+from ..sections import figure_axes  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"
 MODEL_COLOUR = "#1f77b4"
@@ -62,7 +63,7 @@ def _panel(ax, models, levels, ylabel: str | None, annotate: bool) -> None:
 
 
 def consistency_figure(comparison: ConsistencyComparison, title: str | None = None, ncols: int | None = None,
-                       annotate: bool | None = None):
+                       annotate: bool | None = None, ax=None):
     """Small multiples like Alvarez & Konkle's Figure 2: per experiment, EC (top) and DMC (bottom) of each
     model against its accuracy (dots, vertical bars = bootstrap intervals), with horizontal lines and bands
     for the human–human level (EC: mean over human pairs; DMC: split-half ceiling), the model–model level
@@ -78,6 +79,10 @@ def consistency_figure(comparison: ConsistencyComparison, title: str | None = No
         Experiments per row of panels (default: up to 4).
     annotate : bool, optional
         Write model names next to the dots (default: when an experiment has at most 8 models).
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (2 x rows x columns Axes (the grid of panels)) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -109,7 +114,7 @@ def consistency_figure(comparison: ConsistencyComparison, title: str | None = No
     ncols = ncols or min(n, 4)
     nrows = math.ceil(n / ncols)
     width = max(3.3 * ncols + 0.6, 7.0)
-    fig, axes = plt.subplots(2 * nrows, ncols, figsize=(width, 2.45 * 2 * nrows + 1.4), squeeze=False)
+    fig, axes = figure_axes(ax, (2 * nrows, ncols), figsize=(width, 2.45 * 2 * nrows + 1.4), squeeze=False)
     for k in range(nrows * ncols):
         r, c = divmod(k, ncols)
         top, bottom = axes[2 * r, c], axes[2 * r + 1, c]
@@ -151,7 +156,7 @@ def consistency_figure(comparison: ConsistencyComparison, title: str | None = No
     return fig
 
 
-def dmc_ranking_figure(result: DMCResult, scope: str = "overall", title: str | None = None):
+def dmc_ranking_figure(result: DMCResult, scope: str = "overall", title: str | None = None, ax=None):
     """Models ranked by their DMC to humans (bootstrap intervals), with the human–human ceiling, the
     model–model and the mean model–human levels as bands.
 
@@ -163,6 +168,10 @@ def dmc_ranking_figure(result: DMCResult, scope: str = "overall", title: str | N
         ``"overall"`` (mean over experiments) or one experiment's name.
     title : str, optional
         Default: ``"Decision-margin consistency: <scope>"``.
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (one Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -193,7 +202,7 @@ def dmc_ranking_figure(result: DMCResult, scope: str = "overall", title: str | N
     rows = table.set_index("group")
     models = rows.drop(index=[g for g in (HUMANS, MODEL_MODEL, MODEL_HUMAN_MEAN) if g in rows.index])
     models = models.sort_values("estimate")
-    fig, ax = plt.subplots(figsize=(7, max(3.0, 0.3 * len(models) + 1.6)))
+    fig, ax = figure_axes(ax, figsize=(7, max(3.0, 0.3 * len(models) + 1.6)))
     y = np.arange(len(models))
     est = models["estimate"].to_numpy(float)
     err = np.vstack([est - models["ci_low"].to_numpy(float), models["ci_high"].to_numpy(float) - est])

@@ -40,8 +40,8 @@ def dmc_section(result) -> SectionResult:
     overall = result.table("overall")
     shown = overall[["group", "kind", "estimate", "ci_low", "ci_high", "t_low", "t_high", "n", "undefined_share",
                      "reason"]].rename(columns={"group": "observer"})
-    per_experiment = result.summary[(result.summary["scope"] != "overall") & (result.summary["condition"] == "")
-                                    & (result.summary["metric"] == overall["metric"].iloc[0])]
+    per_experiment = result.summary_table[(result.summary_table["scope"] != "overall") & (result.summary_table["condition"] == "")
+                                    & (result.summary_table["metric"] == overall["metric"].iloc[0])]
     per_experiment = per_experiment.pivot_table(index="group", columns="scope", values="estimate",
                                                 aggfunc="first").reset_index().rename(columns={"group": "observer"})
     section = ReportSection(

@@ -337,7 +337,7 @@ def items_frame(exp: DMCExperiment, design) -> pd.DataFrame:
     return frame
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class DMCResult(MeasureResult):
     """Decision-margin consistency of a trial table.
 
@@ -347,7 +347,7 @@ class DMCResult(MeasureResult):
         The engine's result: one column per (level, scope, condition, group, kind, metric) with its estimate,
         kept replicates and (with ``interval="bca"``) the item jackknife; ``.interval(level, method)`` at any
         level without rerunning.
-    summary : pandas.DataFrame
+    summary_table : pandas.DataFrame
         Tidy, one row per column of ``resampled``: level (``condition`` / ``experiment`` / ``overall``), scope
         (experiment or ``overall``), condition (``""`` when averaged), group (``humans`` = the split-half noise
         ceiling, a model = its DMC with the pooled human index, ``model-model``, ``model-human (mean)``), kind,
@@ -381,7 +381,7 @@ class DMCResult(MeasureResult):
     """
 
     resampled: Resampled
-    summary: pd.DataFrame
+    summary_table: pd.DataFrame
     splits: pd.DataFrame
     items: pd.DataFrame
     skipped_models: dict
@@ -390,6 +390,8 @@ class DMCResult(MeasureResult):
     settings: dict
 
     measure = "dmc"
+    # the text its command prints is its summary (MeasureResult.summary)
+    text_formatter = "humanlike.measures.dmc.cli:format_dmc"
 
     @property
     def experiments(self) -> list[str]:
@@ -410,12 +412,12 @@ class DMCResult(MeasureResult):
         Returns
         -------
         pandas.DataFrame
-            :attr:`summary`, with ci_low/ci_high recomputed when ``level`` or ``method`` is given.
+            :attr:`summary_table`, with ci_low/ci_high recomputed when ``level`` or ``method`` is given.
         """
         if level is None and method is None:
-            return self.summary
+            return self.summary_table
         low, high = self.interval(level, method)
-        return self.summary.assign(ci_low=low, ci_high=high)
+        return self.summary_table.assign(ci_low=low, ci_high=high)
 
     def with_published_intervals(self) -> DMCResult:
         """The result as the paper reports it (``--preset paper``): ci_low/ci_high are the published
@@ -428,7 +430,7 @@ class DMCResult(MeasureResult):
         DMCResult
             A copy whose summary intervals are the t-intervals and whose settings say so.
         """
-        summary = self.summary.assign(ci_low=self.summary["t_low"], ci_high=self.summary["t_high"])
+        summary = self.summary_table.assign(ci_low=self.summary_table["t_low"], ci_high=self.summary_table["t_high"])
         settings = dict(self.settings, preset="paper", interval="t (published)")
         return DMCResult(self.resampled, summary, self.splits, self.items, self.skipped_models, self.notes,
                          self.self_consistency, settings)
@@ -448,9 +450,9 @@ class DMCResult(MeasureResult):
         Returns
         -------
         pandas.DataFrame
-            The matching :attr:`summary` rows, one per group.
+            The matching :attr:`summary_table` rows, one per group.
         """
-        s = self.summary
+        s = self.summary_table
         return s[(s["scope"] == scope) & (s["metric"] == metric) & (s["condition"] == condition)].reset_index(drop=True)
 
     def to_json_dict(self, experiment: str | None = None) -> dict:
@@ -499,7 +501,7 @@ class DMCResult(MeasureResult):
         cached = self.__dict__.get("_row_index")
         if cached is None:
             cached = {}
-            for row in self.summary.to_dict("records"):
+            for row in self.summary_table.to_dict("records"):
                 cached.setdefault((row["scope"], row["condition"]), {})[(row["group"], row["metric"])] = row
             object.__setattr__(self, "_row_index", cached)
         return cached

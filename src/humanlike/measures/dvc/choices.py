@@ -97,7 +97,7 @@ def _corrected(counts: np.ndarray, correction: float) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ChoiceDVCResult(MeasureResult):
     """Per observer d' and criterion, per pair and category the latent correlation rho, with intervals.
 

@@ -24,7 +24,7 @@ from ..measure_result import MeasureResult
 from ..pairwise import HUMANS, MODEL_MODEL
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LatentBenchmarkResult(MeasureResult):
     """Group means of a pairwise latent correlation per experiment and overall, with intervals.
 

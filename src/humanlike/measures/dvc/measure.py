@@ -68,6 +68,8 @@ def demo(trials, args) -> list:
 MEASURE = Measure(
     name="dvc",
     title="Decision-variable correlation",
+    citation=('Sebastian & Geisler (2018), Decision-variable correlation, Journal of Vision 18(4); Qian, '
+              'Geisler & Wei (2025), decision-variable correlation of representations'),
     summary="Correlation of the latent decision variables behind two observers' choices (Sebastian & Geisler; "
             "Qian, Geisler & Wei)",
     docs="docs/measures/decision-variable-correlation.md",

@@ -8,6 +8,7 @@ matplotlib.use("Agg")  # files, never a window
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from ..sections import figure_axes  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"
 
@@ -21,13 +22,17 @@ MODEL_COLOUR = "#1f77b4"
 GREY = "#7f7f7f"
 
 
-def representation_figure(result):
+def representation_figure(result, ax=None):
     """Per class pair DVC with intervals (both normalisations), and the overall value with kappa and bound.
 
     Parameters
     ----------
     result : DVCResult
         From :func:`humanlike.measures.dvc.representations.dvc_representations`.
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (one Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -53,7 +58,7 @@ def representation_figure(result):
     absolute = result.table("pair", "abs")
     names = [f"{i} / {j}" for i, j in zip(signed["class_i"], signed["class_j"])]
     y = np.arange(len(names))
-    fig, ax = plt.subplots(figsize=(6.5, 0.9 + 0.28 * len(names)))
+    fig, ax = figure_axes(ax, figsize=(6.5, 0.9 + 0.28 * len(names)))
     for frame, colour, label, shift in ((signed, MODEL_COLOUR, "signed", -0.15), (absolute, GREY, "abs (paper)", 0.15)):
         ax.errorbar(frame["estimate"], y + shift, xerr=_xerr(frame),
                     fmt="o", ms=3, color=colour, label=label, capsize=2)
@@ -73,7 +78,7 @@ def representation_figure(result):
     return fig
 
 
-def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall"):
+def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall", ax=None):
     """Model–human latent correlation per model (tetrachoric of correctness; probit on margins where present),
     with the human–human value as a band.
 
@@ -86,6 +91,10 @@ def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall"):
         have margins.
     scope : str
         ``"overall"`` (mean over experiments) or one experiment's name.
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (one Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -108,7 +117,7 @@ def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall"):
     """
     frame = tetrachoric.groups(scope)
     models = frame[frame["kind"] == "model-human"].sort_values("estimate")
-    fig, ax = plt.subplots(figsize=(6.5, 1.0 + 0.25 * len(models)))
+    fig, ax = figure_axes(ax, figsize=(6.5, 1.0 + 0.25 * len(models)))
     y = np.arange(len(models))
     ax.errorbar(models["estimate"], y, xerr=_xerr(models),
                 fmt="o", ms=3, color=MODEL_COLOUR, capsize=2, label="tetrachoric of correctness")
@@ -131,7 +140,7 @@ def benchmark_latent_figure(tetrachoric, probit=None, scope: str = "overall"):
     return fig
 
 
-def appendix_a3_figure(bias_levels, kappas, dvcs, kappa_sd=None, dvc_sd=None):
+def appendix_a3_figure(bias_levels, kappas, dvcs, kappa_sd=None, dvc_sd=None, ax=None):
     """Qian, Geisler & Wei's Appendix A.3: kappa of choices rises with a shared class-wise bias, DVC does not.
 
     ``benchmarks/dvc_appendix_a3.py`` computes the values (``docs/figures/dvc_appendix_a3.png``).
@@ -144,6 +153,10 @@ def appendix_a3_figure(bias_levels, kappas, dvcs, kappa_sd=None, dvc_sd=None):
         Mean kappa of the choices and mean DVC at each bias level.
     kappa_sd, dvc_sd : sequence of float, optional
         Their SDs over simulations (error bars).
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (one Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -158,7 +171,7 @@ def appendix_a3_figure(bias_levels, kappas, dvcs, kappa_sd=None, dvc_sd=None):
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
-    fig, ax = plt.subplots(figsize=(4.5, 3.2))
+    fig, ax = figure_axes(ax, figsize=(4.5, 3.2))
     ax.errorbar(bias_levels, kappas, yerr=kappa_sd, marker="o", color=HUMAN_COLOUR, label="kappa of choices", capsize=2)
     ax.errorbar(bias_levels, dvcs, yerr=dvc_sd, marker="s", color=MODEL_COLOUR, label="DVC", capsize=2)
     ax.axhline(0, color="black", lw=0.5)

@@ -60,13 +60,13 @@ from .split import run_pca_jobs, split_jobs
 HALF_NAMES = ("A1", "A2", "B1", "B2")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class DVCResult(MeasureResult):
     """DVC of two representations with bootstrap intervals and the spread over split repeats.
 
     Attributes
     ----------
-    summary : Resampled
+    resampled : Resampled
         Columns labelled (table, class_i, class_j, normalisation): the overall DVC (table ``"overall"``), per
         class pair (``"pair"``) and per class (``"class"``, class_j empty), for the signed and the absolute
         normalisation.
@@ -86,7 +86,7 @@ class DVCResult(MeasureResult):
     correlations : pandas.DataFrame
         Per class pair and side, the six within-class correlations between the halves.
     split_sd : numpy.ndarray or None
-        SD over the split repeats of every column of :attr:`summary`.
+        SD over the split repeats of every column of :attr:`resampled`.
 
     Examples
     --------
@@ -100,7 +100,7 @@ class DVCResult(MeasureResult):
     [0.549, 0.617, 0.593]
     """
 
-    summary: Resampled
+    resampled: Resampled
     kappa: Resampled | None
     split_values: pd.DataFrame
     options: DVCOptions
@@ -116,7 +116,6 @@ class DVCResult(MeasureResult):
         return "abs" if self.options.absolute else "signed"
 
     measure = "dvc"
-    resampled_field = "summary"
     scope_label = "table"
 
     @property
@@ -160,7 +159,7 @@ class DVCResult(MeasureResult):
         pandas.DataFrame
             One row per estimate.
         """
-        frame = self.summary.to_frame(level, method)
+        frame = self.resampled.to_frame(level, method)
         frame["split_sd"] = self.split_sd if self.split_sd is not None else np.nan
         return frame
 
@@ -204,7 +203,7 @@ class DVCResult(MeasureResult):
             k = self.kappa.to_frame().set_index("statistic")
             doc["kappa"] = {name: {"estimate": k.loc[name, "estimate"], "ci_low": k.loc[name, "ci_low"],
                                    "ci_high": k.loc[name, "ci_high"]} for name in k.index}
-        doc["settings"] = {**self.summary.settings, **self.options.__dict__}
+        doc["settings"] = {**self.resampled.settings, **self.options.__dict__}
         return doc
 
 

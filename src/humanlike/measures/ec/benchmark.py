@@ -26,7 +26,7 @@ from ..pairwise import HUMANS, MODEL_MODEL
 BENCHMARK_METRICS = ("error_consistency", "observed_consistency", "accuracy_difference", "ood_accuracy")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class BenchmarkResult(MeasureResult):
     """The benchmark rows: one per observer (each model, and ``humans``), scope (experiment/overall), metric.
 
@@ -61,6 +61,8 @@ class BenchmarkResult(MeasureResult):
     ranking: RankingStability | None
     details: ErrorConsistencyResult
     measure = "ec"
+    # the text `humanlike benchmark` prints is its summary (MeasureResult.summary)
+    text_formatter = "humanlike.measures.ec.cli:format_overall"
 
     @property
     def resampled(self) -> Resampled:

@@ -423,7 +423,7 @@ def run_ec_command(args) -> int:
     doc = with_sources(result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
                        else result.to_json_dict(), sources)
     if args.out is not None:
-        run.add_table(result.summary, "ec_summary", args.format)
+        run.add_table(result.summary_table, "ec_summary", args.format)
         run.add_table(result.pairs, "ec_pairs_by_condition", args.format)
         run.add_table(result.pair_intervals, "ec_pairs", args.format)
         record_sources(run, sources, args.format)
@@ -492,11 +492,11 @@ def format_ec(result) -> str:
         lines.append(f"(per-pair intervals in the ec_pairs table / JSON 'pairs': {profile} of {len(pairs)} pairs "
                      "are one 2x2 table and get the profile-likelihood interval, the others the "
                      f"{bootstrap_label(result.pair_resampled, None)} interval; see interval_method)")
-    one_table = int((result.summary["interval_method"] == "profile-likelihood").sum())
+    one_table = int((result.summary_table["interval_method"] == "profile-likelihood").sum())
     if one_table:
         lines.append(f"({one_table} summary rows are one 2x2 table (one pair, one condition) and carry its "
                      "profile-likelihood interval, as the pair does; see interval_method)")
-    undefined = result.summary["undefined_share"].fillna(0)
+    undefined = result.summary_table["undefined_share"].fillna(0)
     if (undefined > 0).any():
         lines.append(f"(largest share of resamples with an undefined value: {undefined.max():.1%}; "
                      "see the undefined_share column)")

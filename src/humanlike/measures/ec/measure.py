@@ -36,6 +36,10 @@ def simulate(seed: int = 0) -> Example:
 MEASURE = Measure(
     name="ec",
     title="Error consistency",
+    citation=('Geirhos, Meding & Wichmann (2020), Beyond accuracy: quantifying trial-by-trial behaviour of '
+              'CNNs and humans by measuring error consistency, NeurIPS 33; Klein, Meyen, Brendel, Wichmann & '
+              'Meding (2025), Quantifying uncertainty in error consistency: towards reliable behavioral '
+              'comparison of classifiers, arXiv:2507.06645'),
     summary="Cohen's kappa of trial-by-trial correctness between two observers, beyond chance (Geirhos et al.)",
     docs="docs/measures/error-consistency.md",
     order=10,

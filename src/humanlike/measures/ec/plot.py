@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 from .benchmark import BenchmarkResult  # noqa: E402
 from ..pairwise import HUMANS  # noqa: E402
 from .kappa_bounds import kappa_max  # noqa: E402
+from ..sections import figure_axes  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"
 MODEL_COLOUR = "#1f77b4"
@@ -24,7 +25,7 @@ def _bar_lengths(estimate, low, high) -> np.ndarray:
     estimate, low, high = (np.asarray(v, dtype=float) for v in (estimate, low, high))
     return np.nan_to_num(np.clip(np.vstack([estimate - low, high - estimate]), 0, None))
 
-def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency with humans"):
+def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency with humans", ax=None):
     """Models ranked by error consistency with humans, and EC against OOD accuracy.
 
     Left: models ranked by EC to humans with their bootstrap intervals and the human–human band.
@@ -37,6 +38,10 @@ def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency wi
         From :func:`humanlike.measures.ec.benchmark.run_benchmark`; its ``overall`` rows are drawn.
     title : str
         Title of the left panel.
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (two Axes (ranking, EC against OOD accuracy)) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -63,7 +68,7 @@ def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency wi
     models = ec.drop(index=HUMANS, errors="ignore").sort_values("estimate")
     level = result.details.settings.get("level", 0.95)
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, max(4.5, 0.35 * len(models) + 1.5)),
+    fig, (left, right) = figure_axes(ax, (1, 2), figsize=(13, max(4.5, 0.35 * len(models) + 1.5)),
                                       gridspec_kw={"wspace": 0.35})
     y = np.arange(len(models))
     left.errorbar(models["estimate"], y, xerr=_bar_lengths(models["estimate"], models["ci_low"], models["ci_high"]),
@@ -147,7 +152,7 @@ def spread_labels(values, gap: float) -> list[float]:
     return out.tolist()
 
 
-def ranking_figure(ranking, title: str = "Rank stability under resampling"):
+def ranking_figure(ranking, title: str = "Rank stability under resampling", ax=None):
     """Each model's rank with its bootstrap rank interval and probability of being best.
 
     Parameters
@@ -156,6 +161,10 @@ def ranking_figure(ranking, title: str = "Rank stability under resampling"):
         ``BenchmarkResult.ranking`` (:func:`humanlike.measures.ec.benchmark.run_benchmark`).
     title : str
         First title line; the second gives Kendall's tau to the original ranking with its interval.
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (one Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -175,7 +184,7 @@ def ranking_figure(ranking, title: str = "Rank stability under resampling"):
     >>> plt.close("all")
     """
     frame = ranking.to_frame().iloc[::-1]
-    fig, ax = plt.subplots(figsize=(6, 0.35 * len(frame) + 1.5))
+    fig, ax = figure_axes(ax, figsize=(6, 0.35 * len(frame) + 1.5))
     y = np.arange(len(frame))
     ax.errorbar(frame["rank"], y, xerr=_bar_lengths(frame["rank"], frame["rank_low"], frame["rank_high"]),
                 fmt="o", color=MODEL_COLOUR, capsize=3)
@@ -188,7 +197,7 @@ def ranking_figure(ranking, title: str = "Rank stability under resampling"):
     return fig
 
 
-def pairwise_figure(result, experiment: str):
+def pairwise_figure(result, experiment: str, ax=None):
     """The matrix of condition-averaged pairwise EC of one experiment (humans first, then models).
 
     Parameters
@@ -197,6 +206,10 @@ def pairwise_figure(result, experiment: str):
         From :func:`humanlike.measures.ec.analysis.error_consistency` with ``pair_intervals=True``.
     experiment : str
         The experiment whose pairs are drawn.
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (one Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -227,7 +240,7 @@ def pairwise_figure(result, experiment: str):
     for row in pairs.itertuples():
         i, j = index[row.observer_1], index[row.observer_2]
         matrix[i, j] = matrix[j, i] = row.error_consistency
-    fig, ax = plt.subplots(figsize=(0.45 * len(names) + 3, 0.45 * len(names) + 2))
+    fig, ax = figure_axes(ax, figsize=(0.45 * len(names) + 3, 0.45 * len(names) + 2))
     bound = np.nanmax(np.abs(matrix)) if np.isfinite(matrix).any() else 1.0
     image = ax.imshow(matrix, cmap="RdBu_r", vmin=-bound, vmax=bound)
     ax.set_xticks(range(len(names)), names, rotation=90, fontsize=7)

@@ -228,7 +228,7 @@ def bootstrap_label(resampled: Resampled, method: str | None) -> str:
     return labels.get(method, f"{method} bootstrap")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ErrorConsistencyResult(MeasureResult):
     """Error consistency of a trial table: resampled summary rows, pairs, ranking.
 
@@ -284,6 +284,8 @@ class ErrorConsistencyResult(MeasureResult):
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     measure = "ec"
+    # the text its command prints is its summary (MeasureResult.summary)
+    text_formatter = "humanlike.measures.ec.cli:format_ec"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
         """The tidy frame's rows, with ``n_pairs`` and ``interval_method`` beside the core columns.
@@ -335,7 +337,7 @@ class ErrorConsistencyResult(MeasureResult):
         return self.frame_rows(level, method)[SUMMARY_COLUMNS]
 
     @property
-    def summary(self) -> pd.DataFrame:
+    def summary_table(self) -> pd.DataFrame:
         """:meth:`summary_frame` at the result's own level and interval method."""
         return self.summary_frame()
 
@@ -354,7 +356,7 @@ class ErrorConsistencyResult(MeasureResult):
         pandas.DataFrame
             The :attr:`summary` rows of that metric and scope (humans, model-model, then each model).
         """
-        s = self.summary
+        s = self.summary_table
         return s[(s["metric"] == metric) & (s["scope"] == scope)].reset_index(drop=True)
 
     def pair_frame(self, level: float | None = None, method: str | None = None,

@@ -28,7 +28,7 @@ from .diagnostics import (MldsBootstrap, RunsDiagnostics, SixPointTest, bootstra
 #: The default settings of :func:`analyse_mlds`: no parametric bootstrap, level 0.95, seed 0.
 DEFAULT_SETTINGS = ResamplingSettings(n_resamples=0)
 
-@dataclass
+@dataclass(repr=False)
 class MldsResult(MeasureResult):
     """One difference scale with its uncertainty and tests.
 
@@ -199,6 +199,9 @@ class MldsResults(list, MeasureResult):
     measure = "mlds"
     scope_label = "scale_id"
     group_label = "observer"
+    # the summary, not list's dump of every result's arrays
+    __repr__ = MeasureResult.__repr__
+    __str__ = MeasureResult.__str__
 
     def resampled_values(self) -> Resampled:
         """Every result's values (:meth:`MldsResult.resampled_values`) side by side; a result with fewer

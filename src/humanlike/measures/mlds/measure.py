@@ -94,6 +94,9 @@ def bad_inputs(example: Example) -> list[tuple[str, Example]]:
 MEASURE = Measure(
     name="mlds",
     title="Difference scaling (MLDS)",
+    citation=('Maloney & Yang (2003), Maximum likelihood difference scaling, Journal of Vision 3(8); Knoblauch '
+              '& Maloney (2008), MLDS: Maximum likelihood difference scaling in R, Journal of Statistical '
+              'Software 25(2)'),
     summary="Maximum-likelihood difference scales from triad or quadruple judgements (Maloney & Yang), as R's "
             "MLDS fits them",
     docs="docs/measures/mlds.md",

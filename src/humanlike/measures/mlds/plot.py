@@ -12,10 +12,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .analysis import MldsResults  # noqa: E402
+from ..sections import figure_axes  # noqa: E402
 
 
 def mlds_scale_figure(results: MldsResults, *, standard: bool = True, ncols: int | None = None,
-                      title: str | None = None):
+                      title: str | None = None, ax=None):
     """One panel per (observer, scale): the estimated scale against the physical stimulus, with the
     percentile interval of every level where a bootstrap was run.
 
@@ -29,6 +30,10 @@ def mlds_scale_figure(results: MldsResults, *, standard: bool = True, ncols: int
         Panels per row (default: up to 3).
     title : str, optional
         Figure title (default: none).
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (rows x columns Axes, one per scale) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -51,7 +56,7 @@ def mlds_scale_figure(results: MldsResults, *, standard: bool = True, ncols: int
     n = max(len(results), 1)
     ncols = ncols or min(n, 3)
     nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.6 * nrows), squeeze=False)
+    fig, axes = figure_axes(ax, (nrows, ncols), figsize=(4.2 * ncols, 3.6 * nrows), squeeze=False)
     for ax, result in zip(axes.ravel(), results):
         x = result.fit.stimulus
         y = result.fit.standard_scale if standard else result.fit.scale

@@ -212,7 +212,7 @@ def representative_conditions(conditions: pd.DataFrame, fit: RegimeFit) -> pd.Da
                                        "ood_score"])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class OODAlignment(MeasureResult):
     """Error alignment per condition across the spectrum.
 

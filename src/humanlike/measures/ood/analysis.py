@@ -60,7 +60,7 @@ PAPER_PRESET: dict = {
 PRESETS = ("default", "paper")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class OODResult(MeasureResult):
     """The whole OOD analysis: spectrum, alignment, structure tests.
 
@@ -111,6 +111,8 @@ class OODResult(MeasureResult):
     settings: dict
 
     measure = "ood"
+    # the text its command prints is its summary (MeasureResult.summary)
+    text_formatter = "humanlike.measures.ood.cli:format_result"
     scope_label = "table"
 
     def to_wide(self) -> pd.DataFrame:

@@ -61,6 +61,8 @@ def bad_inputs(example: Example) -> list[tuple[str, Example]]:
 MEASURE = Measure(
     name="ood",
     title="OOD spectrum",
+    citation=('Xu et al., the human-centred OOD spectrum; Geirhos et al. (2021), Partial success in closing '
+              'the gap between human and machine vision, NeurIPS 34 (the data)'),
     summary="Conditions placed by how far human accuracy falls from the reference, grouped into regimes, with "
             "each model's error alignment per regime (Xu et al.)",
     docs="docs/measures/ood-spectrum.md",

@@ -14,6 +14,7 @@ from matplotlib.patches import Patch  # noqa: E402
 from .analysis import OODResult  # noqa: E402
 from .structure import classical_mds  # noqa: E402
 from ..pairwise import HUMANS  # noqa: E402
+from ..sections import figure_axes  # noqa: E402
 
 HUMAN_COLOUR = "#222222"
 REGIME_COLOURS = ("#2ca02c", "#ff7f0e", "#d62728", "#7b2d8e", "#8c564b", "#e377c2")
@@ -116,7 +117,7 @@ def family_colours(result: OODResult) -> dict[str, tuple]:
 
 # --- (a) the spectrum -----------------------------------------------------------------------------
 
-def spectrum_figure(result: OODResult, title: str = "Human-centred OOD spectrum"):
+def spectrum_figure(result: OODResult, title: str = "Human-centred OOD spectrum", ax=None):
     """OOD score of every condition (x), one row per distortion type, coloured by regime.
 
     Background bands: the score ranges the fitted mixture assigns to each regime. Error bars: percentile
@@ -129,6 +130,10 @@ def spectrum_figure(result: OODResult, title: str = "Human-centred OOD spectrum"
         From :func:`humanlike.measures.ood.analysis.ood_analysis`.
     title : str
         The title; the number of regimes and the selection criterion are appended.
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (one Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -154,7 +159,7 @@ def spectrum_figure(result: OODResult, title: str = "Human-centred OOD spectrum"
     fit = result.spectrum.regimes
     experiments = list(c.groupby("experiment", sort=False)["ood_score"].max().sort_values(ascending=False).index)
     n = len(experiments)
-    fig, ax = plt.subplots(figsize=(12, 0.55 * n + 2.0))
+    fig, ax = figure_axes(ax, figsize=(12, 0.55 * n + 2.0))
     lo = np.nanmin(np.r_[c["ood_score"], c["ood_score_low"]]) if np.isfinite(c["ood_score"]).any() else -1
     hi = np.nanmax(np.r_[c["ood_score"], c["ood_score_high"]]) if np.isfinite(c["ood_score"]).any() else 1
     pad = 0.05 * (hi - lo if hi > lo else 1.0)
@@ -236,7 +241,7 @@ def _regime_bands(ax, scores, labels, xmin, xmax):
 
 # --- (b) levels of one distortion type -----------------------------------------------------------
 
-def distortion_figure(result: OODResult, experiment: str):
+def distortion_figure(result: OODResult, experiment: str, ax=None):
     """Accuracy, EC and MA of humans and every model along the distortion levels, regimes as background.
 
     Humans: mean accuracy over observers; EC / MA among human pairs with their bootstrap band. Models:
@@ -248,6 +253,10 @@ def distortion_figure(result: OODResult, experiment: str):
         From :func:`humanlike.measures.ood.analysis.ood_analysis`.
     experiment : str
         The distortion type; its conditions in the order of the result (least distorted first).
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (three Axes (accuracy, EC, misclassification agreement)) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -279,7 +288,7 @@ def distortion_figure(result: OODResult, experiment: str):
     fam = result.alignment.settings["families"]
     models = sorted((m for m in g["group"].unique() if m != HUMANS), key=lambda m: (fam.get(m, m), m))
     panels = (("accuracy", "accuracy"), ("ec", "error consistency (kappa)"), ("ma", "misclassification agreement"))
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), sharex=True)
+    fig, axes = figure_axes(ax, (1, 3), figsize=(15, 4.2), sharex=True)
     for ax, (metric, label) in zip(axes, panels):
         for xi, r in zip(x, conds.itertuples()):
             ax.axvspan(xi - 0.5, xi + 0.5, color=regime_colour(r.regime_label), alpha=0.12, lw=0)
@@ -417,7 +426,7 @@ def regime_profiles(result: OODResult):
     return per_model.groupby(["regime", "experiment", "who"])[["ec", "ma"]].mean().reset_index()
 
 
-def radar_figure(result: OODResult):
+def radar_figure(result: OODResult, ax=None):
     """Radar profile per regime: EC and MA per distortion type for humans (among themselves) and each model
     family (mean over its models of the mean with the humans). Axes: the distortion types with conditions
     in that regime.
@@ -426,6 +435,10 @@ def radar_figure(result: OODResult):
     ----------
     result : OODResult
         From :func:`humanlike.measures.ood.analysis.ood_analysis`.
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (regimes x 2 polar Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -452,7 +465,7 @@ def radar_figure(result: OODResult):
     regimes = [n for n in fit.names if (prof["regime"] == n).any()]
     fcol = family_colours(result)
     whos = [HUMANS] + sorted(w for w in prof["who"].unique() if w != HUMANS)
-    fig, axes = plt.subplots(len(regimes), 2, figsize=(14, 5.6 * len(regimes)),
+    fig, axes = figure_axes(ax, (len(regimes), 2), figsize=(14, 5.6 * len(regimes)),
                              subplot_kw={"projection": "polar"}, squeeze=False,
                              gridspec_kw={"wspace": 0.55, "hspace": 0.35})
     for row, regime in enumerate(regimes):
@@ -490,7 +503,7 @@ def radar_figure(result: OODResult):
 
 # --- (d) the CLED embedding ------------------------------------------------------------------------
 
-def cled_embedding_figure(result: OODResult):
+def cled_embedding_figure(result: OODResult, ax=None):
     """Classical MDS of the CLED distances between conditions (human confusions pooled over observers).
 
     Colour: OOD regime; marker: distortion type; labels: condition.
@@ -499,6 +512,10 @@ def cled_embedding_figure(result: OODResult):
     ----------
     result : OODResult
         From :func:`humanlike.measures.ood.analysis.ood_analysis`.
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (one Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -523,7 +540,7 @@ def cled_embedding_figure(result: OODResult):
     c = result.spectrum.conditions
     d = result.condition_cled
     xy = classical_mds(d, 2)
-    fig, ax = plt.subplots(figsize=(11, 8.5))
+    fig, ax = figure_axes(ax, figsize=(11, 8.5))
     markers = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "p", "h", "*", "d", "8", "H",
                "$\\clubsuit$", "$\\spadesuit$", "$\\heartsuit$", "$\\diamondsuit$")
     types = list(dict.fromkeys(c["experiment"]))

@@ -59,7 +59,7 @@ REASON_REFERENCE = "reference condition: part of the pool it would be tested aga
 REASON_OUTSIDE_FAMILY = "outside the tested family"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class OODSpectrum(MeasureResult):
     """The OOD spectrum of a trial table.
 

@@ -22,7 +22,7 @@ The modules of this package import one another directly, never through this file
 
 from __future__ import annotations
 
-from .data import (ON_CONFLICT_HELP, add_data_options, add_on_conflict_option, data_labels, load_data,
+from .data import (ON_CONFLICT_HELP, add_data_options, add_on_conflict_option, data_labels, data_mapping, load_data,
                    load_data_with_sources, record_sources, with_sources)
 from .exclusions import EXCLUSIONS_HELP, ExclusionsOption, add_exclusion_options, exclusions_of, exclusions_record
 from .families import optional_module
@@ -49,7 +49,7 @@ __all__ = [
     # terminal
     "StageProgress", "add_json_option", "add_quiet_option", "emit_json", "show_progress",
     # data
-    "ON_CONFLICT_HELP", "add_data_options", "add_on_conflict_option", "data_labels", "load_data",
+    "ON_CONFLICT_HELP", "add_data_options", "add_on_conflict_option", "data_labels", "data_mapping", "load_data",
     "load_data_with_sources", "record_sources", "with_sources",
     # families
     "optional_module",

@@ -1,4 +1,4 @@
-"""The DATA a command reads: ``--humans``, ``--labels`` and ``--on-conflict``, loading the trial table of the
+"""The DATA a command reads: ``--humans``, ``--labels``, ``--mapping`` and ``--on-conflict``, loading the trial table of the
 DATA arguments (raw-data folders, trial files, evaluation folders, ``humanlike serve`` studies) and recording
 where each observer came from.
 """
@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 def add_data_options(parser: argparse.ArgumentParser) -> None:
-    """The options of every command that loads trial tables: ``--humans`` and ``--labels``.
+    """The options of every command that loads trial tables: ``--humans``, ``--labels`` and ``--mapping``.
 
     Parameters
     ----------
@@ -31,6 +31,33 @@ def add_data_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--labels", nargs="+", metavar="LABEL",
                         help="the task's response options (e.g. a 3-AFC task: --labels A B C), or one file with "
                              "one label per line (default: the labels the items have)")
+    parser.add_argument("--mapping", metavar="FILE",
+                        help="read DATA as an experiment tool's files (jsPsych, JATOS, PsychoPy/Pavlovia, lab.js) "
+                             "through this TOML column mapping (docs/formats.md#data-from-experiment-tools)")
+
+
+def data_mapping(path):
+    """The column mapping of ``--mapping FILE`` (None without the option).
+
+    Parameters
+    ----------
+    path : str or None
+        The option's value.
+
+    Returns
+    -------
+    humanlike.trials.lab_files.LabMapping or None
+
+    Examples
+    --------
+    >>> data_mapping(None) is None
+    True
+    """
+    if path is None:
+        return None
+    from ...trials.lab_files import LabMapping
+
+    return LabMapping.from_file(path)
 
 
 def data_labels(values):
@@ -212,6 +239,7 @@ def load_data_with_sources(paths, args=None):
 
     options = dict(on_conflict=getattr(args, "on_conflict", "prefer-margins"), humans=getattr(args, "humans", None),
                    labels=data_labels(getattr(args, "labels", None)))
+    options["mapping"] = data_mapping(getattr(args, "mapping", None))
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     if not any(looks_like_study(p) for p in paths):
         return load_trials_with_sources(paths, **options)

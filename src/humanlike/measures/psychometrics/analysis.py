@@ -270,7 +270,7 @@ class _PsychometricAggregation:
         return np.where(np.isnan(estimate), REASON_NO_TRIALS, "").astype(object)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PsychometricResult(MeasureResult):
     """Accuracy and response entropy per experiment, condition and observer, with bootstrap intervals.
 
@@ -302,6 +302,8 @@ class PsychometricResult(MeasureResult):
     classes: list
     settings: dict
     measure = "psychometrics"
+    # the text its command prints is its summary (MeasureResult.summary)
+    text_formatter = "humanlike.measures.psychometrics.cli:format_psychometrics"
     scope_label = "experiment"
     group_label = "observer"
 

@@ -35,6 +35,8 @@ def simulate(seed: int = 0) -> Example:
 MEASURE = Measure(
     name="psychometrics",
     title="Accuracy and entropy per condition",
+    citation=('Geirhos et al. (2021), Partial success in closing the gap between human and machine vision, '
+              'NeurIPS 34'),
     summary="Accuracy and normalised response entropy per condition of every experiment, humans and models "
             "(model-vs-human's psychometric figures)",
     docs="docs/measures/model-vs-human-report.md",

@@ -15,12 +15,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .analysis import HUMANS, PsychometricResult, condition_order  # noqa: E402
+from ..sections import figure_axes  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"
 MARKERS = "osD^v<>phX*P"
 
 
-def psychometric_figure(result: PsychometricResult, experiment: str):
+def psychometric_figure(result: PsychometricResult, experiment: str, ax=None):
     """Accuracy (left) and entropy in bits (right) per condition of one experiment, humans and each model.
 
     Parameters
@@ -29,6 +30,10 @@ def psychometric_figure(result: PsychometricResult, experiment: str):
         From :func:`humanlike.measures.psychometrics.analysis.psychometrics`.
     experiment : str
         The experiment drawn.
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (two Axes: accuracy, entropy) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -60,7 +65,7 @@ def psychometric_figure(result: PsychometricResult, experiment: str):
     ranges = result.human_range()
     ranges = ranges[ranges["experiment"] == experiment]
     models = sorted(o for o in frame["observer"].unique() if result.kinds.get(o) == "model")
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    fig, axes = figure_axes(ax, (1, 2), figsize=(12, 4.6))
     cmap = plt.get_cmap("tab10")
     for ax, metric, label, top in ((axes[0], "accuracy", "accuracy", 1.0),
                                    (axes[1], "entropy", "response entropy [bits]", np.log2(len(result.classes)))):

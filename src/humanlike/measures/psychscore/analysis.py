@@ -109,8 +109,7 @@ def normalise_judgements(judgements: pd.DataFrame, *, units: str = "class pairs"
     Parameters
     ----------
     judgements : pandas.DataFrame
-        A difference-judgement table (observer, class_a/class_b, scale or sequence, s1..s4 or S1..S4,
-        response).
+        A difference-judgement table (observer, class_a/class_b, scale or sequence, s1..s4/S1..S4, response).
     units : {"class pairs", "scales"}
         ``"class pairs"`` (the Psychophysical-Score): ``class_a`` and ``class_b`` are required, in every
         row. ``"scales"``: a table without class pairs makes every ``scale`` its own unit (``class_a`` =
@@ -376,7 +375,7 @@ def _scores(skew: np.ndarray):
     return np.abs(rho), rho, var
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PsychScoreResult(MeasureResult):
     """Psychophysical-Scores with bootstrap intervals, the class-level scales and the chance test.
 
@@ -415,6 +414,7 @@ class PsychScoreResult(MeasureResult):
     settings: dict = field(default_factory=dict)
 
     measure = "psychscore"
+    text_formatter = "humanlike.measures.psychscore.cli:format_result"   # what its command prints
     resampled_field = "scores"
     group_label = "observer"
 

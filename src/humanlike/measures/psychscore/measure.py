@@ -90,6 +90,8 @@ def bad_inputs(example: Example) -> list[tuple[str, Example]]:
 MEASURE = Measure(
     name="psychscore",
     title="Psychophysical-Score",
+    citation=('RichardWebster et al. (2023), the Psychophysical-Score; Maloney & Yang (2003), Maximum '
+              'likelihood difference scaling, Journal of Vision 3(8)'),
     summary="Skewness of class-level perceptual scales and its |Spearman correlation| with the humans' "
             "(RichardWebster et al.)",
     docs="docs/measures/psychophysical-score.md",

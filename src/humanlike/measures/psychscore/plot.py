@@ -10,11 +10,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .analysis import PsychScoreResult  # noqa: E402
+from ..sections import figure_axes  # noqa: E402
 
 KIND_COLOUR = {"human": "#d62728", "model": "#1f77b4", "random": "#7f7f7f"}
 
 
-def psychscore_figure(result: PsychScoreResult, title: str | None = None):
+def psychscore_figure(result: PsychScoreResult, title: str | None = None, ax=None):
     """Left: the distribution of the skewness S over class pairs per observer (the paper's Figure 2:
     one violin per observer, dots = class pairs; the reference first, the random baseline last).
     Right: the Psychophysical-Score of every observer with its bootstrap interval.
@@ -25,6 +26,10 @@ def psychscore_figure(result: PsychScoreResult, title: str | None = None):
         From :func:`humanlike.measures.psychscore.analysis.psychophysical_score`.
     title : str, optional
         Figure title (default: a description of the two panels).
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (two Axes (skewness, scores)) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -46,7 +51,7 @@ def psychscore_figure(result: PsychScoreResult, title: str | None = None):
     scales = result.scales
     order = list(dict.fromkeys(scales["observer"]))
     kinds = scales.drop_duplicates("observer").set_index("observer")["observer_kind"].to_dict()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, max(3.2, 0.42 * len(order) + 1.6)),
+    fig, (left, right) = figure_axes(ax, (1, 2), figsize=(11, max(3.2, 0.42 * len(order) + 1.6)),
                                       gridspec_kw={"width_ratios": [3, 2]})
     data = [scales.loc[scales["observer"] == o, "skewness"].to_numpy(float) for o in order]
     finite = [d[np.isfinite(d)] for d in data]

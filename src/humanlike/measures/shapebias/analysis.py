@@ -225,7 +225,7 @@ class _ShapeBiasAggregation:
         return np.where(np.isnan(estimate), REASON_NO_CUE_DECISION, "").astype(object)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ShapeBiasResult(MeasureResult):
     """Shape bias per observer (and human summary) and scope, with bootstrap intervals.
 
@@ -258,6 +258,8 @@ class ShapeBiasResult(MeasureResult):
     counts: pd.DataFrame
     settings: dict
     measure = "shapebias"
+    # the text its command prints is its summary (MeasureResult.summary)
+    text_formatter = "humanlike.measures.shapebias.cli:format_shape_bias"
     group_label = "observer"
 
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:

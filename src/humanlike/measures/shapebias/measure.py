@@ -58,6 +58,9 @@ def bad_inputs(example: Example) -> list[tuple[str, Example]]:
 MEASURE = Measure(
     name="shapebias",
     title="Shape bias",
+    citation=('Geirhos et al. (2019), ImageNet-trained CNNs are biased towards texture; increasing shape bias '
+              'improves accuracy and robustness, ICLR; Geirhos et al. (2021), Partial success in closing the '
+              'gap between human and machine vision, NeurIPS 34'),
     summary="Shape decisions over shape + texture decisions on cue-conflict images (Geirhos et al. 2019)",
     docs="docs/measures/model-vs-human-report.md",
     order=70,

@@ -17,12 +17,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .analysis import HUMAN_MEAN, HUMANS_POOLED, OVERALL, ShapeBiasResult  # noqa: E402
+from ..sections import figure_axes  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"
 MARKERS = "osD^v<>phX*P"
 
 
-def shape_bias_figure(result: ShapeBiasResult, observers: list[str] | None = None):
+def shape_bias_figure(result: ShapeBiasResult, observers: list[str] | None = None, ax=None):
     """Shape vs texture decisions per shape class: the pooled humans (with intervals) and each model.
 
     Parameters
@@ -32,6 +33,10 @@ def shape_bias_figure(result: ShapeBiasResult, observers: list[str] | None = Non
     observers : list of str, optional
         Which observers to draw (default: the pooled humans and every model; single humans are left out,
         as in model-vs-human's figure).
+
+    ax : matplotlib Axes, optional
+        Draw into the caller's axes (one Axes) instead of a new figure
+        (:func:`humanlike.measures.sections.figure_axes`).
 
     Returns
     -------
@@ -60,7 +65,7 @@ def shape_bias_figure(result: ShapeBiasResult, observers: list[str] | None = Non
         classes = sorted(classes, key=lambda c: -np.nan_to_num(humans["estimate"].get(c, np.nan), nan=-1))
     y = {c: k for k, c in enumerate(classes)}
 
-    fig, ax = plt.subplots(figsize=(8, 0.42 * len(classes) + 2.2))
+    fig, ax = figure_axes(ax, figsize=(8, 0.42 * len(classes) + 2.2))
     cmap = plt.get_cmap("tab10")
     for k, name in enumerate(observers):
         rows = frame[frame["observer"] == name].set_index("scope")

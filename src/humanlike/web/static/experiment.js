@@ -226,10 +226,18 @@
   function complete(state) {
     document.body.setAttribute("data-trial", "done");
     show("screen-done");
+    // the server sends the code and the URL only after the last response is stored
+    if (state.completion_code) {
+      $("completion-code").textContent = state.completion_code;
+      $("completion-code-line").hidden = false;
+    }
     if (state.completion_url) {
       $("completion-link").href = state.completion_url;
       $("completion").hidden = false;
-      setTimeout(function () { window.location.href = state.completion_url; }, 3000);
+      // a code the participant must copy (not carried by the URL) stays on screen
+      if (!state.completion_code || state.completion_url.indexOf(state.completion_code) >= 0) {
+        setTimeout(function () { window.location.href = state.completion_url; }, 3000);
+      }
     }
   }
 
