@@ -202,11 +202,11 @@ def figure_psychfit(data, args):
     from dataclasses import replace
 
     from humanlike.measures.psychfit.analysis import psychometric_fits
-    from humanlike.measures.psychfit.plot import psychometric_fit_plot
+    from humanlike.measures.psychfit.plot import psychometric_fit_figure
 
     result = psychometric_fits(data.mvh(), settings=replace(settings(args), observer_level="bootstrap"),
                                experiments=["contrast"], validate=False)
-    return [_save(psychometric_fit_plot(result, "contrast").figure, args.out, "psychfit_contrast.png")]
+    return [_save(psychometric_fit_figure(result, "contrast"), args.out, "psychfit_contrast.png")]
 
 
 FIGURES = {"ec": figure_ec, "dmc": figure_dmc, "ood": figure_ood, "dvc": figure_dvc, "mlds": figure_mlds,

@@ -196,14 +196,14 @@ def test_bad_input_names_what_is_wrong():
 def test_plot_draws_into_the_given_axes():
     import matplotlib.pyplot as plt
 
-    from humanlike.measures.psychfit.plot import psychometric_fit_plot
+    from humanlike.measures.psychfit.plot import psychometric_fit_figure
 
     r = psychometric_fits(simulate_psychometric(seed=0), settings=_settings(n_resamples=50))
     fig, (left, right) = plt.subplots(1, 2)
-    assert psychometric_fit_plot(r, "sim-contrast", ax=right) is right
+    assert psychometric_fit_figure(r, "sim-contrast", ax=right) is fig
     assert not left.lines and len(right.get_legend().get_texts()) == 3     # humans and the two models
     with pytest.raises(KeyError, match="no experiment"):
-        psychometric_fit_plot(r, "contrast", ax=left)
+        psychometric_fit_figure(r, "contrast", ax=left)
     plt.close(fig)
 
 

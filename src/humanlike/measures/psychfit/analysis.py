@@ -204,7 +204,7 @@ class _FitAggregation:
         return reasons
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PsychometricFitResult(MeasureResult):
     """Psychometric fits per experiment and observer, with bootstrap intervals.
 
@@ -244,6 +244,7 @@ class PsychometricFitResult(MeasureResult):
     counts: pd.DataFrame
     settings: dict
     measure = "psychfit"
+    text_formatter = "humanlike.measures.psychfit.cli:format_psychfit"
     scope_label = "experiment"
     group_label = "observer"
 

@@ -93,10 +93,10 @@ def run_psychfit_command(args) -> int:
     if args.figures is not None:
         import matplotlib.pyplot as plt
 
-        from .plot import psychometric_fit_plot
+        from .plot import psychometric_fit_figure
 
         for experiment in result.experiments():
-            run.figure(psychometric_fit_plot(result, experiment).figure, args.figures / f"psychfit-{experiment}.png")
+            run.figure(psychometric_fit_figure(result, experiment), args.figures / f"psychfit-{experiment}.png")
             plt.close("all")
     run.finish()
     if args.json:

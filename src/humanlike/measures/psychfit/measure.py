@@ -39,6 +39,11 @@ MEASURE = Measure(
             "conditions are stimulus levels (contrast, noise, filters), humans beside models",
     docs="docs/measures/psychometric-fits.md",
     order=85,
+    citation=("Wichmann & Hill (2001), The psychometric function: I. Fitting, sampling, and goodness of fit, "
+              "Perception & Psychophysics 63(8); Schütt, Harmeling, Macke & Wichmann (2016), Painfree and accurate "
+              "Bayesian estimation of psychometric functions for (potentially) overdispersed data, Vision Research "
+              "122 (psignifit 4); Geirhos et al. (2021), Partial success in closing the gap between human and "
+              "machine vision, NeurIPS (the data)"),
     analysis="humanlike.measures.psychfit.analysis:psychometric_fits",
     cli="humanlike.measures.psychfit.cli:register",
     report_run="humanlike.measures.psychfit.report:report_analysis",

@@ -15,7 +15,7 @@ HUMAN_COLOUR = "#d62728"
 MARKERS = "osD^v<>phX*P"
 
 
-def psychometric_fit_plot(result: PsychometricFitResult, experiment: str, *, ax=None, observers=None):
+def psychometric_fit_figure(result: PsychometricFitResult, experiment: str, *, ax=None, observers=None):
     """Proportion correct per level (points) and the fitted functions (lines) of one experiment.
 
     The pooled humans are drawn thick in red with their threshold's interval as a horizontal bar at the
@@ -34,8 +34,8 @@ def psychometric_fit_plot(result: PsychometricFitResult, experiment: str, *, ax=
 
     Returns
     -------
-    matplotlib.axes.Axes
-        The axes drawn into.
+    matplotlib.figure.Figure
+        The figure of the axes drawn into (the caller's, where ``ax`` is given).
 
     Raises
     ------
@@ -49,7 +49,7 @@ def psychometric_fit_plot(result: PsychometricFitResult, experiment: str, *, ax=
     >>> from humanlike.resampling.settings import ResamplingSettings
     >>> r = psychometric_fits(simulate_psychometric(seed=0), settings=ResamplingSettings(n_resamples=50))
     >>> fig, mine = plt.subplots()
-    >>> psychometric_fit_plot(r, "sim-contrast", ax=mine) is mine, mine.get_xscale()
+    >>> psychometric_fit_figure(r, "sim-contrast", ax=mine) is fig, mine.get_xscale()
     (True, 'log')
     >>> plt.close("all")
     """
@@ -94,4 +94,4 @@ def psychometric_fit_plot(result: PsychometricFitResult, experiment: str, *, ax=
                  "interval)", fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)
     ax.legend(fontsize=7, frameon=False, loc="best")
-    return ax
+    return ax.figure

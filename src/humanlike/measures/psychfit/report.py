@@ -33,16 +33,15 @@ def psychfit_section(result) -> SectionResult:
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
-    from .plot import psychometric_fit_plot
+    from .plot import psychometric_fit_figure
 
     tables, figures = [], []
     for experiment in result.experiments():
         table = result.table(experiment)
         tables.append(ReportTable(f"psychfit-{experiment}", f"{experiment}: threshold, slope and lapse",
                                   table.round(4)))
-        ax = psychometric_fit_plot(result, experiment)
         figures.append(ReportFigure(f"psychfit-{experiment}", f"{experiment}: fitted psychometric functions",
-                                    ax.figure, alt=f"Proportion correct per level of {experiment} with the fitted "
+                                    psychometric_fit_figure(result, experiment), alt=f"Proportion correct per level of {experiment} with the fitted "
                                                    "functions of the pooled humans and every model."))
     resolved = result.resolved()
     if len(resolved):
@@ -136,7 +135,7 @@ def demo(trials, args) -> list:
 
     from ..options import demo_outputs
     from ...resampling.settings import ResamplingSettings
-    from .plot import psychometric_fit_plot
+    from .plot import psychometric_fit_figure
 
     # every resample is a refit of every observer: 1,000 keep the demo quick and the intervals stable
     settings = ResamplingSettings(n_resamples=min(int(args.resamples), 1000), level=args.level, seed=args.seed,
@@ -146,9 +145,9 @@ def demo(trials, args) -> list:
         args.demo_results["psychfit"] = result  # the demo report shows it
     run = demo_outputs(args)
     experiment = "sim-contrast" if "sim-contrast" in result.experiments() else result.experiments()[0]
-    ax = psychometric_fit_plot(result, experiment)
+    figure = psychometric_fit_figure(result, experiment)
     written = [run.add_table(result.to_frame(), "psychfit", args.format),
                run.add_table(result.resolved(), "psychfit_resolved", args.format),
-               run.figure(ax.figure, Path(args.out) / f"psychfit-{experiment}.png")]
-    plt.close(ax.figure)
+               run.figure(figure, Path(args.out) / f"psychfit-{experiment}.png")]
+    plt.close(figure)
     return written
