@@ -19,7 +19,7 @@ if str(ROOT / "src") not in sys.path:
 # One API page per layer of the shared core, one per measure, then the shared measure modules, models and the
 # app. The modules are found in the source tree (not imported: griffe reads the files statically, so the
 # torch-backed ``humanlike.models`` renders without torch), so a new module can never be left out of the reference.
-MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics", "compare")
+MEASURES = ("ec", "dmc", "ood", "dvc", "mlds", "psychscore", "shapebias", "psychometrics", "psychfit", "compare")
 API_GROUPS = ("trials", "resampling", "stats", "files", *(f"measures/{m}" for m in MEASURES), "measures", "models",
               "app", "web")
 
