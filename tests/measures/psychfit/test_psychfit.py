@@ -162,7 +162,8 @@ def test_options_change_what_they_claim():
     base = psychometric_fits(t, settings=_settings(n_resamples=0))
     row = lambda r: r.table("sim-contrast").set_index("observer").loc[HUMANS]  # noqa: E731
     # a higher performance level needs more contrast
-    assert row(psychometric_fits(t, settings=_settings(n_resamples=0), level=0.75))["threshold"] > row(base)["threshold"]
+    higher = psychometric_fits(t, settings=_settings(n_resamples=0), level=0.75)
+    assert row(higher)["threshold"] > row(base)["threshold"]
     # level_of="sigmoid" reads the level on F, so the lapse no longer moves the threshold: p = guess + span * 0.5
     sig = psychometric_fits(t, settings=_settings(n_resamples=0), level_of="sigmoid").parameters.set_index("observer")
     t_sig = row(psychometric_fits(t, settings=_settings(n_resamples=0), level_of="sigmoid"))["threshold"]

@@ -16,8 +16,8 @@ and reports
   observer is *resolved* from the humans (:meth:`PsychometricFitResult.resolved`).
 
 Intervals come from the one resampling engine: the trials of each observer and condition are resampled within
-their own stratum (own random stream), and every resample is refitted (:func:`humanlike.measures.psychfit.fit.fit_batch`,
-vectorised over resamples). ``observer_level="bootstrap"`` also resamples the humans behind ``humans``. The
+their own stratum (own random stream), and every resample is refitted
+(:func:`humanlike.measures.psychfit.fit.fit_batch`, vectorised over resamples). ``observer_level="bootstrap"`` also resamples the humans behind ``humans``. The
 stimulus axis of each experiment (levels, log or linear space, direction) is :mod:`humanlike.measures.psychfit.axes`.
 """
 

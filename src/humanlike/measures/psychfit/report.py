@@ -41,8 +41,9 @@ def psychfit_section(result) -> SectionResult:
         tables.append(ReportTable(f"psychfit-{experiment}", f"{experiment}: threshold, slope and lapse",
                                   table.round(4)))
         figures.append(ReportFigure(f"psychfit-{experiment}", f"{experiment}: fitted psychometric functions",
-                                    psychometric_fit_figure(result, experiment), alt=f"Proportion correct per level of {experiment} with the fitted "
-                                                   "functions of the pooled humans and every model."))
+                                    psychometric_fit_figure(result, experiment),
+                                    alt=f"Proportion correct per level of {experiment} with the fitted functions of "
+                                        "the pooled humans and every model."))
     resolved = result.resolved()
     if len(resolved):
         tables.append(ReportTable("psychfit-resolved", "Thresholds resolved from the humans'",

@@ -30,8 +30,8 @@ from ...resampling.kernels import Output, SufficientStatisticKernel
 from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
 
-__all__ = ["CUE_CONFLICT", "FRACTIONS", "HUMAN_MEAN", "HUMANS_POOLED", "OVERALL", "SHAPE_BIAS_METRICS", "ShapeBiasKernel",
-           "ShapeBiasResult", "shape_bias_analysis", "shape_bias_design"]
+__all__ = ["CUE_CONFLICT", "FRACTIONS", "HUMAN_MEAN", "HUMANS_POOLED", "OVERALL", "SHAPE_BIAS_METRICS",
+           "ShapeBiasKernel", "ShapeBiasResult", "shape_bias_analysis", "shape_bias_design"]
 
 CUE_CONFLICT = "cue-conflict"
 HUMANS_POOLED = "humans"
