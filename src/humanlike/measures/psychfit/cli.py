@@ -38,9 +38,8 @@ def register(sub, plan_sub) -> None:  # noqa: ARG001 - no planning command for t
     # --level of the resampling options is the confidence level; the performance level has its own name
     add_output_options(p, out_default=None)
     p.add_argument("--experiment", action="append", help="only this experiment (repeatable; default: all)")
-    p.add_argument("--performance", "--threshold-level", dest="performance", type=float_in(0, 1, open_low=True,
-                                                                                           open_high=True),
-                   default=0.5, help="the performance level that defines the threshold (default %(default)s)")
+    p.add_argument("--performance", type=float_in(0, 1, open_low=True, open_high=True), default=0.5,
+                   help="the performance level that defines the threshold (default %(default)s)")
     p.add_argument("--level-of", choices=("accuracy", "sigmoid"), default="accuracy",
                    help="--performance as proportion correct (default) or as the sigmoid's value (psignifit's "
                         "threshPC)")
