@@ -82,9 +82,13 @@ def run_shapebias_command(args) -> int:
         run.add_table(result.counts, "shape_bias_counts", args.format)
         run.json(result.to_json_dict(), args.out / "shape_bias.json")
     if args.figure is not None:
+        import matplotlib.pyplot as plt
+
         from .plot import shape_bias_figure
 
-        run.figure(shape_bias_figure(result), args.figure)
+        figure = shape_bias_figure(result)
+        run.figure(figure, args.figure)
+        plt.close(figure)   # the command runs in-process in notebooks and tests: leave no figure open
     run.finish()
     if args.json:
         emit_json(result.to_json_dict())
