@@ -197,8 +197,20 @@ def figure_mvh(data, args):
             _save(psychometric_figure(curves, "contrast"), args.out, "mvh_psychometrics_contrast.png")]
 
 
+def figure_psychfit(data, args):
+    """Psychometric functions of the contrast experiment: every model's fitted curve beside the pooled humans'."""
+    from dataclasses import replace
+
+    from humanlike.measures.psychfit.analysis import psychometric_fits
+    from humanlike.measures.psychfit.plot import psychometric_fit_figure
+
+    result = psychometric_fits(data.mvh(), settings=replace(settings(args), observer_level="bootstrap"),
+                               experiments=["contrast"], validate=False)
+    return [_save(psychometric_fit_figure(result, "contrast"), args.out, "psychfit_contrast.png")]
+
+
 FIGURES = {"ec": figure_ec, "dmc": figure_dmc, "ood": figure_ood, "dvc": figure_dvc, "mlds": figure_mlds,
-           "psych": figure_psych, "mvh": figure_mvh}
+           "psych": figure_psych, "mvh": figure_mvh, "psychfit": figure_psychfit}
 
 
 def main(argv=None) -> int:

@@ -161,7 +161,8 @@ def test_docs_build_strict_and_every_page_is_there(built_site):
                  "api/trials.html", "api/resampling.html", "api/stats.html", "api/files.html",
                  "api/measures-ec.html", "api/measures-dmc.html", "api/measures-ood.html", "api/measures-dvc.html",
                  "api/measures-mlds.html", "api/measures-psychscore.html", "api/measures-shapebias.html",
-                 "api/measures-psychometrics.html", "api/measures-compare.html", "api/measures.html",
+                 "api/measures-psychometrics.html", "api/measures-psychfit.html", "measures/psychometric-fits.html",
+                 "api/measures-compare.html", "api/measures.html",
                  "api/models.html", "api/app.html"):
         assert (built_site / page).is_file(), page
     cli = (built_site / "cli.html").read_text(encoding="utf-8")

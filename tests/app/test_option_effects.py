@@ -82,8 +82,11 @@ def base_argv(command: str, inputs: dict[str, Path]) -> list[str]:
         "compare": ["compare", trials, "--measure", "ec", "--resamples", "30"],
         "plan compare": ["plan", "compare", "--delta", "0.2", "--trials", "50", "100", "--sets", "20",
                          "--resamples", "50", "--no-exact"],
+        "plan design": ["plan", "design", "--task", "classify", "--items", "8", "--participants", "4,6",
+                        "--repeats", "1", "--resamples", "30"],
         "shapebias": ["shapebias", str(inputs["cue_conflict"]), "--resamples", "30"],
         "psychometrics": ["psychometrics", trials, "--resamples", "30"],
+        "psychfit": ["psychfit", trials, "--resamples", "30", "--experiment", "sim-contrast"],
         "report": ["report", trials, "--resamples", "20", "--analyses", "ec,dmc,dvc",
                    "--out", str(inputs["folder"] / "report.html")],
     }
@@ -116,6 +119,8 @@ CLAIMS = {
     ("psychscore", "--observer-level"): "refused",
     ("plan compare", "--seed"): "anything",        # simulated powers
     ("plan compare", "--resamples"): "anything",   # the bootstrap test's power
+    ("plan design", "--seed"): "anything",         # simulated studies
+    ("plan design", "--resamples"): "anything",    # the interval widths of simulated studies
 }
 
 
@@ -221,7 +226,7 @@ def option_values(command: str, option: str):
     if (command, option) == ("plan compare", "--resamples"):   # it takes at least 50
         return ["--resamples", "50"], ["--resamples", "100"], CLAIMS[(command, option)]
     if option == "--resamples":
-        return ["--resamples", "30"], ["--resamples", "60"], "intervals"
+        return ["--resamples", "30"], ["--resamples", "60"], CLAIMS.get((command, option), "intervals")
     first, second, claim = OPTION_VALUES[option]
     return first, second, CLAIMS.get((command, option), claim)
 

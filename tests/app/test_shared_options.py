@@ -25,6 +25,8 @@ DIFFERENT_ON_PURPOSE = {
     ("evaluate", "--workers"): "local Dask workers of the model evaluation (torch extra), not engine threads",
     ("export", "--out"): "one table file (the study's trial or judgement table), not a folder",
     ("serve", "--workers"): "uvicorn worker processes of the experiment server, not engine threads",
+    ("serve run", "--workers"): "uvicorn worker processes of the experiment server, not engine threads",
+    ("plan design", "--resamples"): "the bootstrap of each simulated study (default 200)",
     ("plan compare", "--resamples"): "the bootstrap of each of hundreds of simulated data sets (default 400)",
 }
 # commands that resample trials of the model-vs-human benchmark take --exclusions; these do not, because
@@ -32,8 +34,10 @@ NO_EXCLUSIONS = {
     "ood": "the spectrum needs every condition: the exclusion table drops the undistorted reference conditions",
     "demo": "simulated data, no model-vs-human conditions",
     "plan compare": "simulated data sets, no model-vs-human conditions",
+    "plan design": "simulated studies, no model-vs-human conditions",
     "shapebias": "cue-conflict trials only, which the exclusion table does not touch",
     "psychometrics": "accuracy and entropy at every condition, as model-vs-human's psychometric figures show them",
+    "psychfit": "a psychometric function needs every stimulus level the experiment tested",
     "dvc represent": "representation files, not trials",
     "mlds": "judgement files, not trials",
     "psychscore": "judgement files, not trials",

@@ -231,6 +231,8 @@ _width.bad_examples = ["0", "3", "x"]
 
 
 def _add_plan_design(plan_sub) -> None:
+    from ..measures.options import add_json_option, add_seed_option
+
     plan = plan_sub.add_parser(
         "design", help="participants a study design needs for a target interval width (EC, MLDS scale)",
         description="Simulate the study before running it: the server's own trial lists for each candidate number "
@@ -253,7 +255,8 @@ def _add_plan_design(plan_sub) -> None:
                       help="wanted 95%% interval width (default %(default)s)")
     plan.add_argument("--repeats", type=_count, default=3, help="simulated studies per candidate (default %(default)s)")
     plan.add_argument("--resamples", type=_count, default=200, help="bootstrap resamples per analysis")
-    plan.add_argument("--seed", type=int, default=0)
+    add_seed_option(plan)   # the simulated studies and their bootstraps
+    add_json_option(plan)
     plan.add_argument("--p-easy", type=float, default=0.9, help="classify: accuracy on the easy half of the items")
     plan.add_argument("--p-hard", type=float, default=0.2, help="classify: accuracy on the hard half of the items")
     plan.add_argument("--sigma", type=float, default=0.2, help="judgements: decision noise (scale 0..1)")
@@ -300,14 +303,23 @@ def run_plan_design(args) -> int:
         raise ValueError(str(err)) from None
     what = ("mean human-human error consistency" if args.task == "classify"
             else "pooled MLDS standard scale (mean over interior levels and scales)")
+    enough = plan[plan["median_width"] <= args.target_width]
+    fewest = int(enough["participants"].iloc[0]) if len(enough) else None
+    if args.json:
+        from ..measures.options import emit_json
+
+        emit_json({"design": config.design, "task": args.task, "estimand": what, "level": 0.95,
+                   "planted_truth": planted_truth(args.task, n_levels=args.levels, **truth),
+                   "target_width": args.target_width, "fewest_participants": fewest,
+                   "candidates": plan.to_dict(orient="records")})
+        return 0
     print(f"design {config.design}, {args.task}, {config.trials_per_participant or 'all'} trial(s) per participant: "
           f"95% interval width of the {what}, median of {args.repeats} simulated studies; planted truth "
           f"{planted_truth(args.task, n_levels=args.levels, **truth):.3f} (set median_estimate against it: an EC "
           "on few shared trials is biased towards 0)")
     print(plan.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    enough = plan[plan["median_width"] <= args.target_width]
-    if len(enough):
-        print(f"fewest participants reaching width {args.target_width}: {int(enough['participants'].iloc[0])}")
+    if fewest is not None:
+        print(f"fewest participants reaching width {args.target_width}: {fewest}")
     else:
         print(f"no candidate reaches width {args.target_width}: try more participants (--participants)")
     return 0

@@ -71,6 +71,27 @@ def test_analysis_estimates_equal_the_hand_values():
     assert r.settings["classes"] == ["cat", "dog"]
 
 
+def test_model_vs_human_fractions_divide_by_every_trial():
+    """fractions="model-vs-human": shape (texture) decisions over every trial of the scope, the same-class image
+    cat4-cat1 too (model-vs-human's len(df)); the shape bias is unchanged."""
+    ours = shape_bias_analysis(_tiny(), settings=_settings(n_resamples=0))
+    mvh = shape_bias_analysis(_tiny(), settings=_settings(n_resamples=0), fractions="model-vs-human")
+    f = mvh.observer_frame().set_index(["scope", "observer", "metric"])["estimate"]
+    g = ours.observer_frame().set_index(["scope", "observer", "metric"])["estimate"]
+    assert f[("overall", "subject-01", "shape_fraction")] == pytest.approx(3 / 6)   # 3 shape decisions, 6 trials
+    assert g[("overall", "subject-01", "shape_fraction")] == pytest.approx(3 / 5)   # over the 5 conflict trials
+    assert f[("cat", "m", "texture_fraction")] == pytest.approx(2 / 4)              # cat: 4 trials in all
+    assert f[("cat", "subject-01", "shape_fraction")] == pytest.approx(2 / 4)       # cat4-cat1 is no decision
+    assert f[("dog", "m", "texture_fraction")] == g[("dog", "m", "texture_fraction")] == pytest.approx(1 / 2)
+    bias = [k for k in f.index if k[2] == "shape_bias"]
+    assert np.allclose(f[bias].to_numpy(), g[bias].to_numpy(), equal_nan=True)
+    assert mvh.settings["fractions"] == "model-vs-human" and ours.settings["fractions"] == "conflict"
+    assert mvh.counts.query("observer == 'm'")["trials"].sum() == 6
+    assert ours.counts.query("observer == 'm'")["trials"].sum() == 5
+    with pytest.raises(ValueError, match="fractions must be one of"):
+        shape_bias_analysis(_tiny(), fractions="all")
+
+
 def test_pooled_humans_and_human_mean_differ_as_defined():
     t = simulate_cue_conflict(seed=3)
     r = shape_bias_analysis(t, settings=_settings(n_resamples=0))
@@ -166,13 +187,19 @@ def test_design_drops_same_class_images():
 
 # --- real data -----------------------------------------------------------------------------------------
 
-def _mvh_shape_bias(df: pd.DataFrame) -> float:
-    """model-vs-human's ShapeBias.analysis, re-implemented from its definition (plotting/analyses.py)."""
+def _mvh_fractions(df: pd.DataFrame) -> tuple[float, float]:
+    """model-vs-human's ShapeBias.analysis, re-implemented from its definition (plotting/analyses.py): shape and
+    texture decisions on the cue-conflict trials, each over every trial of ``df`` (``len(df)``)."""
     texture = df["imagename"].map(lambda n: "".join(ch for ch in n.split("_")[-1].split(".")[0].split("-")[-1]
                                                     if not ch.isdigit()))
     keep = df["category"] != texture
     shape_hits = ((df["object_response"] == df["category"]) & keep).sum() / len(df)
     texture_hits = ((df["object_response"] == texture) & keep).sum() / len(df)
+    return shape_hits, texture_hits
+
+
+def _mvh_shape_bias(df: pd.DataFrame) -> float:
+    shape_hits, texture_hits = _mvh_fractions(df)
     return shape_hits / (shape_hits + texture_hits)
 
 
@@ -202,6 +229,24 @@ def test_real_data_reproduces_model_vs_human_code(real):
     for category, part in humans.groupby("category"):
         own = [_mvh_shape_bias(p) for _, p in part.groupby("subj")]
         assert f[(category, HUMAN_MEAN)] == pytest.approx(np.mean(own), abs=1e-12)
+
+
+def test_real_data_model_vs_human_fractions(real):
+    """fractions="model-vs-human" reproduces model-vs-human's published fraction columns (over all 1,280 trials);
+    the default divides by the 1,200 cue-conflict trials: the same counts, a ratio 1,280 / 1,200 apart."""
+    trials, raw, result = real
+    mvh = shape_bias_analysis(trials, settings=_settings(n_resamples=0), fractions="model-vs-human", validate=False)
+    f = mvh.observer_frame().set_index(["scope", "observer", "metric"])["estimate"]
+    ours = result.observer_frame().set_index(["scope", "observer", "metric"])["estimate"]
+    for observer, rows in raw.groupby("subj"):
+        shape_hits, texture_hits = _mvh_fractions(rows)
+        assert f[("overall", observer, "shape_fraction")] == pytest.approx(shape_hits, abs=1e-12), observer
+        assert f[("overall", observer, "texture_fraction")] == pytest.approx(texture_hits, abs=1e-12), observer
+        assert ours[("overall", observer, "shape_fraction")] == pytest.approx(shape_hits * len(rows) / 1200)
+        assert f[("overall", observer, "shape_bias")] == pytest.approx(ours[("overall", observer, "shape_bias")])
+        for category, part in rows.groupby("category"):
+            assert f[(category, observer, "shape_fraction")] == pytest.approx(_mvh_fractions(part)[0], abs=1e-12)
+    assert set(len(rows) for _, rows in raw.groupby("subj")) == {1280}
 
 
 def test_real_data_known_values(real):
@@ -250,7 +295,11 @@ def test_cli_options_change_what_they_claim(tmp_path, capsys):
         return rows.set_index(["scope", "observer", "metric"])
 
     base = run("--resamples", "200")
+    fraction = ("overall", "model-texture", "shape_fraction")
+    mvh = run("--resamples", "200", "--fractions", "model-vs-human")
+    assert mvh.loc[fraction, "estimate"] < base.loc[fraction, "estimate"]   # same decisions, more trials
     key = ("overall", "model-texture", "shape_bias")
+    assert mvh.loc[key, "estimate"] == pytest.approx(base.loc[key, "estimate"])
     assert not base.loc[key].equals(run("--resamples", "200", "--seed", "7").loc[key])
     narrow = run("--resamples", "200", "--level", "0.5").loc[key]
     assert narrow["ci_high"] - narrow["ci_low"] < base.loc[key, "ci_high"] - base.loc[key, "ci_low"]

@@ -297,6 +297,25 @@ class ErrorConsistencyResult(MeasureResult):
     # the text its command prints is its summary (MeasureResult.summary)
     text_formatter = ".cli:format_ec"
 
+    def interval(self, level: float | None = None, method: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of every row of :meth:`to_frame`: the resampled interval widened to contain the estimate
+        and clipped to the metric's range (:func:`clip_to_metric_range`), as the table shows it.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level in (0, 1); defaults to the result's.
+        method : {"percentile", "bca"}, optional
+            Defaults to the result's.
+
+        Returns
+        -------
+        (low, high) : tuple of numpy.ndarray
+            NaN where undefined.
+        """
+        frame = self.frame_rows(level, method)
+        return frame["ci_low"].to_numpy(), frame["ci_high"].to_numpy()
+
     def frame_rows(self, level: float | None = None, method: str | None = None) -> pd.DataFrame:
         """The tidy frame's rows, with ``n_pairs`` and ``interval_method`` beside the core columns.
 

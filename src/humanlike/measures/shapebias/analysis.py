@@ -31,8 +31,8 @@ from ...resampling.kernels import Output, SufficientStatisticKernel
 from ...resampling.results import Resampled
 from ...resampling.settings import ResamplingSettings
 
-__all__ = ["CUE_CONFLICT", "HUMAN_MEAN", "HUMANS_POOLED", "OVERALL", "SHAPE_BIAS_METRICS", "ShapeBiasKernel",
-           "ShapeBiasResult", "shape_bias_analysis", "shape_bias_design"]
+__all__ = ["CUE_CONFLICT", "FRACTIONS", "HUMAN_MEAN", "HUMANS_POOLED", "OVERALL", "SHAPE_BIAS_METRICS",
+           "ShapeBiasKernel", "ShapeBiasResult", "shape_bias_analysis", "shape_bias_design"]
 
 CUE_CONFLICT = "cue-conflict"
 HUMANS_POOLED = summary_row("humans")
@@ -41,13 +41,20 @@ OVERALL = "overall"
 #: shape_bias: shape / (shape + texture decisions); shape_fraction and texture_fraction: shape (texture)
 #: decisions over the cue-conflict trials (the rest chose a third class).
 SHAPE_BIAS_METRICS = ("shape_bias", "shape_fraction", "texture_fraction")
+#: What the two fractions divide by: ``"conflict"`` the cue-conflict trials (shape and texture classes differ;
+#: 1,200 of the 1,280 images), ``"model-vs-human"`` every trial of the scope, the same-class images too, as
+#: model-vs-human's ``ShapeBias`` analysis does (``len(df)``), so that its published fractions are reproduced.
+#: The shape bias itself is the same under both.
+FRACTIONS = ("conflict", "model-vs-human")
 
 
-def shape_bias_design(trials: pd.DataFrame, experiment: str = CUE_CONFLICT) -> Design:
+def shape_bias_design(trials: pd.DataFrame, experiment: str = CUE_CONFLICT, fractions: str = "conflict") -> Design:
     """One stratum per shape class of the experiment's cue-conflict trials whose two classes differ.
 
     Each stratum holds, per image and observer, ``shape`` and ``texture`` (decisions for the shape and the
-    texture class) and ``n_trials``; the experiment's humans form one observer group.
+    texture class) and ``n_trials``; the experiment's humans form one observer group. With
+    ``fractions="model-vs-human"`` the same-class images are items too, with trials but never a shape or a
+    texture decision (model-vs-human's denominators).
 
     Parameters
     ----------
@@ -55,6 +62,8 @@ def shape_bias_design(trials: pd.DataFrame, experiment: str = CUE_CONFLICT) -> D
         A validated trial table.
     experiment : str
         The cue-conflict experiment's name.
+    fractions : {"conflict", "model-vs-human"}
+        Which trials the fractions divide by (:data:`FRACTIONS`).
 
     Returns
     -------
@@ -90,14 +99,21 @@ def shape_bias_design(trials: pd.DataFrame, experiment: str = CUE_CONFLICT) -> D
         raise TrialTableError(f"'{experiment}': image '{item}' names texture class '{texture[unknown][0]}', which is "
                               "neither a label nor a response of the data; cue-conflict names end in "
                               "'<shape><k>-<texture><m>.png'")
-    conflict = cue.loc[cue["label"].to_numpy() != texture].assign(shape_class=lambda f: f["label"])
-    texture = texture[cue["label"].to_numpy() != texture]
-    if conflict.empty:
+    if fractions not in FRACTIONS:
+        raise ValueError(f"fractions must be one of {FRACTIONS}, not {fractions!r}")
+    differ = cue["label"].to_numpy() != texture
+    if not differ.any():
         raise TrialTableError(f"'{experiment}': no trial whose shape and texture classes differ")
+    # model-vs-human keeps the same-class images in the denominators only: they never count as a decision
+    kept = differ if fractions == "conflict" else np.ones(len(cue), dtype=bool)
+    conflict = cue.loc[kept].assign(shape_class=lambda f: f["label"])
+    texture, differ = texture[kept], differ[kept]
     by = ("experiment", "shape_class")
     options = dict(by=by, group_by=("experiment",), group_kind="human", observer_order="kind", margins=False)
-    shape = build_design(conflict.assign(correct=(conflict["response"] == conflict["label"]).to_numpy()), **options)
-    texture_design = build_design(conflict.assign(correct=conflict["response"].to_numpy() == texture), **options)
+    shape = build_design(conflict.assign(correct=differ & (conflict["response"] == conflict["label"]).to_numpy()),
+                         **options)
+    texture_design = build_design(conflict.assign(correct=differ & (conflict["response"].to_numpy() == texture)),
+                                  **options)
     strata = []
     for s, t in zip(shape, texture_design):
         arrays = {"shape": s.arrays["n_correct"], "texture": t.arrays["n_correct"], "n_trials": s.arrays["n_trials"]}
@@ -371,7 +387,8 @@ def _plain(value):
 
 
 def shape_bias_analysis(trials: pd.DataFrame, *, settings: ResamplingSettings | None = None,
-                        experiment: str = CUE_CONFLICT, validate: bool = True) -> ShapeBiasResult:
+                        experiment: str = CUE_CONFLICT, fractions: str = "conflict",
+                        validate: bool = True) -> ShapeBiasResult:
     """Shape bias of every observer, per shape class and overall, with bootstrap intervals over images.
 
     Parameters
@@ -383,6 +400,10 @@ def shape_bias_analysis(trials: pd.DataFrame, *, settings: ResamplingSettings | 
         widens the intervals of ``humans`` and ``human mean``), memory budget.
     experiment : str
         The cue-conflict experiment's name.
+    fractions : {"conflict", "model-vs-human"}
+        What ``shape_fraction`` and ``texture_fraction`` divide by: the cue-conflict trials (default) or, as
+        model-vs-human publishes them, every trial of the scope including the same-class images
+        (:data:`FRACTIONS`). The shape bias is the same under both.
     validate : bool
         Validate the trial table first.
 
@@ -406,7 +427,7 @@ def shape_bias_analysis(trials: pd.DataFrame, *, settings: ResamplingSettings | 
     settings = settings if settings is not None else ResamplingSettings()
     if validate:
         trials = validate_trials(trials)
-    design = shape_bias_design(trials, experiment)
+    design = shape_bias_design(trials, experiment, fractions)
     aggregation = _ShapeBiasAggregation(design)
     resampled = bootstrap(design, ShapeBiasKernel(), aggregation, aggregation.output, settings)
     kinds = dict(zip(trials["observer"], trials["observer_kind"]))
@@ -417,5 +438,5 @@ def shape_bias_analysis(trials: pd.DataFrame, *, settings: ResamplingSettings | 
             counts.append((s.key[1], name, s.arrays["n_trials"][:, j].sum(), s.arrays["shape"][:, j].sum(),
                            s.arrays["texture"][:, j].sum()))
     counts = pd.DataFrame(counts, columns=["scope", "observer", "trials", "shape_decisions", "texture_decisions"])
-    record = dict(settings.to_dict(), experiment=experiment, classes=[k[1] for k in design.keys])
+    record = dict(settings.to_dict(), experiment=experiment, classes=[k[1] for k in design.keys], fractions=fractions)
     return ShapeBiasResult(resampled, kinds, counts, record)

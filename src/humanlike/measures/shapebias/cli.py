@@ -41,6 +41,10 @@ def register(sub, plan_sub, name: str) -> None:  # noqa: ARG001 - no planning co
     add_output_options(p, out_default=None)
     p.add_argument("--experiment", default="cue-conflict", help="the cue-conflict experiment's name "
                                                                 "(default %(default)s)")
+    p.add_argument("--fractions", choices=("conflict", "model-vs-human"), default="conflict",
+                   help="what the shape and texture fractions divide by: the cue-conflict trials (default) or, as "
+                        "model-vs-human publishes them, every trial including the same-class images (the shape "
+                        "bias is the same)")
     p.add_argument("--scope", default="overall", help="the shape class whose table is printed (default overall)")
     p.add_argument("--figure", type=Path, help="write the shape-vs-texture figure here (png/pdf/svg)")
     p.set_defaults(handler=run_shapebias_command)
@@ -70,7 +74,8 @@ def run_shapebias_command(args) -> int:
     settings = resampling_settings(args, observer_level="bootstrap")   # its own: humans resampled too
     run = run_outputs(args, settings)
     trials = load_data(args.data, args)   # validated by the loader, with --humans, --labels, --on-conflict
-    result = shape_bias_analysis(trials, settings=settings, experiment=args.experiment, validate=False)
+    result = shape_bias_analysis(trials, settings=settings, experiment=args.experiment, fractions=args.fractions,
+                                 validate=False)
     scopes = set(result.settings["classes"]) | {"overall"}
     if args.scope not in scopes:
         raise ValueError(f"--scope {args.scope!r} is not a shape class of '{args.experiment}'; "
@@ -81,15 +86,23 @@ def run_shapebias_command(args) -> int:
         run.add_table(result.counts, "shape_bias_counts", args.format)
         run.json(result.to_json_dict(), args.out / "shape_bias.json")
     if args.figure is not None:
+        import matplotlib.pyplot as plt
+
         from .plot import shape_bias_figure
 
-        run.figure(shape_bias_figure(result), args.figure)
+        figure = shape_bias_figure(result)
+        run.figure(figure, args.figure)
+        plt.close(figure)   # the command runs in-process in notebooks and tests: leave no figure open
     run.finish()
     if args.json:
         emit_json(result.to_json_dict())
     else:
         print(format_shape_bias(result, args.scope))
     return 0
+
+
+_FRACTIONS_OVER = {"conflict": "the cue-conflict trials",
+                   "model-vs-human": "every trial, same-class images too (model-vs-human)"}
 
 
 def format_shape_bias(result, scope: str = "overall") -> str:
@@ -130,7 +143,8 @@ def format_shape_bias(result, scope: str = "overall") -> str:
         lines.append(f"single humans ({int(r['n_humans'])}): {r['min']:.3f} ({r['min_observer']}) to "
                      f"{r['max']:.3f} ({r['max_observer']})")
     lines.append(f"({scope}; shape bias = shape / (shape + texture decisions) over cue-conflict trials whose classes "
-                 f"differ; [{level}% bootstrap interval over images"
+                 f"differ; fractions over {_FRACTIONS_OVER[result.settings.get('fractions', 'conflict')]}; "
+                 f"[{level}% bootstrap interval over images"
                  + (", and humans for the two human summaries" if result.settings.get("observer_level") == "bootstrap"
                     else "") + "]; 'humans' = all human trials pooled, 'human mean' = mean of each human's)")
     if not np.isfinite(table["shape_bias"]).all():

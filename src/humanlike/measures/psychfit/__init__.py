@@ -1,0 +1,1 @@
+"""Psychometric-function fits (threshold, slope, lapse) per observer and experiment, with bootstrap intervals."""
