@@ -6,6 +6,7 @@ leaves its result for the page; a new measure joins the demo by registering one.
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 
 from ..measures.options import (
@@ -87,9 +88,12 @@ def run_demo(args) -> int:
     if args.json:
         emit_json(next(iter(args.demo_json.values()), {}))   # the first measure's document (the benchmark's)
         return 0
+    fewer = {title: n for title, n in args.demo_resamples.items()
+             if isinstance(n, numbers.Integral) and n != args.resamples}
+    capped = (" (" + "; ".join(f"{title}: {n}" for title, n in fewer.items()) + ")") if fewer else ""
     print(f"humanlike demo: simulated benchmark ({trials['observer'].nunique()} observers, "
           f"{trials['experiment'].nunique()} experiments, {len(trials)} trials), "
-          f"{args.resamples} bootstrap resamples, intervals: {interval_record(args)}, seed {args.seed}\n")
+          f"{args.resamples} bootstrap resamples{capped}, intervals: {interval_record(args)}, seed {args.seed}\n")
     print("\n\n".join(args.demo_summary))
     print(f"\nwrote {len(files)} files to {out}/")
     return 0
@@ -123,10 +127,11 @@ def demo_report(trials, args) -> Path:
     >>> demo_report(simulate_benchmark(seed=0, n_humans=3, n_items=24), args).name
     'report.html'
     """
-    from .report import render_report
+    from .report import render_report, resamples_by_section
     from .report_sections import build_sections
 
     sections, headline = build_sections(args.demo_results)
+    args.demo_resamples = resamples_by_section(sections)   # what each section used, for the printed summary
     settings = {**resampling_settings(args).to_dict(), "interval": interval_record(args),
                 "data": "simulated benchmark (humanlike.simulate_benchmark)"}
     provenance = {"data": f"simulate_benchmark(seed={args.seed})", "trials": len(trials),
