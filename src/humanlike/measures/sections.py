@@ -82,7 +82,7 @@ def interval_columns(columns) -> dict[str, tuple[str, str]]:
     Examples
     --------
     >>> interval_columns(["observer", "estimate", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "n"])
-    {'estimate': ('ci_low', 'ci_high'), 'rank': ('rank_low', 'rank_high')}
+    {'rank': ('rank_low', 'rank_high'), 'estimate': ('ci_low', 'ci_high')}
     >>> interval_columns(["EC", "EC low", "EC high", "rho", "rho_ci_low", "rho_ci_high"])
     {'EC': ('EC low', 'EC high'), 'rho': ('rho_ci_low', 'rho_ci_high')}
     """
