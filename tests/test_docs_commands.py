@@ -164,3 +164,22 @@ def test_every_command_on_every_page(shared_data, tmp_path, monkeypatch, capsys)
             made.update(outputs)
     assert len(executed) == len(EXECUTED)
     print(f"\ndocs commands: {len(executed)} executed, {len(parsed)} parsed, {len(setup)} set-up steps checked")
+
+
+def test_the_checks_notice_a_broken_command(tmp_path, capsys):
+    page = tmp_path / "page.md"
+    page.write_text('```bash\nhumanlike ec data.csv --nope && pip install "humanlike[models]"  # a comment\n```\n'
+                    "```console\n$ humanlike benchmark raw/ \\\n    --out board/\nsome output\n```\n")
+    commands = page_commands(page)
+    assert commands == ["humanlike ec data.csv --nope", "pip install 'humanlike[models]'",
+                        "humanlike benchmark raw/ --out board/"]
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(shlex.split(commands[0])[1:])
+    with pytest.raises(pytest.fail.Exception, match="not on PyPI"):
+        check_setup(commands[1])
+    with pytest.raises(AssertionError, match="no such extra"):
+        check_setup('pip install -e ".[modles]"')
+    assert input_paths(shlex.split(commands[2])) == (["raw/"], ["board/"])
+    assert not exists("raw/", tmp_path, set(), ROOT / "docs" / "index.md")
+    assert exists("../shared/data/mlds/kk1.csv", tmp_path / "nowhere", {"../shared/data/mlds/kk1.csv"},
+                  ROOT / "docs" / "index.md")
