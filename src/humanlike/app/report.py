@@ -83,6 +83,16 @@ RANK_COLUMN = re.compile(r"(^|[ _])(rank|place)([ _]|$)")
 def rank_cell(value) -> tuple[str, str] | None:
     """(shown, exact) of a rank: a whole number as an integer, else two decimals; None where not a number.
 
+    Parameters
+    ----------
+    value : object
+        A rank, place or mean rank (tied or averaged ranks are not whole).
+
+    Returns
+    -------
+    tuple of str or None
+        ``(shown, exact)`` as :func:`format_cell` gives them; None for anything but a finite number.
+
     Examples
     --------
     >>> rank_cell(2.0), rank_cell(2.3333), rank_cell(3), rank_cell(float("nan")), rank_cell("a")
