@@ -68,7 +68,7 @@ def test_headline_fits_a_1400_pixel_screen(report_page, tmp_path):
     assert "accuracy diff." not in header and "observed consistency" not in header     # in the leaderboard
     html = report_page.read_text()
     shown = re.search(r'data-table="headline".*?<tbody>\s*<tr>.*?</tr>\s*<tr>(.*?)</tr>', html, re.S).group(1)
-    cells = re.findall(r">([^<]*)</td>", shown)
+    cells = [re.sub(r"<.*?>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", shown)]
     assert re.fullmatch(r"\d+", cells[1]), cells                                   # the rank: an integer
     assert re.fullmatch(r"-?\d+(\.\d+)? \[-?\d+(\.\d+)?, -?\d+(\.\d+)?\]", cells[header.index("EC")]), cells
     # a table's caption never repeats its heading

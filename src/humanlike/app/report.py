@@ -119,7 +119,7 @@ def _cell(value, column: str, digits: int) -> tuple[str, str]:
     return format_cell(value, digits)
 
 
-def table_view(table: ReportTable) -> tuple[list[str], list[list[tuple[str, str, bool, str, str]]]]:
+def table_view(table: ReportTable) -> tuple[list[str], list[list[tuple[str, str, bool, str, str, str]]]]:
     """The headers and rows a table shows: each interval in one cell, "estimate [low, high]".
 
     Parameters
@@ -131,8 +131,9 @@ def table_view(table: ReportTable) -> tuple[list[str], list[list[tuple[str, str,
     Returns
     -------
     tuple
-        ``(headers, rows)``; each cell is ``(shown, exact, numeric, low, high)``: the text shown, the value
-        used for sorting, whether it is a number, and the exact bounds (empty without an interval).
+        ``(headers, rows)``; each cell is ``(shown, exact, numeric, low, high, interval)``: the text shown, the
+        value used for sorting, whether it is a number, the exact bounds and the interval's text ``[low, high]``
+        shown after the estimate (the last three empty without an interval).
 
     Examples
     --------
@@ -142,8 +143,8 @@ def table_view(table: ReportTable) -> tuple[list[str], list[list[tuple[str, str,
     >>> headers, rows = table_view(ReportTable("t", "T", frame, digits=2))
     >>> headers
     ['observer', 'estimate', 'rank']
-    >>> rows[0][1][:2], rows[0][2][:2]
-    (('0.50 [0.25, 0.75]', '0.5'), ('1', '1.0'))
+    >>> rows[0][1], rows[0][2][:2]
+    (('0.50', '0.5', True, '0.25', '0.75', '[0.25, 0.75]'), ('1', '1.0'))
     """
     from ..measures.sections import interval_columns
 
@@ -159,13 +160,13 @@ def table_view(table: ReportTable) -> tuple[list[str], list[list[tuple[str, str,
             value = values[column]
             shown, exact = _cell(value, column, table.digits)
             numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-            low = high = ""
+            low = high = interval = ""
             if column in intervals and exact != "":
                 (low_text, low), (high_text, high) = (_cell(values[b], column, table.digits)
                                                       for b in intervals[column])
                 if low != "" or high != "":
-                    shown = f"{shown} [{low_text}, {high_text}]"
-            cells.append((shown, exact, numeric, low, high))
+                    interval = f"[{low_text}, {high_text}]"
+            cells.append((shown, exact, numeric, low, high, interval))
         rows.append(cells)
     return shown_columns, rows
 
