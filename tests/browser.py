@@ -27,6 +27,8 @@ class PageVisit:
     headers: dict[str, list[str]]
     screenshot: Path
     title: str
+    overflow: dict[str, int]      # per table: pixels its box scrolls sideways (0: it fits the page)
+    bounds: dict[str, list[list[list[str]]]]   # per table, row and cell: [data-low, data-high] of an interval
 
 
 def require_browser() -> tuple[str, str]:
@@ -84,6 +86,22 @@ def visit(page: Path, screenshot: Path, width: int = 1280, height: int = 900) ->
                 return c.textContent.trim(); });
             });
             return out;""")
+        bounds = driver.execute_script("""
+            var out = {};
+            document.querySelectorAll('table[data-table]').forEach(function (t) {
+              out[t.getAttribute('data-table')] = Array.from(t.tBodies[0].rows).map(function (r) {
+                return Array.from(r.cells).map(function (c) {
+                  return [c.getAttribute('data-low') || '', c.getAttribute('data-high') || '']; });
+              });
+            });
+            return out;""")
+        overflow = driver.execute_script("""
+            var out = {};
+            document.querySelectorAll('table[data-table]').forEach(function (t) {
+              var box = t.parentElement;
+              out[t.getAttribute('data-table')] = Math.max(0, box.scrollWidth - box.clientWidth);
+            });
+            return out;""")
         driver.save_screenshot(str(screenshot))
         console = driver.get_log("browser")
         requests = []
@@ -94,7 +112,7 @@ def visit(page: Path, screenshot: Path, width: int = 1280, height: int = 900) ->
         title = driver.title
     finally:
         driver.quit()
-    return PageVisit(console, requests, figures, tables, headers, Path(screenshot), title)
+    return PageVisit(console, requests, figures, tables, headers, Path(screenshot), title, overflow, bounds)
 
 
 def external_requests(urls: list[str]) -> list[str]:

@@ -53,4 +53,8 @@ def test_demo_report_has_the_leaderboard_and_the_resolved_differences(tmp_path, 
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     for anchor in ('id="headline"', 'id="error-consistency"', 'id="leaderboard"', 'id="compare"'):
         assert anchor in page, anchor
-    assert "models ranked by mean rank" in page
+    assert "Models ranked by mean rank" in page
+    # the page states what each section used, never one number for all (the demo caps some measures)
+    methods = page[page.index('id="methods"'):]
+    assert "<dt>n_resamples asked</dt><dd>100</dd>" in methods and "<dt>n_resamples used</dt>" in methods
+    assert "<dt>n_resamples</dt>" not in methods and "Psychophysical-Score: 100" in methods

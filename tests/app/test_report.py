@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -43,12 +44,37 @@ def test_report_opens_cleanly_and_matches_the_json(report_page, demo_file, tmp_p
     header = seen.headers["ec-overall"]
     rows = {r[header.index("observer")]: r for r in seen.tables["ec-overall"]}
     assert set(rows) == set(doc["observers"])
+    # one cell per interval: the estimate in data-value, its bounds in data-low / data-high
+    assert "ci_low" not in header and "ci_high" not in header
+    column = header.index("estimate")
+    bounds = {r[header.index("observer")]: b[column] for r, b in zip(seen.tables["ec-overall"],
+                                                                  seen.bounds["ec-overall"])}
     for observer, entry in doc["observers"].items():
-        for column in ("estimate", "ci_low", "ci_high"):
-            page_value = float(rows[observer][header.index(column)])
-            np.testing.assert_allclose(page_value, entry["error_consistency"][column], rtol=1e-12)
+        page_values = [float(rows[observer][column]), *map(float, bounds[observer])]
+        expected = [entry["error_consistency"][c] for c in ("estimate", "ci_low", "ci_high")]
+        np.testing.assert_allclose(page_values, expected, rtol=1e-12)
     headline = seen.tables["headline"]
     assert headline[0][0] == "humans" and headline[1][1] == "1"
+
+
+def test_headline_fits_a_1400_pixel_screen(report_page, tmp_path):
+    """The headline shows the key measures as "estimate [low, high]" cells that fit without a sideways
+    scrollbar at 1,400 px (it had 23 columns and scrolled 705 px in the demo); ranks print as integers."""
+    seen = visit(report_page, tmp_path / "report-1400.png", width=1400, height=900)
+    assert seen.overflow["headline"] == 0, seen.overflow
+    header = seen.headers["headline"]
+    assert header[:3] == ["observer", "rank", "mean rank"] and "EC" in header
+    assert not [h for h in header if h.endswith((" low", " high"))]
+    assert "accuracy diff." not in header and "observed consistency" not in header     # in the leaderboard
+    html = report_page.read_text()
+    shown = re.search(r'data-table="headline".*?<tbody>\s*<tr>.*?</tr>\s*<tr>(.*?)</tr>', html, re.S).group(1)
+    cells = [re.sub(r"<.*?>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", shown)]
+    assert re.fullmatch(r"\d+", cells[1]), cells                                   # the rank: an integer
+    assert re.fullmatch(r"-?\d+(\.\d+)? \[-?\d+(\.\d+)?, -?\d+(\.\d+)?\]", cells[header.index("EC")]), cells
+    # a table's caption never repeats its heading
+    for heading, caption in re.findall(r"<h3[^>]*>([^<]*)</h3>\s*<div class=\"table-wrap\">\s*<table[^>]*>\s*"
+                                       r"<caption>([^<]*)</caption>", html):
+        assert not caption.startswith(heading), (heading, caption)
 
 
 def test_report_is_self_contained_and_reproducible(report_page):

@@ -1,6 +1,7 @@
 """docs/your-model-against-the-benchmark.md, run as written (issue 24): every ``$ humanlike ...`` line and
-every Python block of the page, in order, in a folder laid out as the page says (``model-vs-human/raw-data``
-is the real benchmark data, ``stimuli/edge`` two real edge images per category). Steps marked **needs
+every Python block of the page, in order, in a checkout folder beside ``../shared/data`` laid out as the shared
+data are (``modelvshuman/raw-data`` is the real benchmark data, ``stimuli/edges`` two real edge images per
+category). Steps marked **needs
 weights** on the page run with ``--weights none`` (random weights: nothing can be downloaded here), except
 where even the architecture must come from a hub, which must fail with its clear offline error."""
 
@@ -21,7 +22,7 @@ torch = require_torch()
 from humanlike.app.cli import main  # noqa: E402
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "your-model-against-the-benchmark.md"
-INSTALL = ["pip install torch --index-url https://download.pytorch.org/whl/cpu", 'pip install "humanlike[models]"']
+INSTALL = ["pip install torch --index-url https://download.pytorch.org/whl/cpu", 'pip install -e ".[models]"']
 # Commands whose real weights cannot be had here: what the test runs instead.
 RANDOM_WEIGHTS = {"--weights IMAGENET1K_V1": "--weights none", "--weights openai": "--weights none"}
 NEEDS_A_HUB = ("hf:google/vit-base-patch16-224",)   # even random weights need the config from the hub
@@ -40,18 +41,21 @@ def page_steps() -> list[tuple[str, str]]:
 
 @pytest.fixture()
 def workspace(tmp_path, modelvshuman_dir, shared_data, monkeypatch):
-    (tmp_path / "model-vs-human").mkdir()
-    (tmp_path / "model-vs-human" / "raw-data").symlink_to(modelvshuman_dir)
+    data = tmp_path / "shared" / "data"      # the page's ../shared/data, seen from the checkout
+    (data / "modelvshuman").mkdir(parents=True)
+    (data / "modelvshuman" / "raw-data").symlink_to(modelvshuman_dir)
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
     for category in sorted(p for p in (shared_data / "stimuli" / "edges").iterdir() if p.is_dir()):
-        target = tmp_path / "stimuli" / "edge" / category.name
+        target = data / "stimuli" / "edges" / category.name
         target.mkdir(parents=True)
         for image in sorted(category.iterdir())[:2]:
             shutil.copyfile(image, target / image.name)
     import torchvision
 
-    torch.save(torchvision.models.resnet18().state_dict(), tmp_path / "my_resnet18.pth")  # "your weights"
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    torch.save(torchvision.models.resnet18().state_dict(), checkout / "my_resnet18.pth")  # "your weights"
+    monkeypatch.chdir(checkout)
+    return checkout
 
 
 def test_the_page_lists_what_the_test_runs():
@@ -96,9 +100,9 @@ def test_every_command_of_the_page(workspace, capsys):
     # what the page promises, on what the commands wrote
     assert (workspace / "runs" / "edge" / "evaluation.json").is_file()
     assert (workspace / "runs" / "mine" / "trials.csv").is_file()
-    ec = outputs["humanlike ec model-vs-human/raw-data runs/edge runs/mine --experiment edge"]
+    ec = outputs["humanlike ec ../shared/data/modelvshuman/raw-data runs/edge runs/mine --experiment edge"]
     assert "resnet50@edge" in ec and "my-resnet18" in ec and "\n  resnet50 " in ec
-    board = outputs["humanlike benchmark model-vs-human/raw-data runs/edge --out leaderboard"]
+    board = outputs["humanlike benchmark ../shared/data/modelvshuman/raw-data runs/edge --out leaderboard"]
     assert "resnet50@edge †" in board and "--experiment edge" in board
     assert (workspace / "leaderboard" / "sources.csv").is_file()
     assert "layer4.2.conv3" in outputs["humanlike evaluate torchvision:resnet50 --list-layers"]

@@ -7,6 +7,7 @@ the demo by registering one.
 
 from __future__ import annotations
 
+import numbers
 import types
 from pathlib import Path
 
@@ -94,9 +95,12 @@ def run_demo(args) -> int:
     if args.json:
         emit_json(next(iter(run.documents.values()), {}))   # the first measure's document (the benchmark's)
         return 0
+    fewer = {title: n for title, n in run.resamples.items()
+             if isinstance(n, numbers.Integral) and n != args.resamples}
+    capped = (" (" + "; ".join(f"{title}: {n}" for title, n in fewer.items()) + ")") if fewer else ""
     print(f"humanlike demo: simulated benchmark ({trials['observer'].nunique()} observers, "
           f"{trials['experiment'].nunique()} experiments, {len(trials)} trials), "
-          f"{args.resamples} bootstrap resamples, intervals: {interval_record(args)}, seed {args.seed}\n")
+          f"{args.resamples} bootstrap resamples{capped}, intervals: {interval_record(args)}, seed {args.seed}\n")
     print("\n\n".join(run.summary))
     print(f"\nwrote {len(files)} files to {out}/")
     return 0
@@ -128,11 +132,12 @@ def demo_report(trials, run: DemoRun) -> Path:
     >>> demo_report(simulate_benchmark(seed=0, n_humans=3, n_items=24), DemoRun(options, RunOutputs(out))).name
     'report.html'
     """
-    from .report import render_report
+    from .report import render_report, resamples_by_section
     from .report_sections import build_sections
 
     options = run.options
     sections, headline = build_sections(run.results)
+    run.resamples = resamples_by_section(sections)   # what each section used, for the printed summary
     settings = {**resampling_settings(options).to_dict(), "interval": interval_record(options),
                 "data": "simulated benchmark (humanlike.simulate_benchmark)"}
     provenance = {"data": f"simulate_benchmark(seed={options.seed})", "trials": len(trials),

@@ -101,17 +101,100 @@ def format_cell(value, digits: int) -> tuple[str, str]:
     return str(value), str(value)
 
 
-def _table_rows(table: ReportTable) -> list[list[tuple[str, str, bool]]]:
-    """Rows of (shown, exact, numeric) cells."""
+#: Columns holding ranks or places (``rank``, ``rank_low``, ``mean rank``, ``place_high``, ...): printed as
+#: integers where they are whole (a mean of ranks, or tied ranks, keeps two decimals).
+RANK_COLUMN = re.compile(r"(^|[ _])(rank|place)([ _]|$)")
+
+
+def rank_cell(value) -> tuple[str, str] | None:
+    """(shown, exact) of a rank: a whole number as an integer, else two decimals; None where not a number.
+
+    Parameters
+    ----------
+    value : object
+        A rank, place or mean rank (tied or averaged ranks are not whole).
+
+    Returns
+    -------
+    tuple of str or None
+        ``(shown, exact)`` as :func:`format_cell` gives them; None for anything but a finite number.
+
+    Examples
+    --------
+    >>> rank_cell(2.0), rank_cell(2.3333), rank_cell(3), rank_cell(float("nan")), rank_cell("a")
+    (('2', '2.0'), ('2.33', '2.3333'), ('3', '3'), None, None)
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}", str(int(value))
+    number = float(value)
+    if not math.isfinite(number):
+        return None
+    shown = f"{int(round(number)):,}" if abs(number - round(number)) < 1e-9 else f"{number:.2f}"
+    return shown, repr(number)
+
+
+def _cell(value, column: str, digits: int) -> tuple[str, str]:
+    """(shown, exact) of one cell of ``column``: ranks as integers (:func:`rank_cell`), the rest by
+    :func:`format_cell`."""
+    if RANK_COLUMN.search(column):
+        ranked = rank_cell(value)
+        if ranked is not None:
+            return ranked
+    return format_cell(value, digits)
+
+
+def table_view(table: ReportTable) -> tuple[list[str], list[list[tuple[str, str, bool, str, str, str]]]]:
+    """The headers and rows a table shows: each interval in one cell, "estimate [low, high]".
+
+    Parameters
+    ----------
+    table : ReportTable
+        The table; its ``intervals`` (or, when None, :func:`humanlike.measures.sections.interval_columns`) say
+        which columns hold which column's bounds.
+
+    Returns
+    -------
+    tuple
+        ``(headers, rows)``; each cell is ``(shown, exact, numeric, low, high, interval)``: the text shown, the
+        value used for sorting, whether it is a number, the exact bounds and the interval's text ``[low, high]``
+        shown after the estimate (the last three empty without an interval).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"observer": ["a"], "estimate": [0.5], "ci_low": [0.25], "ci_high": [0.75],
+    ...                       "rank": [1.0]})
+    >>> headers, rows = table_view(ReportTable("t", "T", frame, digits=2))
+    >>> headers
+    ['observer', 'estimate', 'rank']
+    >>> rows[0][1], rows[0][2][:2]
+    (('0.50', '0.5', True, '0.25', '0.75', '[0.25, 0.75]'), ('1', '1.0'))
+    """
+    from ..measures.sections import interval_columns
+
+    columns = [str(c) for c in table.frame.columns]
+    intervals = interval_columns(columns) if table.intervals is None else dict(table.intervals)
+    bounds = {b for pair in intervals.values() for b in pair}
+    shown_columns = [c for c in columns if c not in bounds]
     rows = []
     for record in table.frame.itertuples(index=False, name=None):
+        values = dict(zip(columns, record))
         cells = []
-        for value in record:
-            shown, exact = format_cell(value, table.digits)
+        for column in shown_columns:
+            value = values[column]
+            shown, exact = _cell(value, column, table.digits)
             numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-            cells.append((shown, exact, numeric))
+            low = high = interval = ""
+            if column in intervals and exact != "":
+                (low_text, low), (high_text, high) = (_cell(values[b], column, table.digits)
+                                                      for b in intervals[column])
+                if low != "" or high != "":
+                    interval = f"[{low_text}, {high_text}]"
+            cells.append((shown, exact, numeric, low, high, interval))
         rows.append(cells)
-    return rows
+    return shown_columns, rows
 
 
 def content_hash(paths: Sequence[Path | str]) -> dict:
@@ -153,6 +236,49 @@ def content_hash(paths: Sequence[Path | str]) -> dict:
 def _slug(text: str) -> str:
     """A lower-case, hyphenated id for ``text`` (used for anchors); ``"section"`` when nothing is left."""
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "section"
+
+
+def resamples_by_section(sections: Sequence[ReportSection]) -> dict[str, object]:
+    """The bootstrap resamples each section used, by section title (from its "choices in force").
+
+    A page shows these rather than one number: a measure may use fewer than asked (the demo caps the OOD
+    spectrum at 1,000 and the Psychophysical-Score at 200).
+
+    Parameters
+    ----------
+    sections : sequence of ReportSection
+        The page's sections.
+
+    Returns
+    -------
+    dict
+        ``{section title: n_resamples}`` of the sections that state them.
+
+    Examples
+    --------
+    >>> resamples_by_section([ReportSection("a", "A", "", methods={"n_resamples": 200}),
+    ...                       ReportSection("b", "B", "")])
+    {'A': 200}
+    """
+    return {s.title: s.methods["n_resamples"] for s in sections
+            if s.methods.get("n_resamples") not in (None, "")}
+
+
+def _shown_settings(settings: dict, sections: Sequence[ReportSection]) -> dict:
+    """The page's settings, with the resamples asked for and those each section used (never one number)."""
+    used = resamples_by_section(sections)
+    if "n_resamples" not in settings or not used:
+        return dict(settings)
+    shown = {}
+    for name, value in settings.items():
+        if name == "n_resamples":
+            shown["n_resamples asked"] = value
+            shown["n_resamples used"] = "; ".join(
+                f"{title}: {n:,}" if isinstance(n, (int, np.integer)) else f"{title}: {n}"
+                for title, n in used.items())
+        else:
+            shown[name] = value
+    return shown
 
 
 def render_report(sections: Sequence[ReportSection], *, title: str, headline: ReportTable | None,
@@ -199,11 +325,12 @@ def render_report(sections: Sequence[ReportSection], *, title: str, headline: Re
         autoescape=jinja2.select_autoescape(["html", "j2"]), undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True)
     env.filters["svg"] = _figure_svg
-    env.filters["rows"] = _table_rows
+    env.filters["view"] = table_view
     env.filters["slug"] = _slug
     template = env.get_template(TEMPLATE)
     return template.render(
-        title=title, sections=_drawn_figures(sections), headline=headline, provenance=provenance, settings=settings,
+        title=title, sections=_drawn_figures(sections), headline=headline, provenance=provenance,
+        settings=_shown_settings(settings, sections),
         command=command, version=version, python=platform.python_version(),
         created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 

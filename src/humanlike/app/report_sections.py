@@ -20,15 +20,22 @@ from ..measures.sections import (
 
 
 def _headline_table(measures: list[HeadlineMeasure], sort_by: str | None = None) -> ReportTable | None:
-    """Models ranked by the first measure, one estimate and interval column per measure; humans first."""
+    """Models ranked by the first measure, one "estimate [low, high]" cell per key measure; humans first.
+
+    The measures a reader compares models by come first (the ranking's own, then each measure's); components
+    of a ranking (``key=False``: the leaderboard's accuracy difference and observed consistency) stay in their
+    sections' tables, so the table fits a screen.
+    """
     if not measures:
         return None
+    key = sort_by or measures[0].name
+    shown = [m for m in measures if m.key or m.name == key]
+    left_out = [m.name for m in measures if m not in shown]
     table: pd.DataFrame | None = None
-    for m in measures:
+    for m in shown:
         part = m.values[["observer", "estimate", "ci_low", "ci_high"]].rename(columns={
             "estimate": m.name, "ci_low": f"{m.name} low", "ci_high": f"{m.name} high"})
         table = part if table is None else table.merge(part, on="observer", how="outer")
-    key = sort_by or measures[0].name
     ascending = not next((m.higher_is_better for m in measures if m.name == key), True)
     is_human = table["observer"] == HUMAN_ROW
     ordered = pd.concat([table[is_human], table[~is_human].sort_values(key, ascending=ascending,
@@ -38,8 +45,13 @@ def _headline_table(measures: list[HeadlineMeasure], sort_by: str | None = None)
     rank = pd.array([pd.NA] * len(ordered), dtype="Int64")
     rank[ranks] = np.arange(1, ranks.sum() + 1)
     ordered.insert(1, "rank", rank)
-    return ReportTable("headline", "Headline: models ranked by " + key, ordered,
-                       caption="humans: the human–human value (the ceiling); low/high: interval bounds")
+    order = "lower" if ascending else "higher"
+    caption = (f"Models ranked by {key} ({order} first); humans: the human–human value (the ceiling); "
+               "each cell: estimate [interval]")
+    if left_out:
+        caption += f"; {', '.join(left_out)}: in the sections below"
+    return ReportTable("headline", "Headline: models ranked by " + key, ordered, caption=caption,
+                       intervals={m.name: (f"{m.name} low", f"{m.name} high") for m in shown})
 
 
 def build_sections(results: dict[str, object]) -> tuple[list[ReportSection], ReportTable | None]:

@@ -105,6 +105,9 @@ class DemoRun:
         ``{file stem: JSON document}`` written once every part has run.
     summary : list of str
         The text the demo prints at the end, one paragraph per part.
+    resamples : dict
+        ``{report section title: resamples}`` as each section of the demo's report used them (some parts cap
+        them), for the printed summary.
 
     Examples
     --------
@@ -119,6 +122,7 @@ class DemoRun:
     results: dict = field(default_factory=dict)
     documents: dict = field(default_factory=dict)
     summary: list = field(default_factory=list)
+    resamples: dict = field(default_factory=dict)
 
     @property
     def out(self) -> Path:

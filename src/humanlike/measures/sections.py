@@ -39,9 +39,13 @@ class ReportTable:
     frame : pandas.DataFrame
         The rows, shown as they are (column names as headers).
     caption : str
-        Text below the table.
+        Text below the table (the heading is not repeated there).
     digits : int
         Decimals shown for floats (the exact values stay in ``data-value``).
+    intervals : dict or None
+        ``{column: (low column, high column)}``: the column's cell shows "estimate [low, high]" and the bound
+        columns are not shown apart (their values stay in the cell's ``data-low`` and ``data-high``). None: found
+        from the column names (:func:`interval_columns`).
 
     Examples
     --------
@@ -56,6 +60,45 @@ class ReportTable:
     frame: pd.DataFrame
     caption: str = ""
     digits: int = 3
+    intervals: dict[str, tuple[str, str]] | None = None
+
+
+def interval_columns(columns) -> dict[str, tuple[str, str]]:
+    """Which columns hold an interval's bounds, by the names the measures' tables use.
+
+    ``x`` with ``x_low``/``x_high``, ``x_ci_low``/``x_ci_high`` or ``x low``/``x high``; and ``ci_low``/``ci_high``
+    belong to the first of ``estimate``, ``difference`` or ``score`` present.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        A table's column names.
+
+    Returns
+    -------
+    dict
+        ``{column: (low column, high column)}``.
+
+    Examples
+    --------
+    >>> interval_columns(["observer", "estimate", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "n"])
+    {'rank': ('rank_low', 'rank_high'), 'estimate': ('ci_low', 'ci_high')}
+    >>> interval_columns(["EC", "EC low", "EC high", "rho", "rho_ci_low", "rho_ci_high"])
+    {'EC': ('EC low', 'EC high'), 'rho': ('rho_ci_low', 'rho_ci_high')}
+    """
+    names = [str(c) for c in columns]
+    present = set(names)
+    found: dict[str, tuple[str, str]] = {}
+    for name in names:
+        for low, high in ((f"{name}_low", f"{name}_high"), (f"{name}_ci_low", f"{name}_ci_high"),
+                          (f"{name} low", f"{name} high")):
+            if low in present and high in present:
+                found[name] = (low, high)
+                break
+    owner = next((n for n in ("estimate", "difference", "score") if n in present and n not in found), None)
+    if owner is not None and {"ci_low", "ci_high"} <= present:
+        found[owner] = ("ci_low", "ci_high")
+    return found
 
 
 @dataclass
@@ -143,6 +186,9 @@ class HeadlineMeasure:
     higher_is_better : bool
         The direction the headline sorts in when this measure orders it (the first measure of the page's first
         section with headline measures: the leaderboard's mean rank, lower first, where it was computed).
+    key : bool
+        Shown in the headline table; False: a component a reader finds in the measure's own section (the
+        leaderboard's accuracy difference and observed consistency), so the headline fits a screen.
 
     Examples
     --------
@@ -156,6 +202,7 @@ class HeadlineMeasure:
     name: str
     values: pd.DataFrame  # columns: observer, estimate, ci_low, ci_high
     higher_is_better: bool = True
+    key: bool = True
 
 
 @dataclass

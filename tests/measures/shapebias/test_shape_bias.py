@@ -331,7 +331,7 @@ def test_report_has_the_leaderboard_headline_and_the_shape_bias_section(modelvsh
     header, body = rows[0], rows[1:]
     assert header[:3] == ["observer", "rank", "mean rank"] and "shape bias" in header
     assert body[0][0] == "humans"
-    mean_ranks = [float(r[2]) for r in body[1:]]
+    mean_ranks = [float(r[2].split(" [")[0]) for r in body[1:]]    # cells: "estimate [low, high]"
     assert mean_ranks == sorted(mean_ranks)       # the headline follows model-vs-human's mean rank
 
 

@@ -73,7 +73,7 @@ def compare_section(results: dict) -> SectionResult | None:
     from .adapters import compare
     from .plot import comparison_figure
 
-    tables, figures, summary, notes = [], [], [], []
+    tables, figures, summary, notes, resamples = [], [], [], [], []
     for name, result in compared_results(results).items():
         try:
             with warnings.catch_warnings():
@@ -88,6 +88,7 @@ def compare_section(results: dict) -> SectionResult | None:
             notes.append(f"{name}: not compared: no model has a defined score on these data (its section says why)")
             continue
         pairs = comparison.pairs
+        resamples.append(f"{name}: {len(result.resampled_values().replicates):,}")
         resolved = int(pairs["resolved"].sum())
         summary.append(f"{name}: {resolved} of {len(pairs)} pairs resolved")
         key = f"compare-{name.lower()}"
@@ -106,5 +107,6 @@ def compare_section(results: dict) -> SectionResult | None:
         "compare", "Which differences are resolved",
         "Two models scored on the same trials are correlated, so overlapping intervals say little about their "
         "difference; here each difference has its own interval and test from the paired resamples ("
-        + ("; ".join(summary) or "nothing compared") + ").", tables=tables, figures=figures, notes=notes)
+        + ("; ".join(summary) or "nothing compared") + ").", tables=tables, figures=figures, notes=notes,
+        methods={"n_resamples": "; ".join(resamples)} if resamples else {})
     return SectionResult(section)

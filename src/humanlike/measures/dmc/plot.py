@@ -193,6 +193,8 @@ def dmc_ranking_figure(result: DMCResult, scope: str = "overall", title: str | N
     >>> fig = dmc_ranking_figure(result, scope="sim-blur")
     >>> len(fig.axes[0].get_yticklabels()), fig.axes[0].get_title()
     (5, 'Decision-margin consistency: sim-blur')
+    >>> fig.axes[0].get_xlabel()
+    'decision-margin consistency with humans (r), 95% percentile bootstrap interval'
     >>> import matplotlib.pyplot as plt
     >>> plt.close("all")
     """
@@ -220,7 +222,10 @@ def dmc_ranking_figure(result: DMCResult, scope: str = "overall", title: str | N
             ax.axvline(r["estimate"], color=colour, ls=style, lw=1.4, label=f"{label} {r['estimate']:.2f}")
     ax.axvline(0, color="k", lw=0.5)
     level = result.settings.get("level", 0.95)
-    ax.set_xlabel(f"decision-margin consistency with humans (r), {int(level * 100)}% bootstrap CI")
+    # the interval the result holds, named as the section's methods name it (not a generic "bootstrap CI")
+    interval = {"jackknife": "jackknife normal", "jackknife-t": "jackknife t"}.get(
+        result.settings.get("interval", "percentile"), f"{result.settings.get('interval', 'percentile')} bootstrap")
+    ax.set_xlabel(f"decision-margin consistency with humans (r), {int(level * 100)}% {interval} interval")
     ax.set_title(title or f"Decision-margin consistency: {scope}", fontsize=10)
     ax.legend(loc="lower right", fontsize=7)
     fig.tight_layout()

@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 from .benchmark import BenchmarkResult  # noqa: E402
 from ..pairs.aggregation import HUMANS  # noqa: E402
 from ..pairs.kappa_bounds import kappa_max  # noqa: E402
+from .result import bootstrap_label  # noqa: E402
 from ..sections import figure_axes  # noqa: E402
 
 HUMAN_COLOUR = "#d62728"
@@ -57,6 +58,12 @@ def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency wi
     >>> fig = benchmark_figure(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(n_resamples=20)))
     >>> len(fig.axes), fig.axes[1].get_xlabel()
     (2, 'OOD accuracy')
+    >>> fig.axes[0].get_xlabel()
+    'error consistency with humans (kappa), 95% percentile bootstrap interval'
+    >>> fig = benchmark_figure(run_benchmark(trials, exclusions=None, settings=ResamplingSettings(
+    ...     n_resamples=20, interval="jackknife-t")))
+    >>> fig.axes[0].get_xlabel()
+    'error consistency with humans (kappa), 95% jackknife t interval'
     >>> len(fig.axes[0].get_yticklabels())   # the five simulated models
     5
     >>> import matplotlib.pyplot as plt
@@ -81,7 +88,9 @@ def benchmark_figure(result: BenchmarkResult, title: str = "Error consistency wi
         left.axvline(h["estimate"], color=HUMAN_COLOUR, lw=1.5, label="human–human mean")
         left.legend(loc="lower right", fontsize=8)
     left.axvline(0, color="grey", lw=0.8, ls=":")
-    left.set_xlabel(f"error consistency with humans (kappa), {int(level * 100)}% bootstrap CI")
+    # the interval the result holds (jackknife t by default for EC), not a generic "bootstrap CI"
+    interval = bootstrap_label(result.details.resampled, None)
+    left.set_xlabel(f"error consistency with humans (kappa), {int(level * 100)}% {interval} interval")
     left.set_title(title)
 
     if HUMANS in acc.index and np.isfinite(acc.loc[HUMANS, "estimate"]):

@@ -100,10 +100,10 @@ def leaderboard_section(benchmark) -> SectionResult | None:
         return None
     table, ood = board.table, board.ood_table
 
-    def measure(name, frame, column, higher_is_better=True):
+    def measure(name, frame, column, higher_is_better=True, key=True):
         values = frame[["observer", column, f"{column}_low", f"{column}_high"]].rename(columns={
             column: "estimate", f"{column}_low": "ci_low", f"{column}_high": "ci_high"})
-        return HeadlineMeasure(name, values.dropna(subset=["estimate"]), higher_is_better)
+        return HeadlineMeasure(name, values.dropna(subset=["estimate"]), higher_is_better, key)
 
     level = round(100 * board.level)
     section = ReportSection(
@@ -116,11 +116,13 @@ def leaderboard_section(benchmark) -> SectionResult | None:
         "probability of ranking first.",
         tables=[ReportTable("leaderboard", "Most human-like", table),
                 ReportTable("leaderboard-ood", "Highest OOD accuracy", ood)],
-        methods={"experiments": ", ".join(board.experiments), "level": board.level,
+        methods={"n_resamples": benchmark.details.settings.get("n_resamples"),
+                 "experiments": ", ".join(board.experiments), "level": board.level,
                  "ranking": "mean of the three ranks (ties share the average rank), as model-vs-human"})
     return SectionResult(section, [measure("mean rank", table, "mean_rank", False),
-                                   measure("accuracy diff.", table, "accuracy_difference", False),
-                                   measure("observed consistency", table, "observed_consistency"),
+                                   # components of the mean rank: in the leaderboard's table, not the headline
+                                   measure("accuracy diff.", table, "accuracy_difference", False, key=False),
+                                   measure("observed consistency", table, "observed_consistency", key=False),
                                    measure("OOD accuracy", ood, "ood_accuracy")])
 
 
