@@ -115,10 +115,7 @@ def _measure_sections(study: Study, table: pd.DataFrame, kind: str, out: Analysi
     settings = ResamplingSettings(n_resamples=LIVE_RESAMPLES, seed=study.config.seed)
     results, notes = run_report_analyses({kind: data}, names, settings, exclusions=None)
     out.notes += notes
-    try:
-        sections, _ = build_sections(results)
-    finally:
-        plt.close("all")   # what a section drew but left out
+    sections, _ = build_sections(results)
     for section in sections:
         shown, notes = [], list(section.notes)
         for figure in section.figures:
