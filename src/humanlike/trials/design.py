@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .schema import TrialTableError
 from .names import stream_label
+from .schema import TrialTableError
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .schema import TrialTableError, first_presentations, validate_trials
 from .names import condition_mask, match_conditions, warn_unmatched
+from .schema import TrialTableError, first_presentations, validate_trials
 
 # The model-vs-human benchmark's excluded conditions, as the condition strings of its raw data
 # (docs/measures/error-consistency.md). Experiments not listed keep every condition; the five single-condition experiments

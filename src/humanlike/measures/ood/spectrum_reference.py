@@ -12,8 +12,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ...trials.schema import TrialTableError
 from ...trials.names import match_conditions, warn_unmatched
+from ...trials.schema import TrialTableError
 from .common import DEFAULT_REFERENCE
 
 
