@@ -24,8 +24,8 @@ def report_analyses() -> tuple[str, ...]:
 
     Examples
     --------
-    >>> report_analyses()
-    ('ec', 'dmc', 'dvc', 'ood', 'mlds', 'shapebias', 'psychometrics')
+    >>> report_analyses()[:2], "mlds" in report_analyses(), "psychscore" in report_analyses()   # no report run
+    (('ec', 'dmc'), True, False)
     """
     return tuple(m.name for m in measures() if m.report_run is not None)
 
@@ -36,8 +36,7 @@ def analyses_list(text: str) -> list[str]:
     Parameters
     ----------
     text : str
-        Names from :func:`report_analyses` (``ec, dmc, dvc, ood, mlds, shapebias, psychometrics``), separated by
-        commas.
+        Names from :func:`report_analyses` (the registered measures with a report run), separated by commas.
 
     Returns
     -------
@@ -216,8 +215,7 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
     progress.stage("write")
     sections, headline = build_sections(results)
     if sources is not None:
-        partial = getattr(results.get("ec"), "details", None)
-        partial = partial.settings.get("partial_models", {}) if partial is not None else {}
+        partial = partial_models(results)
         headline = mark_partial_models(headline, partial, int(trials["experiment"].nunique()))
         sections.insert(0, sources_section(sources, partial, int(trials["experiment"].nunique())))
     html = render_report(sections, title=args.title, headline=headline, provenance=provenance,
@@ -284,6 +282,38 @@ def select_experiments(trials, sources, experiments):
     return trials, sources.reset_index(drop=True)
 
 
+def partial_models(results: dict) -> dict:
+    """The models scored on only some experiments, as the first result that records them states them.
+
+    A measure's result whose details record ``settings["partial_models"]`` (error consistency's does) names
+    them; the report asks every result rather than one measure by name.
+
+    Parameters
+    ----------
+    results : dict
+        ``{measure name: result}`` (a string where a measure could not be computed).
+
+    Returns
+    -------
+    dict of str to list of str
+        Model -> the experiments it was scored on; empty where no result records any.
+
+    Examples
+    --------
+    >>> import types
+    >>> details = types.SimpleNamespace(settings={"partial_models": {"mine": ["edge"]}})
+    >>> partial_models({"a": "not computed", "b": types.SimpleNamespace(details=details)})
+    {'mine': ['edge']}
+    >>> partial_models({})
+    {}
+    """
+    for result in results.values():
+        settings = getattr(getattr(result, "details", None), "settings", None)
+        if isinstance(settings, dict) and settings.get("partial_models"):
+            return dict(settings["partial_models"])
+    return {}
+
+
 def mark_partial_models(headline, partial: dict, n_experiments: int):
     """The headline table with models scored on only some experiments unranked, last and marked ``†``.
 
@@ -292,7 +322,7 @@ def mark_partial_models(headline, partial: dict, n_experiments: int):
     headline : ReportTable or None
         From :func:`humanlike.app.report_sections.build_sections`.
     partial : dict of str to list of str
-        Model -> the experiments it was scored on (``settings["partial_models"]`` of the EC result).
+        Model -> the experiments it was scored on (:func:`partial_models`).
     n_experiments : int
         Experiments of the run.
 
