@@ -301,7 +301,8 @@ def run_plan_design(args) -> int:
                            seed=args.seed, **truth)
     except StudyConfigError as err:
         raise ValueError(str(err)) from None
-    what = (("mean human-human error consistency" if config.design == "everything" else "pooled human-human error consistency") if args.task == "classify"
+    ec_kind = "mean" if config.design == "everything" else "pooled"
+    what = (f"{ec_kind} human-human error consistency" if args.task == "classify"
             else "pooled MLDS standard scale (mean over interior levels and scales)")
     enough = plan[plan["median_width"] <= args.target_width]
     fewest = int(enough["participants"].iloc[0]) if len(enough) else None
