@@ -190,7 +190,11 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
     if args.data:
         progress.stage("load data")
         trials, sources = load_data_with_sources(args.data, args)
+        designs = trials.attrs.get("study_designs", {})
         trials, sources = select_experiments(trials, sources, args.experiment)
+        trials.attrs["study_designs"] = designs          # the analyses of a study follow its design
+        for study, design in designs.items():            # a `humanlike serve` study: say who saw what
+            provenance[f"study design ({study})"] = study_design_text(design)
         data["trials"] = trials
         provenance.update(content_hash(args.data))
         if args.experiment:
@@ -231,6 +235,31 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
     for note in notes:
         print(f"  note: {note}")
     return 0
+
+
+def study_design_text(design: dict) -> str:
+    """One line naming a ``humanlike serve`` study's design for the report's provenance.
+
+    Parameters
+    ----------
+    design : dict
+        The study's design report (``design.json``: design, participants, pairs, pairs_sharing, ...).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> study_design_text({"design": "subset", "trials_per_participant": 16, "participants": 12, "pairs": 66,
+    ...                    "pairs_sharing": {"0": 20, "4": 30, "16": 16}, "pairs_sharing_none": 20})
+    'design subset, 16 trial(s) per participant; 12 participant(s), 66 pair(s) (20 sharing no trial); pairs by trials shared: 0: 20, 4: 30, 16: 16'
+    """
+    per = design.get("trials_per_participant") or "all"
+    sharing = ", ".join(f"{k}: {v}" for k, v in design.get("pairs_sharing", {}).items())
+    return (f"design {design.get('design') or 'unstated'}, {per} trial(s) per participant; "
+            f"{design.get('participants')} participant(s), {design.get('pairs')} pair(s) "
+            f"({design.get('pairs_sharing_none')} sharing no trial); pairs by trials shared: {sharing}")
 
 
 def select_experiments(trials, sources, experiments):

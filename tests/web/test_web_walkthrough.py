@@ -1,0 +1,178 @@
+"""The walk-through of docs/run-your-own-experiment.md ("A whole study, start to finish"), run as written.
+
+Real stimuli (the model-vs-human edge and silhouette images of ../shared/data/stimuli, two per category): a
+classification study of each object as an edge drawing or a silhouette, each participant a balanced block of
+the items in their Latin-square conditions (``--design subset``), and a triad study of silhouette blends
+(``humanlike sequences``, ``--design pooled``). ``humanlike serve`` runs as a subprocess; simulated participants
+with a planted truth take part through its HTTP API as the page does; ``humanlike export``, ``ec``, ``mlds``
+and ``report`` run through the command line. The numbers are checked against an offline recomputation from
+the exported responses, and the study's safety on the way: no completion code before the last trial is
+stored, and one person (one PROLIFIC_PID) cannot take part twice.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+
+import httpx
+import numpy as np
+import pandas as pd
+import pytest
+import tomli_w
+
+from humanlike.app.cli import main
+from humanlike.web.app import open_study
+from web_bots import stimulus_rows
+from web_helpers import ServerProcess
+
+CLASSES = ("airplane", "bear", "bicycle", "bird", "boat", "bottle", "car", "cat", "chair", "clock", "dog",
+           "elephant", "keyboard", "knife", "oven", "truck")
+SETS = {"edge": "edges", "silhouette": "filled-silhouettes"}
+PER_PARTICIPANT, PARTICIPANTS = 16, 12
+P_EASY, P_HARD = 0.9, 0.2           # right on the objects numbered 1 / 2: a planted EC of 0.495 between two people
+TRUE_EC = (0.75 - 0.505) / (1 - 0.505)
+
+
+@pytest.fixture(scope="module")
+def stimuli_dir(shared_data):
+    return shared_data / "stimuli"
+
+
+def write_manifest(path, stimuli_dir):
+    """The docs' manifest: each object (item) in two conditions, its edge drawing and its silhouette."""
+    rows = [{"item": f"{c}{k}.png", "path": str(stimuli_dir / folder / c / f"{c}{k}.png"), "label": c,
+             "experiment": "edge-vs-silhouette", "condition": condition}
+            for condition, folder in SETS.items() for c in CLASSES for k in (1, 2)]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def edit_config(study, **keys):
+    path = study / "study.toml"
+    config = tomllib.loads(path.read_text())
+    config.update(keys)
+    path.write_text(tomli_w.dumps(config))
+
+
+def take_part(url, pid, choose):
+    """One participant, as the page does: consent with a Prolific id, answer every trial. Returns the states
+    seen (the completion code must be in none before the last answer)."""
+    with httpx.Client(base_url=url, timeout=30) as client:
+        start = client.post("/api/start", json={"consent": True, "params": {"PROLIFIC_PID": pid}})
+        assert start.status_code == 200, start.text
+        token = start.json()["token"]
+        state = client.get(f"/api/p/{token}/state").json()
+        states = [state]
+        while not state["done"]:
+            trial = state["trial"]
+            reply = client.post(f"/api/p/{token}/response", json={
+                "trial": trial["id"], "response": choose(trial), "rt_ms": 500.0, "stimulus_ms": 200.0, "frames": 12,
+                "refresh_hz": 60.0, "window_w": 1280, "window_h": 800})
+            assert reply.status_code == 200, reply.text
+            state = reply.json()["state"]
+            states.append(state)
+        return token, states
+
+
+def catch_answer(trial):
+    return trial["prompt"].split("\u201c")[1].split("\u201d")[0]
+
+
+def pooled_by_hand(table):
+    """The pooled human-human EC from the exported responses: per condition, every pair's 2x2 table of the
+    items both answered, summed; kappa with the pooled accuracy's chance agreement; the mean over conditions."""
+    values = []
+    for _, rows in table.groupby("condition"):
+        seen = {o: g.set_index("item")["correct"].astype(bool) for o, g in rows.groupby("observer")}
+        names = sorted(seen)
+        n = agree = right = 0
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                shared = seen[a].index.intersection(seen[b].index)
+                x, y = seen[a][shared].to_numpy(), seen[b][shared].to_numpy()
+                n += len(shared)
+                agree += int((x == y).sum())
+                right += int(x.sum() + y.sum())
+        p = right / (2 * n)
+        chance = p ** 2 + (1 - p) ** 2
+        values.append((agree / n - chance) / (1 - chance))
+    return float(np.mean(values))
+
+
+def test_a_classification_study_from_real_stimuli_to_the_report(tmp_path, stimuli_dir, capsys):
+    manifest = write_manifest(tmp_path / "stimuli.csv", stimuli_dir)
+    study = tmp_path / "edges-study"
+    assert main(["serve", "init", str(study), "--stimuli", str(manifest), "--task", "classify",
+                 "--design", "subset", "--per-participant", str(PER_PARTICIPANT)]) == 0
+    edit_config(study, seed=7, practice_trials=2, catch_trials=1, completion_code="per-participant",
+                completion_url="https://app.prolific.com/submissions/complete?cc={code}")
+    prepared = open_study(study)     # the test's oracle of the stimuli (the server never tells the page)
+    server = ServerProcess(study)
+    try:
+        consent = httpx.get(server.url + "/").text
+        codes = {}
+        for k in range(PARTICIPANTS):
+            rng = np.random.default_rng(k)
+
+            def choose(trial):
+                if trial["kind"] == "catch":
+                    return catch_answer(trial)
+                row = stimulus_rows(prepared, trial)[0]
+                p = P_EASY if row["item"].endswith("1.png") else P_HARD
+                return row["label"] if rng.random() < p else next(c for c in CLASSES if c != row["label"])
+
+            token, states = take_part(server.url, f"prolific-{k}", choose)
+            # the completion code and URL come only with the state that follows the last stored response
+            assert all(s["completion_code"] in ("", None) and not s["completion_url"] for s in states[:-1])
+            code = states[-1]["completion_code"]
+            assert len(code) == 10 and code in states[-1]["completion_url"]
+            page = httpx.get(f"{server.url}/p/{token}").text
+            assert code not in consent and code not in page
+            codes[k] = (token, code)
+        # one person cannot take part twice: the same PROLIFIC_PID resumes their finished session
+        again = httpx.post(server.url + "/api/start", json={"consent": True, "params": {"PROLIFIC_PID": "prolific-0"}})
+        assert again.status_code == 200 and again.json()["token"] == codes[0][0]
+        state = httpx.get(f"{server.url}/api/p/{codes[0][0]}/state").json()
+        assert state["done"] and state["completion_code"] == codes[0][1]
+    finally:
+        server.kill()
+        prepared.engine.dispose()
+
+    capsys.readouterr()
+    assert main(["export", str(study)]) == 0
+    assert "design subset" in capsys.readouterr().out
+    table = pd.read_csv(study / "trials.csv")
+    design = json.loads((study / "design.json").read_text())
+    assert design["design"] == "subset" and design["participants"] == PARTICIPANTS   # nobody twice
+    assert design["trials_per_participant_answered"] == {str(PER_PARTICIPANT): PARTICIPANTS}
+    assert set(table["condition"]) == set(SETS) and table["label"].isin(CLASSES).all()
+
+    out = tmp_path / "ec"
+    assert main(["ec", str(study), "--resamples", "300", "--seed", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "groups pooled" in printed
+    manifest_settings = json.loads((out / "humanlike-manifest.json").read_text())["settings"]
+    assert manifest_settings["pool_pairs"] is True
+    assert [d["design"] for d in manifest_settings["study_designs"].values()] == ["subset"]
+    summary = pd.read_csv(out / "ec_summary.csv").query(
+        "scope == 'overall' and group == 'humans' and metric == 'error_consistency'").iloc[0]
+    assert summary["estimate"] == pytest.approx(pooled_by_hand(table), abs=1e-12)
+    assert summary["ci_low"] <= TRUE_EC <= summary["ci_high"]
+    pairs = pd.read_csv(out / "ec_pairs_by_condition.csv")
+    shared = pairs[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].sum(axis=1)
+    assert (shared == 0).any() and pairs.loc[shared == 0, "reason"].str.startswith("no trial shared").all()
+    # the export gives the same numbers as the study (the exported file has no design: pool explicitly)
+    out_export = tmp_path / "ec-export"
+    assert main(["ec", str(study / "trials.csv"), "--pool", "always", "--resamples", "300", "--seed", "1",
+                 "--out", str(out_export)]) == 0
+    assert pd.read_csv(out_export / "ec_summary.csv").equals(pd.read_csv(out / "ec_summary.csv"))
+
+    report = tmp_path / "report.html"
+    assert main(["report", str(study), "--analyses", "ec", "--resamples", "300", "--seed", "1",
+                 "--out", str(report)]) == 0
+    html = report.read_text()
+    assert "design subset, 16 trial(s) per participant" in html and f"{PARTICIPANTS} participant(s)" in html
+    assert "error consistency is pooled" in html
+    assert f"{summary['estimate']:.3f}"[:4] in html
