@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 
 import httpx
@@ -176,3 +177,60 @@ def test_a_classification_study_from_real_stimuli_to_the_report(tmp_path, stimul
     assert "design subset, 16 trial(s) per participant" in html and f"{PARTICIPANTS} participant(s)" in html
     assert "error consistency is pooled" in html
     assert f"{summary['estimate']:.3f}"[:4] in html
+
+
+def test_a_triad_study_of_silhouette_blends_from_real_stimuli_to_the_report(tmp_path, stimuli_dir, capsys):
+    from test_web_designs import N_LEVELS, hand_probit_scale
+    from web_bots import scale_judge
+
+    sequences = tmp_path / "silhouette-blends"
+    assert main(["sequences", str(stimuli_dir / "filled-silhouettes"), "--out", str(sequences), "--levels",
+                 str(N_LEVELS), "--pairs-per-class-pair", "1", "--classes", "cat", "dog", "car"]) == 0
+    study = tmp_path / "blends-study"
+    assert main(["serve", "init", str(study), "--stimuli", str(sequences / "manifest.csv"), "--task", "triads",
+                 "--design", "pooled", "--per-participant", "20"]) == 0
+    edit_config(study, seed=5, practice_trials=0, catch_trials=1)
+    prepared = open_study(study)
+    server = ServerProcess(study)
+    n_participants = 16
+    try:
+        for k in range(n_participants):
+            judge = scale_judge(prepared, sigma=0.3, seed=k)       # psi = alpha^2, decision noise 0.3
+
+            def choose(trial):
+                if trial["kind"] == "catch":       # an identical pair against the sequence's two ends
+                    rows = stimulus_rows(prepared, trial)
+                    return "left" if rows[0]["level"] != rows[1]["level"] else "right"
+                return judge(trial)
+
+            take_part(server.url, f"prolific-{k}", choose)
+    finally:
+        server.kill()
+        prepared.engine.dispose()
+
+    capsys.readouterr()
+    assert main(["export", str(study)]) == 0
+    table = pd.read_csv(study / "judgements.csv")
+    design = json.loads((study / "design.json").read_text())
+    assert design["design"] == "pooled" and design["participants"] == n_participants
+
+    out = tmp_path / "mlds"
+    assert main(["mlds", str(study), "--pool", "auto", "--resamples", "200", "--seed", "1", "--out", str(out)]) == 0
+    fits = json.loads((out / "humanlike-manifest.json").read_text())["settings"]["fits"]
+    assert {f["fit"] for f in fits} == {"pooled"} and len(fits) == 3
+    scales = pd.read_csv(out / "mlds.csv")
+    truth = np.linspace(0, 1, N_LEVELS) ** 2
+    misses = 0
+    for scale_id, fitted in scales.groupby("scale_id"):
+        np.testing.assert_allclose(fitted["standard_scale"], hand_probit_scale(table[table["scale"] == scale_id]),
+                                   atol=2e-4)
+        interior = fitted.iloc[1:-1]
+        misses += int((~((interior["ci_low"] <= truth[1:-1]) & (truth[1:-1] <= interior["ci_high"]))).sum())
+    assert misses <= 2     # of 12 interior levels; calibrated 95% intervals miss 3 or more about 2% of the time
+
+    report = tmp_path / "report.html"
+    assert main(["report", str(study), "--resamples", "50", "--seed", "1", "--out", str(report)]) == 0
+    html = report.read_text()
+    assert "design pooled, 20 trial(s) per participant" in html and "MLDS" in html
+    assert re.search(r">\s*pooled\s*<", html)           # the scales' observer: one fit pooled across participants
+    assert math.isfinite(scales["standard_scale"].sum())
