@@ -25,7 +25,7 @@ def report_analyses() -> tuple[str, ...]:
     Examples
     --------
     >>> report_analyses()
-    ('ec', 'dmc', 'dvc', 'ood', 'mlds', 'shapebias', 'psychometrics')
+    ('ec', 'dmc', 'dvc', 'ood', 'mlds', 'shapebias', 'psychometrics', 'psychfit')
     """
     return tuple(m.name for m in measures() if m.report_run is not None)
 

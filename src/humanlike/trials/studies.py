@@ -82,7 +82,7 @@ def judgement_study(path) -> bool:
     --------
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "study.toml").write_text('task = "triads"\n')
+    >>> _ = (folder / "study.toml").write_text('task = "triads"')
     >>> judgement_study(folder), judgement_study("raw-data/")
     (True, False)
     """
