@@ -25,6 +25,7 @@ import tomli_w
 
 from humanlike.app.cli import main
 from humanlike.web.app import open_study
+from test_web_designs import hand_pooled_ec
 from web_bots import stimulus_rows
 from web_helpers import ServerProcess
 
@@ -79,27 +80,6 @@ def take_part(url, pid, choose):
 
 def catch_answer(trial):
     return trial["prompt"].split("\u201c")[1].split("\u201d")[0]
-
-
-def pooled_by_hand(table):
-    """The pooled human-human EC from the exported responses: per condition, every pair's 2x2 table of the
-    items both answered, summed; kappa with the pooled accuracy's chance agreement; the mean over conditions."""
-    values = []
-    for _, rows in table.groupby("condition"):
-        seen = {o: g.set_index("item")["correct"].astype(bool) for o, g in rows.groupby("observer")}
-        names = sorted(seen)
-        n = agree = right = 0
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                shared = seen[a].index.intersection(seen[b].index)
-                x, y = seen[a][shared].to_numpy(), seen[b][shared].to_numpy()
-                n += len(shared)
-                agree += int((x == y).sum())
-                right += int(x.sum() + y.sum())
-        p = right / (2 * n)
-        chance = p ** 2 + (1 - p) ** 2
-        values.append((agree / n - chance) / (1 - chance))
-    return float(np.mean(values))
 
 
 def test_a_classification_study_from_real_stimuli_to_the_report(tmp_path, stimuli_dir, capsys):
@@ -159,7 +139,7 @@ def test_a_classification_study_from_real_stimuli_to_the_report(tmp_path, stimul
     assert [d["design"] for d in manifest_settings["study_designs"].values()] == ["subset"]
     summary = pd.read_csv(out / "ec_summary.csv").query(
         "scope == 'overall' and group == 'humans' and metric == 'error_consistency'").iloc[0]
-    assert summary["estimate"] == pytest.approx(pooled_by_hand(table), abs=1e-12)
+    assert summary["estimate"] == pytest.approx(hand_pooled_ec(table), abs=1e-12)
     assert summary["ci_low"] <= TRUE_EC <= summary["ci_high"]
     pairs = pd.read_csv(out / "ec_pairs_by_condition.csv")
     shared = pairs[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].sum(axis=1)
