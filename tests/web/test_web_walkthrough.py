@@ -167,7 +167,7 @@ def test_a_triad_study_of_silhouette_blends_from_real_stimuli_to_the_report(tmp_
     assert main(["sequences", str(stimuli_dir / "filled-silhouettes"), "--out", str(sequences), "--levels",
                  str(N_LEVELS), "--pairs-per-class-pair", "1", "--classes", "cat", "dog", "car"]) == 0
     study = tmp_path / "blends-study"
-    assert main(["serve", "init", str(study), "--stimuli", str(sequences / "manifest.csv"), "--task", "triads",
+    assert main(["serve", "init", str(study), "--stimuli", str(sequences), "--task", "triads",
                  "--design", "pooled", "--per-participant", "20"]) == 0
     edit_config(study, seed=5, practice_trials=0, catch_trials=1)
     prepared = open_study(study)
