@@ -144,10 +144,9 @@ def test_a_classification_study_from_real_stimuli_to_the_report(tmp_path, stimul
     pairs = pd.read_csv(out / "ec_pairs_by_condition.csv")
     shared = pairs[["both_correct", "only_1_correct", "only_2_correct", "both_wrong"]].sum(axis=1)
     assert (shared == 0).any() and pairs.loc[shared == 0, "reason"].str.startswith("no trial shared").all()
-    # the export gives the same numbers as the study (the exported file has no design: pool explicitly)
+    # the export gives the same numbers as the study (its design.json beside it: pooled too)
     out_export = tmp_path / "ec-export"
-    assert main(["ec", str(study / "trials.csv"), "--pool", "always", "--resamples", "300", "--seed", "1",
-                 "--out", str(out_export)]) == 0
+    assert main(["ec", str(study / "trials.csv"), "--resamples", "300", "--seed", "1", "--out", str(out_export)]) == 0
     assert pd.read_csv(out_export / "ec_summary.csv").equals(pd.read_csv(out / "ec_summary.csv"))
 
     report = tmp_path / "report.html"

@@ -64,8 +64,9 @@ def register(sub, plan_sub, name: str) -> None:
                          "use the bootstrap")
     ec.add_argument("--pool", choices=("auto", "always", "never"), default="auto",
                     help="a group's EC per condition from its pairs' pooled 2x2 table (always), or the mean of the "
-                         "pairs' kappas (never); auto: pooled when a `humanlike serve` study's design gives pairs "
-                         "part of the trials (subset, latin-square), where the mean of pair kappas on few shared "
+                         "pairs' kappas (never); auto: pooled when a `humanlike serve` study's design (the study, "
+                         "or its exported file with design.json beside it) gives pairs part of the trials "
+                         "(subset, latin-square), where the mean of pair kappas on few shared "
                          "trials is biased towards 0 (docs/measures/error-consistency.md)")
     add_ec_options(ec)
     ec.set_defaults(handler=run_ec_command)
@@ -282,7 +283,8 @@ def pool_pairs_for(pool: str, designs: dict) -> bool:
     pool : {"auto", "always", "never"}
         ``--pool``.
     designs : dict
-        Study -> design report (``trials.attrs["study_designs"]``; empty for trial files and raw-data folders).
+        Study -> design report (``trials.attrs["study_designs"]``: studies, and files exported with their
+        design.json; empty for other trial files and raw-data folders).
 
     Returns
     -------
