@@ -301,7 +301,8 @@ def run_plan_design(args) -> int:
                            seed=args.seed, **truth)
     except StudyConfigError as err:
         raise ValueError(str(err)) from None
-    what = ("mean human-human error consistency" if args.task == "classify"
+    ec_kind = "mean" if config.design == "everything" else "pooled"
+    what = (f"{ec_kind} human-human error consistency" if args.task == "classify"
             else "pooled MLDS standard scale (mean over interior levels and scales)")
     enough = plan[plan["median_width"] <= args.target_width]
     fewest = int(enough["participants"].iloc[0]) if len(enough) else None
@@ -315,8 +316,8 @@ def run_plan_design(args) -> int:
         return 0
     print(f"design {config.design}, {args.task}, {config.trials_per_participant or 'all'} trial(s) per participant: "
           f"95% interval width of the {what}, median of {args.repeats} simulated studies; planted truth "
-          f"{planted_truth(args.task, n_levels=args.levels, **truth):.3f} (set median_estimate against it: an EC "
-          "on few shared trials is biased towards 0)")
+          f"{planted_truth(args.task, n_levels=args.levels, **truth):.3f} (set median_estimate against it; "
+          "error consistency as `humanlike ec STUDY` gives it: pooled over pairs unless everyone sees everything)")
     print(plan.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     if fewest is not None:
         print(f"fewest participants reaching width {args.target_width}: {fewest}")
