@@ -111,6 +111,8 @@ def test_devices_the_study_excludes_are_refused_before_consent(chrome, servers, 
         assert layout(chrome, device)["scroll_width"] > device.width
     if device.name == "small-window":     # enlarged: the study goes on by itself
         emulate(chrome, Device("enlarged", 1280, 800, screen=(1920, 1080)))
+        # the page hears of the new size on its next resize event: wait for the consent screen, not any screen
+        wait_for(chrome, "return !document.getElementById('screen-consent').hidden;")
         assert screen_shown(chrome) == "screen-consent"
 
 

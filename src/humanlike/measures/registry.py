@@ -38,7 +38,7 @@ def measures() -> tuple[Measure, ...]:
     Examples
     --------
     >>> [m.name for m in measures()]
-    ['ec', 'dmc', 'dvc', 'ood', 'mlds', 'psychscore', 'shapebias', 'psychometrics']
+    ['ec', 'dmc', 'dvc', 'ood', 'mlds', 'psychscore', 'shapebias', 'psychometrics', 'psychfit']
     """
     return _entries("measure", "MEASURE", Measure)
 
@@ -71,7 +71,7 @@ def command_families() -> tuple[Measure | Tool, ...]:
     Examples
     --------
     >>> [f.name for f in command_families()][-3:]
-    ['shapebias', 'psychometrics', 'compare']
+    ['psychometrics', 'psychfit', 'compare']
     """
     return tuple(sorted((*measures(), *tools()), key=lambda f: (f.order, f.name)))
 

@@ -63,12 +63,12 @@ def require_extra(extra: str, what: str, modules: tuple[str, ...] | None = None)
     ...     print(err)
     psychscore --network needs no_such_module_here: install humanlike[models] (pip install 'humanlike[models]')
     """
-    missing = []
-    for name in modules or EXTRA_MODULES[extra]:
+    needed = tuple(modules or EXTRA_MODULES[extra])
+    for name in needed:
         try:
             importlib.import_module(name)
         except ImportError:
-            missing.append(name)
-    if missing:
-        raise ValueError(f"{what} needs {' and '.join(missing)}: install humanlike[{extra}] "
-                         f"(pip install 'humanlike[{extra}]')")
+            # name the extra's every module, not only the first that failed: whether torchvision fails on its
+            # own depends on whether it was imported before torch went missing
+            raise ValueError(f"{what} needs {' and '.join(needed)}: install humanlike[{extra}] "
+                             f"(pip install 'humanlike[{extra}]')") from None

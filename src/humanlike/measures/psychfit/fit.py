@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special, stats
 
 __all__ = ["SIGMOIDS", "fit_batch", "sigmoid", "sigmoid_density", "sigmoid_inverse", "predicted", "threshold_slope"]
 
@@ -50,6 +49,8 @@ def sigmoid(name: str, z):
     >>> round(float(sigmoid("weibull", 1.0)), 4)   # 1 - exp(-ln2 * e)
     0.848
     """
+    from scipy import special  # here: importing humanlike must not import scipy (tests/app/test_lean_startup.py)
+
     z = np.asarray(z, dtype=float)
     if name == "logistic":
         return special.expit(z)
@@ -77,6 +78,8 @@ def sigmoid_density(name: str, z):
     >>> float(sigmoid_density("logistic", 0.0)), round(float(sigmoid_density("weibull", 0.0)), 4)  # ln2 / 2
     (0.25, 0.3466)
     """
+    from scipy import special, stats
+
     z = np.asarray(z, dtype=float)
     if name == "logistic":
         f = special.expit(z)
@@ -108,6 +111,8 @@ def sigmoid_inverse(name: str, q):
     >>> bool(np.isnan(sigmoid_inverse("logistic", 1.2)))
     True
     """
+    from scipy import special
+
     q = np.asarray(q, dtype=float)
     inside = (q > 0) & (q < 1)
     qq = np.where(inside, q, 0.5)
