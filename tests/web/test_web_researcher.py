@@ -74,3 +74,27 @@ def test_a_classification_study_shows_error_consistency_and_says_what_does_not_a
     assert 'data-section="error-consistency"' in page and 'data-table="ec-overall"' in page
     # a measure the data do not allow is named with the reason, not left out silently
     assert "decision-margin consistency skipped: no model has decision margins" in page
+
+
+def test_what_a_study_or_a_measure_supplies_is_shown_as_text(tmp_path, monkeypatch, client_for):
+    """The page is a jinja2 template with autoescaping: a title or a table cell that looks like markup stays text."""
+    mlds = next(m for m in measures() if m.report_input == "judgements")
+    toy = dataclasses.replace(mlds, name="toy", title="Toy measure", order=mlds.order + 1,
+                              report_run=f"{__name__}:toy_run", report_section=f"{__name__}:marked_up_section")
+    registered = (*measures(), toy)
+    import humanlike.app.report_sections as report_sections
+    import humanlike.web.researcher as researcher
+
+    monkeypatch.setattr(report_sections, "measures", lambda: registered)
+    monkeypatch.setattr(researcher, "measures", lambda: registered)
+    client, study = client_for(make_study(tmp_path, "triads"))
+    answer_all(client, start(client), scale_judge(study, seed=0))
+    page = client.get("/researcher", headers=RESEARCHER).text
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;b&gt;bold?&lt;/b&gt;" in page
+
+
+def marked_up_section(result) -> SectionResult:   # noqa: ARG001 - the toy's result is not shown
+    table = pd.DataFrame({"cell": ["<b>bold?</b>"]})
+    return SectionResult(ReportSection("toy-section", "<script>alert(1)</script>", "Counts.",
+                                       tables=[ReportTable("toy-counts", "Judgements", table)]))

@@ -13,9 +13,9 @@ Platform ids never appear here: participants are named by their pseudonym only.
 from __future__ import annotations
 
 import dataclasses
-import html
 import io
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 from sqlalchemy import func, select
@@ -28,6 +28,9 @@ from ..app.report_sections import build_sections, run_report_analyses
 from ..measures.registry import measures
 from ..measures.sections import ReportSection
 from ..resampling.settings import ResamplingSettings
+
+#: The page's template (jinja2, autoescaped).
+TEMPLATES = Path(__file__).parent / "templates"
 
 #: Bootstrap resamples of every live analysis (the page is recomputed whenever a response arrives).
 LIVE_RESAMPLES = 200
@@ -185,31 +188,11 @@ def _table(frame: pd.DataFrame | None, name: str) -> str:
                          na_rep="NaN").replace("<table", f'<table data-table="{name}"', 1)
 
 
-def _report_table(table) -> str:
+def _table_rows(table) -> dict:
     """A section's table as the report page shows it: each interval in one cell, "estimate [low, high]"."""
-    if table.frame.empty:
-        return ""
     headers, rows = table_view(table)
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(shown)}{(' ' + html.escape(interval)) if interval else ''}"
-                                    "</td>" for shown, _, _, _, _, interval in row) + "</tr>" for row in rows)
-    caption = f"<p>{html.escape(table.caption)}</p>" if table.caption else ""
-    return (f'<h4>{html.escape(table.title)}</h4><table class="data" data-table="{html.escape(table.key)}">'
-            f"<tr>{head}</tr>{body}</table>{caption}")
-
-
-def _section(section: ReportSection, base: str) -> str:
-    """One measure's report section: summary, figures, tables, the choices in force and its notes."""
-    figures = "".join(f'<figure><img src="{base}/researcher/{figure.figure}" alt="{html.escape(figure.alt)}">'
-                      f"<figcaption>{html.escape(figure.title)}. {html.escape(figure.caption)}</figcaption></figure>"
-                      for figure in section.figures)
-    tables = "".join(_report_table(table) for table in section.tables)
-    methods = "".join(f"<dt>{html.escape(str(name))}</dt><dd>{html.escape(str(value))}</dd>"
-                      for name, value in section.methods.items())
-    notes = "".join(f"<li>{html.escape(note)}</li>" for note in section.notes)
-    return (f'<section data-section="{html.escape(section.key)}"><h3>{html.escape(section.title)}</h3>'
-            f"<p>{html.escape(section.summary)}</p>{figures}{tables}"
-            f"{f'<dl>{methods}</dl>' if methods else ''}{f'<ul>{notes}</ul>' if notes else ''}</section>")
+    return {"key": table.key, "title": table.title, "caption": table.caption, "headers": headers,
+            "rows": [[(shown, interval) for shown, _, _, _, _, interval in row] for row in rows]}
 
 
 def render_page(study: Study, analysis: Analysis, base: str) -> str:
@@ -241,24 +224,18 @@ def render_page(study: Study, analysis: Analysis, base: str) -> str:
     (True, True)
     >>> study.engine.dispose()
     """
-    p = analysis.progress
-    what = ("The report page's analyses of the table as it stands (<code>humanlike report</code>), "
-            f"{LIVE_RESAMPLES} bootstrap resamples each"
-            + (f"; the participants pooled as '{POOLED_OBSERVER}'" if TABLE_KIND[study.config.task] == "judgements"
-               else "") + ".")
-    sections = "".join(_section(section, base) for section in analysis.sections)
-    notes = "".join(f"<li>{html.escape(n)}</li>" for n in analysis.notes)
-    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(study.config.title)} \u2013 researcher</title>
-<link rel="stylesheet" href="{base}/static/style.css"></head><body class="researcher">
-<h1>{html.escape(study.config.title)}</h1>
-<p>Task: <b>{study.config.task}</b>. The numbers below are recomputed from the database whenever a response arrives.</p>
-<h2>Progress</h2>
-<table class="data" data-table="progress"><tr><th>started</th><th>finished</th><th>excluded</th><th>responses</th></tr>
-<tr><td>{p['started']}</td><td>{p['finished']}</td><td>{p['excluded']}</td><td>{p['responses']}</td></tr></table>
-<h2>Responses per condition</h2>{_table(analysis.per_condition, "per-condition")}
-<h2>Attention checks</h2><p>Participants failing more than {study.config.max_catch_failures} are excluded from
-the analysis and the export.</p>{_table(analysis.catch, "catch")}
-<h2>Analysis so far</h2><p>{what}</p>{sections}<ul>{notes}</ul>
-<p><a href="{base}/researcher/export.csv">Download the table (CSV)</a> \u2013 without the
-platform's ids; <code>humanlike export STUDY --include-platform-ids</code> adds them.</p>
-</body></html>"""
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+    from markupsafe import Markup
+
+    # autoescaped: every title, label and note a study or a measure supplies is text, never markup
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]))
+    sections = [{"key": s.key, "title": s.title, "summary": s.summary, "figures": s.figures,
+                 "tables": [_table_rows(t) for t in s.tables if not t.frame.empty], "methods": s.methods,
+                 "notes": s.notes} for s in analysis.sections]
+    return env.get_template("researcher.html").render(
+        title=study.config.title, task=study.config.task, base=base, progress=analysis.progress,
+        per_condition=Markup(_table(analysis.per_condition, "per-condition")),   # pandas escapes the cells
+        catch=Markup(_table(analysis.catch, "catch")), max_catch_failures=study.config.max_catch_failures,
+        resamples=LIVE_RESAMPLES,
+        pooled_observer=POOLED_OBSERVER if TABLE_KIND[study.config.task] == "judgements" else "",
+        sections=sections, notes=analysis.notes)
