@@ -285,6 +285,9 @@ class _GroupCommit:
     def _commit(self, engine: Engine, batch: list[_Job]) -> None:
         try:
             with engine.begin() as conn:
+                if len(batch) == 1:     # alone in its transaction: an error rolls back the transaction itself
+                    batch[0].result = batch[0].work(conn)
+                    return
                 for job in batch:
                     try:
                         with conn.begin_nested():      # a refused or failed job leaves no trace
