@@ -307,25 +307,19 @@ def _new_participant(study: Study, platform: dict[str, str], key: str | None) ->
     return token
 
 
-# The statements of the hot paths are built once, with bound parameters: SQLAlchemy then reuses their compiled
-# form, whereas building a statement with its values on each request cost more CPU than running it.
-_BY_TOKEN = select(db.participants).where(db.participants.c.token == bindparam("token"))
-_BY_TOKEN_LOCKED = _BY_TOKEN.with_for_update()
-_INSERT_RESPONSE = insert(db.responses)
-_FINISH = (update(db.participants).where(db.participants.c.id == bindparam("participant"))
-           .values(status="finished", finished_at=bindparam("now"), last_seen_at=bindparam("now"),
-                   completion_code=bindparam("code")))
-_TOUCH = (update(db.participants).where(db.participants.c.id == bindparam("participant"))
-          .values(status="active", last_seen_at=bindparam("now")))
-
-
-def _participant(conn, token: str, lock: bool = False):
-    if not isinstance(token, str) or not 16 <= len(token) <= 64:
-        raise Rejected(404, "unknown participant")
-    row = conn.execute(_BY_TOKEN_LOCKED if lock else _BY_TOKEN, {"token": token}).first()
-    if row is None:
-        raise Rejected(404, "unknown participant (withdrawn, or a mistyped link)")
-    return row
+# The statements of the hot paths are built once, with bound parameters, and run on the driver's connection
+# (humanlike.web.db.DriverStatement): building a statement with its values on each request, or even running a
+# prebuilt one through SQLAlchemy's execution, cost more CPU than running it.
+_LOCK_PARTICIPANT = db.DriverStatement(select(db.participants.c.id).where(db.participants.c.token == bindparam("token"))
+                                       .with_for_update())
+_INSERT_RESPONSE = db.DriverStatement(insert(db.responses).values(
+    {name: bindparam(name) for name in ("trial_id", "participant_id", "response", "correct", "rt_ms", "stimulus_ms",
+                                        "frames", "refresh_hz", "window_w", "window_h", "created_at")}))
+_FINISH = db.DriverStatement(update(db.participants).where(db.participants.c.id == bindparam("participant"))
+                             .values(status="finished", finished_at=bindparam("now"), last_seen_at=bindparam("now"),
+                                     completion_code=bindparam("code")))
+_TOUCH = db.DriverStatement(update(db.participants).where(db.participants.c.id == bindparam("participant"))
+                            .values(status="active", last_seen_at=bindparam("now")))
 
 
 # Responses are accepted in list order only (the current trial, then the next), so a participant's answered
@@ -336,27 +330,29 @@ _ANSWERED = (select(func.count()).select_from(db.responses)
 _TRIAL_COLUMNS = (db.trials.c.id.label("trial_id"), db.trials.c.position.label("trial_position"),
                   db.trials.c.kind.label("trial_kind"), db.trials.c.spec.label("trial_spec"))
 #: The participant (every column), how many trials they answered, and their next trial (None when done).
-_PROGRESS = (select(db.participants, _ANSWERED.label("answered"), *_TRIAL_COLUMNS)
-             .select_from(db.participants.outerjoin(db.trials, (db.trials.c.participant_id == db.participants.c.id)
-                                                    & (db.trials.c.position == _ANSWERED)))
-             .where(db.participants.c.token == bindparam("token")))
+_PROGRESS = db.DriverStatement(
+    select(db.participants, _ANSWERED.label("answered"), *_TRIAL_COLUMNS)
+    .select_from(db.participants.outerjoin(db.trials, (db.trials.c.participant_id == db.participants.c.id)
+                                           & (db.trials.c.position == _ANSWERED)))
+    .where(db.participants.c.token == bindparam("token")))
 #: For an answer: the same, and the trial after the current one (``next_*``; None after the last).
 _NEXT = db.trials.alias("next_trial")
-_ANSWERING = (select(db.participants, _ANSWERED.label("answered"), *_TRIAL_COLUMNS,
-                     _NEXT.c.id.label("next_id"), _NEXT.c.position.label("next_position"),
-                     _NEXT.c.kind.label("next_kind"), _NEXT.c.spec.label("next_spec"))
-              .select_from(db.participants
-                           .outerjoin(db.trials, (db.trials.c.participant_id == db.participants.c.id)
-                                      & (db.trials.c.position == _ANSWERED))
-                           .outerjoin(_NEXT, (_NEXT.c.participant_id == db.participants.c.id)
-                                      & (_NEXT.c.position == _ANSWERED + 1)))
-              .where(db.participants.c.token == bindparam("token")))
+_ANSWERING = db.DriverStatement(
+    select(db.participants, _ANSWERED.label("answered"), *_TRIAL_COLUMNS,
+           _NEXT.c.id.label("next_id"), _NEXT.c.position.label("next_position"),
+           _NEXT.c.kind.label("next_kind"), _NEXT.c.spec.label("next_spec"))
+    .select_from(db.participants
+                 .outerjoin(db.trials, (db.trials.c.participant_id == db.participants.c.id)
+                            & (db.trials.c.position == _ANSWERED))
+                 .outerjoin(_NEXT, (_NEXT.c.participant_id == db.participants.c.id)
+                            & (_NEXT.c.position == _ANSWERED + 1)))
+    .where(db.participants.c.token == bindparam("token")))
 
 
 def _progress(conn, token: str, statement=_PROGRESS):
     if not isinstance(token, str) or not 16 <= len(token) <= 64:
         raise Rejected(404, "unknown participant")
-    row = conn.execute(statement, {"token": token}).first()
+    row = statement.first(conn, {"token": token})
     if row is None:
         raise Rejected(404, "unknown participant (withdrawn, or a mistyped link)")
     return row
@@ -526,7 +522,7 @@ def record_response(study: Study, token: str, body, base: str = "") -> dict:
         if conn.dialect.name != "sqlite":
             # the participant's row locked first, so that what is read next is what this participant's previous
             # response left (SQLite's writers are serialised already: BEGIN IMMEDIATE)
-            _participant(conn, token, lock=True)
+            _progress(conn, token, _LOCK_PARTICIPANT)
         current = _progress(conn, token, _ANSWERING)     # the participant, their current and next trial
         if current.trial_id != clean["trial"]:
             raise _refusal(conn, current.id, clean["trial"], current.trial_id)
@@ -534,7 +530,7 @@ def record_response(study: Study, token: str, body, base: str = "") -> dict:
         if clean["response"] not in spec["options"]:
             raise Rejected(422, f"response {clean['response']!r} is not one of the trial's options")
         correct = None if spec["answer"] is None else clean["response"] == spec["answer"]
-        conn.execute(_INSERT_RESPONSE, {
+        _INSERT_RESPONSE.run(conn, {
             "trial_id": current.trial_id, "participant_id": current.id, "response": clean["response"],
             "correct": correct, "rt_ms": clean["rt_ms"], "stimulus_ms": clean["stimulus_ms"],
             "frames": clean["frames"], "refresh_hz": clean["refresh_hz"], "window_w": clean["window_w"],
@@ -543,9 +539,9 @@ def record_response(study: Study, token: str, body, base: str = "") -> dict:
         now, code = _now(), current.completion_code
         if current.next_id is None:
             code = secrets.token_hex(5).upper()
-            conn.execute(_FINISH, {"participant": current.id, "now": now, "code": code})
+            _FINISH.run(conn, {"participant": current.id, "now": now, "code": code})
         else:   # an abandoned participant who comes back holds their slot again
-            conn.execute(_TOUCH, {"participant": current.id, "now": now})
+            _TOUCH.run(conn, {"participant": current.id, "now": now})
         feedback = None
         if current.trial_kind == "practice" and spec["answer"] is not None:
             feedback = {"correct": correct, "answer": spec["answer"]}
@@ -554,7 +550,7 @@ def record_response(study: Study, token: str, body, base: str = "") -> dict:
 
     try:
         return db.write(study.engine, store)      # returns once committed
-    except IntegrityError:
+    except (IntegrityError, study.engine.dialect.loaded_dbapi.IntegrityError):   # the driver's, unwrapped
         raise Rejected(409, f"trial {clean['trial']} was answered already (a replayed response)") from None
 
 
