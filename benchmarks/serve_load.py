@@ -182,10 +182,11 @@ def free_port() -> int:
 
 
 def process_tree_cpu(root: int, part: str = "both") -> float:
-    """CPU seconds used so far by a process and all its live descendants (Linux /proc): ``part`` "user",
-    "system" or "both"."""
+    """CPU seconds used so far by a process and all its descendants (Linux /proc): ``part`` "user", "system" or
+    "both". A descendant that has exited (a PostgreSQL backend whose connection the pool closed) counts in its
+    parent's "children" times, which are included."""
     ticks = os.sysconf("SC_CLK_TCK")
-    columns = {"user": (11,), "system": (12,), "both": (11, 12)}[part]
+    columns = {"user": (11, 13), "system": (12, 14), "both": (11, 12, 13, 14)}[part]
     table = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
