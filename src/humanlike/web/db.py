@@ -400,7 +400,20 @@ class DriverStatement:
         return found
 
     def run(self, conn, params: dict):
-        """Execute with ``params`` on ``conn`` (a SQLAlchemy connection); return the driver's cursor."""
+        """Execute the statement on the driver's connection under ``conn``.
+
+        Parameters
+        ----------
+        conn : sqlalchemy.engine.Connection
+            The connection (in its transaction, if any).
+        params : dict
+            The values of the statement's ``bindparam``.
+
+        Returns
+        -------
+        cursor
+            The driver's cursor (``rowcount``, ``fetchone``).
+        """
         sql, positions, defaults, processors = self._compiled.get(conn.dialect.name) or self._compile(conn.dialect)
         values = {**defaults, **params}
         for name, processor in processors.items():
@@ -409,7 +422,20 @@ class DriverStatement:
             sql, values if positions is None else [values[name] for name in positions])
 
     def first(self, conn, params: dict):
-        """The first row (attributes named by the columns), or None."""
+        """The first row the statement returns.
+
+        Parameters
+        ----------
+        conn : sqlalchemy.engine.Connection
+            The connection (in its transaction, if any).
+        params : dict
+            The values of the statement's ``bindparam``.
+
+        Returns
+        -------
+        types.SimpleNamespace or None
+            The row's values as attributes named by the statement's columns; None when there is no row.
+        """
         cursor = self.run(conn, params)
         row = cursor.fetchone()
         names = self._names.get(conn.dialect.name)
