@@ -181,16 +181,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def process_tree_cpu(root: int) -> float:
-    """CPU seconds (user + system) used so far by a process and all its live descendants (Linux /proc)."""
+def process_tree_cpu(root: int, part: str = "both") -> float:
+    """CPU seconds used so far by a process and all its descendants (Linux /proc): ``part`` "user", "system" or
+    "both". A descendant that has exited (a PostgreSQL backend whose connection the pool closed) counts in its
+    parent's "children" times, which are included."""
     ticks = os.sysconf("SC_CLK_TCK")
+    columns = {"user": (11, 13), "system": (12, 14), "both": (11, 12, 13, 14)}[part]
     table = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        table[int(stat.parent.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / ticks)
+        table[int(stat.parent.name)] = (int(fields[1]), sum(int(fields[c]) for c in columns) / ticks)
     tree, frontier = {root}, [root]
     while frontier:
         parent = frontier.pop()
@@ -314,6 +317,7 @@ def run_setup(name: str, args, folder: Path, postgres) -> dict:
     try:
         time.sleep(0.5)
         cpu_before = process_tree_cpu(server.process.pid)
+        system_before = process_tree_cpu(server.process.pid, "system")
         postmaster = postgres.postmaster() if postgres and name != "sqlite" else None
         db_before = process_tree_cpu(postmaster) if postmaster else 0.0
         command = [sys.executable, str(Path(__file__).resolve()), "--generate", "--host", "127.0.0.1",
@@ -322,6 +326,7 @@ def run_setup(name: str, args, folder: Path, postgres) -> dict:
                    "--out", str(out)] + (["--answers", str(args.answers)] if args.answers else [])
         subprocess.run(command, check=True, timeout=args.deadline + 60)
         cpu = process_tree_cpu(server.process.pid) - cpu_before
+        system = process_tree_cpu(server.process.pid, "system") - system_before
         db_cpu = process_tree_cpu(postmaster) - db_before if postmaster else None
     finally:
         server.stop()
@@ -342,6 +347,7 @@ def run_setup(name: str, args, folder: Path, postgres) -> dict:
         "responses": sum(len(r["acknowledged"]) for r in log["participants"]),
         "seconds": round(log["wall_s"], 1), "requests_per_s": round(requests / log["wall_s"], 1),
         "server_cpu_s": round(cpu, 2), "cpu_ms_per_request": round(1000 * cpu / requests, 3) if requests else None,
+        "system_ms_per_request": round(1000 * system / requests, 3) if requests else None,   # the kernel's part
         "db_cpu_ms_per_request": round(1000 * db_cpu / requests, 3) if db_cpu is not None and requests else None,
         "generator_cpu_s": round(log["generator_cpu_s"], 1),
         "latency_ms": {kind: {"n": len(latencies[kind]), "p50": round(percentile(latencies[kind], 50), 1),

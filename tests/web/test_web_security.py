@@ -163,6 +163,41 @@ def test_abandoned_sessions_return_their_design_cell_so_finished_participants_st
         assert statuses == {"finished": 4, "active": 2}
 
 
+def test_concurrent_starts_take_distinct_slots_the_lowest_ones(tmp_path, backend, client_for):
+    """Twelve starts at once (PostgreSQL: each claims its slot with an advisory lock, none waits for the others'
+    commits): twelve participants in slots 1-12, no slot twice; two who abandon free theirs for the next two."""
+    from humanlike.web.service import start_participant
+
+    _, study = client_for(make_study(tmp_path, "triads", practice_trials=0, catch_trials=0,
+                                     trials_per_participant=12, abandon_after_minutes=30), backend())
+    barrier = threading.Barrier(12)
+    tokens, errors = [], []
+
+    def one(k):
+        barrier.wait()
+        try:
+            tokens.append(start_participant(study, {"PROLIFIC_PID": f"c{k}"}))
+        except Exception as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=one, args=(k,)) for k in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and len(set(tokens)) == 12
+    with study.engine.begin() as conn:
+        slots = dict(conn.execute(select(db.participants.c.token, db.participants.c.slot)).all())
+        assert sorted(slots.values()) == list(range(1, 13))
+        left = [token for token, slot in slots.items() if slot in (4, 9)]
+        conn.execute(update(db.participants).where(db.participants.c.token.in_(left))
+                     .values(last_seen_at=datetime.now(timezone.utc) - timedelta(hours=1)))
+    late = [start_participant(study, {"PROLIFIC_PID": f"late{k}"}) for k in range(3)]
+    with study.engine.connect() as conn:
+        slots = dict(conn.execute(select(db.participants.c.token, db.participants.c.slot)).all())
+    assert [slots[token] for token in late] == [4, 9, 13]
+
+
 # -- 3. request bodies capped, cross-site requests refused ---------------------------------------------------------
 
 def test_request_bodies_are_capped(tmp_path, client_for):

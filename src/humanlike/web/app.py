@@ -11,16 +11,20 @@ Routes (docs/run-your-own-experiment.md#the-http-api):
   the form) sets an HttpOnly cookie; ``/researcher/figure.png?n=K`` (the page's K-th figure), ``/researcher/export.csv`` (scripts send
   ``Authorization: Bearer SECRET``).
 
-Every request with a body passes :class:`humanlike.web.guard.RequestGuard` (size cap, cross-site refusal).
+Every request with a body passes :class:`humanlike.web.guard.RequestGuard` (size cap, cross-site refusal). The
+state, the responses and the images already in memory are answered by :class:`ParticipantRequests` before the
+router (they are nearly every request of a crowd); the other routes by Starlette.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import os
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
@@ -62,6 +66,127 @@ STIMULUS_CACHE_BYTES = 512 * 1024 * 1024
 PAGE_FIELDS = ("title", "task", "labels", "fixation_ms", "stimulus_ms", "mask_ms", "platform_params")
 #: The devices the study accepts (checked on the page before consent).
 DEVICE_FIELDS = ("min_screen_width", "min_screen_height", "allow_mobile", "fullscreen")
+
+
+#: :data:`SECURITY_HEADERS` as ASGI headers, encoded once.
+RAW_SECURITY_HEADERS = [(name.lower().encode("latin-1"), value.encode("latin-1"))
+                        for name, value in SECURITY_HEADERS.items()]
+#: Threads running the database work of the participant requests (as many as Starlette's default pool).
+DATABASE_THREADS = 40
+
+
+class ParticipantRequests:
+    """ASGI middleware answering the requests a participant's page makes on every trial, and passing every
+    other request on to the application: ``GET /api/p/{token}/state``, ``POST /api/p/{token}/response`` and
+    ``GET /stimulus/{opaque}`` of an image already in memory.
+
+    They are nearly all the requests a crowd makes, and the framework's fixed cost per request (the router,
+    the exception middleware, request and response objects, anyio's thread hop) was about as large as their
+    work; here each is a path comparison, one hop to a plain thread pool for the database, and headers encoded
+    once (docs/performance.md#the-web-server-under-a-crowd-humanlike-serve). The answers are those the routes
+    of :func:`create_app` give; the routes stay for everything else (a HEAD, an image not yet read, an unknown
+    image).
+
+    Parameters
+    ----------
+    app : ASGI application
+        The application (the routes).
+    study : humanlike.web.service.Study
+        The prepared study.
+    executor : concurrent.futures.Executor
+        Where the database work runs.
+    stimulus_bytes : dict
+        Opaque id -> (media type, bytes) of the images in memory (filled by the stimulus route).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from starlette.testclient import TestClient
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["classify"])
+    >>> client = TestClient(create_app(study, "a-long-researcher-secret"))
+    >>> token = client.post("/api/start", json={"consent": True}).json()["token"]
+    >>> reply = client.get(f"/api/p/{token}/state")
+    >>> reply.json()["answered"], reply.headers["content-type"], reply.headers["x-content-type-options"]
+    (0, 'application/json', 'nosniff')
+    >>> client.get("/api/p/no-such-participant-token/state").status_code
+    404
+    >>> study.engine.dispose()
+    """
+
+    def __init__(self, app, study: Study, executor, stimulus_bytes: dict):
+        self.app, self.study, self.executor, self.stimulus_bytes = app, study, executor, stimulus_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            root, path = scope.get("root_path", ""), scope["path"]
+            if root and path.startswith(root):
+                path = path[len(root):]
+            method = scope["method"]
+            if method == "GET" and path.startswith("/stimulus/"):
+                image = self.stimulus_bytes.get(path[10:])
+                if image is not None:
+                    await _send(send, 200, image[1], [(b"content-type", image[0]), *_IMAGE_HEADERS])
+                    return
+            elif path.startswith("/api/p/"):
+                token, _, action = path[7:].partition("/")
+                if action == "state" and method == "GET":
+                    await self._state(send, token, root.rstrip("/"))
+                    return
+                if action == "response" and method == "POST":
+                    await self._response(scope, receive, send, token, root.rstrip("/"))
+                    return
+        await self.app(scope, receive, send)
+
+    async def _state(self, send, token: str, base: str) -> None:
+        try:
+            payload, status = await self._run(state, self.study, token, base), 200
+        except Rejected as err:
+            payload, status = {"error": err.message}, err.status
+        await _send_json(send, payload, status)
+
+    async def _response(self, scope, receive, send, token: str, base: str) -> None:
+        content_type = next((v for k, v in scope["headers"] if k == b"content-type"), b"").decode("latin-1")
+        if not is_json(content_type):
+            await _send_json(send, {"error": "expected Content-Type: application/json"}, 415)
+            return
+        body, more = b"", True
+        while more:           # the guard has read and capped the body already: one message
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body, more = body + message.get("body", b""), message.get("more_body", False)
+        try:
+            answer = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            await _send_json(send, {"error": "malformed body: expected a JSON object"}, 400)
+            return
+        try:
+            # stored and the next trial read in one transaction, on one worker thread
+            payload, status = await self._run(record_response, self.study, token, answer, base), 200
+        except Rejected as err:
+            payload, status = {"error": err.message}, err.status
+        await _send_json(send, payload, status)
+
+    def _run(self, function, *args):
+        return asyncio.get_running_loop().run_in_executor(self.executor, function, *args)
+
+
+_IMAGE_HEADERS = [(b"cache-control", b"private, max-age=3600"),
+                  *((k, v) for k, v in RAW_SECURITY_HEADERS if k != b"cache-control")]
+_JSON_HEADERS = [(b"content-type", b"application/json"), *RAW_SECURITY_HEADERS]
+
+
+async def _send(send, status: int, body: bytes, headers: list) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-length", str(len(body)).encode()), *headers]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _send_json(send, payload, status: int) -> None:
+    # as Starlette's JSONResponse writes it
+    body = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    await _send(send, status, body, _JSON_HEADERS)
 
 
 def open_study(folder: Path, url: str | None = None, *, prepare: bool = True) -> Study:
@@ -168,8 +293,9 @@ def create_app(study: Study, secret: str) -> Starlette:
     >>> study.engine.dispose()
     """
     stimulus_paths = study.by_opaque
-    stimulus_bytes: dict[str, bytes] = {}
-    cached_bytes = [0]
+    stimulus_bytes: dict[str, tuple[bytes, bytes]] = {}        # opaque -> (media type, image), served by
+    cached_bytes = [0]                                          # ParticipantRequests once read here
+    executor = ThreadPoolExecutor(DATABASE_THREADS, thread_name_prefix="humanlike-db")
     analysis_cache: dict = {}
     analysis_lock = threading.Lock()
 
@@ -198,27 +324,6 @@ def create_app(study: Study, secret: str) -> Starlette:
         token = await run_in_threadpool(start_participant, study, platform)
         return _json({"token": token, "url": f"{base_of(request)}/p/{token}"})
 
-    def api_state(request: Request):
-        try:
-            return _json(state(study, request.path_params["token"], base_of(request)))
-        except Rejected as err:
-            return _rejected(err)
-
-    async def api_response(request: Request):
-        if not is_json(request.headers.get("content-type")):
-            return _json({"error": "expected Content-Type: application/json"}, 415)
-        try:
-            body = await request.json()
-        except (ValueError, UnicodeDecodeError):
-            return _json({"error": "malformed body: expected a JSON object"}, 400)
-        token = request.path_params["token"]
-        try:
-            # stored and the next trial read in one transaction, on one worker thread
-            result = await run_in_threadpool(record_response, study, token, body, base_of(request))
-        except Rejected as err:
-            return _rejected(err)
-        return _json(result)
-
     async def stimulus(request: Request):
         opaque = request.path_params["opaque"]
         path = stimulus_paths.get(opaque)
@@ -226,11 +331,11 @@ def create_app(study: Study, secret: str) -> Starlette:
             return PlainTextResponse("no such stimulus", status_code=404, headers=SECURITY_HEADERS)
         media_type = MEDIA_TYPES[Path(path).suffix.lower()]
         headers = {**SECURITY_HEADERS, "Cache-Control": "private, max-age=3600"}
-        content = stimulus_bytes.get(opaque)
-        if content is None:
-            if cached_bytes[0] > STIMULUS_CACHE_BYTES:
-                return FileResponse(path, media_type=media_type, headers=headers)
-            content = stimulus_bytes[opaque] = await run_in_threadpool(Path(path).read_bytes)
+        if cached_bytes[0] > STIMULUS_CACHE_BYTES:
+            return FileResponse(path, media_type=media_type, headers=headers)
+        content = await run_in_threadpool(Path(path).read_bytes)
+        if opaque not in stimulus_bytes:
+            stimulus_bytes[opaque] = (media_type.encode("latin-1"), content)
             cached_bytes[0] += len(content)
         return Response(content, media_type=media_type, headers=headers)
 
@@ -308,8 +413,6 @@ def create_app(study: Study, secret: str) -> Starlette:
     routes = [
         Route("/", start_page), Route("/p/{token}", participant_page),
         Route("/api/start", api_start, methods=["POST"]),
-        Route("/api/p/{token}/state", api_state),
-        Route("/api/p/{token}/response", api_response, methods=["POST"]),
         Route("/stimulus/{opaque}", stimulus),
         Route("/researcher", researcher), Route("/researcher/figure.png", researcher_figure),
         Route("/researcher/login", login, methods=["POST"]), Route("/researcher/logout", logout, methods=["POST"]),
@@ -317,7 +420,9 @@ def create_app(study: Study, secret: str) -> Starlette:
         Route("/health", health),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(RequestGuard)])
+    return Starlette(routes=routes, middleware=[
+        Middleware(RequestGuard),
+        Middleware(ParticipantRequests, study=study, executor=executor, stimulus_bytes=stimulus_bytes)])
 
 
 def mount_studies(apps: dict, index: str | None = None) -> Starlette:

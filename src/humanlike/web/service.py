@@ -224,13 +224,14 @@ def start_participant(study: Study, platform: dict[str, str]) -> str:
     value = platform.get(study.config.resume_param) if study.config.resume_param else None
     # a fixed-length key for the unique index, however long the parameter's name and value
     key = hashlib.sha256(f"{study.config.resume_param}={value}".encode()).hexdigest() if value else None
-    if key is not None and (token := _resumed(study.engine, key)) is not None:
+    # read without the write lock (SQLite: a start does not wait behind every queued answer to learn it is new)
+    if key is not None and (token := _resumed(study.reader, key)) is not None:
         return token
     try:
         return _new_participant(study, platform, key)
     except IntegrityError:
         # a concurrent start with the same platform id committed first: this one resumes it
-        token = _resumed(study.engine, key) if key is not None else None
+        token = _resumed(study.reader, key) if key is not None else None
         if token is None:
             raise
         return token
@@ -243,22 +244,42 @@ def _resumed(engine: Engine, key: str) -> str | None:
             .where(db.platform_ids.c.participant_key == key)).scalar_one_or_none()
 
 
+#: The first key of the PostgreSQL advisory locks that claim design slots (the second is the slot).
+SLOT_LOCK = 30_5107
+_HELD = (select(db.participants.c.slot).where(db.participants.c.status.in_(("active", "finished"))))
+_SLOT_HELD = _HELD.where(db.participants.c.slot == bindparam("slot"))
+
+
 def _free_slot(conn, config: StudyConfig, now: datetime) -> int:
-    """The lowest design slot no live participant holds; active sessions silent for longer than
-    ``abandon_after_minutes`` become "abandoned" first (their slot is free again)."""
-    # one start at a time chooses a slot (PostgreSQL: a row lock; SQLite's writers are serialised already)
-    conn.execute(select(db.study_meta.c.key).where(db.study_meta.c.key == "config").with_for_update())
+    """The lowest design slot no live participant holds and no concurrent start is claiming; active sessions
+    silent for longer than ``abandon_after_minutes`` become "abandoned" first (their slot is free again).
+
+    SQLite's writers are serialised (one transaction at a time), so the lowest free slot is simply read. On
+    PostgreSQL concurrent starts claim a slot with a transaction-scoped advisory lock on it and skip the slots
+    others are claiming, instead of all waiting on one study-wide lock held until each commit (which made a
+    crowd's starts queue for seconds): whoever holds a slot's lock has checked that no committed participant
+    holds it, and keeps the lock until its own participant is committed."""
     if config.abandon_after_minutes:
         cutoff = now - timedelta(minutes=config.abandon_after_minutes)
-        conn.execute(update(db.participants).where(db.participants.c.status == "active",
-                                                   db.participants.c.last_seen_at < cutoff)
+        # rows another start is abandoning (or an answer is touching) are locked: skipped, not waited for
+        stale = (select(db.participants.c.id).where(db.participants.c.status == "active",
+                                                    db.participants.c.last_seen_at < cutoff)
+                 .with_for_update(skip_locked=True))
+        conn.execute(update(db.participants).where(db.participants.c.id.in_(stale))
                      .values(status="abandoned"))
-    held = set(conn.execute(select(db.participants.c.slot).where(
-        db.participants.c.status.in_(("active", "finished")))).scalars())
-    slot = 1
-    while slot in held:
+    held = set(conn.execute(_HELD).scalars())
+    slot = 0
+    while True:
         slot += 1
-    return slot
+        if slot in held:
+            continue
+        if conn.dialect.name == "sqlite":
+            return slot
+        if not conn.execute(select(func.pg_try_advisory_xact_lock(SLOT_LOCK, slot))).scalar_one():
+            continue                        # another start is claiming it
+        # a start that claimed it before has committed by now, and this statement sees its participant
+        if conn.execute(_SLOT_HELD, {"slot": slot}).first() is None:
+            return slot
 
 
 def _new_participant(study: Study, platform: dict[str, str], key: str | None) -> str:
@@ -286,25 +307,19 @@ def _new_participant(study: Study, platform: dict[str, str], key: str | None) ->
     return token
 
 
-# The statements of the hot paths are built once, with bound parameters: SQLAlchemy then reuses their compiled
-# form, whereas building a statement with its values on each request cost more CPU than running it.
-_BY_TOKEN = select(db.participants).where(db.participants.c.token == bindparam("token"))
-_BY_TOKEN_LOCKED = _BY_TOKEN.with_for_update()
-_INSERT_RESPONSE = insert(db.responses)
-_FINISH = (update(db.participants).where(db.participants.c.id == bindparam("participant"))
-           .values(status="finished", finished_at=bindparam("now"), last_seen_at=bindparam("now"),
-                   completion_code=bindparam("code")))
-_TOUCH = (update(db.participants).where(db.participants.c.id == bindparam("participant"))
-          .values(status="active", last_seen_at=bindparam("now")))
-
-
-def _participant(conn, token: str, lock: bool = False):
-    if not isinstance(token, str) or not 16 <= len(token) <= 64:
-        raise Rejected(404, "unknown participant")
-    row = conn.execute(_BY_TOKEN_LOCKED if lock else _BY_TOKEN, {"token": token}).first()
-    if row is None:
-        raise Rejected(404, "unknown participant (withdrawn, or a mistyped link)")
-    return row
+# The statements of the hot paths are built once, with bound parameters, and run on the driver's connection
+# (humanlike.web.db.DriverStatement): building a statement with its values on each request, or even running a
+# prebuilt one through SQLAlchemy's execution, cost more CPU than running it.
+_LOCK_PARTICIPANT = db.DriverStatement(select(db.participants.c.id).where(db.participants.c.token == bindparam("token"))
+                                       .with_for_update())
+_INSERT_RESPONSE = db.DriverStatement(insert(db.responses).values(
+    {name: bindparam(name) for name in ("trial_id", "participant_id", "response", "correct", "rt_ms", "stimulus_ms",
+                                        "frames", "refresh_hz", "window_w", "window_h", "created_at")}))
+_FINISH = db.DriverStatement(update(db.participants).where(db.participants.c.id == bindparam("participant"))
+                             .values(status="finished", finished_at=bindparam("now"), last_seen_at=bindparam("now"),
+                                     completion_code=bindparam("code")))
+_TOUCH = db.DriverStatement(update(db.participants).where(db.participants.c.id == bindparam("participant"))
+                            .values(status="active", last_seen_at=bindparam("now")))
 
 
 # Responses are accepted in list order only (the current trial, then the next), so a participant's answered
@@ -315,19 +330,29 @@ _ANSWERED = (select(func.count()).select_from(db.responses)
 _TRIAL_COLUMNS = (db.trials.c.id.label("trial_id"), db.trials.c.position.label("trial_position"),
                   db.trials.c.kind.label("trial_kind"), db.trials.c.spec.label("trial_spec"))
 #: The participant (every column), how many trials they answered, and their next trial (None when done).
-_PROGRESS = (select(db.participants, _ANSWERED.label("answered"), *_TRIAL_COLUMNS)
-             .select_from(db.participants.outerjoin(db.trials, (db.trials.c.participant_id == db.participants.c.id)
-                                                    & (db.trials.c.position == _ANSWERED)))
-             .where(db.participants.c.token == bindparam("token")))
-#: The trial at one position of a participant's list.
-_TRIAL_AT = select(*_TRIAL_COLUMNS).where(db.trials.c.participant_id == bindparam("participant"),
-                                          db.trials.c.position == bindparam("position"))
+_PROGRESS = db.DriverStatement(
+    select(db.participants, _ANSWERED.label("answered"), *_TRIAL_COLUMNS)
+    .select_from(db.participants.outerjoin(db.trials, (db.trials.c.participant_id == db.participants.c.id)
+                                           & (db.trials.c.position == _ANSWERED)))
+    .where(db.participants.c.token == bindparam("token")))
+#: For an answer: the same, and the trial after the current one (``next_*``; None after the last).
+_NEXT = db.trials.alias("next_trial")
+_ANSWERING = db.DriverStatement(
+    select(db.participants, _ANSWERED.label("answered"), *_TRIAL_COLUMNS,
+           _NEXT.c.id.label("next_id"), _NEXT.c.position.label("next_position"),
+           _NEXT.c.kind.label("next_kind"), _NEXT.c.spec.label("next_spec"))
+    .select_from(db.participants
+                 .outerjoin(db.trials, (db.trials.c.participant_id == db.participants.c.id)
+                            & (db.trials.c.position == _ANSWERED))
+                 .outerjoin(_NEXT, (_NEXT.c.participant_id == db.participants.c.id)
+                            & (_NEXT.c.position == _ANSWERED + 1)))
+    .where(db.participants.c.token == bindparam("token")))
 
 
-def _progress(conn, token: str):
+def _progress(conn, token: str, statement=_PROGRESS):
     if not isinstance(token, str) or not 16 <= len(token) <= 64:
         raise Rejected(404, "unknown participant")
-    row = conn.execute(_PROGRESS, {"token": token}).first()
+    row = statement.first(conn, {"token": token})
     if row is None:
         raise Rejected(404, "unknown participant (withdrawn, or a mistyped link)")
     return row
@@ -341,13 +366,12 @@ def _payload(study: Study, trial_id: int, position: int, kind: str, spec: dict, 
 
 
 def _state(study: Study, participant, answered: int, trial, base: str, code: str | None = None) -> dict:
-    """The state the page gets: ``trial`` a row with the ``_TRIAL_COLUMNS`` (None when done); ``code`` the
-    participant's completion code when it was issued after ``participant`` was read."""
-    done = trial is None or trial.trial_id is None
+    """The state the page gets: ``trial`` the next trial's (id, position, kind, spec as JSON) or None when
+    done; ``code`` the participant's completion code when it was issued after ``participant`` was read."""
+    done = trial is None or trial[0] is None
     code, url = study.config.completion(code or participant.completion_code) if done else ("", "")
     return {"done": done, "answered": answered, "total": participant.n_trials,
-            "trial": None if done else _payload(study, trial.trial_id, trial.trial_position, trial.trial_kind,
-                                                json.loads(trial.trial_spec), base),
+            "trial": None if done else _payload(study, trial[0], trial[1], trial[2], json.loads(trial[3]), base),
             "completion_code": code, "completion_url": url}
 
 
@@ -419,7 +443,7 @@ def state(study: Study, token: str, base: str = "") -> dict:
     """
     with study.reader.connect() as conn:                  # one statement; SQLite: no write lock taken
         row = _progress(conn, token)
-    return _state(study, row, row.answered, row, base)
+    return _state(study, row, row.answered, (row.trial_id, row.trial_position, row.trial_kind, row.trial_spec), base)
 
 
 def _check_body(body) -> dict:
@@ -498,26 +522,26 @@ def record_response(study: Study, token: str, body, base: str = "") -> dict:
         if conn.dialect.name != "sqlite":
             # the participant's row locked first, so that what is read next is what this participant's previous
             # response left (SQLite's writers are serialised already: BEGIN IMMEDIATE)
-            _participant(conn, token, lock=True)
-        current = _progress(conn, token)     # the participant, and their current trial
+            _progress(conn, token, _LOCK_PARTICIPANT)
+        current = _progress(conn, token, _ANSWERING)     # the participant, their current and next trial
         if current.trial_id != clean["trial"]:
             raise _refusal(conn, current.id, clean["trial"], current.trial_id)
         spec = json.loads(current.trial_spec)
         if clean["response"] not in spec["options"]:
             raise Rejected(422, f"response {clean['response']!r} is not one of the trial's options")
         correct = None if spec["answer"] is None else clean["response"] == spec["answer"]
-        conn.execute(_INSERT_RESPONSE, {
+        _INSERT_RESPONSE.run(conn, {
             "trial_id": current.trial_id, "participant_id": current.id, "response": clean["response"],
             "correct": correct, "rt_ms": clean["rt_ms"], "stimulus_ms": clean["stimulus_ms"],
             "frames": clean["frames"], "refresh_hz": clean["refresh_hz"], "window_w": clean["window_w"],
             "window_h": clean["window_h"], "created_at": _now()})
-        following = conn.execute(_TRIAL_AT, {"participant": current.id, "position": current.answered + 1}).first()
+        following = (current.next_id, current.next_position, current.next_kind, current.next_spec)
         now, code = _now(), current.completion_code
-        if following is None:
+        if current.next_id is None:
             code = secrets.token_hex(5).upper()
-            conn.execute(_FINISH, {"participant": current.id, "now": now, "code": code})
+            _FINISH.run(conn, {"participant": current.id, "now": now, "code": code})
         else:   # an abandoned participant who comes back holds their slot again
-            conn.execute(_TOUCH, {"participant": current.id, "now": now})
+            _TOUCH.run(conn, {"participant": current.id, "now": now})
         feedback = None
         if current.trial_kind == "practice" and spec["answer"] is not None:
             feedback = {"correct": correct, "answer": spec["answer"]}
@@ -526,7 +550,7 @@ def record_response(study: Study, token: str, body, base: str = "") -> dict:
 
     try:
         return db.write(study.engine, store)      # returns once committed
-    except IntegrityError:
+    except (IntegrityError, study.engine.dialect.loaded_dbapi.IntegrityError):   # the driver's, unwrapped
         raise Rejected(409, f"trial {clean['trial']} was answered already (a replayed response)") from None
 
 
