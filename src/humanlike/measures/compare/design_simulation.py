@@ -279,12 +279,17 @@ def plan_design_comparison(delta: float, design: str, *, kappa_b: float = 0.2, a
     sizes = np.asarray(sorted(set(int(n) for n in participants)), dtype=int)
     sims = simulate_design_studies(items, logit, looks=sizes, n_studies=n_sets, seed=seed)
     power = {"pool": sims.power(alpha)[None, :]}
-    needed = {"pool": {int(per_participant): smallest_reaching(sizes, power["pool"][0], target)}}
+    needed = {"pool": {1: smallest_reaching(sizes, power["pool"][0], target)}}
     share = float(np.mean(pool["correct_a"] != pool["correct_b"]))
     shown = float((items.pool["probability"] * (pool["correct_a"] != pool["correct_b"])).sum() / per_participant)
+    kind = f"discriminating (floor {floor:g})" if design == "discriminating" else "random"
+    notes = [f"design {kind}: {per_participant} trials per participant from a pool of {pool_size} items, "
+             f"{share:.0%} of them where the models' outcomes differ and {shown:.0%} of the trials shown; the test "
+             "is of the pool-level (inverse-probability weighted) difference, participants' jackknife, normal"]
     return ComparisonPlan("error_consistency", sizes, power, needed, target, alpha, sims.truth["pool"],
-                          dict(design=design, per_participant=per_participant, floor=floor, pool_size=pool_size,
+                          dict(notes=notes, design=design, per_participant=per_participant,
+                               floor=floor if design == "discriminating" else None, pool_size=pool_size,
                                kappa_a=kappa_b + delta, kappa_b=kappa_b, a_human=a_human, a_model=a_model,
                                n_sets=n_sets, seed=seed, unit="participants", disagreement_share=share,
                                disagreement_shown=shown, test="pool-level, participants' jackknife, normal"),
-                          (int(per_participant),))
+                          (1,))
