@@ -499,6 +499,13 @@ def run_plan_design_compare(args) -> int:
     -------
     int
         0.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> args = build_parser().parse_args(["plan", "compare", "--delta", "0.1", "--design", "random"])
+    >>> args.design, args.handler is run_plan_compare   # run_plan_compare hands a --design plan to this function
+    ('random', True)
     """
     from .design_simulation import plan_design_comparison
 

@@ -54,6 +54,15 @@ def strata_layout(design) -> tuple[np.ndarray, np.ndarray, list]:
     -------
     (codes, shares, names)
         ``codes[i]`` is -1 for an item of a stratum left out.
+
+    Examples
+    --------
+    >>> from humanlike.measures.compare.discriminating import ItemDesign
+    >>> pool = pd.DataFrame({"experiment": "e", "condition": ["c", "c", "d", "d"], "item": list("wxyz"),
+    ...                      "correct_a": [1, 0, 1, 1], "correct_b": [1, 1, 1, 1]})
+    >>> codes, shares, names = strata_layout(ItemDesign.from_outcomes(pool, ("A", "B"), "random", per_condition=1))
+    >>> codes.tolist(), shares.tolist(), names   # in d both models are always right: left out
+    ([0, 0, -1, -1], [[0.0, 0.5, 0.0, 0.5]], ['e/c'])
     """
     pool = design.pool
     names = list(pd.unique(pool["stratum"]))
@@ -88,6 +97,16 @@ def participant_sums(design, shown, correct) -> np.ndarray:
     -------
     numpy.ndarray
         Shape (participants, strata, 4 types, 4 sums).
+
+    Examples
+    --------
+    >>> from humanlike.measures.compare.discriminating import ItemDesign
+    >>> pool = pd.DataFrame({"experiment": "e", "condition": "c", "item": list("wxyz"),
+    ...                      "correct_a": [1, 1, 0, 0], "correct_b": [1, 0, 1, 0]})
+    >>> d = ItemDesign.from_outcomes(pool, ("A", "B"), "random", per_condition=2)
+    >>> sums = participant_sums(d, [[True, True, False, False]], [[1, 0, 0, 0]])
+    >>> sums[0, 0].tolist()   # types: both wrong, only B, only A, both right; sums: w h, w, h, n (w = 1 / 0.5)
+    [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 1.0], [2.0, 2.0, 1.0, 1.0]]
     """
     codes, shares, _ = strata_layout(design)
     kept = codes >= 0
@@ -200,6 +219,15 @@ def expected_sums(design, human_probability) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+
+    Examples
+    --------
+    >>> from humanlike.measures.compare.discriminating import ItemDesign
+    >>> pool = pd.DataFrame({"experiment": "e", "condition": "c", "item": list("wxyz"),
+    ...                      "correct_a": [1, 1, 0, 0], "correct_b": [1, 0, 1, 0]})
+    >>> d = ItemDesign.from_outcomes(pool, ("A", "B"), "random", per_condition=2)
+    >>> expected_sums(d, [0.9, 0.8, 0.3, 0.2])[0, :, 2].tolist()   # E[sum h] per type: 0.5 x the chance
+    [0.1, 0.15, 0.4, 0.45]
     """
     prob = design.pool["probability"].to_numpy()
     p = np.asarray(human_probability, dtype=float)
@@ -229,6 +257,12 @@ class DesignEstimate:
         Participants used.
     conditions : list of str
         The conditions averaged over.
+
+    Examples
+    --------
+    >>> e = DesignEstimate("pool", 0.1, 0.04, 0.02, 0.18, 2.5, 30, ["e/c"])
+    >>> e.to_dict()["z"]
+    2.5
     """
 
     estimand: str
@@ -241,7 +275,12 @@ class DesignEstimate:
     conditions: list
 
     def to_dict(self) -> dict:
-        """The estimate as a JSON-ready dict."""
+        """The estimate as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+        """
         return asdict(self)
 
 

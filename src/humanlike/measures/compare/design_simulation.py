@@ -70,6 +70,15 @@ class DesignStudies:
         ``{estimand: float}``: the estimands' true values.
     design : str
         The design simulated.
+
+    Examples
+    --------
+    Two studies, two looks: z = (1, 2.5) and (0, 0); 0.05 is inside 0.1 +- 1.96 x 0.04 but not 0 +- 1.96 x 0.02.
+
+    >>> sims = DesignStudies(np.array([10, 20]), {"pool": np.array([[0.1, 0.1], [0.0, 0.0]])},
+    ...                      {"pool": np.array([[0.1, 0.04], [0.1, 0.02]])}, {"pool": 0.05}, "random")
+    >>> sims.power().tolist(), sims.coverage().tolist()
+    ([0.0, 0.5], [1.0, 0.5])
     """
 
     looks: np.ndarray
@@ -79,16 +88,53 @@ class DesignStudies:
     design: str
 
     def z(self, estimand: str = "pool") -> np.ndarray:
-        """``estimate / se`` per study and look (NaN where undefined)."""
+        """``estimate / se`` per study and look (NaN where undefined).
+
+        Parameters
+        ----------
+        estimand : {"pool", "chosen"}
+            Which estimate.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.estimate[estimand] / self.se[estimand]
 
     def power(self, alpha: float = 0.05, estimand: str = "pool") -> np.ndarray:
-        """Fixed-sample rejection rate at each look's number of participants (two-sided, normal, jackknife SE)."""
+        """Fixed-sample rejection rate at each look's number of participants (two-sided, normal, jackknife SE).
+
+        Parameters
+        ----------
+        alpha : float
+            Level.
+        estimand : {"pool", "chosen"}
+            Which estimate is tested.
+
+        Returns
+        -------
+        numpy.ndarray
+            One rate per look.
+        """
         return np.mean(np.nan_to_num(np.abs(self.z(estimand)), nan=0.0) >= stats.norm.isf(alpha / 2), axis=0)
 
     def coverage(self, level: float = 0.95, estimand: str = "pool") -> np.ndarray:
-        """Share of studies whose interval ``estimate +- z se`` holds the estimand's truth, per look."""
+        """Share of studies whose interval ``estimate +- z se`` holds the estimand's truth, per look (an
+        undefined interval misses).
+
+        Parameters
+        ----------
+        level : float
+            Interval level.
+        estimand : {"pool", "chosen"}
+            Which estimate.
+
+        Returns
+        -------
+        numpy.ndarray
+            One share per look.
+        """
         half = stats.norm.ppf(0.5 + level / 2) * self.se[estimand]
         est, truth = self.estimate[estimand], self.truth[estimand]
         return np.mean((est - half <= truth) & (truth <= est + half), axis=0)
