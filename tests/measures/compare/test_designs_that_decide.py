@@ -72,6 +72,19 @@ def test_a_participant_list_depends_on_the_seed_and_the_slot_only():
     assert not np.array_equal(design.sample(7, 3), design.sample(8, 3))
 
 
+def test_trial_lists_are_the_samples_in_a_fixed_order_and_analyse_as_usual():
+    design = ItemDesign.from_outcomes(small_pool(), ("A", "B"), "discriminating", per_condition=8)
+    lists = design.trial_lists(seed=5, n_participants=4)
+    assert lists.equals(design.trial_lists(seed=5, n_participants=4))
+    assert lists.groupby("slot")["position"].max().tolist() == [16] * 4
+    chosen = set(design.pool.loc[design.sample(5, 3)[0], "item"])
+    assert set(lists.loc[lists["slot"] == 3, "item"]) == chosen
+    # people answer the listed trials; the estimate reads them as any trial table
+    answers = lists.assign(observer="p" + lists["slot"].astype(str), correct=lists["position"] % 3 > 0)
+    estimate = estimate_difference(design, answers)
+    assert estimate.n_participants == 4 and np.isfinite(estimate.difference)
+
+
 def test_design_from_model_trials_and_its_errors():
     pool = small_pool()
     trials = pd.concat([pool.assign(observer="A", correct=pool["correct_a"]),

@@ -235,6 +235,44 @@ class ItemDesign:
                                             stream(seed, "discriminating-design", slot + k))
                           for k in range(n_participants)])
 
+    def trial_lists(self, seed: int, n_participants: int, first_slot: int = 1) -> pd.DataFrame:
+        """The main trials of participants ``first_slot ..``, each list in its own random order: the chosen trial
+        lists as a table, for a server or any experiment software (practice and catch trials are the
+        software's).
+
+        Parameters
+        ----------
+        seed : int
+            The study's seed.
+        n_participants : int
+            Participants (design slots) to list.
+        first_slot : int
+            The first slot.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``slot``, ``position`` (1-based), ``experiment``, ``condition``, ``item``, ``probability`` (the
+            item's inclusion probability: its weight in the pool-level estimate is its inverse).
+
+        Examples
+        --------
+        >>> pool = pd.DataFrame({"experiment": "e", "condition": "c", "item": list("wxyz"),
+        ...                      "correct_a": [1, 1, 0, 0], "correct_b": [1, 0, 1, 0]})
+        >>> d = ItemDesign.from_outcomes(pool, ("A", "B"), "discriminating", per_condition=2)
+        >>> lists = d.trial_lists(seed=0, n_participants=3)
+        >>> lists.groupby("slot").size().tolist(), lists.columns.tolist()[:3]
+        ([2, 2, 2], ['slot', 'position', 'experiment'])
+        """
+        frames = []
+        for k in range(n_participants):
+            slot = first_slot + k
+            rows = self.pool.loc[self.sample(seed, slot)[0], ["experiment", "condition", "item", "probability"]]
+            rows = rows.iloc[stream(seed, "discriminating-order", slot).permutation(len(rows))]
+            frames.append(rows.assign(slot=slot, position=np.arange(1, len(rows) + 1)))
+        columns = ["slot", "position", "experiment", "condition", "item", "probability"]
+        return pd.concat(frames, ignore_index=True)[columns]
+
 
 def margin_scores(margin_a, margin_b, strata) -> np.ndarray:
     """DMC discrimination scores: ``|z_A - z_B|`` of the two models' margins standardised within each condition,
