@@ -85,6 +85,20 @@ def test_trial_lists_are_the_samples_in_a_fixed_order_and_analyse_as_usual():
     assert estimate.n_participants == 4 and np.isfinite(estimate.difference)
 
 
+def test_dmc_design_scores_the_margins_disagreement():
+    pool = small_pool((3, 3, 3, 3), ("c1",))
+    margin_a = np.linspace(-1, 1, 12)
+    margin_b = margin_a.copy()
+    margin_b[[0, 11]] = margin_b[[11, 0]]   # the models disagree most on the first and last items
+    trials = pd.concat([pool.assign(observer="A", correct=margin_a > 0, decision_margin=margin_a),
+                        pool.assign(observer="B", correct=margin_b > 0, decision_margin=margin_b)])
+    design = design_from_trials(trials, "A", "B", per_condition=4, measure="dmc")
+    assert design.pool["score"].to_numpy() == pytest.approx([1.0] + [0.0] * 10 + [1.0], abs=1e-12)
+    assert design.pool["probability"].iloc[0] > 3 * design.pool["probability"].iloc[5]
+    with pytest.raises(ValueError, match="lacks column"):
+        design_from_trials(trials.drop(columns="decision_margin"), "A", "B", measure="dmc")
+
+
 def test_design_from_model_trials_and_its_errors():
     pool = small_pool()
     trials = pd.concat([pool.assign(observer="A", correct=pool["correct_a"]),
