@@ -19,6 +19,40 @@ from pathlib import Path
 DESIGN_FILE = "discriminate.csv"
 
 
+def positive_floor(text: str) -> float:
+    """``--floor``: a finite number above 0 (every item keeps a probability above 0).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For anything else.
+
+    Examples
+    --------
+    >>> positive_floor("0.2")
+    0.2
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (0 < value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number above 0, got {text!r}")
+    return value
+
+
+positive_floor.bad_examples = ("x", "nan", "inf", "0", "-1")
+
+
 def add_discriminate_options(init: argparse.ArgumentParser) -> None:
     """Add ``--models``, ``--compare`` and ``--floor`` to ``serve init``.
 
@@ -39,7 +73,7 @@ def add_discriminate_options(init: argparse.ArgumentParser) -> None:
                            "raw-data folders or trial files)")
     init.add_argument("--compare", nargs=2, metavar=("A", "B"),
                       help="design discriminate: the two models whose differing outcomes choose the items")
-    init.add_argument("--floor", type=float, default=None,
+    init.add_argument("--floor", type=positive_floor, default=None,
                       help="design discriminate: added to every item's score (0 or 1) before drawing, > 0 so that "
                            "every item keeps a probability above 0 (default 0.2)")
 
