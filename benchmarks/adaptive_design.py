@@ -10,6 +10,9 @@ zeta_j)``, ``e_i ~ N(0, 0.5)`` fixed per item, ``zeta_j ~ N(0, 0.5)`` per partic
 so that the pool-level difference is exactly 0 (two equally human-like models). Each participant sees 8 items per
 condition (40 trials).
 
+The adaptive design starts as the discriminating one (floor 0.2) and, after every 10 participants, draws the
+next ones by the Neyman allocation of the current estimates (humanlike.measures.compare.design_adaptive).
+
 Measured, per design: the fixed-sample power of the pool-level (inverse-probability weighted) test at each number
 of participants, the participants needed for power 0.8 (interpolated), the level with equally human-like models
 (fixed sample; the O'Brien-Fleming group-sequential test with looks at the simulated sizes; naive peeking at 1.96),
@@ -30,6 +33,7 @@ from pathlib import Path
 import numpy as np
 from scipy import optimize, special
 
+from humanlike.measures.compare.design_adaptive import simulate_adaptive_studies
 from humanlike.measures.compare.design_estimate import difference_from_sums, expected_sums, strata_layout
 from humanlike.measures.compare.design_simulation import population_probability, simulate_design_studies
 from humanlike.measures.compare.discriminating import design_from_trials
@@ -45,7 +49,8 @@ BETA_A, BETA_B = 0.8, 0.6
 ITEM_SD = PARTICIPANT_SD = 0.5
 PER_CONDITION = 8
 SIZES = (20, 40, 60, 80, 100, 120, 160, 200, 240, 320)
-DESIGNS = (("random", 0.2), ("discriminating", 0.2), ("discriminating", 0.1))
+DESIGNS = (("random", 0.2), ("discriminating", 0.2), ("discriminating", 0.1), ("adaptive", 0.2))
+BATCH = 10   # the adaptive design refits after every 10 participants
 
 
 def needed(sizes, power, target=0.8):
@@ -76,7 +81,8 @@ def main() -> None:
     curves = {}
     for design, floor in DESIGNS:
         name = design if design == "random" else f"{design} (floor {floor})"
-        items = design_from_trials(trials, MODEL_A, MODEL_B, design=design, per_condition=PER_CONDITION, floor=floor)
+        items = design_from_trials(trials, MODEL_A, MODEL_B, design="random" if design == "random" else
+                                   "discriminating", per_condition=PER_CONDITION, floor=floor)
         pool = items.pool
         noise = stream(args.seed, "adaptive-design", "items").normal(0.0, ITEM_SD, len(pool))
         base = special.logit(pool["condition"].map(human).to_numpy(dtype=float)) + noise
@@ -91,10 +97,12 @@ def main() -> None:
             return float(difference_from_sums(sums, shares))
 
         beta_null = optimize.brentq(pool_truth, -2.0, 3.0, xtol=1e-12)
-        alt = simulate_design_studies(items, logit(BETA_A), participant_sd=PARTICIPANT_SD, looks=SIZES,
-                                      n_studies=args.studies, seed=args.seed)
-        null = simulate_design_studies(items, logit(beta_null), participant_sd=PARTICIPANT_SD, looks=SIZES,
-                                       n_studies=args.null_studies, seed=args.seed + 1)
+        simulate = simulate_design_studies if design != "adaptive" else (
+            lambda *a, **k: simulate_adaptive_studies(*a, batch=BATCH, **k))
+        alt = simulate(items, logit(BETA_A), participant_sd=PARTICIPANT_SD, looks=SIZES, n_studies=args.studies,
+                       seed=args.seed)
+        null = simulate(items, logit(beta_null), participant_sd=PARTICIPANT_SD, looks=SIZES,
+                        n_studies=args.null_studies, seed=args.seed + 1)
         power = alt.power()
         n80 = needed(np.array(SIZES), power)
         # the sequential plan: its maximum the first simulated size at or above 1.1 x the fixed-sample need
@@ -103,9 +111,10 @@ def main() -> None:
         shown = float((pool["probability"] * (pool["correct_a"] != pool["correct_b"])).sum()
                       / items.trials_per_participant)
         row = {
-            "design": design, "floor": floor, "pool_truth": alt.truth["pool"], "chosen_truth": alt.truth["chosen"],
+            "design": design, "floor": floor, "pool_truth": alt.truth["pool"],
+            "chosen_truth": alt.truth["chosen"] if np.isfinite(alt.truth["chosen"]) else None,
             "disagreement_share_pool": float((pool["correct_a"] != pool["correct_b"]).mean()),
-            "disagreement_share_shown": shown,
+            "disagreement_share_shown": shown if design != "adaptive" else None,
             "power": power.tolist(), "needed_for_0.8": n80,
             "sd_pool_estimate": np.nanstd(alt.estimate["pool"], axis=0).tolist(),
             "median_se": np.nanmedian(alt.se["pool"], axis=0).tolist(),
@@ -122,7 +131,7 @@ def main() -> None:
         }
         results["designs"][name] = row
         curves[name] = power
-        print(f"{name}: pool truth {row['pool_truth']:+.4f}, chosen-items truth {row['chosen_truth']:+.4f}, "
+        print(f"{name}: pool truth {row['pool_truth']:+.4f}, chosen-items truth {row['chosen_truth']}, "
               f"needed {n80}", flush=True)
     random_need = results["designs"]["random"]["needed_for_0.8"]
     for name, row in results["designs"].items():
@@ -153,11 +162,16 @@ def print_tables(results) -> None:
         k = int(np.searchsorted(sizes, n80)) if n80 else len(sizes) - 1
         k = min(k, len(sizes) - 1)
         seq = row["sequential"]
-        print(f"| {name} | {row['disagreement_share_shown']:.0%} | {n80:.0f} | {row['savings_vs_random']:.2f}x | "
+        shown = "varies" if row["disagreement_share_shown"] is None else f"{row['disagreement_share_shown']:.0%}"
+        print(f"| {name} | {shown} | {n80:.0f} | {row['savings_vs_random']:.2f}x | "
               f"{seq['n_max']}, {seq['power']['rejection']:.3f}, {seq['power']['mean_participants']:.0f} | "
               f"{row['level_fixed'][k]:.3f} | {seq['level']['rejection']:.3f} | "
               f"{seq['level_naive_peeking']['rejection']:.3f} | {row['coverage_pool_95'][k]:.3f} | "
-              f"{row['pool_truth']:+.4f} | {row['chosen_truth']:+.4f} |")
+              f"{row['pool_truth']:+.4f} | {_signed(row['chosen_truth'])} |")
+
+
+def _signed(value) -> str:
+    return "n/a" if value is None else f"{value:+.4f}"
 
 
 def figure(results, curves) -> None:

@@ -256,3 +256,22 @@ def test_plan_compare_design_refuses_options_that_do_not_apply(argv, message):
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         assert cli.main(["plan", "compare", "--delta", "0.1", *argv]) == 2
     assert message in err.getvalue()
+
+
+# --- the adaptive design ----------------------------------------------------------------------------------------
+
+def test_adaptive_design_keeps_the_pool_estimate_unbiased_smoke():
+    from humanlike.measures.compare.design_adaptive import neyman_scores, simulate_adaptive_studies
+
+    design = ItemDesign.from_outcomes(small_pool(), ("A", "B"), "discriminating", per_condition=8, floor=0.2)
+    logit = planted(design)
+    sims = simulate_adaptive_studies(design, logit, participant_sd=0.3, batch=10, looks=(20, 40), n_studies=120,
+                                     seed=2)
+    pool = sims.estimate["pool"][:, 1]
+    assert np.isfinite(pool).all() and np.isnan(sims.truth["chosen"])
+    assert abs(pool.mean() - sims.truth["pool"]) < 4 * pool.std() / np.sqrt(pool.size) + 0.005
+    assert sims.coverage()[1] > 0.85
+    # with no data the scores still favour the items where the models differ, and stay within [0, 1]
+    scores = neyman_scores(design, np.zeros((2, 4, 4)))
+    disagree = (design.pool["correct_a"] != design.pool["correct_b"]).to_numpy()
+    assert scores.min() >= 0 and scores.max() == 1 and scores[disagree].mean() > scores[~disagree].mean()
