@@ -103,6 +103,8 @@ def test_discriminate_study_from_init_to_the_pool_estimate(tmp_path, client_for,
     design = ItemDesign.from_outcomes(written[["experiment", "condition", "item", "correct_a", "correct_b"]],
                                       ("A", "B"), "discriminating", per_condition=4, floor=0.2)
     assert np.allclose(design.pool["probability"], written["probability"])
+    served = ItemDesign.read(study / "discriminate.csv")
+    assert served.per_condition == 4 and np.array_equal(served.pool["probability"], written["probability"])
 
     n = 12
     client, prepared = client_for(study)

@@ -209,6 +209,55 @@ class ItemDesign:
         pool["probability"] = inclusion_probabilities(pool["score"], pool["stratum"], per_condition, floor)
         return cls(pool, tuple(models), design, int(per_condition), float(floor))
 
+    @classmethod
+    def read(cls, path, models=("A", "B")) -> "ItemDesign":
+        """The design a study was served with, from its design file (``serve init --design discriminate`` writes
+        ``STUDY/discriminate.csv``): the probabilities as written, not recomputed.
+
+        Parameters
+        ----------
+        path : path-like
+            The CSV: ``experiment``, ``condition``, ``item``, ``correct_a``, ``correct_b``, ``probability`` (and
+            ``score``).
+        models : (str, str)
+            Names for models A and B.
+
+        Returns
+        -------
+        ItemDesign
+            ``floor`` is NaN (not recorded in the file).
+
+        Raises
+        ------
+        ValueError
+            For a missing column, or conditions whose probabilities do not sum to one whole number.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "discriminate.csv"
+        >>> pool = pd.DataFrame({"experiment": "e", "condition": "c", "item": list("wxyz"),
+        ...                      "correct_a": [1, 1, 0, 0], "correct_b": [1, 0, 1, 0]})
+        >>> ItemDesign.from_outcomes(pool, ("A", "B"), "discriminating", per_condition=2).pool.to_csv(path)
+        >>> ItemDesign.read(path).pool["probability"].round(3).tolist()
+        [0.143, 0.857, 0.857, 0.143]
+        """
+        keys = ["experiment", "condition", "item"]
+        pool = pd.read_csv(path, dtype={k: str for k in keys})
+        missing = [c for c in (*keys, "correct_a", "correct_b", "probability") if c not in pool.columns]
+        if missing:
+            raise ValueError(f"{path}: the design file lacks column(s) {', '.join(missing)}")
+        pool = pool[[*keys, "correct_a", "correct_b", *(["score"] if "score" in pool else []), "probability"]].copy()
+        pool["correct_a"] = pool["correct_a"].astype(bool)
+        pool["correct_b"] = pool["correct_b"].astype(bool)
+        pool["stratum"] = pool["experiment"] + "/" + pool["condition"]
+        pool["type"] = 2 * pool["correct_a"].astype(int) + pool["correct_b"].astype(int)
+        sums = pool.groupby("stratum")["probability"].sum().round(6).unique()
+        if sums.size != 1 or sums[0] != round(sums[0]) or not (pool["probability"] > 0).all():
+            raise ValueError(f"{path}: every condition's probabilities must be above 0 and sum to the same whole "
+                             f"number (items per participant and condition), got sums {sorted(sums.tolist())}")
+        return cls(pool, tuple(models), "discriminating", int(round(sums[0])), float("nan"))
+
     @property
     def trials_per_participant(self) -> int:
         """Main trials each participant sees: ``per_condition`` times the number of conditions."""
