@@ -185,6 +185,7 @@ def figure(results, curves) -> None:
         ax.plot(results["sizes"], power, marker="o", label=name)
     ax.axhline(0.8, color="grey", lw=0.8, ls="--")
     ax.set_xscale("log")
+    ax.minorticks_off()
     ax.set_xticks(results["sizes"], [str(n) for n in results["sizes"]])
     ax.set_xlabel("participants (40 trials each)")
     ax.set_ylabel("power (pool-level EC difference, alpha 0.05)")
