@@ -214,26 +214,53 @@ def test_a_measure_folder_imports_its_own_modules_relatively():
     assert not wrong, "\n".join(wrong)
 
 
-def app_reaches_into_measures() -> list[str]:
-    """Imports (and dotted module names in strings) by which app/ reaches a measure's folder."""
+def declared_measure_methods(consumer: str) -> dict[tuple[str, str], str]:
+    """The measures' modules a consumer's modules declare they import for a method (``MEASURE_METHODS`` in its
+    ``__init__.py``, (importing module, measure module) -> why; read as text); app/ declares none."""
+    path = SOURCE / consumer / "__init__.py"
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MEASURE_METHODS" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def consumer_reaches_into_measures(consumer: str) -> list[str]:
+    """Imports, dotted module names in strings and measure names in strings by which a consumer (app/, web/,
+    models/) reaches a measure's folder other than through the registry or a method it declares."""
     modules = {module_name(p) for p in source_files()}
+    names = set(MEASURES + TOOLS)
     wrong = []
-    for path in sorted((SOURCE / "app").rglob("*.py")):
+    for path in sorted((SOURCE / consumer).rglob("*.py")):
         module = module_name(path)
-        for target, names, _ in imports_of(path):
-            for imported in {f"{target}.{n}" for n in names if f"{target}.{n}" in modules} or {target}:
-                if measure_of(imported) not in (None, "shared"):
+        declared = {target for user, target in declared_measure_methods(consumer) if user == module}
+        for target, imported_names, _ in imports_of(path):
+            for imported in ({f"{target}.{n}" for n in imported_names if f"{target}.{n}" in modules} or {target}):
+                if measure_of(imported) not in (None, "shared") and imported not in declared:
                     wrong.append(f"{module} imports {imported}")
-        # docstrings may show a measure in an example; code may not name one (no importlib side door)
+        # docstrings may show a measure in an example; code may not name one (no importlib side door, no list of
+        # measures such as ("ec", "mlds") or results["ec"]: a measure is found through the registry)
         docstrings = {id(node.body[0].value) for node in ast.walk(parsed(path))
                       if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body
                       and isinstance(node.body[0], ast.Expr)}
+        declaration = {id(c) for node in ast.walk(parsed(path)) if isinstance(node, ast.Assign)
+                       and any(getattr(t, "id", None) == "MEASURE_METHODS" for t in node.targets)
+                       for c in ast.walk(node)}
         for node in ast.walk(parsed(path)):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and id(node) not in docstrings | declaration):
+                if node.value in names:
+                    wrong.append(f"{module} spells the measure {node.value!r} (line {node.lineno})")
                 for m in MEASURES + TOOLS:
-                    if re.search(rf"(^|humanlike\.)measures\.{m}(\.|$)", node.value):
+                    found = re.search(rf"(^|humanlike\.)measures\.{m}(\.[A-Za-z_.]+)?", node.value)
+                    if found and found.group(0).removeprefix("humanlike.") not in {
+                            d.removeprefix("humanlike.") for d in declared}:
                         wrong.append(f"{module} names humanlike.measures.{m} in a string")
     return wrong
+
+
+def app_reaches_into_measures() -> list[str]:
+    """How app/ reaches a measure's folder other than through the registry (:func:`consumer_reaches_into_measures`)."""
+    return consumer_reaches_into_measures("app")
 
 
 def test_app_reaches_measures_only_through_the_registry():
@@ -241,6 +268,38 @@ def test_app_reaches_measures_only_through_the_registry():
     # by registering, without an edit in app/
     wrong = app_reaches_into_measures()
     assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("consumer", ["web", "models"])
+def test_web_and_models_reach_measures_through_the_registry_or_a_declared_method(consumer):
+    declared = declared_measure_methods(consumer)
+    assert declared, "the declarations are read"
+    # a declaration nothing needs any more is a stale permission: drop it
+    used = {(module_name(path), target) for path in (SOURCE / consumer).rglob("*.py")
+            for target, names, _ in imports_of(path)} | {
+           (module_name(path), f"{target}.{n}") for path in (SOURCE / consumer).rglob("*.py")
+           for target, names, _ in imports_of(path) for n in names}
+    assert not set(declared) - used, set(declared) - used
+    # the researcher page shows the report sections of the registered measures (no list of measures in web/);
+    # a study's designs and the network observers use a measure's method, declared with its reason
+    wrong = consumer_reaches_into_measures(consumer)
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("planted, expected", [
+    ("from ..measures.ec.analysis import error_consistency\n", "imports humanlike.measures.ec.analysis"),
+    ("ANALYSES = ('ec', 'mlds')\n", "spells the measure 'ec'"),
+    ("x = results['mlds']\n", "spells the measure 'mlds'"),
+    ("import importlib\nm = importlib.import_module('humanlike.measures.dmc.report')\n",
+     "names humanlike.measures.dmc in a string"),
+])
+def test_a_measure_spelled_in_the_researcher_page_is_found(monkeypatch, planted, expected):
+    import sys
+
+    path = SOURCE / "web" / "researcher.py"
+    tree, original = ast.parse(path.read_text() + "\n" + planted), parsed
+    monkeypatch.setattr(sys.modules[__name__], "parsed", lambda p: tree if p == path else original(p))
+    assert any(expected in line for line in consumer_reaches_into_measures("web"))
 
 
 def test_every_measure_folder_is_registered():

@@ -45,8 +45,10 @@ EXECUTED = {
     "humanlike shapebias ../shared/data/modelvshuman/raw-data/cue-conflict --scope knife",
 }
 #: Inputs a page's commands read that no command of the page writes: the reader's own lab export and the
-#: mapping shown on docs/formats.md; the evaluation folder the Python block of the models page writes.
+#: mapping shown on docs/formats.md; the files the Python blocks of the models page and the walk-through write.
 READERS_FILES = {"docs/formats.md": {"data/", "mapping.toml"},
+                 # the stimulus manifest the page's Python block writes (the walk-through's step 1)
+                 "docs/run-your-own-experiment.md": {"edge-vs-silhouette.csv"},
                  "docs/your-model-against-the-benchmark.md": {"runs/mine"}}
 #: Options whose value is a file or folder the command writes.
 OUTPUT_OPTIONS = {"--out", "--figure", "--figures", "--db"}

@@ -61,6 +61,9 @@ def test_the_first_hour_notebook_runs_top_to_bottom(capsys):
         fig = namespace["fig"]
         assert fig is namespace["axes"][0].figure and len(fig.axes) >= 3
         assert all(ax.has_data() for ax in namespace["axes"])                 # every panel was drawn into
+        # a psychometric function per observer, drawn into the reader's axes, and the models it resolves
+        assert "threshold" in printed and namespace["fit_ax"].has_data()
+        assert len(namespace["fits"].resolved().query("resolved")) > 0
     finally:
         plt.close("all")
 

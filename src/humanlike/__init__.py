@@ -19,6 +19,7 @@ from .measures.mlds.analysis import MldsResult, MldsResults, analyse_mlds
 from .measures.ood.analysis import OODResult, ood_analysis
 from .measures.pairs.kernels import ErrorConsistencyKernel, ErrorOverlapKernel
 from .measures.pairs.aggregation import PairAggregation
+from .measures.psychfit.analysis import PsychometricFitResult, psychometric_fits
 from .measures.psychscore.analysis import PsychScoreResult, psychophysical_score
 from .measures.dmc.self_consistency import SelfConsistencyResult, self_consistency
 from .trials.design import Design, Stratum, build_design
@@ -52,5 +53,5 @@ __all__ = [
     "load_modelvshuman", "load_representation", "load_trials", "margin_probit_correlation", "ood_analysis",
     "psychophysical_score", "run_benchmark", "save_representation", "self_consistency", "simulate_benchmark",
     "simulate_copy_pair", "validate_judgements", "validate_trials", "__version__",
-    "Measure", "MeasureResult", "get_measure",
+    "Measure", "MeasureResult", "get_measure", "PsychometricFitResult", "psychometric_fits",
 ]

@@ -17,7 +17,7 @@ to float32 rounding of the replicates.
 Regenerated (issue 22) when a stratum's random stream came to be named by the number its condition spells
 (``humanlike.trials.design.Stratum.stream_key``): the same old code 095fce8 (``git archive 095fce8``) with its
 one item-weights line in ``stats/engine.py``, ``item_weights(settings.seed, s.key, ...)``, given the key
-``tuple(stream_label(p) for p in s.key)`` (``humanlike.trials.schema.stream_label`` of the new code), run with
+``tuple(stream_label(p) for p in s.key)`` (``humanlike.trials.names.stream_label`` of the new code), run with
 this script's imports as they were at 76424ea (``humanlike.analyses.ood``, ``humanlike.data.loaders``,
 ``humanlike.data.simulate``, ``humanlike.presentation.cli_ood``, ``humanlike.stats.engine``). Only the
 intervals (and undefined shares) of uniform-noise 0.00/0.10/0.20/0.60/0.90, of the demo's sim-noise

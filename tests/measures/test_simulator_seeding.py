@@ -27,3 +27,27 @@ def test_dvc_simulation_streams_are_the_ones_of_before(monkeypatch):
     monkeypatch.setattr(dvc_simulate, "stream", lambda seed, *key: calls.append(seed) or rng.stream(seed, *key))
     dvc_simulate._rng(5, 4)
     assert calls and list(calls[0].entropy) == [5, 4]
+
+
+def test_shape_bias_simulation_draws_one_stream_per_observer(monkeypatch):
+    from humanlike.measures.shapebias import simulate as shapebias_simulate
+
+    keys = []
+    monkeypatch.setattr(shapebias_simulate, "stream",
+                        lambda seed, *key: keys.append((seed, key)) or rng.stream(seed, *key))
+    observers = {"a": ("human", 0.9, 0.05), "b": ("model", 0.2, 0.7)}
+    both = shapebias_simulate.simulate_cue_conflict(seed=4, n_images_per_class=20, observers=observers)
+    assert keys == [(4, ("shapebias-images",)), (4, ("shapebias-responses", "a")), (4, ("shapebias-responses", "b"))]
+    # each observer's responses are its stream's: the same alone, and in the other order
+    alone = shapebias_simulate.simulate_cue_conflict(seed=4, n_images_per_class=20, observers={"b": observers["b"]})
+    swapped = shapebias_simulate.simulate_cue_conflict(seed=4, n_images_per_class=20,
+                                                       observers={"b": observers["b"], "a": observers["a"]})
+    for other in (alone, swapped):
+        assert (other.loc[other["observer"] == "b", "response"].tolist()
+                == both.loc[both["observer"] == "b", "response"].tolist())
+    # a Generator seed is asked for one root seed, as every seeded function of the package does
+    generated = shapebias_simulate.simulate_cue_conflict(seed=np.random.default_rng(7), n_images_per_class=20,
+                                                         observers=observers)
+    root = rng.normalise_seed(np.random.default_rng(7))
+    assert generated.equals(shapebias_simulate.simulate_cue_conflict(seed=root, n_images_per_class=20,
+                                                                     observers=observers))

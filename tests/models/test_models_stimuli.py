@@ -188,8 +188,10 @@ def test_evaluate_without_torch_exits_2(tmp_path):
     fake = tmp_path / "fake"
     (fake / "torch").mkdir(parents=True)
     (fake / "torch" / "__init__.py").write_text("raise ImportError('no torch here')\n")
+    stimuli = tmp_path / "stimuli"   # the output goes beside the stimuli, not into them (refused before any work)
+    stimuli.mkdir()
     code = ("import sys; from humanlike.app.cli import main; "
-            f"sys.exit(main(['evaluate', 'torchvision:resnet18', {str(tmp_path)!r}, '--out', {str(tmp_path / 'o')!r}]))")
+            f"sys.exit(main(['evaluate', 'torchvision:resnet18', {str(stimuli)!r}, '--out', {str(tmp_path / 'o')!r}]))")
     import os
     import subprocess
 

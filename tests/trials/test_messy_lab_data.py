@@ -24,7 +24,8 @@ from humanlike.measures.ood.alignment import ood_alignment
 from humanlike.measures.dmc.analysis import decision_margin_consistency
 from humanlike.resampling.settings import ResamplingSettings
 from humanlike.trials.loaders import load_trials
-from humanlike.trials.schema import TrialTableError, condition_key, validate_trials
+from humanlike.trials.names import condition_key
+from humanlike.trials.schema import TrialTableError, validate_trials
 from humanlike.trials.simulate import simulate_benchmark
 from humanlike.measures.dmc.analysis import dmc_settings
 

@@ -24,8 +24,8 @@ def report_analyses() -> tuple[str, ...]:
 
     Examples
     --------
-    >>> report_analyses()
-    ('ec', 'dmc', 'dvc', 'ood', 'mlds', 'shapebias', 'psychometrics')
+    >>> report_analyses()[:2], "mlds" in report_analyses(), "psychscore" in report_analyses()   # no report run
+    (('ec', 'dmc'), True, False)
     """
     return tuple(m.name for m in measures() if m.report_run is not None)
 
@@ -36,8 +36,7 @@ def analyses_list(text: str) -> list[str]:
     Parameters
     ----------
     text : str
-        Names from :func:`report_analyses` (``ec, dmc, dvc, ood, mlds, shapebias, psychometrics``), separated by
-        commas.
+        Names from :func:`report_analyses` (the registered measures with a report run), separated by commas.
 
     Returns
     -------
@@ -171,8 +170,11 @@ def run_report(args) -> int:
     check_output_folder(args.out.parent)  # before the analyses, not after
     exclusions = exclusions_of(args)
     results, notes, provenance = {}, [], {}
-    progress = StageProgress(args, "report", [*(["load data"] if args.data else []),
-                                              *(["load judgements"] if args.judgements else []),
+    from ..trials.studies import judgement_study
+
+    judging = bool(args.judgements) or any(judgement_study(p) for p in args.data)
+    progress = StageProgress(args, "report", [*(["load data"] if not all(map(judgement_study, args.data)) else []),
+                                              *(["load judgements"] if judging else []),
                                               *[m.name for m in measures() if m.name in args.analyses], "write"])
     try:
         return _report(args, settings, exclusions, results, notes, provenance, started, progress)
@@ -186,28 +188,42 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
     from .report import content_hash, render_report, write_report
     from .report_sections import build_sections, run_report_analyses
 
+    from ..trials.studies import judgement_study
+
     data, sources = {}, None
-    if args.data:
+    # a `humanlike serve` study of triads or quadruples is difference judgements, as --judgements files are
+    judgement_studies = [p for p in args.data if judgement_study(p)]
+    trial_data = [p for p in args.data if not judgement_study(p)]
+    if trial_data:
         progress.stage("load data")
-        trials, sources = load_data_with_sources(args.data, args)
+        trials, sources = load_data_with_sources(trial_data, args)
+        designs = trials.attrs.get("study_designs", {})
         trials, sources = select_experiments(trials, sources, args.experiment)
+        trials.attrs["study_designs"] = designs          # the analyses of a study follow its design
+        for study, design in designs.items():            # a `humanlike serve` study: say who saw what
+            provenance[f"study design ({study})"] = study_design_text(design)
         data["trials"] = trials
-        provenance.update(content_hash(args.data))
+        provenance.update(content_hash(trial_data))
         if args.experiment:
             provenance["experiments selected"] = ", ".join(args.experiment)
         provenance.update(trials=len(trials), observers=int(trials["observer"].nunique()),
                           experiments=int(trials["experiment"].nunique()))
     judged = [m.name for m in measures() if m.report_input == "judgements" and m.name in args.analyses]
-    if judged and not args.judgements and args.analyses != list(report_analyses()):
+    if judged and not (args.judgements or judgement_studies) and args.analyses != list(report_analyses()):
         raise ValueError(f"--analyses {judged[0]} needs difference judgements: give --judgements FILE...")
-    if args.judgements:
+    if args.judgements or judgement_studies:
         from ..trials.judgement_files import load_judgements
+        from ..trials.judgements import validate_judgements
+        from ..trials.studies import read_sources
 
         progress.stage("load judgements")
-        judgements = load_judgements(args.judgements)
+        judgements = read_sources([*args.judgements, *judgement_studies], load_judgements, validate_judgements)
         data["judgements"] = judgements
-        provenance["judgement files"] = content_hash(args.judgements)
+        if args.judgements:
+            provenance["judgement files"] = content_hash(args.judgements)
         provenance["judgements"] = len(judgements)
+        for study, design in judgements.attrs.get("study_designs", {}).items():
+            provenance[f"study design ({study})"] = study_design_text(design)
     for measure in [m for m in measures() if m.name in args.analyses]:   # one stage each: independent analyses
         progress.stage(measure.name)
         done, more_notes = run_report_analyses(data, [measure.name], settings, exclusions, args.interval)
@@ -216,8 +232,7 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
     progress.stage("write")
     sections, headline = build_sections(results)
     if sources is not None:
-        partial = getattr(results.get("ec"), "details", None)
-        partial = partial.settings.get("partial_models", {}) if partial is not None else {}
+        partial = partial_models(results)
         headline = mark_partial_models(headline, partial, int(trials["experiment"].nunique()))
         sections.insert(0, sources_section(sources, partial, int(trials["experiment"].nunique())))
     html = render_report(sections, title=args.title, headline=headline, provenance=provenance,
@@ -231,6 +246,31 @@ def _report(args, settings, exclusions, results, notes, provenance, started, pro
     for note in notes:
         print(f"  note: {note}")
     return 0
+
+
+def study_design_text(design: dict) -> str:
+    """One line naming a ``humanlike serve`` study's design for the report's provenance.
+
+    Parameters
+    ----------
+    design : dict
+        The study's design report (``design.json``: design, participants, pairs, pairs_sharing, ...).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> study_design_text({"design": "subset", "trials_per_participant": 16, "participants": 12, "pairs": 66,
+    ...                    "pairs_sharing": {"0": 20, "4": 30, "16": 16}, "pairs_sharing_none": 20})
+    'design subset, 16 trial(s) per participant; 12 participant(s), 66 pair(s) (20 sharing no trial); pairs by trials shared: 0: 20, 4: 30, 16: 16'
+    """
+    per = design.get("trials_per_participant") or "all"
+    sharing = ", ".join(f"{k}: {v}" for k, v in design.get("pairs_sharing", {}).items())
+    return (f"design {design.get('design') or 'unstated'}, {per} trial(s) per participant; "
+            f"{design.get('participants')} participant(s), {design.get('pairs')} pair(s) "
+            f"({design.get('pairs_sharing_none')} sharing no trial); pairs by trials shared: {sharing}")
 
 
 def select_experiments(trials, sources, experiments):
@@ -284,6 +324,38 @@ def select_experiments(trials, sources, experiments):
     return trials, sources.reset_index(drop=True)
 
 
+def partial_models(results: dict) -> dict:
+    """The models scored on only some experiments, as the first result that records them states them.
+
+    A measure's result whose details record ``settings["partial_models"]`` (error consistency's does) names
+    them; the report asks every result rather than one measure by name.
+
+    Parameters
+    ----------
+    results : dict
+        ``{measure name: result}`` (a string where a measure could not be computed).
+
+    Returns
+    -------
+    dict of str to list of str
+        Model -> the experiments it was scored on; empty where no result records any.
+
+    Examples
+    --------
+    >>> import types
+    >>> details = types.SimpleNamespace(settings={"partial_models": {"mine": ["edge"]}})
+    >>> partial_models({"a": "not computed", "b": types.SimpleNamespace(details=details)})
+    {'mine': ['edge']}
+    >>> partial_models({})
+    {}
+    """
+    for result in results.values():
+        settings = getattr(getattr(result, "details", None), "settings", None)
+        if isinstance(settings, dict) and settings.get("partial_models"):
+            return dict(settings["partial_models"])
+    return {}
+
+
 def mark_partial_models(headline, partial: dict, n_experiments: int):
     """The headline table with models scored on only some experiments unranked, last and marked ``†``.
 
@@ -292,7 +364,7 @@ def mark_partial_models(headline, partial: dict, n_experiments: int):
     headline : ReportTable or None
         From :func:`humanlike.app.report_sections.build_sections`.
     partial : dict of str to list of str
-        Model -> the experiments it was scored on (``settings["partial_models"]`` of the EC result).
+        Model -> the experiments it was scored on (:func:`partial_models`).
     n_experiments : int
         Experiments of the run.
 

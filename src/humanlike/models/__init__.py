@@ -6,6 +6,18 @@ imports it.
 
 from __future__ import annotations
 
+#: The measures' modules the models' code imports, each by the module that uses it for a method (the reason
+#: beside it); tests/test_architecture.py refuses any other.
+MEASURE_METHODS = {
+    ("humanlike.models.forced_choice", "humanlike.measures.dmc.margins"):
+        "a network's outputs as 16-class decisions and decision margins",
+    ("humanlike.models.spec", "humanlike.measures.dmc.margins"): "the ImageNet-to-16-class mapping",
+    ("humanlike.models.observer", "humanlike.measures.mlds.observers"):
+        "a network observer's difference judgements from its distances",
+    ("humanlike.models.observer", "humanlike.measures.psychscore.sequences"):
+        "the sequence manifest a network observer is run on",
+}
+
 try:
     import torch  # noqa: F401
 except ImportError as err:  # pragma: no cover - exercised where torch is absent

@@ -13,7 +13,7 @@ import hashlib
 
 import numpy as np
 
-from ..trials.schema import stream_label
+from ..trials.names import stream_label
 
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
@@ -143,7 +143,7 @@ def stream(seed: int | np.random.SeedSequence, *key) -> np.random.Generator:
         The run's seed (a Generator is not accepted: its state would make the stream depend on call order).
     *key : str or int
         The stratum's name, e.g. ``("items", "edge", "0", 3)``; a string that spells a number counts in its
-        canonical spelling (:func:`humanlike.trials.schema.stream_label`).
+        canonical spelling (:func:`humanlike.trials.names.stream_label`).
 
     Returns
     -------

@@ -106,7 +106,8 @@ def bootstrap_p_value(replicates, null: float = 0.0) -> np.ndarray:
     return p[0] if one else p
 
 
-def _interval(replicates: np.ndarray, estimate: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+def _percentile_interval_containing(replicates: np.ndarray, estimate: np.ndarray,
+                                    level: float) -> tuple[np.ndarray, np.ndarray]:
     if replicates.shape[0] < 2:
         nan = np.full(replicates.shape[1], np.nan)
         return nan, nan.copy()
@@ -121,7 +122,7 @@ def _score_intervals(scores: Scores, order: list, replicates: np.ndarray, estima
     them, else the percentile interval of the replicates."""
     if scores.interval_method is not None:
         return scores.low[order], scores.high[order], [scores.interval_method[k] for k in order]
-    low, high = _interval(replicates, estimate, level)
+    low, high = _percentile_interval_containing(replicates, estimate, level)
     method = PERCENTILE_INTERVAL if replicates.shape[0] >= 2 else NO_RESAMPLES
     return low, high, [method] * len(order)
 
@@ -222,26 +223,6 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
-def _rows(kind, family, a_names, b_names, est_a, est_b, diff, diff_reps, level, correction, scale, test,
-          scores: Scores, reasons, null: float = 0.0) -> pd.DataFrame:
-    low, high = _interval(diff_reps, diff, level)
-    p = bootstrap_p_value(diff_reps, null) if diff_reps.shape[0] else np.full(diff.size, np.nan)
-    p = np.where(np.isfinite(diff), p, np.nan)
-    padj = adjust(p, correction)
-    size = int(np.isfinite(p).sum())
-    frame = pd.DataFrame({
-        "measure": scores.measure, "scope": scores.scope, "comparison": kind,
-        "model_a": list(a_names), "model_b": list(b_names), "estimate_a": est_a, "estimate_b": est_b,
-        "difference": diff, "ci_low": low, "ci_high": high, "p_value": p, "p_adjusted": padj,
-        "resolved": np.nan_to_num(padj, nan=2.0) <= 1 - level,
-        "family": f"{family} ({size} test{'s' if size != 1 else ''})", "family_size": size,
-        "correction": correction, "test": test,
-        "interval": PERCENTILE_INTERVAL if diff_reps.shape[0] >= 2 else NO_RESAMPLES, "scale": scale,
-        "undefined_share": _undefined_share(diff_reps), "reason": list(reasons),
-    })
-    return frame
-
-
 def _replace_intervals(pairs: pd.DataFrame, intervals: pd.DataFrame) -> None:
     """Put ``intervals`` (of ``model_a - model_b``, either order) into the pair rows, in place."""
     given = {}
@@ -305,6 +286,40 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
     >>> result.scores["letters"].tolist()
     ['a', 'b', 'b']
     """
+    _check_options(scores, correction, level, normalise)
+    if normalise is None:
+        est, reps, scale = scores.estimate, scores.replicates, "raw"
+    else:
+        est, reps, scale = normalised_scores(scores, normalise)
+    order = _best_first(est)
+    names = [scores.models[k] for k in order]
+    est, reps = est[order], reps[:, order]
+    reasons = [scores.reasons[k] for k in order]
+    family = _ComparisonFamily(scores, level, correction, scale,
+                     BOOTSTRAP_TEST if scores.n_resamples else NO_RESAMPLES)
+    pairs = _pair_rows(family, names, est, reps, reasons)
+    if pair_intervals is not None and len(pair_intervals) and normalise is None:
+        _replace_intervals(pairs, pair_intervals)
+    frames = [pairs]
+    if extra_tests is not None and len(extra_tests):
+        frames.append(_extra_test_rows(family, extra_tests, names, pairs))
+    if np.isfinite(scores.ceiling):
+        frames.append(_model_vs_ceiling_rows(family, names, est, reps, reasons, normalised=normalise is not None))
+        if not scores.ceiling_fixed:
+            frames.append(_ceiling_vs_chance_row(family))
+    comparisons = pd.concat(frames, ignore_index=True)[COMPARISON_COLUMNS]
+    score_frame = _score_table(scores, order, names, est, reps, reasons, pairs, level, scale,
+                               normalised=normalise is not None)
+    settings = dict(scores.settings, level=level, correction=correction, normalise=normalise,
+                    notes=_resolution_notes(scores, pairs, level, correction),
+                    measure=scores.measure, scope=scores.scope, n_resamples=scores.n_resamples,
+                    p_value="bootstrap: min(1, 2 (1 + min(#{d* <= 0}, #{d* >= 0})) / (1 + R))")
+    return ComparisonResult(comparisons, score_frame, _ceiling_summary(scores, level), settings)
+
+
+def _check_options(scores: Scores, correction: str, level: float, normalise: str | None) -> None:
+    """Refuse a level, correction or normalisation :func:`compare_scores` does not know, intervals given at
+    another level, and fewer than two models."""
     check_level(level)
     given = scores.interval_method is not None or scores.ceiling_interval_method
     if given and float(scores.interval_level) != float(level):
@@ -316,109 +331,159 @@ def compare_scores(scores: Scores, *, correction: str = "holm", level: float = 0
         raise ValueError(f"normalise must be one of {NORMALISATIONS} or None, not {normalise!r}")
     if len(scores.models) < 2:
         raise ValueError(f"a comparison needs at least two models; got {list(scores.models)}")
-    if normalise is None:
-        est, reps, scale = scores.estimate, scores.replicates, "raw"
-    else:
-        est, reps, scale = normalised_scores(scores, normalise)
-    # models by score, best first (undefined last), ties in the order given
-    order = sorted(range(len(scores.models)), key=lambda k: (not np.isfinite(est[k]), -np.nan_to_num(est[k])))
-    names = [scores.models[k] for k in order]
-    est, reps = est[order], reps[:, order]
-    raw_est, raw_reps = scores.estimate[order], scores.replicates[:, order]
-    reasons = [scores.reasons[k] for k in order]
-    m = len(names)
-    ia, ib = np.triu_indices(m, k=1)
-    pair_reasons = [("; ".join(r for r in (reasons[i], reasons[j]) if r)) for i, j in zip(ia, ib)]
-    test = BOOTSTRAP_TEST if scores.n_resamples else NO_RESAMPLES
-    frames = [_rows("pair", f"all pairs of {m} models", [names[i] for i in ia], [names[j] for j in ib],
-                    est[ia], est[ib], est[ia] - est[ib], reps[:, ia] - reps[:, ib], level, correction, scale,
-                    test, scores, pair_reasons)]
-    if pair_intervals is not None and len(pair_intervals) and normalise is None:
-        _replace_intervals(frames[0], pair_intervals)
-    if extra_tests is not None and len(extra_tests):
-        extra = extra_tests.copy()
-        size = int(np.isfinite(extra["p_value"].to_numpy(dtype=float)).sum())
-        position = {n: k for k, n in enumerate(names)}
-        flip = extra["model_a"].map(position) > extra["model_b"].map(position)
-        extra.loc[flip, ["model_a", "model_b"]] = extra.loc[flip, ["model_b", "model_a"]].to_numpy()
-        pair_order = {(a, b): k for k, (a, b) in enumerate(zip(frames[0]["model_a"], frames[0]["model_b"]))}
-        extra = extra.assign(_order=[pair_order.get((a, b), len(pair_order))
-                                     for a, b in zip(extra["model_a"], extra["model_b"])])
-        extra = extra.sort_values("_order", kind="stable").drop(columns="_order").reset_index(drop=True)
-        padj = adjust(extra["p_value"].to_numpy(dtype=float), correction)
-        diff_lookup = {(f["model_a"], f["model_b"]): (f["estimate_a"], f["estimate_b"], f["difference"])
-                       for f in frames[0].to_dict("records")}
-        values = [diff_lookup.get((a, b), (np.nan, np.nan, np.nan))
-                  for a, b in zip(extra["model_a"], extra["model_b"])]
-        frames.append(pd.DataFrame({
-            "measure": scores.measure, "scope": scores.scope, "comparison": "pair",
-            "model_a": extra["model_a"].to_numpy(), "model_b": extra["model_b"].to_numpy(),
-            "estimate_a": [v[0] for v in values], "estimate_b": [v[1] for v in values],
-            "difference": [v[2] for v in values], "ci_low": np.nan, "ci_high": np.nan,
-            "p_value": extra["p_value"].to_numpy(dtype=float), "p_adjusted": padj,
-            "resolved": np.nan_to_num(padj, nan=2.0) <= 1 - level,
-            "family": f"{extra['test'].iloc[0]}: all pairs of {m} models ({size} test{'s' if size != 1 else ''})",
-            "family_size": size, "correction": correction, "test": extra["test"].to_numpy(), "interval": "",
-            "scale": scale,
-            "undefined_share": np.nan, "reason": extra["reason"].to_numpy()}))
-    has_ceiling = np.isfinite(scores.ceiling)
-    if has_ceiling:
-        if normalise is None:
-            ceiling_est, ceiling_reps, null = scores.ceiling, scores.ceiling_replicates[:, None], 0.0
-            ceil_diff, ceil_reps = est - ceiling_est, reps - ceiling_reps
-        else:   # on the normalised scale the ceiling is 1 (Brain-Score's clipped scores reach it, never exceed)
-            ceiling_est, null = 1.0, 0.0
-            ceil_diff, ceil_reps = est - 1.0, reps - 1.0
-        frames.append(_rows("model vs ceiling", f"{m} models vs the human ceiling", names, ["human ceiling"] * m,
-                            est, np.full(m, ceiling_est), ceil_diff, ceil_reps, level, correction, scale, test,
-                            scores, reasons, null))
-        cr = scores.ceiling_replicates[:, None]
-    if has_ceiling and not scores.ceiling_fixed:
-        chance_row = _rows("ceiling vs chance", "the human ceiling vs chance", ["human ceiling"], ["chance"],
-                           np.array([scores.ceiling]), np.array([scores.chance]),
-                           np.array([scores.ceiling - scores.chance]), cr - scores.chance, level, correction,
-                           "raw", test, scores, [""])
-        if scores.ceiling_interval_method:
-            # chance is a constant: the difference's interval is the ceiling's own, shifted (one number, one
-            # interval); the p-value stays the bootstrap test's, named in ``test``
-            chance_row[["ci_low", "ci_high", "interval"]] = [scores.ceiling_low - scores.chance,
-                                                             scores.ceiling_high - scores.chance,
-                                                             scores.ceiling_interval_method]
-        frames.append(chance_row)
-    comparisons = pd.concat(frames, ignore_index=True)[COMPARISON_COLUMNS]
 
-    resolved = {frozenset((a, b)) for a, b, r in
-                frames[0][["model_a", "model_b", "resolved"]].itertuples(index=False) if r}
-    letters = compact_letters(names, resolved)
-    raw_low, raw_high, raw_methods = _score_intervals(scores, order, raw_reps, raw_est, level)
-    if normalise is None:
-        n_est, n_low, n_high = np.full(m, np.nan), np.full(m, np.nan), np.full(m, np.nan)
+
+def _best_first(estimates: np.ndarray) -> list[int]:
+    """The models' positions by score, best first (undefined last), ties in the order given."""
+    return sorted(range(len(estimates)), key=lambda k: (not np.isfinite(estimates[k]), -np.nan_to_num(estimates[k])))
+
+
+@dataclass(frozen=True)
+class _ComparisonFamily:
+    """What every family of comparisons of one call shares: the scores, the level, the correction, the scale
+    and the name of the test."""
+
+    scores: Scores
+    level: float
+    correction: str
+    scale: str
+    test: str
+
+    def rows(self, kind, family, a_names, b_names, est_a, est_b, diff, diff_reps, reasons, null: float = 0.0,
+             scale: str | None = None) -> pd.DataFrame:
+        """One family's rows: each difference with its percentile interval and bootstrap p-value, the p-values
+        adjusted together (:data:`COMPARISON_COLUMNS`)."""
+        low, high = _percentile_interval_containing(diff_reps, diff, self.level)
+        p = bootstrap_p_value(diff_reps, null) if diff_reps.shape[0] else np.full(diff.size, np.nan)
+        p = np.where(np.isfinite(diff), p, np.nan)
+        padj = adjust(p, self.correction)
+        size = int(np.isfinite(p).sum())
+        return pd.DataFrame({
+            "measure": self.scores.measure, "scope": self.scores.scope, "comparison": kind,
+            "model_a": list(a_names), "model_b": list(b_names), "estimate_a": est_a, "estimate_b": est_b,
+            "difference": diff, "ci_low": low, "ci_high": high, "p_value": p, "p_adjusted": padj,
+            "resolved": np.nan_to_num(padj, nan=2.0) <= 1 - self.level,
+            "family": f"{family} ({size} test{'s' if size != 1 else ''})", "family_size": size,
+            "correction": self.correction, "test": self.test,
+            "interval": PERCENTILE_INTERVAL if diff_reps.shape[0] >= 2 else NO_RESAMPLES,
+            "scale": self.scale if scale is None else scale,
+            "undefined_share": _undefined_share(diff_reps), "reason": list(reasons),
+        })
+
+
+def _pair_rows(family: _ComparisonFamily, names: list, est: np.ndarray, reps: np.ndarray,
+               reasons: list) -> pd.DataFrame:
+    """Every pair of models (best first, so ``difference >= 0``), one family."""
+    ia, ib = np.triu_indices(len(names), k=1)
+    pair_reasons = [("; ".join(r for r in (reasons[i], reasons[j]) if r)) for i, j in zip(ia, ib)]
+    return family.rows("pair", f"all pairs of {len(names)} models", [names[i] for i in ia], [names[j] for j in ib],
+                       est[ia], est[ib], est[ia] - est[ib], reps[:, ia] - reps[:, ib], pair_reasons)
+
+
+def _extra_test_rows(family: _ComparisonFamily, extra_tests: pd.DataFrame, names: list,
+                     pairs: pd.DataFrame) -> pd.DataFrame:
+    """A measure's further pairwise tests as rows of their own family, in the order of the pair rows, each pair
+    best first, corrected alike (no interval: the test gives a p-value only)."""
+    m = len(names)
+    extra = extra_tests.copy()
+    size = int(np.isfinite(extra["p_value"].to_numpy(dtype=float)).sum())
+    position = {n: k for k, n in enumerate(names)}
+    flip = extra["model_a"].map(position) > extra["model_b"].map(position)
+    extra.loc[flip, ["model_a", "model_b"]] = extra.loc[flip, ["model_b", "model_a"]].to_numpy()
+    pair_order = {(a, b): k for k, (a, b) in enumerate(zip(pairs["model_a"], pairs["model_b"]))}
+    extra = extra.assign(_order=[pair_order.get((a, b), len(pair_order))
+                                 for a, b in zip(extra["model_a"], extra["model_b"])])
+    extra = extra.sort_values("_order", kind="stable").drop(columns="_order").reset_index(drop=True)
+    padj = adjust(extra["p_value"].to_numpy(dtype=float), family.correction)
+    diff_lookup = {(f["model_a"], f["model_b"]): (f["estimate_a"], f["estimate_b"], f["difference"])
+                   for f in pairs.to_dict("records")}
+    values = [diff_lookup.get((a, b), (np.nan, np.nan, np.nan)) for a, b in zip(extra["model_a"], extra["model_b"])]
+    return pd.DataFrame({
+        "measure": family.scores.measure, "scope": family.scores.scope, "comparison": "pair",
+        "model_a": extra["model_a"].to_numpy(), "model_b": extra["model_b"].to_numpy(),
+        "estimate_a": [v[0] for v in values], "estimate_b": [v[1] for v in values],
+        "difference": [v[2] for v in values], "ci_low": np.nan, "ci_high": np.nan,
+        "p_value": extra["p_value"].to_numpy(dtype=float), "p_adjusted": padj,
+        "resolved": np.nan_to_num(padj, nan=2.0) <= 1 - family.level,
+        "family": f"{extra['test'].iloc[0]}: all pairs of {m} models ({size} test{'s' if size != 1 else ''})",
+        "family_size": size, "correction": family.correction, "test": extra["test"].to_numpy(), "interval": "",
+        "scale": family.scale,
+        "undefined_share": np.nan, "reason": extra["reason"].to_numpy()})
+
+
+def _model_vs_ceiling_rows(family: _ComparisonFamily, names: list, est: np.ndarray, reps: np.ndarray,
+                           reasons: list, *, normalised: bool) -> pd.DataFrame:
+    """Each model against the human ceiling, one family; on the normalised scale the ceiling is 1 (Brain-Score's
+    clipped scores reach it, never exceed)."""
+    scores, m = family.scores, len(names)
+    if normalised:
+        ceiling_est, ceiling_reps = 1.0, 1.0
     else:
-        n_low, n_high = _interval(reps, est, level)
+        ceiling_est, ceiling_reps = scores.ceiling, scores.ceiling_replicates[:, None]
+    return family.rows("model vs ceiling", f"{m} models vs the human ceiling", names, ["human ceiling"] * m,
+                       est, np.full(m, ceiling_est), est - ceiling_est, reps - ceiling_reps, reasons)
+
+
+def _ceiling_vs_chance_row(family: _ComparisonFamily) -> pd.DataFrame:
+    """The human ceiling against chance, on the raw scale."""
+    scores = family.scores
+    row = family.rows("ceiling vs chance", "the human ceiling vs chance", ["human ceiling"], ["chance"],
+                      np.array([scores.ceiling]), np.array([scores.chance]), np.array([scores.ceiling - scores.chance]),
+                      scores.ceiling_replicates[:, None] - scores.chance, [""], scale="raw")
+    if scores.ceiling_interval_method:
+        # chance is a constant: the difference's interval is the ceiling's own, shifted (one number, one
+        # interval); the p-value stays the bootstrap test's, named in ``test``
+        row[["ci_low", "ci_high", "interval"]] = [scores.ceiling_low - scores.chance,
+                                                  scores.ceiling_high - scores.chance, scores.ceiling_interval_method]
+    return row
+
+
+def _score_table(scores: Scores, order: list, names: list, est: np.ndarray, reps: np.ndarray, reasons: list,
+                 pairs: pd.DataFrame, level: float, scale: str, *, normalised: bool) -> pd.DataFrame:
+    """One row per model, best first: its raw score with its own interval, the normalised score, its rank and
+    its letters (models that share a letter are not resolved apart)."""
+    m = len(names)
+    resolved = {frozenset((a, b)) for a, b, r in pairs[["model_a", "model_b", "resolved"]].itertuples(index=False)
+                if r}
+    letters = compact_letters(names, resolved)
+    raw_est, raw_reps = scores.estimate[order], scores.replicates[:, order]
+    raw_low, raw_high, raw_methods = _score_intervals(scores, order, raw_reps, raw_est, level)
+    if normalised:
+        n_low, n_high = _percentile_interval_containing(reps, est, level)
         n_est = est
-    score_frame = pd.DataFrame({
+    else:
+        n_est, n_low, n_high = np.full(m, np.nan), np.full(m, np.nan), np.full(m, np.nan)
+    return pd.DataFrame({
         "measure": scores.measure, "scope": scores.scope, "model": names, "estimate": raw_est, "ci_low": raw_low,
         "ci_high": raw_high, "interval": raw_methods, "normalised": n_est, "normalised_low": n_low,
         "normalised_high": n_high, "scale": scale, "rank": np.arange(1, m + 1), "letters": [letters[n] for n in names],
         "undefined_share": _undefined_share(reps), "reason": reasons})[SCORE_COLUMNS]
+
+
+def _ceiling_summary(scores: Scores, level: float) -> dict:
+    """The human ceiling with its own interval where the measure gave one, else the percentile interval of its
+    replicates (none without two)."""
     ceiling = {"estimate": scores.ceiling, "ci_low": np.nan, "ci_high": np.nan, "interval": "",
                "chance": scores.chance}
+    has_ceiling = np.isfinite(scores.ceiling)
     if has_ceiling and scores.ceiling_interval_method:
         ceiling.update(ci_low=float(scores.ceiling_low), ci_high=float(scores.ceiling_high),
                        interval=scores.ceiling_interval_method)
     elif has_ceiling and scores.n_resamples >= 2:
-        lo, hi = _interval(scores.ceiling_replicates[:, None], np.array([scores.ceiling]), level)
+        lo, hi = _percentile_interval_containing(scores.ceiling_replicates[:, None], np.array([scores.ceiling]), level)
         ceiling.update(ci_low=float(lo[0]), ci_high=float(hi[0]), interval=PERCENTILE_INTERVAL)
-    notes = []
-    if scores.n_resamples:
-        floor = 2.0 / (scores.n_resamples + 1)
-        n_pairs = int(frames[0]["p_value"].notna().sum())
-        best = floor * (n_pairs if correction == "holm" else 1)
-        if best > 1 - level:
-            notes.append(f"with {scores.n_resamples} resamples the smallest bootstrap p-value is {floor:.2g}; "
-                         f"after {correction} over {n_pairs} pairs no pair can be resolved at alpha "
-                         f"{1 - level:.2g}: use more resamples (at least {math.ceil(2 * n_pairs / (1 - level))})")
-    settings = dict(scores.settings, level=level, correction=correction, normalise=normalise, notes=notes,
-                    measure=scores.measure, scope=scores.scope, n_resamples=scores.n_resamples,
-                    p_value="bootstrap: min(1, 2 (1 + min(#{d* <= 0}, #{d* >= 0})) / (1 + R))")
-    return ComparisonResult(comparisons, score_frame, ceiling, settings)
+    return ceiling
+
+
+def _resolution_notes(scores: Scores, pairs: pd.DataFrame, level: float, correction: str) -> list[str]:
+    """A note where the resamples are too few for any pair to be resolved after the correction."""
+    if not scores.n_resamples:
+        return []
+    floor = 2.0 / (scores.n_resamples + 1)
+    n_pairs = int(pairs["p_value"].notna().sum())
+    best = floor * (n_pairs if correction == "holm" else 1)
+    if best <= 1 - level:
+        return []
+    return [f"with {scores.n_resamples} resamples the smallest bootstrap p-value is {floor:.2g}; "
+            f"after {correction} over {n_pairs} pairs no pair can be resolved at alpha "
+            f"{1 - level:.2g}: use more resamples (at least {math.ceil(2 * n_pairs / (1 - level))})"]

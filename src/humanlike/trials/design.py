@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .schema import TrialTableError, stream_label
+from .names import stream_label
+from .schema import TrialTableError
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class Stratum:
     @property
     def stream_key(self) -> tuple:
         """The key that names the stratum's random stream: :attr:`key` with every label that spells a number in
-        its canonical spelling (:func:`humanlike.trials.schema.stream_label`), so a condition ``0.00`` re-spelled
+        its canonical spelling (:func:`humanlike.trials.names.stream_label`), so a condition ``0.00`` re-spelled
         ``0.0`` by pandas draws the same resamples.
 
         Examples

@@ -14,7 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from .raw_data import image_stem
-from .schema import TrialTableError, condition_mask, validate_trials
+from .names import condition_mask
+from .schema import TrialTableError, validate_trials
 from .sources import EVALUATION, file_digest
 from .tidy_files import read_tidy_file
 

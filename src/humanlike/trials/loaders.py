@@ -33,7 +33,8 @@ from .cache import cached_table
 from .evaluation_folders import add_evaluation_folders, is_evaluation_folder
 from .lab_files import LabMapping, lab_trials
 from .raw_data import HUMAN_PATTERN, load_raw_data_with_sources
-from .schema import TrialTableError, clean_name, validate_trials
+from .names import clean_name
+from .schema import TrialTableError, validate_trials
 from .sources import SOURCE_COLUMNS, TRIAL_FILE, check_on_conflict, file_digest, separate_sources, sources_table
 from .tidy_files import validate_tidy_file
 
@@ -216,7 +217,7 @@ def declare_humans(trials: pd.DataFrame, humans: Sequence[str]) -> pd.DataFrame:
         A validated trial table.
     humans : sequence of str
         Observer names or shell-style patterns (``*``, ``?``, ``[...]``), compared after Unicode cleaning
-        (:func:`humanlike.trials.schema.clean_name`).
+        (:func:`humanlike.trials.names.clean_name`).
 
     Returns
     -------

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .schema import NO_ANSWER, TrialTableError, clean_name, validate_trials
+from .names import clean_name
+from .schema import NO_ANSWER, TrialTableError, validate_trials
 from .sources import RAW_DATA, SOURCE_COLUMNS, check_on_conflict, file_digest, rename_later_sources, source_labels
 
 PathLike = str | os.PathLike

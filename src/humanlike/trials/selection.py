@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .schema import TrialTableError, condition_mask, first_presentations, match_conditions, validate_trials, warn_unmatched
+from .names import condition_mask, match_conditions, warn_unmatched
+from .schema import TrialTableError, first_presentations, validate_trials
 
 # The model-vs-human benchmark's excluded conditions, as the condition strings of its raw data
 # (docs/measures/error-consistency.md). Experiments not listed keep every condition; the five single-condition experiments
@@ -54,7 +55,7 @@ def exclusions_table(exclusions: dict[str, tuple[str, ...]] = MODELVSHUMAN_EXCLU
 
 def apply_exclusions(trials: pd.DataFrame, exclusions: dict[str, tuple[str, ...]] | None) -> pd.DataFrame:
     """Drop excluded (experiment, condition) rows; conditions match by the number they spell (``0.00`` names
-    ``0.0``), else case-insensitively (:func:`humanlike.trials.schema.condition_key`).
+    ``0.0``), else case-insensitively (:func:`humanlike.trials.names.condition_key`).
 
     An excluded condition that names nothing in an experiment of the data is reported with a warning (an
     experiment absent from the data is not).
@@ -160,7 +161,7 @@ def pick_condition(trials: pd.DataFrame, condition: str, before_exclusions: pd.D
     trials : pandas.DataFrame
         Trials after the exclusions.
     condition : str
-        The condition asked for (compared as :func:`humanlike.trials.schema.condition_mask` does).
+        The condition asked for (compared as :func:`humanlike.trials.names.condition_mask` does).
     before_exclusions : pandas.DataFrame, optional
         The same trials before the exclusions, to tell "excluded" from "not in the data".
 

@@ -64,6 +64,39 @@ def looks_like_study(path) -> bool:
     return text.startswith(("sqlite:", "postgresql:", "postgres:", "postgresql+")) or (Path(text) / "study.toml").is_file()
 
 
+def judgement_study(path) -> bool:
+    """Whether a DATA argument is a study folder of difference judgements (``task`` triads or quads in its
+    study.toml), whose table is a judgement table rather than a trial table.
+
+    Parameters
+    ----------
+    path : str or path
+        A DATA argument.
+
+    Returns
+    -------
+    bool
+        False for anything else, a database URL included (its task is in the database).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "study.toml").write_text('task = "triads"')
+    >>> judgement_study(folder), judgement_study("raw-data/")
+    (True, False)
+    """
+    import tomllib
+
+    config = Path(str(path)) / "study.toml"
+    if not config.is_file():
+        return False
+    try:
+        return tomllib.loads(config.read_text()).get("task") in ("triads", "quads")
+    except (OSError, tomllib.TOMLDecodeError):
+        return False          # the study reader names what is wrong with it
+
+
 def read_sources(paths, load_other, validate):
     """The table of DATA arguments that may mix studies (folders, database URLs) and other sources.
 

@@ -5,3 +5,18 @@ An optional part of the package (``pip install "humanlike[web]"``): nothing outs
 command line's handlers imports it. Importing this package itself is light; the server's dependencies
 (Starlette, uvicorn, SQLAlchemy, Alembic) are imported by the modules that use them.
 """
+
+#: The measures' modules the server imports, each by the module that uses it for a method its studies are built
+#: on (the reason beside it); tests/test_architecture.py refuses any other. The researcher page's analyses are
+#: none of them: it finds them through the measure registry (:mod:`humanlike.web.researcher`).
+MEASURE_METHODS = {
+    ("humanlike.web.design", "humanlike.measures.mlds.observers"):
+        "the triad and quadruple designs a judgement study presents",
+    ("humanlike.web.stimuli", "humanlike.measures.psychscore.sequences"): "a study's image sequences, read",
+    ("humanlike.web.cli", "humanlike.measures.psychscore.sequences"): "a study's image sequences, read",
+    ("humanlike.web.demo", "humanlike.measures.psychscore.sequences"): "the demo study's image sequences, built",
+    ("humanlike.web.planning", "humanlike.measures.ec.analysis"):
+        "planning a classification study: the interval of its human-human error consistency",
+    ("humanlike.web.planning", "humanlike.measures.mlds.analysis"):
+        "planning a judgement study: the interval of its pooled difference scale",
+}

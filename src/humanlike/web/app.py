@@ -8,7 +8,7 @@ Routes (docs/run-your-own-experiment.md#the-http-api):
   ``POST /api/p/{token}/response``: one response, committed before the answer goes back;
 - ``GET /stimulus/{opaque}``: a stimulus image;
 - ``GET /researcher``: the login form, then progress and analysis; ``POST /researcher/login`` (the secret, from
-  the form) sets an HttpOnly cookie; ``/researcher/figure.png``, ``/researcher/export.csv`` (scripts send
+  the form) sets an HttpOnly cookie; ``/researcher/figure.png?n=K`` (the page's K-th figure), ``/researcher/export.csv`` (scripts send
   ``Authorization: Bearer SECRET``).
 
 Every request with a body passes :class:`humanlike.web.guard.RequestGuard` (size cap, cross-site refusal).
@@ -285,10 +285,12 @@ def create_app(study: Study, secret: str) -> Starlette:
     def researcher_figure(request: Request):
         if not authorised(request):
             return forbidden()
-        png = analysis().figure
-        if png is None:
-            return PlainTextResponse("no figure yet: too few responses", status_code=404, headers=SECURITY_HEADERS)
-        return Response(png, media_type="image/png", headers=SECURITY_HEADERS)
+        figures = analysis().figures
+        number = request.query_params.get("n", "0")   # the page's K-th figure (figure.png?n=K), the first by default
+        if not number.isdigit() or int(number) >= len(figures):
+            return PlainTextResponse(f"no figure {number} yet: the analysis has drawn {len(figures)}",
+                                     status_code=404, headers=SECURITY_HEADERS)
+        return Response(figures[int(number)], media_type="image/png", headers=SECURITY_HEADERS)
 
     def researcher_export(request: Request):
         if not authorised(request):

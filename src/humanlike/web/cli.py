@@ -234,7 +234,7 @@ _width.bad_examples = ["0", "3", "x"]
 
 
 def _add_plan_design(plan_sub) -> None:
-    from ..measures.options import add_json_option, add_seed_option
+    from ..measures.options import add_json_option, add_seed_option, float_in
 
     plan = plan_sub.add_parser(
         "design", help="participants a study design needs for a target interval width (EC, MLDS scale)",
@@ -260,10 +260,10 @@ def _add_plan_design(plan_sub) -> None:
     plan.add_argument("--resamples", type=_count, default=200, help="bootstrap resamples per analysis")
     add_seed_option(plan)   # the simulated studies and their bootstraps
     add_json_option(plan)
-    plan.add_argument("--p-easy", type=float, default=0.9, help="classify: accuracy on the easy half of the items")
-    plan.add_argument("--p-hard", type=float, default=0.2, help="classify: accuracy on the hard half of the items")
-    plan.add_argument("--sigma", type=float, default=0.2, help="judgements: decision noise (scale 0..1)")
-    plan.add_argument("--exponent", type=float, default=2.0, help="judgements: the scale psi = level ** exponent")
+    plan.add_argument("--p-easy", type=float_in(0, 1), default=0.9, help="classify: accuracy on the easy half of the items")
+    plan.add_argument("--p-hard", type=float_in(0, 1), default=0.2, help="classify: accuracy on the hard half of the items")
+    plan.add_argument("--sigma", type=float_in(0, open_low=True), default=0.2, help="judgements: decision noise (scale 0..1)")
+    plan.add_argument("--exponent", type=float_in(0, open_low=True), default=2.0, help="judgements: the scale psi = level ** exponent")
     plan.set_defaults(handler=run_plan_design)
 
 
@@ -289,11 +289,6 @@ def run_plan_design(args) -> int:
     from .config import StudyConfig, StudyConfigError
     from .planning import plan_design, planted_truth, synthetic_stimuli
 
-    for name in ("p_easy", "p_hard"):
-        if not 0 <= getattr(args, name) <= 1:
-            raise ValueError(f"--{name.replace('_', '-')} must lie in [0, 1], got {getattr(args, name)}")
-    if args.sigma <= 0 or args.exponent <= 0:
-        raise ValueError("--sigma and --exponent must be above 0")
     try:
         config = StudyConfig(title="plan", task=args.task, stimuli=".", labels=["a", "b"], design=args.design or "",
                              trials_per_participant=args.per_participant, practice_trials=0, catch_trials=0)
@@ -304,7 +299,8 @@ def run_plan_design(args) -> int:
                            seed=args.seed, **truth)
     except StudyConfigError as err:
         raise ValueError(str(err)) from None
-    what = ("mean human-human error consistency" if args.task == "classify"
+    ec_kind = "mean" if config.design == "everything" else "pooled"
+    what = (f"{ec_kind} human-human error consistency" if args.task == "classify"
             else "pooled MLDS standard scale (mean over interior levels and scales)")
     enough = plan[plan["median_width"] <= args.target_width]
     fewest = int(enough["participants"].iloc[0]) if len(enough) else None
@@ -318,8 +314,8 @@ def run_plan_design(args) -> int:
         return 0
     print(f"design {config.design}, {args.task}, {config.trials_per_participant or 'all'} trial(s) per participant: "
           f"95% interval width of the {what}, median of {args.repeats} simulated studies; planted truth "
-          f"{planted_truth(args.task, n_levels=args.levels, **truth):.3f} (set median_estimate against it: an EC "
-          "on few shared trials is biased towards 0)")
+          f"{planted_truth(args.task, n_levels=args.levels, **truth):.3f} (set median_estimate against it; "
+          "error consistency as `humanlike ec STUDY` gives it: pooled over pairs unless everyone sees everything)")
     print(plan.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     if fewest is not None:
         print(f"fewest participants reaching width {args.target_width}: {fewest}")

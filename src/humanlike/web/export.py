@@ -383,6 +383,11 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
                 stimuli = pd.DataFrame(json.loads(known[0]), columns=["sequence", "level", "alpha"])
         table = study_table(engine, config, stimuli, include_platform_ids=include_platform_ids,
                             keep_excluded=keep_excluded)
+        if table.empty and not keep_excluded and not study_table(engine, config, stimuli, keep_excluded=True).empty:
+            # answers exist, but the attention checks excluded everyone who gave them (a dry run's random bots)
+            raise ValueError(f"{source}: every participant who answered failed more attention checks than "
+                             f"max_catch_failures = {config.max_catch_failures} allows and is excluded; "
+                             "`humanlike export --keep-excluded` keeps them")
     except SQLAlchemyError as err:     # corrupt, unreachable, refused: one line naming the database
         raise db.unreadable(url, err) from None
     finally:

@@ -129,7 +129,8 @@ def simulated_study(config: StudyConfig, stimuli: pd.DataFrame, n_participants: 
     return table
 
 
-def interval_width(table: pd.DataFrame, task: str, *, resamples: int, seed: int) -> tuple[float, float]:
+def interval_width(table: pd.DataFrame, task: str, *, resamples: int, seed: int,
+                   pool_pairs: bool = False) -> tuple[float, float]:
     """The interval width the study's analysis gives, and its estimate: the mean human-human EC
     (classification) or the pooled MLDS standard scale, widths and values averaged over the interior levels
     and the scales (judgements); NaN where undefined.
@@ -142,6 +143,9 @@ def interval_width(table: pd.DataFrame, task: str, *, resamples: int, seed: int)
         The task.
     resamples, seed : int
         Bootstrap resamples and seed.
+    pool_pairs : bool
+        Classification: the pooled error consistency (what ``humanlike ec STUDY`` gives a study whose pairs
+        share part of the trials; :func:`humanlike.measures.ec.analysis.error_consistency`).
 
     Returns
     -------
@@ -162,14 +166,16 @@ def interval_width(table: pd.DataFrame, task: str, *, resamples: int, seed: int)
 
     with warnings.catch_warnings():      # a simulated study's warnings (undefined resamples) are not the user's
         warnings.simplefilter("ignore", RuntimeWarning)
-        return _interval_width(table, task, resamples, seed)
+        return _interval_width(table, task, resamples, seed, pool_pairs)
 
 
-def _interval_width(table: pd.DataFrame, task: str, resamples: int, seed: int) -> tuple[float, float]:
+def _interval_width(table: pd.DataFrame, task: str, resamples: int, seed: int,
+                    pool_pairs: bool) -> tuple[float, float]:
     if task == "classify":
         from ..measures.ec.analysis import error_consistency
 
-        result = error_consistency(table, settings=ResamplingSettings(n_resamples=resamples, seed=seed))
+        result = error_consistency(table, settings=ResamplingSettings(n_resamples=resamples, seed=seed),
+                                   pool_pairs=pool_pairs)
         frame = result.summary_frame()
         row = frame[(frame["scope"] == "overall") & (frame["kind"] == "human-human")
                     & (frame["metric"] == "error_consistency")]
@@ -259,7 +265,9 @@ def plan_design(config: StudyConfig, stimuli: pd.DataFrame, participants, *, rep
     for n in participants:
         studies = [simulated_study(config, stimuli, int(n), seed=int(stream(seed, "plan", n, r).integers(2**31)),
                                    **truth) for r in range(repeats)]
-        found = np.array([interval_width(table, config.task, resamples=resamples, seed=seed) for table in studies])
+        # analysed as `humanlike ec STUDY --pool auto` will: pooled where pairs share part of the trials
+        found = np.array([interval_width(table, config.task, resamples=resamples, seed=seed,
+                                         pool_pairs=config.design != "everything") for table in studies])
         widths, estimates = found[:, 0], found[:, 1]
         finite = widths[np.isfinite(widths)]
         rows.append({"participants": int(n),

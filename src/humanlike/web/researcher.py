@@ -1,29 +1,41 @@
-"""The researcher's page: progress, attention checks, and the analysis of the data as it stands, computed by the
-package's own functions (:func:`humanlike.error_consistency` for classification, :func:`humanlike.analyse_mlds`
-with its bootstrap for triads and quadruples), rendered on the server (HTML and one PNG figure).
+"""The researcher's page: progress, attention checks, and the analysis of the data as it stands.
+
+The analyses are the report page's (``humanlike report``): every registered measure whose report takes the
+study's table (:attr:`humanlike.measures.contract.Measure.report_input`: the trial table of a classification
+study, the judgement table of a triad or quadruple study) computes its report section through the registry
+(:func:`humanlike.app.report_sections.run_report_analyses`, :func:`humanlike.app.report_sections.build_sections`),
+so a new measure appears here by registering, without an edit in ``web/``. The page is rendered on the server
+(HTML, and each section's figures as PNG).
 
 Platform ids never appear here: participants are named by their pseudonym only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import io
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 from sqlalchemy import func, select
 
 from . import db
 from .export import catch_failures, study_table
 from .service import Study
+from ..app.report import table_view
+from ..app.report_sections import build_sections, run_report_analyses
+from ..measures.registry import measures
+from ..measures.sections import ReportSection
 from ..resampling.settings import ResamplingSettings
 
-#: Bootstrap sizes of the live analysis (the page is recomputed whenever a response arrives).
-EC_RESAMPLES = 1000
-MLDS_BOOTSTRAP = 100
-MAX_SCALES_IN_FIGURE = 9
+#: Bootstrap resamples of every live analysis (the page is recomputed whenever a response arrives).
+LIVE_RESAMPLES = 200
+#: What each task's table is, as a measure's ``report_input`` names it.
+TABLE_KIND = {"classify": "trials", "triads": "judgements", "quads": "judgements"}
+#: The name the participants of a judgement study share on the page: each answers a few judgements per scale,
+#: too few for a scale of their own, so the page pools them (``humanlike export`` keeps them apart).
+POOLED_OBSERVER = "all participants"
 
 
 @dataclass
@@ -38,24 +50,31 @@ class Analysis:
         Responses (and accuracy) per experiment and condition, or per scale.
     catch : pandas.DataFrame
         Attention checks per participant (:func:`humanlike.web.export.catch_failures`).
-    results : pandas.DataFrame or None
-        Human-human error consistency with intervals, or the MLDS scales with their bootstrap band.
-    figure : bytes or None
-        The PNG figure of ``results``.
+    sections : list of humanlike.measures.sections.ReportSection
+        The report sections of the measures that analyse the study's table, in registry order, their figures
+        drawn as PNG bytes (:attr:`figures` in page order).
+    figures : list of bytes
+        The sections' figures as PNG, in page order (``/researcher/figure.png?n=K``).
     notes : list of str
-        Why something is not shown yet.
+        Why something is not shown yet (a measure that does not apply to these data, too few responses).
 
     Examples
     --------
-    >>> Analysis({"started": 0, "finished": 0, "excluded": 0, "responses": 0}, pd.DataFrame(), pd.DataFrame()).figure
+    >>> Analysis({"started": 0, "finished": 0, "excluded": 0, "responses": 0}, pd.DataFrame(), pd.DataFrame()).figures
+    []
     """
 
     progress: dict
     per_condition: pd.DataFrame
     catch: pd.DataFrame
-    results: pd.DataFrame | None = None
-    figure: bytes | None = None
+    sections: list[ReportSection] = field(default_factory=list)
+    figures: list[bytes] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def figure(self) -> bytes | None:
+        """The page's first figure as PNG, None while there is none."""
+        return self.figures[0] if self.figures else None
 
 
 def _progress(study: Study, excluded: set[str]) -> dict:
@@ -67,90 +86,50 @@ def _progress(study: Study, excluded: set[str]) -> dict:
             "excluded": len(excluded), "responses": int(responses)}
 
 
-def _figure(draw) -> bytes:
-    import matplotlib
-
-    matplotlib.use("Agg")
+def _png(figure) -> bytes:
+    """A matplotlib figure as PNG bytes; closes it."""
     import matplotlib.pyplot as plt
 
-    fig = draw(plt)
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=80, bbox_inches="tight")
-    plt.close(fig)
+    figure.savefig(buffer, format="png", dpi=80, bbox_inches="tight")
+    plt.close(figure)
     return buffer.getvalue()
 
 
-def _classification(study: Study, table: pd.DataFrame, out: Analysis) -> None:
-    from ..measures.ec.analysis import error_consistency
-
-    accuracy = table.groupby(["experiment", "condition"])["correct"].agg(["size", "mean"]).reset_index()
-    out.per_condition = accuracy.rename(columns={"size": "responses", "mean": "accuracy"})
-    if table["observer"].nunique() < 2:
-        out.notes.append("Error consistency needs at least two participants with data.")
-        return
-    try:
-        with np.errstate(invalid="ignore", divide="ignore"):   # pairs without shared trials: NaN, with a reason
-            frame = error_consistency(table, settings=ResamplingSettings(n_resamples=EC_RESAMPLES, seed=study.config.seed)).summary_frame()
-    except ValueError as err:   # e.g. no two participants have seen an item in the same condition yet
-        out.notes.append(f"Error consistency is not defined yet: {err}")
-        return
-    ec = frame[(frame["group"] == "humans") & (frame["metric"] == "error_consistency")]
-    out.results = ec[["scope", "kind", "estimate", "ci_low", "ci_high", "n_pairs", "reason"]].reset_index(drop=True)
-
-    def draw(plt):
-        fig, ax = plt.subplots(figsize=(5, 3))
-        x = np.arange(len(out.results))
-        est = out.results["estimate"].to_numpy(float)
-        # drawn from the interval's ends: a percentile interval need not contain its estimate
-        ax.vlines(x, out.results["ci_low"], out.results["ci_high"], lw=1.5)
-        ax.plot(x, est, "o")
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.set_xticks(x, out.results["scope"], rotation=30, ha="right")
-        ax.set_ylabel("human-human error consistency")
-        ax.set_title(f"{EC_RESAMPLES} bootstrap resamples, 95% intervals", fontsize=9)
-        return fig
-
-    out.figure = _figure(draw)
+def _responses_per_condition(table: pd.DataFrame, kind: str) -> pd.DataFrame:
+    if kind == "trials":
+        accuracy = table.groupby(["experiment", "condition"])["correct"].agg(["size", "mean"]).reset_index()
+        return accuracy.rename(columns={"size": "responses", "mean": "accuracy"})
+    return table.groupby("scale").size().rename("responses").reset_index()
 
 
-def _judgements(study: Study, table: pd.DataFrame, out: Analysis) -> None:
-    from ..measures.mlds.analysis import analyse_mlds
+def _measure_sections(study: Study, table: pd.DataFrame, kind: str, out: Analysis) -> None:
+    """Every registered measure that analyses a table of this kind, as its report section."""
+    import matplotlib
 
-    out.per_condition = table.groupby("scale").size().rename("responses").reset_index()
-    pooled = table.assign(observer="all participants")
-    results = []
-    for scale_id, frame in pooled.groupby("scale"):
-        if len(frame) < 2 * int(frame[["s1", "s2", "s3"]].max().max()):
-            out.notes.append(f"scale {scale_id}: too few judgements yet ({len(frame)})")
-            continue
-        result = analyse_mlds(frame, settings=ResamplingSettings(n_resamples=MLDS_BOOTSTRAP, seed=study.config.seed))[0]
-        if result.status != "ok":
-            out.notes.append(f"scale {scale_id}: {result.reason}")
-        results.append(result)
-    if not results:
-        return
-    out.results = pd.concat([r.scale_table() for r in results], ignore_index=True)
-    shown = results[:MAX_SCALES_IN_FIGURE]
+    matplotlib.use("Agg")   # a server draws without a display
+    import matplotlib.pyplot as plt
 
-    def draw(plt):
-        cols = min(3, len(shown))
-        rows = int(np.ceil(len(shown) / cols))
-        fig, axes = plt.subplots(rows, cols, figsize=(3 * cols, 2.4 * rows), squeeze=False)
-        for ax, result in zip(axes.flat, shown):
-            levels = np.arange(1, result.n_levels + 1)
-            ax.plot(levels, result.standard_scale, "o-", color="C0")
-            band = result.intervals().get("standard_scale")
-            if band is not None:
-                ax.fill_between(levels, band[0], band[1], color="C0", alpha=0.25, lw=0)
-            ax.set_title(result.scale_id, fontsize=8)
-            ax.set_xlabel("level", fontsize=8)
-        for ax in list(axes.flat)[len(shown):]:
-            ax.axis("off")
-        fig.suptitle(f"MLDS scales, {MLDS_BOOTSTRAP}-refit bootstrap band (95%)", fontsize=9)
-        fig.tight_layout()
-        return fig
-
-    out.figure = _figure(draw)
+    names = [m.name for m in measures() if m.report_input == kind and m.report_run is not None]
+    data = table.assign(observer=POOLED_OBSERVER) if kind == "judgements" else table
+    settings = ResamplingSettings(n_resamples=LIVE_RESAMPLES, seed=study.config.seed)
+    results, notes = run_report_analyses({kind: data}, names, settings, exclusions=None)
+    out.notes += notes
+    sections, _ = build_sections(results)
+    for section in sections:
+        shown, notes = [], list(section.notes)
+        for figure in section.figures:
+            try:
+                out.figures.append(_png(figure.figure))
+            except Exception as err:   # noqa: BLE001 - as on the report page: a figure these data cannot draw is
+                # left out with a note saying why, and the page is still written
+                plt.close(figure.figure)
+                notes.append(f"figure '{figure.title}' left out: these data cannot draw it "
+                             f"({str(err) or type(err).__name__})")
+                continue
+            # the figure becomes its address below the researcher page (as the report's becomes an SVG URI)
+            shown.append(dataclasses.replace(figure, figure=f"figure.png?n={len(out.figures) - 1}"))
+        out.sections.append(dataclasses.replace(section, figures=shown, notes=notes))
 
 
 def analyse(study: Study) -> Analysis:
@@ -182,8 +161,8 @@ def analyse(study: Study) -> Analysis:
     {'started': 3, 'finished': 3, 'excluded': 0, 'responses': 42}
     >>> analysis.per_condition.values.tolist()
     [['circle-cross-00', 12], ['circle-square-00', 12], ['cross-square-00', 12]]
-    >>> analysis.results.columns[:4].tolist(), analysis.figure[:4]
-    (['observer', 'scale_id', 'level', 'stimulus'], b'\x89PNG')
+    >>> [section.key for section in analysis.sections], analysis.figure[:4]
+    (['difference-scaling'], b'\x89PNG')
     >>> study.engine.dispose()
     """
     catch = catch_failures(study.engine, study.config)
@@ -193,10 +172,9 @@ def analyse(study: Study) -> Analysis:
     if table.empty:
         out.notes.append("No responses to main trials yet.")
         return out
-    if study.config.task == "classify":
-        _classification(study, table, out)
-    else:
-        _judgements(study, table, out)
+    kind = TABLE_KIND[study.config.task]
+    out.per_condition = _responses_per_condition(table, kind)
+    _measure_sections(study, table, kind, out)
     return out
 
 
@@ -205,6 +183,33 @@ def _table(frame: pd.DataFrame | None, name: str) -> str:
         return '<p class="empty">none yet</p>'
     return frame.to_html(index=False, float_format=lambda v: f"{v:.3f}", classes="data", border=0,
                          na_rep="NaN").replace("<table", f'<table data-table="{name}"', 1)
+
+
+def _report_table(table) -> str:
+    """A section's table as the report page shows it: each interval in one cell, "estimate [low, high]"."""
+    if table.frame.empty:
+        return ""
+    headers, rows = table_view(table)
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(shown)}{(' ' + html.escape(interval)) if interval else ''}"
+                                    "</td>" for shown, _, _, _, _, interval in row) + "</tr>" for row in rows)
+    caption = f"<p>{html.escape(table.caption)}</p>" if table.caption else ""
+    return (f'<h4>{html.escape(table.title)}</h4><table class="data" data-table="{html.escape(table.key)}">'
+            f"<tr>{head}</tr>{body}</table>{caption}")
+
+
+def _section(section: ReportSection, base: str) -> str:
+    """One measure's report section: summary, figures, tables, the choices in force and its notes."""
+    figures = "".join(f'<figure><img src="{base}/researcher/{figure.figure}" alt="{html.escape(figure.alt)}">'
+                      f"<figcaption>{html.escape(figure.title)}. {html.escape(figure.caption)}</figcaption></figure>"
+                      for figure in section.figures)
+    tables = "".join(_report_table(table) for table in section.tables)
+    methods = "".join(f"<dt>{html.escape(str(name))}</dt><dd>{html.escape(str(value))}</dd>"
+                      for name, value in section.methods.items())
+    notes = "".join(f"<li>{html.escape(note)}</li>" for note in section.notes)
+    return (f'<section data-section="{html.escape(section.key)}"><h3>{html.escape(section.title)}</h3>'
+            f"<p>{html.escape(section.summary)}</p>{figures}{tables}"
+            f"{f'<dl>{methods}</dl>' if methods else ''}{f'<ul>{notes}</ul>' if notes else ''}</section>")
 
 
 def render_page(study: Study, analysis: Analysis, base: str) -> str:
@@ -237,10 +242,11 @@ def render_page(study: Study, analysis: Analysis, base: str) -> str:
     >>> study.engine.dispose()
     """
     p = analysis.progress
-    what = ("Human-human error consistency (humanlike.error_consistency)" if study.config.task == "classify"
-            else "MLDS scales pooled over participants (humanlike.analyse_mlds)")
-    figure = (f'<img src="{base}/researcher/figure.png" alt="analysis figure">'
-              if analysis.figure else "")
+    what = ("The report page's analyses of the table as it stands (<code>humanlike report</code>), "
+            f"{LIVE_RESAMPLES} bootstrap resamples each"
+            + (f"; the participants pooled as '{POOLED_OBSERVER}'" if TABLE_KIND[study.config.task] == "judgements"
+               else "") + ".")
+    sections = "".join(_section(section, base) for section in analysis.sections)
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in analysis.notes)
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(study.config.title)} \u2013 researcher</title>
 <link rel="stylesheet" href="{base}/static/style.css"></head><body class="researcher">
@@ -252,7 +258,7 @@ def render_page(study: Study, analysis: Analysis, base: str) -> str:
 <h2>Responses per condition</h2>{_table(analysis.per_condition, "per-condition")}
 <h2>Attention checks</h2><p>Participants failing more than {study.config.max_catch_failures} are excluded from
 the analysis and the export.</p>{_table(analysis.catch, "catch")}
-<h2>Analysis so far</h2><p>{what}</p>{figure}{_table(analysis.results, "results")}<ul>{notes}</ul>
+<h2>Analysis so far</h2><p>{what}</p>{sections}<ul>{notes}</ul>
 <p><a href="{base}/researcher/export.csv">Download the table (CSV)</a> \u2013 without the
 platform's ids; <code>humanlike export STUDY --include-platform-ids</code> adds them.</p>
 </body></html>"""

@@ -72,7 +72,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ...trials.schema import TrialTableError, condition_mask, validate_trials
+from ...trials.names import condition_mask
+from ...trials.schema import TrialTableError, validate_trials
 from ...resampling.engine import bootstrap
 from ...resampling.kernels import Output
 from ...resampling.results import Resampled

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...trials.schema import condition_mask
+from ...trials.names import condition_mask
 from ..options import add_data_options
 from ...resampling.results import ITEM_JACKKNIFE_INTERVALS
 from ...resampling.settings import ResamplingSettings

@@ -115,7 +115,6 @@ class DVCResult(MeasureResult):
         """Which split normalisation the estimate uses: ``signed`` or ``abs``."""
         return "abs" if self.options.absolute else "signed"
 
-    resampled_field = "summary"
     scope_label = "table"
 
     @property

@@ -22,7 +22,7 @@ import pandas as pd
 from ...trials.design import Design
 from ...trials.selection import select_trials
 from ...trials.sources import experiments_scored
-from ..pairs.correctness_sums import correctness_counts
+from ..pairs.correctness_sums import POOL_COUNTS, correctness_counts
 from ..pairs.metric import UndefinedPolicy, kappa_reason
 from ...resampling.engine import bootstrap, warn_few_items
 from ...stats.ranking import ranking_stability
@@ -178,7 +178,7 @@ def pair_measures(design: Design, kernel: PairKernel, p_value: str = "exact", se
                 "only_2_correct": c.astype(int), "both_wrong": d.astype(int),
                 "accuracy_1": _share(counts["first"][0], counts["trials"][0]),
                 "accuracy_2": _share(counts["second"][0], counts["trials"][0])})
-            for m in kernel.measures:
+            for m in (m for m in kernel.measures if m not in POOL_COUNTS):
                 frame[m] = values[m][0]
                 if m == "error_consistency":
                     frame["reason"] = (kappa_reason(a, b, c, d) if kernel.policy is UndefinedPolicy.STRICT
@@ -215,6 +215,7 @@ def error_consistency(
     pair_intervals: bool = False,
     pair_interval: str = "profile",
     p_value: str = "exact",
+    pool_pairs: bool = False,
     validate: bool = True,
 ) -> ErrorConsistencyResult:
     """Pairwise error consistency with bootstrap intervals through the whole aggregation.
@@ -246,6 +247,13 @@ def error_consistency(
     p_value : {"exact", "beta-posterior", "beta-posterior-published"}
         The per-condition test of independence in :attr:`ErrorConsistencyResult.pairs` (:func:`pair_p_values`;
         the simulation tests use the settings' seed).
+    pool_pairs : bool
+        Each group's error consistency per condition is the kappa of its pairs' pooled 2x2 table
+        (:func:`humanlike.measures.pairs.aggregation.pooled_kappa`: pairs weighted by the trials they share,
+        one chance agreement from all of them), then the mean over conditions; for designs whose pairs share
+        few trials, where the mean of pair kappas is biased towards 0 (docs/measures/error-consistency.md,
+        "Sparse designs"). Default False: the mean over pairs of each pair's kappa. Pairs keep their own
+        kappas either way.
     validate : bool
         Validate the trial table first.
 
@@ -271,7 +279,7 @@ def error_consistency(
     selected = select_trials(trials, experiments=experiments, condition=condition, exclusions=exclusions,
                              validate=validate)
     design = pair_design(selected)
-    kernel = ErrorConsistencyKernel(policy)
+    kernel = ErrorConsistencyKernel(policy, pooled=pool_pairs)
     aggregation = PairAggregation(design, kernel.measures, pair_columns=pair_intervals)
     resampled = bootstrap(design, kernel, aggregation, aggregation.output, settings)  # warns on undefined shares
 
@@ -295,7 +303,7 @@ def error_consistency(
     record = dict(settings.to_dict(), policy=policy.value,
                   resample_observers=settings.observer_level == "bootstrap",
                   experiments=[e.name for e in aggregation.layouts], condition=condition,
-                  exclusions=bool(exclusions), p_value=p_value,
+                  exclusions=bool(exclusions), p_value=p_value, pool_pairs=bool(pool_pairs),
                   pair_interval=pair_interval, partial_models=partial)
     result = ErrorConsistencyResult(summary, n_pairs, pair_measures(design, kernel, p_value, settings.seed),
                                     pairs_resampled, ranking, model_replicates, record)

@@ -180,6 +180,7 @@ def run_benchmark(
     experiments: list[str] | None = None,
     validate: bool = True,
     p_value: str = "exact",
+    pool_pairs: bool = False,
 ) -> BenchmarkResult:
     """Reproduce the model-vs-human benchmark rows with bootstrap intervals.
 
@@ -202,6 +203,9 @@ def run_benchmark(
     p_value : str
         The per-condition test in ``details.pairs`` (see
         :func:`~humanlike.measures.ec.analysis.pair_p_values`).
+    pool_pairs : bool
+        Pooled group error consistency (:func:`~humanlike.measures.ec.analysis.error_consistency`), for study
+        designs whose pairs share part of the trials.
 
     Returns
     -------
@@ -217,5 +221,5 @@ def run_benchmark(
     """
     details = error_consistency(
         trials, experiments=experiments, exclusions=exclusions, settings=settings, policy=policy, validate=validate,
-        p_value=p_value)
+        p_value=p_value, pool_pairs=pool_pairs)
     return BenchmarkResult(_benchmark_rows(details), details.ranking, details)

@@ -62,6 +62,12 @@ def register(sub, plan_sub, name: str) -> None:
                          "(default; holds its level when errors are few, see docs/ec_coverage.md) or "
                          "'bootstrap' (--interval's method); pairs averaged over conditions and all means "
                          "use the bootstrap")
+    ec.add_argument("--pool", choices=("auto", "always", "never"), default="auto",
+                    help="a group's EC per condition from its pairs' pooled 2x2 table (always), or the mean of the "
+                         "pairs' kappas (never); auto: pooled when a `humanlike serve` study's design (the study, "
+                         "or its exported file with design.json beside it) gives pairs part of the trials "
+                         "(subset, latin-square), where the mean of pair kappas on few shared "
+                         "trials is biased towards 0 (docs/measures/error-consistency.md)")
     add_ec_options(ec)
     ec.set_defaults(handler=run_ec_command)
 
@@ -269,6 +275,35 @@ def _fmt(row) -> str:
 
 # --- ec ----------------------------------------------------------------------------------------------
 
+def pool_pairs_for(pool: str, designs: dict) -> bool:
+    """Whether ``--pool`` asks for the pooled error consistency, given the studies' designs.
+
+    Parameters
+    ----------
+    pool : {"auto", "always", "never"}
+        ``--pool``.
+    designs : dict
+        Study -> design report (``trials.attrs["study_designs"]``: studies, and files exported with their
+        design.json; empty for other trial files and raw-data folders).
+
+    Returns
+    -------
+    bool
+        True for ``always``, and for ``auto`` when some study's design is not ``everything`` (its pairs share
+        part of the trials).
+
+    Examples
+    --------
+    >>> pool_pairs_for("auto", {}), pool_pairs_for("auto", {"s": {"design": "subset"}})
+    (False, True)
+    >>> pool_pairs_for("auto", {"s": {"design": "everything"}}), pool_pairs_for("always", {})
+    (False, True)
+    """
+    if pool != "auto":
+        return pool == "always"
+    return any(report.get("design") not in ("everything", "") for report in designs.values())
+
+
 def run_ec_command(args) -> int:
     """Handle ``humanlike ec`` for parsed arguments; returns the exit code.
 
@@ -294,9 +329,11 @@ def run_ec_command(args) -> int:
     run = run_outputs(args, {**ec_settings(args).to_dict(), "exclusions": exclusions_record(args)})
     trials, sources = load_data_with_sources(args.data, args)   # validated by the loader
     policy, p_value = ec_choices(args)
+    designs = trials.attrs.get("study_designs", {})
     result = error_consistency(trials, experiments=args.experiment, condition=args.condition,
                                exclusions=exclusions_of(args), settings=ec_settings(args), policy=policy, p_value=p_value, pair_intervals=True,
-                               pair_interval=args.pair_interval, validate=False)
+                               pair_interval=args.pair_interval, pool_pairs=pool_pairs_for(args.pool, designs),
+                               validate=False)
     experiments = result.settings["experiments"]
     doc = with_sources(result.experiment_json_dict(experiments[0]) if args.experiment and len(experiments) == 1
                        else result.to_json_dict(), sources)
@@ -313,7 +350,9 @@ def run_ec_command(args) -> int:
             path = args.figure if len(experiments) == 1 else args.figure.with_name(
                 f"{args.figure.stem}-{name}{args.figure.suffix}")
             run.figure(pairwise_figure(result, name), path)
-    run.finish()
+    # a study's design and the pooling it implied; trial files keep their manifest as before
+    run.finish({**run.settings, "pool": args.pool, "pool_pairs": result.settings["pool_pairs"],
+                "study_designs": designs} if designs else None)
     if args.json:
         emit_json(doc)
         return 0
@@ -353,7 +392,9 @@ def format_ec(result) -> str:
     where = f"condition {settings['condition']}" if settings["condition"] else "mean over conditions"
     lines = [f"error consistency ({where}); estimate [{level}% {settings['interval']} interval], "
              f"{settings['n_resamples']} resamples, observer level {settings['observer_level']}, "
-             f"policy {settings['policy']}"]
+             f"policy {settings['policy']}"
+             + ("; groups pooled (each condition's pooled 2x2 table of the group's pairs)"
+                if settings.get("pool_pairs") else "")]
     for name in settings["experiments"]:
         doc = result.experiment_json_dict(name)
         lines.append(f"experiment {name}")

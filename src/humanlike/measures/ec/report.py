@@ -59,7 +59,11 @@ def ec_section(benchmark) -> SectionResult:
     section = ReportSection(
         "error-consistency", "Error consistency",
         "Cohen's kappa of trial-by-trial correctness between each model and each human (and between humans), "
-        "averaged over conditions, humans and experiments as the model-vs-human benchmark does.",
+        "averaged over conditions, humans and experiments as the model-vs-human benchmark does."
+        + (" The study's pairs share part of the trials, so each group's error consistency is pooled: per "
+           "condition, the kappa of the summed 2x2 tables of its pairs (chance agreement from the pooled "
+           "accuracy), then the mean over conditions and experiments."
+           if benchmark.details.settings.get("pool_pairs") else ""),
         tables=tables, figures=figures, methods=settings_text(benchmark.details.settings))
     measure = HeadlineMeasure("EC", overall[["observer", "estimate", "ci_low", "ci_high"]])
     board = leaderboard_section(benchmark)
@@ -127,7 +131,9 @@ def leaderboard_section(benchmark) -> SectionResult | None:
 
 
 def report_analysis(trials, *, settings, exclusions=None):
-    """What ``humanlike report`` computes for error consistency: the benchmark (:func:`run_benchmark`).
+    """What ``humanlike report`` computes for error consistency: the benchmark (:func:`run_benchmark`), pooled
+    over pairs where the trials come from a ``humanlike serve`` study whose pairs share part of the trials (as
+    ``humanlike ec STUDY`` does; ``trials.attrs["study_designs"]``).
 
     Parameters
     ----------
@@ -153,5 +159,7 @@ def report_analysis(trials, *, settings, exclusions=None):
     'sim-rotation'
     """
     from .benchmark import run_benchmark
+    from .cli import pool_pairs_for
 
-    return run_benchmark(trials, exclusions=exclusions, settings=settings)
+    return run_benchmark(trials, exclusions=exclusions, settings=settings,
+                         pool_pairs=pool_pairs_for("auto", trials.attrs.get("study_designs", {})))

@@ -49,8 +49,9 @@ def mlds_section(results) -> SectionResult:
 
 
 def report_analysis(judgements, *, settings, exclusions=None):  # noqa: ARG001 - judgements have no conditions
-    """What ``humanlike report --judgements`` computes: the difference scales with a parametric bootstrap of
-    ``settings.n_resamples`` resamples.
+    """What ``humanlike report --judgements`` (or ``report STUDY`` of a triad/quadruple study) computes: the
+    difference scales with a parametric bootstrap of ``settings.n_resamples`` resamples; a study's scales are
+    fitted as ``humanlike mlds STUDY`` fits them (pooled across participants where its design asks for it).
 
     Parameters
     ----------
@@ -75,5 +76,9 @@ def report_analysis(judgements, *, settings, exclusions=None):  # noqa: ARG001 -
     1
     """
     from .analysis import analyse_mlds
+    from .cli import study_pooling
 
-    return analyse_mlds(judgements, settings=ResamplingSettings(n_resamples=settings.n_resamples, seed=settings.seed, level=settings.level))
+    # a `humanlike serve` study is fitted as `humanlike mlds STUDY` fits it (--pool auto); judgement files as before
+    designs = judgements.attrs.get("study_designs", {})
+    return analyse_mlds(judgements, settings=ResamplingSettings(n_resamples=settings.n_resamples, seed=settings.seed, level=settings.level),
+                        pool=study_pooling("auto", designs) if designs else "never")

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ...trials.schema import TrialTableError, match_conditions, warn_unmatched
+from ...trials.names import match_conditions, warn_unmatched
+from ...trials.schema import TrialTableError
 from .common import DEFAULT_REFERENCE
 
 
@@ -20,7 +21,7 @@ def resolve_reference(trials: pd.DataFrame, reference) -> dict[str, tuple[str, .
     """{experiment: (conditions,)}; the default keeps the DEFAULT_REFERENCE entries present in the data.
 
     Conditions match by the number they spell (``0.0`` names the data's ``0``), else case-insensitively
-    (:func:`humanlike.trials.schema.condition_key`); the data's spellings are returned.
+    (:func:`humanlike.trials.names.condition_key`); the data's spellings are returned.
 
     Parameters
     ----------

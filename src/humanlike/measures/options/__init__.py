@@ -23,8 +23,8 @@ The modules of this package import one another directly, never through this file
 
 from __future__ import annotations
 
-from .data import (ON_CONFLICT_HELP, add_data_options, add_on_conflict_option, data_labels, data_mapping, load_data,
-                   load_data_with_sources, record_sources, with_sources)
+from .data import (ON_CONFLICT_HELP, add_data_options, add_on_conflict_option, data_labels, data_mapping,
+                   exported_designs, load_data, load_data_with_sources, record_sources, with_sources)
 from .exclusions import EXCLUSIONS_HELP, ExclusionsOption, add_exclusion_options, exclusions_of, exclusions_record
 from .families import EXTRA_MODULES, optional_module, require_extra
 from .number_types import (bounded_resample_count, confidence_level, count, float_in, gibibytes, int_at_least,
@@ -53,7 +53,7 @@ __all__ = [
     "StageProgress", "add_json_option", "add_quiet_option", "emit_json", "show_progress",
     # data
     "ON_CONFLICT_HELP", "add_data_options", "add_on_conflict_option", "data_labels", "data_mapping", "load_data",
-    "load_data_with_sources", "record_sources", "with_sources",
+    "exported_designs", "load_data_with_sources", "record_sources", "with_sources",
     # families
     "EXTRA_MODULES", "optional_module", "require_extra",
 ]

@@ -205,6 +205,47 @@ def with_sources(doc: dict, sources) -> dict:
     return {**doc, "sources": records}
 
 
+def exported_designs(paths) -> dict:
+    """The design reports of exported study files among DATA: a trial file with the ``design.json`` that
+    ``humanlike export`` writes beside it (its ``design`` and ``pairs_sharing``).
+
+    Parameters
+    ----------
+    paths : list of path-like
+        The DATA arguments.
+
+    Returns
+    -------
+    dict
+        File -> design report (as ``trials.attrs["study_designs"]`` of a study); empty where there is none.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "trials.csv").write_text("")
+    >>> _ = (folder / "design.json").write_text(json.dumps({"design": "subset", "pairs_sharing": {"0": 1}}))
+    >>> [report["design"] for report in exported_designs([folder / "trials.csv"]).values()]
+    ['subset']
+    >>> exported_designs([folder])       # a folder is not an exported file
+    {}
+    """
+    import json
+
+    found = {}
+    for path in map(Path, paths):
+        report_path = path.parent / "design.json"
+        if not (path.is_file() and report_path.is_file()):
+            continue
+        try:
+            report = json.loads(report_path.read_text())
+        except (OSError, ValueError):
+            continue                 # not the export's design report: the file is read as any trial file
+        if isinstance(report, dict) and {"design", "pairs_sharing"} <= set(report):
+            found[str(path)] = report
+    return found
+
+
 def load_data_with_sources(paths, args=None):
     """The trial table of the DATA arguments and where each observer came from.
 
@@ -242,7 +283,11 @@ def load_data_with_sources(paths, args=None):
     options["mapping"] = data_mapping(getattr(args, "mapping", None))
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     if not any(looks_like_study(p) for p in paths):
-        return load_trials_with_sources(paths, **options)
+        trials, sources = load_trials_with_sources(paths, **options)
+        exported = exported_designs(paths)
+        if exported:      # `humanlike export`'s file, its design.json beside it: analysed as the study is
+            trials.attrs["study_designs"] = exported
+        return trials, sources
     # `humanlike serve` studies (a study folder or its database URL) beside ordinary sources
     import pandas as pd
 

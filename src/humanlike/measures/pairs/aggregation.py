@@ -20,7 +20,7 @@ from functools import cached_property
 import numpy as np
 
 from ...trials.design import Design, Stratum
-from .correctness_sums import pair_indices
+from .correctness_sums import POOL_COUNTS, pair_indices
 from ...resampling.kernels import Output
 from ...resampling.weights import nanmean_quiet
 
@@ -31,6 +31,7 @@ OOD_ACCURACY = "ood_accuracy"
 REASON_NO_PAIRS = "no pairs of this kind"
 REASON_ALL_UNDEFINED = "every pair undefined (both observers constant in every condition)"
 REASON_NO_TRIALS = "no trials"
+REASON_POOLED_UNDEFINED = "no pair of this kind shares a trial, or all answered every shared trial alike"
 LABEL_NAMES = ("scope", "group", "kind", "metric", "observer_1", "observer_2")
 
 
@@ -207,6 +208,14 @@ class PairAggregation:
     pair_columns : bool
         Also output each pair's condition mean (for pair intervals from the same resamples).
 
+    Notes
+    -----
+    When ``measures`` include the :data:`~humanlike.measures.pairs.correctness_sums.POOL_COUNTS` (an
+    :class:`~humanlike.measures.pairs.kernels.ErrorConsistencyKernel` made with ``pooled=True``), a group's
+    error consistency is **pooled**: per condition, :func:`pooled_kappa` of the group's pairs' summed 2x2 tables
+    (each pair weighted by the trials it shares), then the mean over the conditions where it is defined. The
+    counts are not output columns. The other measures and the pair columns stay means over pairs.
+
     Examples
     --------
     One experiment with two humans and one model: no model–model pair, so that group is NaN.
@@ -231,7 +240,9 @@ class PairAggregation:
     """
 
     def __init__(self, design: Design, measures: tuple[str, ...], pair_columns: bool = False) -> None:
-        self.measures = tuple(measures)
+        self.kernel_measures = tuple(measures)       # the kernel's blocks, in its output order
+        self.measures = tuple(m for m in measures if m not in POOL_COUNTS)
+        self.pooled = all(m in measures for m in POOL_COUNTS)
         self.metrics = self.measures + (OOD_ACCURACY,)
         self.layouts = experiment_layouts(design)
         self.pair_columns = pair_columns
@@ -276,6 +287,8 @@ class PairAggregation:
                 out[k] = REASON_ALL_UNDEFINED
             elif metric != OOD_ACCURACY and self.n_pairs[(scope, group)] == 0:
                 out[k] = REASON_NO_PAIRS
+            elif metric == "error_consistency" and self.pooled:
+                out[k] = REASON_POOLED_UNDEFINED
             elif metric == "error_consistency":
                 out[k] = REASON_ALL_UNDEFINED
             else:
@@ -302,12 +315,14 @@ class PairAggregation:
         pair_means : dict of str to numpy.ndarray
             Per measure, every pair's NaN-skipping mean over the conditions (rows x P).
         """
-        n_obs, n_pairs, n_m = len(layout.observers), layout.n_pairs, len(self.measures)
+        n_obs, n_pairs, n_m = len(layout.observers), layout.n_pairs, len(self.kernel_measures)
         blocks = [np.asarray(values[k]) for k in layout.keys]
-        pair_means = {}
-        for j, m in enumerate(self.measures):
-            stack = np.stack([np.broadcast_to(b[:, j * n_pairs:(j + 1) * n_pairs], (rows, n_pairs)) for b in blocks])
-            pair_means[m] = nanmean_quiet(stack, axis=0)
+
+        def block(b, measure):
+            j = self.kernel_measures.index(measure)
+            return np.broadcast_to(b[:, j * n_pairs:(j + 1) * n_pairs], (rows, n_pairs))
+
+        pair_means = {m: nanmean_quiet(np.stack([block(b, m) for b in blocks]), axis=0) for m in self.measures}
         offset = n_m * n_pairs
         correct = sum(np.broadcast_to(b[:, offset:offset + n_obs], (rows, n_obs)) for b in blocks)
         answered = sum(np.broadcast_to(b[:, offset + n_obs:offset + 2 * n_obs], (rows, n_obs)) for b in blocks)
@@ -319,6 +334,10 @@ class PairAggregation:
             obs_w = np.concatenate([human_w, np.ones((rows, n_obs - layout.n_humans))], axis=1)
             pair_w = obs_w[:, layout.first] * obs_w[:, layout.second]
         out = {m: _grouped_mean(pair_means[m], *layout.pair_order, pair_w) for m in self.measures}
+        if self.pooled:
+            per_condition = [pooled_kappa(*(_grouped_sum(block(b, c), *layout.pair_order, pair_w) for c in POOL_COUNTS))
+                             for b in blocks]
+            out["error_consistency"] = nanmean_quiet(np.stack(per_condition), axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             accuracy = correct / answered
             human_acc = accuracy[:, :layout.n_humans]
@@ -348,6 +367,57 @@ class PairAggregation:
             overall = [nanmean_quiet(experiments[:, idx], axis=1) for idx in self.overall_columns]
             result += [experiments, np.column_stack(overall)]
         return np.concatenate(result + pair_parts, axis=1)
+
+
+def pooled_kappa(trials, agreements, correct) -> np.ndarray:
+    """Error consistency of a pooled 2x2 table: kappa with one chance agreement from the pooled accuracy.
+
+    ``trials``, ``agreements`` and ``correct`` are sums over pairs of each pair's shared trials, agreements on
+    them and the two observers' right answers on them (:data:`~humanlike.measures.pairs.correctness_sums.POOL_COUNTS`).
+    Observed agreement ``p_o = agreements / trials``; pooled accuracy ``p = correct / (2 trials)``; chance
+    agreement ``p_e = p^2 + (1 - p)^2``; kappa ``(p_o - p_e) / (1 - p_e)``. NaN where no trial is shared or
+    ``p_e = 1`` (every answer right, or every answer wrong). A ratio of sums: pairs weigh by the trials they
+    share, and the chance agreement comes from all pairs' trials rather than each pair's few ones.
+
+    Parameters
+    ----------
+    trials, agreements, correct : array_like
+        Pooled counts (any shape, the same for the three).
+
+    Returns
+    -------
+    numpy.ndarray
+        The pooled error consistency, of their shape.
+
+    Examples
+    --------
+    Two pairs: 3 agreements on 4 shared trials with 4 right answers, and 1 of 2 with 2 right answers:
+    p_o = 4/6, p = 6/12, p_e = 1/2, kappa = 1/3.
+
+    >>> round(float(pooled_kappa(4 + 2, 3 + 1, 4 + 2)), 6)
+    0.333333
+    """
+    trials, agreements, correct = (np.asarray(x, dtype=float) for x in (trials, agreements, correct))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = agreements / trials
+        accuracy = correct / (2.0 * trials)
+        chance = accuracy ** 2 + (1.0 - accuracy) ** 2
+        kappa = (observed - chance) / (1.0 - chance)
+    return np.where((trials > 0) & (chance < 1.0), kappa, np.nan)
+
+
+def _grouped_sum(values: np.ndarray, order: np.ndarray, bounds: np.ndarray,
+                 weights: np.ndarray | None = None) -> np.ndarray:
+    """Weighted sum of pair values within each group, (R x P) -> (R x G); an empty group sums to 0."""
+    values = np.asarray(values, dtype=float)[:, order]
+    if weights is not None:
+        values = values * np.broadcast_to(weights, (values.shape[0], weights.shape[-1]))[:, order]
+    n_groups = bounds.size - 1
+    out = np.zeros((values.shape[0], n_groups))
+    nonempty = np.flatnonzero(bounds[1:] > bounds[:-1])
+    if nonempty.size:
+        out[:, nonempty] = np.add.reduceat(values, bounds[nonempty], axis=1)
+    return out
 
 
 def _grouped_mean(values: np.ndarray, order: np.ndarray, bounds: np.ndarray,

@@ -16,6 +16,9 @@ from .metric import (
 )
 
 PAIR_MEASURES = ("error_consistency", "observed_consistency", "accuracy_difference")
+#: The per-pair counts a pooled error consistency sums over pairs (:func:`pooled_counts_from_sums`): trials both
+#: answered, agreements on them (both right or both wrong), and right answers of the two on them.
+POOL_COUNTS = ("shared_trials", "agreements", "shared_correct")
 
 
 def pair_indices(n_observers: int) -> tuple[np.ndarray, np.ndarray]:
@@ -187,6 +190,39 @@ def consistency_from_sums(sums, n_observers: int, masked: bool,
     return {"error_consistency": np.asarray(kappa_values, dtype=float), "observed_consistency": observed_consistency,
             "accuracy_difference": accuracy_difference, "correct": counts["correct"],
             "answered": counts["answered"]}
+
+
+def pooled_counts_from_sums(sums, n_observers: int, masked: bool) -> dict[str, np.ndarray]:
+    """Per-pair counts of :data:`POOL_COUNTS` (R x P each) from weighted sums of :func:`correctness_statistics`.
+
+    Summed over the pairs of a group they are the group's pooled 2x2 table, from which
+    :func:`humanlike.measures.pairs.aggregation.pooled_kappa` forms one error consistency.
+
+    Parameters
+    ----------
+    sums : array_like, (R, S)
+        Weighted column sums of :func:`correctness_statistics`, one row per resample.
+    n_observers : int
+        Number of observers.
+    masked : bool
+        The layout flag returned by :func:`correctness_statistics`.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``shared_trials``, ``agreements`` and ``shared_correct``, each (R x P).
+
+    Examples
+    --------
+    >>> s, masked = correctness_statistics([[1, 1], [1, 0], [0, 0], [0, 1]])
+    >>> out = pooled_counts_from_sums(s.sum(axis=0, keepdims=True), 2, masked)
+    >>> [float(out[k][0, 0]) for k in POOL_COUNTS]   # 4 trials, 2 agreements (1 both right, 1 both wrong), 4 right
+    [4.0, 2.0, 4.0]
+    """
+    counts = correctness_counts(sums, n_observers, masked)
+    both, first, second, n = counts["both"], counts["first"], counts["second"], counts["trials"]
+    return {"shared_trials": np.array(n, dtype=float), "agreements": 2.0 * both + n - first - second,
+            "shared_correct": first + second}
 
 
 def error_overlap_from_sums(sums, n_observers: int, masked: bool) -> np.ndarray:

@@ -18,7 +18,8 @@ import numpy as np
 
 from ...trials.design import Stratum
 from .correctness_sums import (
-    PAIR_MEASURES, consistency_from_sums, correctness_statistics, error_overlap_from_sums,
+    PAIR_MEASURES, POOL_COUNTS, consistency_from_sums, correctness_statistics, error_overlap_from_sums,
+    pooled_counts_from_sums,
 )
 from .metric import UndefinedPolicy
 from ...resampling.kernels import SufficientStatisticKernel
@@ -269,6 +270,10 @@ class ErrorConsistencyKernel(PairKernel):
     ----------
     policy : UndefinedPolicy or str
         What kappa is where it is undefined (``"strict"``: NaN; ``"model-vs-human"``: the benchmark's values).
+    pooled : bool
+        Also output every pair's :data:`~humanlike.measures.pairs.correctness_sums.POOL_COUNTS` (after the three
+        measures), which :class:`~humanlike.measures.pairs.aggregation.PairAggregation` sums over pairs for the
+        pooled error consistency of sparse designs.
 
     Examples
     --------
@@ -295,6 +300,12 @@ class ErrorConsistencyKernel(PairKernel):
 
     measures = PAIR_MEASURES
 
+    def __init__(self, policy: UndefinedPolicy | str = UndefinedPolicy.STRICT, pooled: bool = False) -> None:
+        super().__init__(policy)
+        self.pooled = bool(pooled)
+        if self.pooled:
+            self.measures = PAIR_MEASURES + POOL_COUNTS
+
     def pair_values(self, sums, n_observers, masked):
         """EC, observed consistency and squared accuracy difference per pair, from weighted sums.
 
@@ -311,9 +322,12 @@ class ErrorConsistencyKernel(PairKernel):
         -------
         dict of str to numpy.ndarray
             ``error_consistency``, ``observed_consistency``, ``accuracy_difference`` (R x P), ``correct`` and
-            ``answered`` (R x O).
+            ``answered`` (R x O); with ``pooled`` also the :data:`POOL_COUNTS` (R x P).
         """
-        return consistency_from_sums(sums, n_observers, masked, self.policy)
+        values = consistency_from_sums(sums, n_observers, masked, self.policy)
+        if self.pooled:
+            values.update(pooled_counts_from_sums(sums, n_observers, masked))
+        return values
 
 
 class ErrorOverlapKernel(PairKernel):

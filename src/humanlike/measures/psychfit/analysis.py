@@ -185,8 +185,9 @@ class _FitAggregation:
         for experiment, axis in self.axes.items():
             fits = {}
             for observer in self.observers[experiment]:
-                counts = [np.broadcast_to(np.asarray(values[(experiment, c, observer)], dtype=float), (rows, 2))
-                          for c in axis.conditions]
+                # a level the observer never saw (a skipped block) counts 0 of 0: it adds nothing to the likelihood
+                counts = [np.broadcast_to(np.asarray(values.get((experiment, c, observer), (0.0, 0.0)), dtype=float),
+                                          (rows, 2)) for c in axis.conditions]
                 fits[observer] = self.fit(axis, np.stack([c[:, 0] for c in counts], axis=1),
                                           np.stack([c[:, 1] for c in counts], axis=1))
             for observer in self.observers[experiment]:

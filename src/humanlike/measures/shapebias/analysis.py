@@ -422,7 +422,7 @@ def shape_bias_analysis(trials: pd.DataFrame, *, settings: ResamplingSettings | 
     >>> r = shape_bias_analysis(simulate_cue_conflict(seed=0), settings=ResamplingSettings(n_resamples=200))
     >>> table = r.overall().set_index("observer")
     >>> round(float(table.loc["model-texture", "shape_bias"]), 3)   # planted 0.2 / (0.2 + 0.7) = 0.222
-    0.274
+    0.207
     """
     settings = settings if settings is not None else ResamplingSettings()
     if validate:

@@ -126,7 +126,7 @@ def format_shape_bias(result, scope: str = "overall") -> str:
     >>> from humanlike.resampling.settings import ResamplingSettings
     >>> r = shape_bias_analysis(simulate_cue_conflict(seed=0), settings=ResamplingSettings(n_resamples=0))
     >>> print(format_shape_bias(r).splitlines()[1])
-    humans                    human           0.963 [nan, nan]         0.912         0.035
+    humans                    human           0.965 [nan, nan]         0.904         0.033
     """
     table = result.overall(scope)
     level = int(round(100 * result.settings["level"]))

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ...resampling.rng import normalise_seed, stream
 from ...trials.schema import CLASSES_16, validate_trials
 
 __all__ = ["simulate_cue_conflict"]
@@ -26,7 +27,10 @@ def simulate_cue_conflict(seed=0, *, n_images_per_class: int = 10, n_same_class:
     Parameters
     ----------
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
-        Seed of the responses (and of the texture classes of the images).
+        Seed of the responses (and of the texture classes of the images). Each observer's responses come from
+        a stream of their own (``humanlike.resampling.rng.stream(seed, "shapebias-responses", name)``) and the
+        images from another, so an observer's responses do not depend on which others are simulated. A
+        Generator is asked for one root seed (:func:`humanlike.resampling.rng.normalise_seed`).
     n_images_per_class : int
         Conflict images per shape class.
     n_same_class : int
@@ -49,8 +53,15 @@ def simulate_cue_conflict(seed=0, *, n_images_per_class: int = 10, n_same_class:
     >>> t = simulate_cue_conflict(seed=0)
     >>> len(t), t["observer"].nunique(), t["item"].iloc[0]
     (1232, 7, 'airplane1-bear1.png')
+
+    An observer's responses are the same whoever else is simulated:
+
+    >>> one = simulate_cue_conflict(seed=0, observers={"model-texture": ("model", 0.2, 0.7)})
+    >>> one["response"].tolist() == t.loc[t["observer"] == "model-texture", "response"].tolist()
+    True
     """
-    rng = np.random.default_rng(seed)
+    root = seed if isinstance(seed, np.random.SeedSequence) else normalise_seed(seed)
+    images = stream(root, "shapebias-images")
     if observers is None:
         observers = {**{f"subject-{k:02d}": ("human", 0.9, 0.04) for k in range(1, 6)},
                      "model-texture": ("model", 0.2, 0.7), "model-balanced": ("model", 0.5, 0.4)}
@@ -59,7 +70,7 @@ def simulate_cue_conflict(seed=0, *, n_images_per_class: int = 10, n_same_class:
     for c, shape in enumerate(classes):
         others = [x for x in classes if x != shape]
         for k in range(n_images_per_class):
-            texture = others[(c + k) % len(others)] if k < len(others) else others[rng.integers(len(others))]
+            texture = others[(c + k) % len(others)] if k < len(others) else others[images.integers(len(others))]
             items.append(f"{shape}{k + 1}-{texture}{k % 3 + 1}.png")
             shapes.append(shape)
             textures.append(texture)
@@ -76,9 +87,10 @@ def simulate_cue_conflict(seed=0, *, n_images_per_class: int = 10, n_same_class:
     for name, (kind, p_shape, p_texture) in observers.items():
         if not (0 <= p_shape and 0 <= p_texture and p_shape + p_texture <= 1):
             raise ValueError(f"observer {name}: need p_shape, p_texture >= 0 with sum <= 1")
-        u = rng.random(len(items))
+        responses = stream(root, "shapebias-responses", name)
+        u = responses.random(len(items))
         # a third class, uniform over the classes other than shape and texture: skip past lo and hi
-        r = rng.integers(0, len(classes) - 2, size=len(items))
+        r = responses.integers(0, len(classes) - 2, size=len(items))
         r = r + (r >= lo)
         r = r + (r >= hi)
         third = names[r]
