@@ -19,4 +19,8 @@ MEASURE_METHODS = {
         "planning a classification study: the interval of its human-human error consistency",
     ("humanlike.web.planning", "humanlike.measures.mlds.analysis"):
         "planning a judgement study: the interval of its pooled difference scale",
+    ("humanlike.web.design", "humanlike.measures.compare.discriminating"):
+        "design discriminate: each participant's items drawn with the design file's known probabilities",
+    ("humanlike.web.discriminate", "humanlike.measures.compare.discriminating"):
+        "serve init --design discriminate: the items' probabilities from the models' outcomes",
 }

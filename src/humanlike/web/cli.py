@@ -163,11 +163,14 @@ def add_serve_commands(sub, plan_sub=None) -> None:
                       help="image folder, stimulus manifest, evaluation folder or sequence manifest")
     init.add_argument("--task", required=True, choices=("classify", "triads", "quads"), help="the task")
     init.add_argument("--title", help="the study's title (default: the folder's name)")
-    init.add_argument("--design", choices=("everything", "subset", "latin-square", "pooled"),
+    init.add_argument("--design", choices=("everything", "subset", "latin-square", "pooled", "discriminate"),
                       help="who sees what (default: latin-square for classify, everything for triads/quads; with "
                            "--per-participant: subset); see docs/run-your-own-experiment.md#the-designs")
     init.add_argument("--per-participant", type=_count, default=0, metavar="N",
-                      help="main trials per participant (designs subset and pooled)")
+                      help="main trials per participant (designs subset, pooled and discriminate)")
+    from .discriminate import add_discriminate_options
+
+    add_discriminate_options(init)   # --models, --compare, --floor (design discriminate)
     init.set_defaults(handler=run_serve)
 
     withdraw = commands.add_parser("withdraw", help="delete one participant's data",
@@ -384,17 +387,20 @@ def _relative(path: Path, study: Path) -> str:
 
 def _init(args) -> int:
     from ..trials.schema import CLASSES_16
+    from .discriminate import DESIGN_FILE, discriminating_study
     from .config import StudyConfig, write_config
     from .stimuli import classification_labels
 
     study = Path(args.study)
     source = Path(args.stimuli).expanduser().resolve()
     config = StudyConfig(title=args.title or study.resolve().name, task=args.task, stimuli=_relative(source, study),
-                         design=args.design or "", trials_per_participant=args.per_participant)
+                         design=args.design or "", trials_per_participant=args.per_participant,
+                         design_file=DESIGN_FILE if args.design == "discriminate" else "")
     if args.task == "classify":
         labels = classification_labels(source)
         config.labels = list(CLASSES_16) if set(labels) <= set(CLASSES_16) else labels
     config = _with_root(config, study)                         # every image is checked before writing
+    config = discriminating_study(args, config, study)        # design discriminate: writes its design file
     _check_size(config, study)
     path = write_config(config, study)
     print(f"wrote {path} (design {config.design}): edit it (durations, trials, consent text, completion URL), then run "

@@ -26,6 +26,7 @@ DESIGNS = {
     "subset": ("classify", "triads", "quads"),       # a balanced block of ``trials_per_participant`` trials each
     "latin-square": ("classify",),                   # every item once, in one condition, rotating (model-vs-human)
     "pooled": ("triads", "quads"),                   # crowd judgements: part of the trials each, scales pooled
+    "discriminate": ("classify",),                   # items drawn with known probabilities where two models differ
 }
 #: ``completion_code`` value: each participant gets their own code when their last trial is stored.
 PER_PARTICIPANT = "per-participant"
@@ -52,7 +53,7 @@ class StudyConfig:
     Attributes
     ----------
     title, task, stimuli, stimulus_root, seed, labels, fixation_ms, stimulus_ms, mask_ms, design,
-    trials_per_participant, repeats, practice_trials, break_every, catch_trials, max_catch_failures,
+    trials_per_participant, repeats, design_file, practice_trials, break_every, catch_trials, max_catch_failures,
     consent_text, instructions, completion_url, completion_code, platform_params, resume_param,
     abandon_after_minutes, text_format, min_screen_width, min_screen_height, allow_mobile, fullscreen
         The keys of ``study.toml``, explained in the config reference of docs/run-your-own-experiment.md.
@@ -78,6 +79,7 @@ class StudyConfig:
     design: str = ""                               # one of DESIGNS ("" = the one trials_per_participant implies)
     trials_per_participant: int = 0                # 0 = every item once (classify) / every judgement (triads, quads)
     repeats: int = 1                               # presentations of each item per participant
+    design_file: str = ""                          # design discriminate: the items' probabilities (CSV in the study)
     practice_trials: int = 4
     break_every: int = 50
     catch_trials: int = 2                          # attention checks among the main trials
@@ -113,6 +115,10 @@ class StudyConfig:
         self._check_device_keys()
         self.design = self.design or implied_design(self.task, self.trials_per_participant)
         check_design(self.design, self.task, self.trials_per_participant)
+        if self.design == "discriminate" and not self.design_file:
+            raise StudyConfigError("key 'design_file': design 'discriminate' needs the file of the candidate items' "
+                                   "inclusion probabilities (`humanlike serve init --design discriminate --models "
+                                   "RUNS --compare A B` writes it)")
         if self.completion_url and not self.completion_url.startswith(("https://", "http://", "/")):
             raise StudyConfigError(f"key 'completion_url': expected an http(s) URL, got {self.completion_url!r}")
         if self.completion_code != PER_PARTICIPANT and not re.fullmatch(r"[A-Za-z0-9_-]{0,64}", self.completion_code):
@@ -228,7 +234,7 @@ def check_design(design: str, task: str, trials_per_participant: int) -> None:
         others = "'subset'" if task == "classify" else "'subset' or 'pooled'"
         raise StudyConfigError(f"key 'trials_per_participant': design {design!r} shows every item, so it must be "
                                f"0, got {trials_per_participant} (for part of the trials each, use design {others})")
-    if design in ("subset", "pooled") and not trials_per_participant:
+    if design in ("subset", "pooled", "discriminate") and not trials_per_participant:
         raise StudyConfigError(f"key 'trials_per_participant': design {design!r} needs the number of trials each "
                                "participant sees (a whole number >= 1)")
 
@@ -291,7 +297,7 @@ def write_config(config: StudyConfig, study: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {k: v for k, v in asdict(config).items()}
     header = ("# humanlike study configuration: every key is explained in docs/run-your-own-experiment.md\n"
-              "# durations in milliseconds; design: everything | subset | latin-square | pooled\n"
+              "# durations in milliseconds; design: everything | subset | latin-square | pooled | discriminate\n"
               "# (trials_per_participant = 0 means every item once)\n")
     return atomic_write_text(path, header + tomli_w.dumps(body))
 

@@ -7,7 +7,10 @@ depend on anyone else's.
 The study's ``design`` (docs/run-your-own-experiment.md#designs) says which trials each participant gets:
 ``everything`` (every stimulus: classification every item in every condition), ``latin-square``
 (classification: every item once, in one condition), ``subset`` / ``pooled`` (a balanced block of
-``trials_per_participant`` trials). :func:`check_design_size` refuses a block as large as the study.
+``trials_per_participant`` trials), ``discriminate`` (classification: ``trials_per_participant / C`` items of each
+of the ``C`` conditions, drawn with the known inclusion probabilities of the study's ``design_file``, where two
+models' outcomes differ: docs/designs-that-decide.md). :func:`check_design_size` refuses a block as large as the
+study.
 
 Classification: items x conditions in a Latin-square rotation (participant ``k`` sees the ``j``-th item of the
 study's item order in condition ``(j + k) mod C``), so across ``C`` consecutive participants every item is
@@ -29,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..measures.compare.discriminating import systematic_sample
 from ..measures.mlds.observers import quad_design, triad_design
 from ..resampling.rng import stream
 from .config import StudyConfig
@@ -139,7 +143,11 @@ def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: i
     [('a', 'y'), ('b', 'x')]
     """
     labels = list(config.labels)
-    groups = index if index is not None else _classification_groups(stimuli)
+    if config.design == "discriminate" and not isinstance(index, DiscriminateIndex):
+        raise ValueError("design 'discriminate' plans from the study's design file: pass "
+                         "design_index(stimuli, config, folder)")
+    groups = index.groups if isinstance(index, DiscriminateIndex) else (
+        index if index is not None else _classification_groups(stimuli))
     keys = sorted(groups)
     order = stream(config.seed, "item-order").permutation(len(keys))
     n_items = len(keys)
@@ -147,6 +155,10 @@ def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: i
     wanted = max(1, min(wanted, n_items))
     if config.design == "everything":       # every item in every condition
         shown = [row for j in order for row in groups[keys[int(j)]]]
+    elif config.design == "discriminate":   # the same draw as ItemDesign.sample(seed, slot) of the design file
+        drawn = systematic_sample(index.probability, index.strata,
+                                  stream(config.seed, "discriminating-design", ordinal))[0]
+        shown = [index.records[int(i)] for i in np.flatnonzero(drawn)]
     else:                                   # a block of items, each in its Latin-square condition
         shown = []
         for position in _block(n_items, wanted, ordinal):
@@ -322,7 +334,7 @@ def check_design_size(stimuli: pd.DataFrame, config: StudyConfig, index=None) ->
     from .config import StudyConfigError
 
     if config.design not in ("subset", "pooled"):
-        return
+        return   # discriminate: its design file's probabilities were checked against the stimuli when read
     n_units = design_units(stimuli, config, index)
     wanted = config.trials_per_participant // (config.repeats if config.task == "classify" else 1)
     unit = "items" if config.task == "classify" else "judgements"
@@ -331,7 +343,105 @@ def check_design_size(stimuli: pd.DataFrame, config: StudyConfig, index=None) ->
                                f"{n_units} {unit}, got {config.trials_per_participant} (use design 'everything')")
 
 
-def design_index(stimuli: pd.DataFrame, config: StudyConfig):
+@dataclass
+class DiscriminateIndex:
+    """The stimuli of a ``discriminate`` study arranged for planning: the classification groups and, for every
+    candidate item of the design file (in its order), its stimulus record, inclusion probability and condition.
+
+    Attributes
+    ----------
+    groups : dict
+        As :func:`design_index` of a classification study (practice trials are drawn from them).
+    records : list of dict
+        The stimulus of each candidate item.
+    probability : numpy.ndarray
+        Each candidate's inclusion probability.
+    strata : numpy.ndarray
+        Each candidate's ``experiment/condition``.
+
+    Examples
+    --------
+    >>> DiscriminateIndex({}, [], np.zeros(0), np.zeros(0, dtype=object)).records
+    []
+    """
+
+    groups: dict
+    records: list
+    probability: np.ndarray
+    strata: np.ndarray
+
+
+def discriminate_index(stimuli: pd.DataFrame, config: StudyConfig, folder) -> DiscriminateIndex:
+    """Read the study's design file and match its items to the stimuli.
+
+    Parameters
+    ----------
+    stimuli : pandas.DataFrame
+        The study's stimuli.
+    config : StudyConfig
+        The study (design ``discriminate``).
+    folder : path
+        The study folder (the design file is relative to it).
+
+    Returns
+    -------
+    DiscriminateIndex
+
+    Raises
+    ------
+    humanlike.web.config.StudyConfigError
+        For a missing file or column, an item that is not a stimulus, a probability outside (0, 1], or a
+        condition whose probabilities do not sum to the trials per participant and condition.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> pd.DataFrame({"experiment": "e", "condition": "0", "item": ["a", "b"], "probability": [0.5, 0.5]}).to_csv(
+    ...     folder / "discriminate.csv", index=False)
+    >>> stimuli = pd.DataFrame({"key": ["a.png", "b.png"], "item": ["a", "b"], "label": ["cat", "dog"],
+    ...                         "experiment": "e", "condition": "0"})
+    >>> config = StudyConfig(title="t", task="classify", stimuli=".", labels=["cat", "dog"], design="discriminate",
+    ...                      trials_per_participant=1, design_file="discriminate.csv")
+    >>> discriminate_index(stimuli, config, folder).probability.tolist()
+    [0.5, 0.5]
+    """
+    from pathlib import Path
+
+    from .config import StudyConfigError
+
+    path = Path(folder) / config.design_file
+    if not path.exists():
+        raise StudyConfigError(f"key 'design_file': {path} does not exist")
+    keys = ["experiment", "condition", "item"]
+    table = pd.read_csv(path, dtype={k: str for k in keys})
+    missing = [c for c in (*keys, "probability") if c not in table.columns]
+    if missing:
+        raise StudyConfigError(f"key 'design_file': {path} lacks column(s) {', '.join(missing)}")
+    by_key = {(r["experiment"], r["condition"], r["item"]): r
+              for r in stimuli.astype({k: str for k in keys}).to_dict("records")}
+    records = []
+    for row in table[keys].itertuples(index=False):
+        if tuple(row) not in by_key:
+            raise StudyConfigError(f"key 'design_file': {path} lists item {row.item!r} of condition "
+                                   f"{row.condition!r} (experiment {row.experiment!r}), which is not a stimulus")
+        records.append(by_key[tuple(row)])
+    probability = table["probability"].to_numpy(dtype=float)
+    if np.any(~(probability > 0)) or np.any(probability > 1):
+        raise StudyConfigError(f"key 'design_file': {path} has a probability outside (0, 1]; every candidate item "
+                               "needs a probability above 0")
+    strata = (table["experiment"] + "/" + table["condition"]).to_numpy()
+    sums = pd.Series(probability).groupby(strata).sum()
+    per = config.trials_per_participant // config.repeats
+    if not np.allclose(sums.to_numpy() * len(sums), per, atol=1e-6):
+        raise StudyConfigError(f"key 'trials_per_participant': {config.trials_per_participant} main trials over "
+                               f"{len(sums)} condition(s) do not match {path}'s probabilities (each condition's sum "
+                               f"is the items per participant and condition: {sorted(set(sums.round(6)))})")
+    return DiscriminateIndex(_classification_groups(stimuli), records, probability, strata)
+
+
+def design_index(stimuli: pd.DataFrame, config: StudyConfig, folder=None):
     """The stimuli arranged for planning, built once per study (a participant's list is then planned in
     about a millisecond while they wait).
 
@@ -341,6 +451,8 @@ def design_index(stimuli: pd.DataFrame, config: StudyConfig):
         The study's stimuli.
     config : StudyConfig
         The study.
+    folder : path, optional
+        The study folder: needed by design ``discriminate`` (:func:`discriminate_index`).
 
     Returns
     -------
@@ -356,6 +468,8 @@ def design_index(stimuli: pd.DataFrame, config: StudyConfig):
     >>> sorted(design_index(stimuli, config))
     [('e', 'a'), ('e', 'b')]
     """
+    if config.design == "discriminate":
+        return discriminate_index(stimuli, config, folder)
     if config.task == "classify":
         return _classification_groups(stimuli)
     return _judgement_index(stimuli, config.task)

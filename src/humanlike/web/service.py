@@ -91,7 +91,7 @@ class Study:
     engine: Engine
 
     def __post_init__(self):
-        self.design = design_index(self.stimuli, self.config)
+        self.design = design_index(self.stimuli, self.config, self.folder)
         check_design_size(self.stimuli, self.config, self.design)
         self.opaque_of = dict(zip(self.stimuli["key"], self.stimuli["opaque"]))
         self.reader = db.reader(self.engine)        # read-only transactions (SQLite: no write lock)

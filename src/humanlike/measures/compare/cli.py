@@ -9,6 +9,7 @@ from pathlib import Path
 from ...stats.multiple import CORRECTIONS
 from ...stats.scores import NORMALISATIONS
 from ..registry import get_measure
+from .discriminating import DESIGNS
 from .planning_ec import MAX_HUMANS
 from ..options import (
     add_exclusion_options, add_json_option, add_output_options, add_seed_option, exclusions_of, add_resampling_options, emit_json, float_in, int_at_least, load_data, probability,
@@ -90,8 +91,8 @@ def register(sub, plan_sub, name: str) -> None:
     plan.add_argument("--kappa", type=float_in(-1, 1), default=0.2, help="model B's EC with the human (ec; default 0.2)")
     plan.add_argument("--accuracy", type=probability, nargs=2, default=(0.8, 0.8), metavar=("HUMAN", "MODELS"),
                       help="accuracies of the human and of both models (ec; default 0.8 0.8)")
-    plan.add_argument("--trials", type=int_at_least(10), nargs="+", default=[100, 200, 400, 800, 1600, 3200],
-                      help="numbers of trials to simulate (ec)")
+    plan.add_argument("--trials", type=int_at_least(10), nargs="+", default=None,
+                      help="numbers of trials to simulate (ec; default 100 200 400 800 1600 3200)")
     plan.add_argument("--humans", type=int_at_least(1, MAX_HUMANS), nargs="+", metavar="N",
                       help=f"numbers of humans to simulate, each answering every trial (ec; 1 to {MAX_HUMANS}; "
                            "default 1): a model's score is its mean EC over the humans")
@@ -100,6 +101,20 @@ def register(sub, plan_sub, name: str) -> None:
     plan.add_argument("--observers", type=int_at_least(1), default=8, help="human observers (dmc; default 8)")
     plan.add_argument("--items", type=int_at_least(3), nargs="+", default=[50, 100, 200, 400, 800],
                       help="numbers of items to simulate (dmc)")
+    plan.add_argument("--design", choices=DESIGNS, default=None,
+                      help="plan participants of a study whose items are drawn from a candidate pool (ec): 'random' "
+                           "(every item of the pool equally likely) or 'discriminating' (items where the models' "
+                           "outcomes differ more likely, with known probabilities; the pool-level estimate is "
+                           "inverse-probability weighted). docs/designs-that-decide.md")
+    plan.add_argument("--participants", type=int_at_least(2), nargs="+", metavar="N",
+                      help="numbers of participants to simulate (with --design; default 10 20 40 80 160 320)")
+    plan.add_argument("--per-participant", type=int_at_least(1), default=None, metavar="TRIALS",
+                      help="trials each participant sees (with --design; default 40)")
+    plan.add_argument("--floor", type=float_in(0, 10), default=None,
+                      help="added to every item's discrimination score (0 or 1) before drawing, > 0 so that every "
+                           "item keeps a probability above 0 (with --design discriminating; default 0.2)")
+    plan.add_argument("--pool", type=int_at_least(10), default=None, metavar="ITEMS",
+                      help="candidate items in the pool (with --design; default 800)")
     plan.add_argument("--power", type=probability, default=0.8, help="target power (default 0.8)")
     plan.add_argument("--alpha", type=probability, default=0.05,
                       help="level of one comparison (divide by the family size for a Holm/Bonferroni plan)")
@@ -310,6 +325,62 @@ def format_comparison(comparison) -> str:
     return "\n".join(lines)
 
 
+#: ``plan compare``'s trials (EC, one table per human) and, with ``--design``, its participants, trials per
+#: participant, floor and pool size when not given.
+DEFAULT_TRIALS = (100, 200, 400, 800, 1600, 3200)
+DESIGN_DEFAULTS = {"participants": (10, 20, 40, 80, 160, 320), "per_participant": 40, "floor": 0.2, "pool": 800}
+
+
+def check_design_options(args) -> None:
+    """Refuse ``--design`` options that do not apply: a design plan is of EC participants, a table plan of trials.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``humanlike plan compare`` command line.
+
+    Raises
+    ------
+    ValueError
+        Naming the option that does not apply.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> args = build_parser().parse_args(["plan", "compare", "--delta", "0.1", "--participants", "20"])
+    >>> try:
+    ...     check_design_options(args)
+    ... except ValueError as err:
+    ...     print(err)
+    --participants applies with --design random|discriminating only (a plan of participants drawing items from a pool)
+    """
+    design_only = [("--participants", args.participants), ("--per-participant", args.per_participant),
+                   ("--floor", args.floor), ("--pool", args.pool)]
+    if args.design is None:
+        for name, value in design_only:
+            if value is not None:
+                raise ValueError(f"{name} applies with --design random|discriminating only (a plan of participants "
+                                 "drawing items from a pool)")
+        return
+    if args.measure != "ec":
+        raise ValueError("--design plans an EC comparison: use it with --measure ec")
+    for name, value in (("--trials", args.trials), ("--humans", args.humans)):
+        if value is not None:
+            raise ValueError(f"{name} does not apply with --design (the plan is of participants: use --participants "
+                             "and --per-participant)")
+    if args.floor is not None and args.design == "random":
+        raise ValueError("--floor applies to --design discriminating only (the random design draws every item "
+                         "equally)")
+    if args.floor is not None and args.floor <= 0:
+        raise ValueError(f"--floor {args.floor:g} must be above 0: every item needs a probability above 0, or the "
+                         "pool-level comparison is not identified")
+    pool = args.pool or DESIGN_DEFAULTS["pool"]
+    per = args.per_participant or DESIGN_DEFAULTS["per_participant"]
+    if per >= pool:
+        raise ValueError(f"--per-participant {per} must be below --pool {pool} (each participant sees a part of "
+                         "the pool)")
+
+
 # The exact label-exchange test enumerates about (trials / 2)^2 outcomes per data set: 20000 trials take about
 # a second each, 10^5 trials a minute and 10^6 more memory than a machine has.
 EXACT_TRIALS_LIMIT = 20000
@@ -342,6 +413,7 @@ def check_plan_compare_options(args) -> None:
     """
     from .planning_ec import joint_cell_probabilities
 
+    check_design_options(args)
     if args.measure == "dmc":
         if not -1 <= args.rho <= 1:
             raise ValueError(f"--rho {args.rho:g} must lie in [-1, 1]")
@@ -359,8 +431,10 @@ def check_plan_compare_options(args) -> None:
             raise ValueError(f"--kappa {args.kappa:g} with --delta {args.delta:g} plants an EC of {kappa:g} "
                              f"({name}), which --accuracy {a_human:g} {a_model:g} cannot give ({why}); lower --delta "
                              "or --kappa") from None
-    if not args.no_exact and 1 in (args.humans or [1]) and max(args.trials) > EXACT_TRIALS_LIMIT:
-        raise ValueError(f"--trials {max(args.trials)} is more than the exact label-exchange test can enumerate "
+    if args.design is not None:
+        return
+    if not args.no_exact and 1 in (args.humans or [1]) and max(args.trials or DEFAULT_TRIALS) > EXACT_TRIALS_LIMIT:
+        raise ValueError(f"--trials {max(args.trials or DEFAULT_TRIALS)} is more than the exact label-exchange test can enumerate "
                          f"(up to {EXACT_TRIALS_LIMIT} trials: it counts about (trials / 2)^2 outcomes per data set); "
                          f"add --no-exact (the paired bootstrap only) or give --trials up to {EXACT_TRIALS_LIMIT}")
 
@@ -387,10 +461,12 @@ def run_plan_compare(args) -> int:
     from .planning import plan_dmc_comparison, plan_ec_comparison
 
     check_plan_compare_options(args)   # in the options' own words, before any simulation
+    if args.design is not None:
+        return run_plan_design_compare(args)
     if args.measure == "ec":
         a_human, a_model = args.accuracy
         plan = plan_ec_comparison(args.delta, kappa_b=args.kappa, a_human=a_human, a_model=a_model,
-                                  trials=sorted(set(args.trials)), target=args.power, alpha=args.alpha,
+                                  trials=sorted(set(args.trials or DEFAULT_TRIALS)), target=args.power, alpha=args.alpha,
                                   n_sets=args.sets, n_resamples=args.resamples, exact=not args.no_exact,
                                   seed=args.seed, humans=sorted(set(args.humans or [1])))
     else:
@@ -404,6 +480,46 @@ def run_plan_compare(args) -> int:
            "needed": [{"test": test, "humans": h, "size": size}
                       for test, by_humans in plan.needed.items() for h, size in by_humans.items()],
            "power": plan.to_frame().to_dict("records")}
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(format_plan(plan))
+    return 0
+
+
+def run_plan_design_compare(args) -> int:
+    """``plan compare --design``: participants needed under a random or a discriminating design.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``--design`` given, options checked).
+
+    Returns
+    -------
+    int
+        0.
+
+    Examples
+    --------
+    >>> from humanlike.app.cli import build_parser
+    >>> args = build_parser().parse_args(["plan", "compare", "--delta", "0.1", "--design", "random"])
+    >>> args.design, args.handler is run_plan_compare   # run_plan_compare hands a --design plan to this function
+    ('random', True)
+    """
+    from .design_simulation import plan_design_comparison
+
+    a_human, a_model = args.accuracy
+    plan = plan_design_comparison(args.delta, args.design, kappa_b=args.kappa, a_human=a_human, a_model=a_model,
+                                  participants=args.participants or DESIGN_DEFAULTS["participants"],
+                                  per_participant=args.per_participant or DESIGN_DEFAULTS["per_participant"],
+                                  floor=args.floor or DESIGN_DEFAULTS["floor"],
+                                  pool_size=args.pool or DESIGN_DEFAULTS["pool"], target=args.power,
+                                  alpha=args.alpha, n_sets=args.sets, seed=args.seed)
+    doc = {"measure": plan.measure, "design": args.design, "true_difference": plan.true_difference,
+           "target_power": plan.target, "alpha": plan.alpha, "settings": plan.design,
+           "needed": [{"test": test, "participants": size} for test, by in plan.needed.items() for size in by.values()],
+           "power": plan.to_frame().drop(columns="humans").rename(columns={"size": "participants"}).to_dict("records")}
     if args.json:
         emit_json(doc)
         return 0

@@ -86,8 +86,27 @@ class ComparisonPlan:
         return pd.DataFrame(rows)
 
 
-def _smallest_reaching(sizes: np.ndarray, power: np.ndarray, target: float):
-    """The first size whose power reaches ``target`` (None when none does)."""
+def smallest_reaching(sizes: np.ndarray, power: np.ndarray, target: float):
+    """The first size whose power reaches ``target`` (None when none does).
+
+    Parameters
+    ----------
+    sizes : numpy.ndarray
+        Design sizes, increasing.
+    power : numpy.ndarray
+        Power at each size.
+    target : float
+        Power to reach.
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> smallest_reaching(np.array([10, 20, 40]), np.array([0.3, 0.85, 0.95]), 0.8)
+    20
+    """
     return int(sizes[np.argmax(power >= target)]) if (power >= target).any() else None
 
 
@@ -149,7 +168,7 @@ def plan_ec_comparison(delta: float, *, kappa_b: float = 0.2, a_human: float = 0
             for t in tests:
                 if t == "bootstrap" or exact_here:
                     power[t][j, k] = sim.rejection_rate(alpha, t)
-    needed = {t: {h: _smallest_reaching(sizes, power[t][j], target) for j, h in enumerate(humans)
+    needed = {t: {h: smallest_reaching(sizes, power[t][j], target) for j, h in enumerate(humans)
                   if not np.isnan(power[t][j]).all()} for t in tests}
     notes = ([f"the exact label-exchange test is of one table (one human): not run for "
               f"{', '.join(str(h) for h in humans if h > 1)} humans"] if exact and any(h > 1 for h in humans) else [])
@@ -206,7 +225,7 @@ def plan_dmc_comparison(delta_rho: float, *, rho_b: float = 0.4, n_observers: in
                                        seed=seed)
         power["bootstrap"][0, k] = sim.rejection_rate(alpha)
         true = sim.true_difference
-    needed = {"bootstrap": {int(n_observers): _smallest_reaching(sizes, power["bootstrap"][0], target)}}
+    needed = {"bootstrap": {int(n_observers): smallest_reaching(sizes, power["bootstrap"][0], target)}}
     return ComparisonPlan("decision_margin_consistency", sizes, power, needed, target, alpha, true,
                           dict(rho_a=rho_b + delta_rho, rho_b=rho_b, n_observers=n_observers,
                                accuracy_range=list(accuracy_range), n_sets=n_sets, n_resamples=n_resamples,

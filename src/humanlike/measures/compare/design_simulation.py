@@ -1,0 +1,341 @@
+"""Simulated studies of a design: power, level, coverage and early stopping of the EC comparison
+(docs/designs-that-decide.md; the benchmark is benchmarks/adaptive_design.py).
+
+Simulated participants answer the items the design draws for them. Participant ``j`` is right on pool item ``i``
+with probability ``expit(logit_i + zeta_j)``, ``zeta_j ~ N(0, participant_sd)`` (people differ in skill); the
+population's chance of being right on item ``i`` (what the estimands are defined by) is its average over
+``zeta``, computed by Gauss-Hermite quadrature. Each simulated study ``k`` draws everything from
+``stream(seed, "design-simulation", k)``, its participants in order, so a study of ``n`` participants is the first
+``n`` of the study of ``n_max``: the fixed-sample power at every size and the sequential test that looks after
+every batch come from the same studies.
+
+:func:`plan_design_comparison` is what ``humanlike plan compare --design`` runs: a pool built from the copy
+model's joint cells (:func:`humanlike.measures.compare.planning_ec.joint_cell_probabilities`), so that the pool's
+EC difference is the planted one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from .design_estimate import difference_from_sums, expected_sums, jackknife, participant_sums, strata_layout
+from .discriminating import ItemDesign, systematic_sample
+from ...resampling.rng import stream
+from ...stats.sequential import group_sequential_bounds
+
+#: Gauss-Hermite nodes for the population's probability (average over the participants' skill).
+_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
+
+
+def population_probability(logit, participant_sd: float) -> np.ndarray:
+    """``E[expit(logit + zeta)]`` for ``zeta ~ N(0, participant_sd)``: the population's chance of being right.
+
+    Parameters
+    ----------
+    logit : array_like
+        Per item.
+    participant_sd : float
+        Spread of the participants' skill on the logit scale.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> population_probability([0.0, 2.0], 0.0).round(4).tolist()
+    [0.5, 0.8808]
+    >>> population_probability([0.0], 1.0).round(4).tolist()   # symmetric: still 0.5
+    [0.5]
+    """
+    logit = np.asarray(logit, dtype=float)
+    return special.expit(logit[..., None] + participant_sd * _NODES) @ _WEIGHTS / _WEIGHTS.sum()
+
+
+@dataclass(frozen=True)
+class DesignStudies:
+    """Estimates of simulated studies at each look (participants so far).
+
+    Attributes
+    ----------
+    looks : numpy.ndarray
+        Participants at each look.
+    estimate, se : dict
+        ``{estimand: array (studies, looks)}`` for ``"pool"`` and ``"chosen"``.
+    truth : dict
+        ``{estimand: float}``: the estimands' true values.
+    design : str
+        The design simulated.
+
+    Examples
+    --------
+    Two studies, two looks: z = (1, 2.5) and (0, 0); 0.05 is inside 0.1 +- 1.96 x 0.04 but not 0 +- 1.96 x 0.02.
+
+    >>> sims = DesignStudies(np.array([10, 20]), {"pool": np.array([[0.1, 0.1], [0.0, 0.0]])},
+    ...                      {"pool": np.array([[0.1, 0.04], [0.1, 0.02]])}, {"pool": 0.05}, "random")
+    >>> sims.power().tolist(), sims.coverage().tolist()
+    ([0.0, 0.5], [1.0, 0.5])
+    """
+
+    looks: np.ndarray
+    estimate: dict
+    se: dict
+    truth: dict
+    design: str
+
+    def z(self, estimand: str = "pool") -> np.ndarray:
+        """``estimate / se`` per study and look (NaN where undefined).
+
+        Parameters
+        ----------
+        estimand : {"pool", "chosen"}
+            Which estimate.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.estimate[estimand] / self.se[estimand]
+
+    def power(self, alpha: float = 0.05, estimand: str = "pool") -> np.ndarray:
+        """Fixed-sample rejection rate at each look's number of participants (two-sided, normal, jackknife SE).
+
+        Parameters
+        ----------
+        alpha : float
+            Level.
+        estimand : {"pool", "chosen"}
+            Which estimate is tested.
+
+        Returns
+        -------
+        numpy.ndarray
+            One rate per look.
+        """
+        return np.mean(np.nan_to_num(np.abs(self.z(estimand)), nan=0.0) >= stats.norm.isf(alpha / 2), axis=0)
+
+    def coverage(self, level: float = 0.95, estimand: str = "pool") -> np.ndarray:
+        """Share of studies whose interval ``estimate +- z se`` holds the estimand's truth, per look (an
+        undefined interval misses).
+
+        Parameters
+        ----------
+        level : float
+            Interval level.
+        estimand : {"pool", "chosen"}
+            Which estimate.
+
+        Returns
+        -------
+        numpy.ndarray
+            One share per look.
+        """
+        half = stats.norm.ppf(0.5 + level / 2) * self.se[estimand]
+        est, truth = self.estimate[estimand], self.truth[estimand]
+        return np.mean((est - half <= truth) & (truth <= est + half), axis=0)
+
+    def sequential(self, alpha: float = 0.05, spending: str = "obrien-fleming", estimand: str = "pool",
+                   last: int | None = None) -> dict:
+        """The group-sequential test with a look after every simulated look up to ``last`` participants.
+
+        Parameters
+        ----------
+        alpha : float
+            Overall level.
+        spending : {"obrien-fleming", "pocock", "none"}
+            The spending function; ``"none"``: the fixed bound at every look (the naive peeking that inflates the
+            level).
+        estimand : {"pool", "chosen"}
+            Which estimate is tested.
+        last : int, optional
+            The planned maximum of participants (a look of the simulation; default the last look).
+
+        Returns
+        -------
+        dict
+            ``rejection`` (share of studies that stop with "resolved"), ``mean_participants`` (participants at
+            stopping, averaged), ``bounds``.
+        """
+        k = self.looks.size if last is None else int(np.flatnonzero(self.looks == last)[0]) + 1
+        looks = self.looks[:k]
+        if spending == "none":
+            bounds = np.full(k, stats.norm.isf(alpha / 2))
+        else:
+            bounds = group_sequential_bounds(looks / looks[-1], alpha, spending)
+        hit = np.nan_to_num(np.abs(self.z(estimand)[:, :k]), nan=0.0) >= bounds
+        rejected = hit.any(axis=1)
+        stop = np.where(rejected, np.argmax(hit, axis=1), k - 1)
+        return {"rejection": float(rejected.mean()), "mean_participants": float(looks[stop].mean()),
+                "bounds": bounds.tolist()}
+
+
+def simulate_design_studies(design: ItemDesign, item_logit, *, participant_sd: float = 0.0,
+                            looks=(10, 20, 40, 80), n_studies: int = 200, seed: int = 0) -> DesignStudies:
+    """Simulate ``n_studies`` studies of the design, each estimated after every look.
+
+    Parameters
+    ----------
+    design : ItemDesign
+        The design (the pool, models' outcomes, inclusion probabilities).
+    item_logit : array_like
+        Per pool item, the logit of a typical participant's chance of being right.
+    participant_sd : float
+        Spread of the participants' skill on the logit scale.
+    looks : sequence of int
+        Participants at which each study is estimated (increasing, at least 2).
+    n_studies : int
+        Simulated studies.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    DesignStudies
+
+    Examples
+    --------
+    >>> pool = pd.DataFrame({"experiment": "e", "condition": "c", "item": [f"i{k}" for k in range(40)],
+    ...                      "correct_a": np.arange(40) % 2, "correct_b": np.arange(40) // 20})
+    >>> d = ItemDesign.from_outcomes(pool, ("A", "B"), "random", per_condition=10)
+    >>> logit = np.where(pool["correct_a"] == 1, 1.5, -0.5)   # the humans err where A errs
+    >>> sims = simulate_design_studies(d, logit, looks=(10, 40), n_studies=40)
+    >>> bool(sims.truth["pool"] > 0.2), sims.power().tolist()[1] > 0.5
+    (True, True)
+    """
+    looks = np.asarray(looks, dtype=int)
+    if looks.size == 0 or looks[0] < 2 or np.any(np.diff(looks) <= 0):
+        raise ValueError(f"looks must increase from at least 2 participants, got {looks.tolist()}")
+    logit = np.asarray(item_logit, dtype=float)
+    if logit.shape != (len(design.pool),):
+        raise ValueError(f"item_logit needs one value per pool item ({len(design.pool)}), got {logit.shape}")
+    _, shares, _ = strata_layout(design)
+    truth_sums = expected_sums(design, population_probability(logit, participant_sd))
+    truth = {e: float(difference_from_sums(truth_sums, shares, e)) for e in ("pool", "chosen")}
+    n_max = int(looks[-1])
+    prob, strata = design.pool["probability"].to_numpy(), design.pool["stratum"].to_numpy()
+    estimate = {e: np.empty((n_studies, looks.size)) for e in truth}
+    se = {e: np.empty((n_studies, looks.size)) for e in truth}
+    for k in range(n_studies):
+        rng = stream(seed, "design-simulation", k)
+        shown = systematic_sample(prob, strata, rng, n_max)
+        skill = rng.normal(0.0, participant_sd, n_max) if participant_sd > 0 else np.zeros(n_max)
+        correct = rng.random(shown.shape) < special.expit(logit[None, :] + skill[:, None])
+        sums = participant_sums(design, shown, correct)
+        for j, n in enumerate(looks):
+            for e in truth:
+                estimate[e][k, j], se[e][k, j] = jackknife(sums[:n], shares, e)
+    return DesignStudies(looks, estimate, se, truth, design.design)
+
+
+def copy_model_pool(delta: float, *, kappa_b: float = 0.2, a_human: float = 0.8, a_model: float = 0.8,
+                    pool_size: int = 800) -> tuple[pd.DataFrame, np.ndarray]:
+    """A candidate pool of one condition whose population tables are the copy model's: model outcome types in the
+    shares ``P(a, b)`` of :func:`~humanlike.measures.compare.planning_ec.joint_cell_probabilities` (largest
+    remainders), the human's chance of being right on a type-``(a, b)`` item ``P(h | a, b)``.
+
+    Parameters
+    ----------
+    delta : float
+        Planted ``EC_A - EC_B`` (model A's EC is ``kappa_b + delta``).
+    kappa_b : float
+        Model B's EC.
+    a_human, a_model : float
+        Accuracies.
+    pool_size : int
+        Candidate items.
+
+    Returns
+    -------
+    (pool, logit)
+        The pool (experiment, condition, item, correct_a, correct_b) and each item's human logit.
+
+    Examples
+    --------
+    >>> pool, logit = copy_model_pool(0.2, pool_size=100)
+    >>> len(pool), bool((pool["correct_a"] != pool["correct_b"]).mean() > 0.1)
+    (100, True)
+    """
+    from .planning_ec import joint_cell_probabilities
+
+    p = joint_cell_probabilities(kappa_b + delta, kappa_b, a_human, a_model, a_model)   # [h, a, b]
+    type_share = p.sum(axis=0).ravel()   # types 2a + b
+    right = p[1].ravel() / np.where(type_share > 0, type_share, 1.0)
+    exact = type_share * pool_size
+    counts = np.floor(exact).astype(int)
+    counts[np.argsort(counts - exact)[: pool_size - counts.sum()]] += 1
+    types = np.repeat(np.arange(4), counts)
+    pool = pd.DataFrame({"experiment": "planned", "condition": "all",
+                         "item": [f"item{k:05d}" for k in range(pool_size)],
+                         "correct_a": types >= 2, "correct_b": types % 2 == 1})
+    with np.errstate(divide="ignore"):
+        logit = special.logit(np.clip(right[types], 1e-9, 1 - 1e-9))
+    return pool, logit
+
+
+def plan_design_comparison(delta: float, design: str, *, kappa_b: float = 0.2, a_human: float = 0.8,
+                           a_model: float = 0.8, participants=(10, 20, 40, 80, 160), per_participant: int = 40,
+                           floor: float = 0.2, pool_size: int = 800, target: float = 0.8, alpha: float = 0.05,
+                           n_sets: int = 200, seed: int = 0):
+    """Participants needed to resolve ``EC_A - EC_B = delta`` on a pool, under the random or the discriminating
+    design, by simulation (the pool-level estimate, participants' jackknife, two-sided normal test).
+
+    Parameters
+    ----------
+    delta : float
+        Planted difference.
+    design : {"random", "discriminating"}
+        The design.
+    kappa_b, a_human, a_model : float
+        Copy model: model B's EC, accuracies.
+    participants : sequence of int
+        Numbers of participants simulated.
+    per_participant : int
+        Trials per participant.
+    floor : float
+        The discriminating design's floor.
+    pool_size : int
+        Candidate items.
+    target, alpha : float
+        Power to reach; level.
+    n_sets : int
+        Simulated studies.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    ComparisonPlan
+        ``sizes`` are participants (``design["unit"] == "participants"``).
+
+    Examples
+    --------
+    >>> plan = plan_design_comparison(0.3, "discriminating", participants=(5, 40), n_sets=30)
+    >>> bool(plan.power["pool"][0, 1] > plan.power["pool"][0, 0])
+    True
+    """
+    from .planning import ComparisonPlan, smallest_reaching
+
+    pool, logit = copy_model_pool(delta, kappa_b=kappa_b, a_human=a_human, a_model=a_model, pool_size=pool_size)
+    items = ItemDesign.from_outcomes(pool, ("A", "B"), design, per_condition=per_participant, floor=floor)
+    sizes = np.asarray(sorted(set(int(n) for n in participants)), dtype=int)
+    sims = simulate_design_studies(items, logit, looks=sizes, n_studies=n_sets, seed=seed)
+    power = {"pool": sims.power(alpha)[None, :]}
+    needed = {"pool": {1: smallest_reaching(sizes, power["pool"][0], target)}}
+    share = float(np.mean(pool["correct_a"] != pool["correct_b"]))
+    shown = float((items.pool["probability"] * (pool["correct_a"] != pool["correct_b"])).sum() / per_participant)
+    kind = f"discriminating (floor {floor:g})" if design == "discriminating" else "random"
+    notes = [f"design {kind}: {per_participant} trials per participant from a pool of {pool_size} items, "
+             f"{share:.0%} of them where the models' outcomes differ and {shown:.0%} of the trials shown; the test "
+             "is of the pool-level (inverse-probability weighted) difference, participants' jackknife, normal"]
+    return ComparisonPlan("error_consistency", sizes, power, needed, target, alpha, sims.truth["pool"],
+                          dict(notes=notes, design=design, per_participant=per_participant,
+                               floor=floor if design == "discriminating" else None, pool_size=pool_size,
+                               kappa_a=kappa_b + delta, kappa_b=kappa_b, a_human=a_human, a_model=a_model,
+                               n_sets=n_sets, seed=seed, unit="participants", disagreement_share=share,
+                               disagreement_shown=shown, test="pool-level, participants' jackknife, normal"),
+                          (1,))
