@@ -500,3 +500,92 @@ def test_no_module_grows_past_about_600_lines():
     assert not too_long, f"modules past their line limit (split them along their concepts): {too_long}"
     split_already = {name for name, limit in LONG_MODULES.items() if lengths.get(name, 0) <= MODULE_LINE_LIMIT}
     assert not split_already, f"no longer long, delete from LONG_MODULES: {sorted(split_already)}"
+
+
+#: The one module that makes randomness (docs/architecture.md, "Randomness only via an explicit seed"): every
+#: layer may import it; ``humanlike.resampling.rng`` (the engine's streams) delegates to it.
+STREAM_MODULE = "humanlike.trials.streams"
+#: What makes or seeds a random generator: any call into numpy.random (default_rng, SeedSequence, Generator,
+#: PCG64, RandomState, the legacy global functions), Python's random module, torch's generators and seeding.
+RANDOM_CALL = re.compile(r"^(numpy\.random\..+|random\..+|torch\.(manual_seed|seed|initial_seed|Generator|random\..+"
+                         r"|cuda\.(manual_seed|manual_seed_all|seed|seed_all)))$")
+
+
+def import_aliases(tree: ast.Module) -> dict[str, str]:
+    """The local name of each imported module or name, with the dotted name it stands for (``np``: ``numpy``)."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else \
+                    alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return aliases
+
+
+def dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """``np.random.default_rng`` as ``numpy.random.default_rng`` (None for anything but a dotted name)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in aliases:
+        return None
+    return ".".join([aliases[node.id]] + parts[::-1])
+
+
+def randomness_made(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, what) for every random generator or seeding a module makes: a call into numpy.random, random or
+    torch's seeding, an import of Python's random module, a ``random_state=`` given as a literal number."""
+    aliases = import_aliases(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = dotted(node.func, aliases)
+            if name and RANDOM_CALL.match(name):
+                found.append((node.lineno, name))
+            found += [(node.lineno, f"random_state={k.value.value}") for k in node.keywords
+                      if k.arg == "random_state" and isinstance(k.value, ast.Constant)
+                      and isinstance(k.value.value, int) and not isinstance(k.value.value, bool)]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found += [(node.lineno, f"import {n}") for n in names if n == "random" or n.startswith("random.")]
+    return found
+
+
+def randomness_outside_the_stream_module(source: Path = SOURCE) -> list[str]:
+    """Every random generator or seeding made outside :data:`STREAM_MODULE`, as ``module:line what``."""
+    wrong = []
+    for path in sorted(source.rglob("*.py")):
+        module = ".".join(path.relative_to(source.parent).with_suffix("").parts)
+        if module == STREAM_MODULE:
+            continue
+        tree = parsed(path) if source == SOURCE else ast.parse(path.read_text())
+        wrong += [f"{module}:{line} {what}" for line, what in randomness_made(tree)]
+    return wrong
+
+
+def test_randomness_is_made_only_in_the_stream_module():
+    # one place derives every seed: a simulator's own default_rng, SeedSequence or hashing of keys would be a
+    # second seeding style (issue 32); use humanlike.trials.streams (or resampling.rng.stream, which is it)
+    assert (SOURCE / (STREAM_MODULE.removeprefix("humanlike.").replace(".", "/") + ".py")).exists()
+    wrong = randomness_outside_the_stream_module()
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("planted, expected", [
+    ("import numpy as np\nrng = np.random.default_rng(0)\n", "numpy.random.default_rng"),
+    ("import numpy\nss = numpy.random.SeedSequence(3, spawn_key=(1,))\n", "numpy.random.SeedSequence"),
+    ("from numpy.random import Generator, PCG64\ng = Generator(PCG64(1))\n", "numpy.random.PCG64"),
+    ("import numpy as np\nnp.random.seed(1)\n", "numpy.random.seed"),
+    ("import random\nx = random.Random(4)\n", "import random"),
+    ("import torch\ntorch.manual_seed(0)\n", "torch.manual_seed"),
+    ("from sklearn.model_selection import KFold\nKFold(3, shuffle=True, random_state=0)\n", "random_state=0"),
+])
+def test_randomness_made_outside_the_stream_module_is_found(planted, expected):
+    assert any(expected in what for _, what in randomness_made(ast.parse(planted)))
+    # a type, an isinstance check or a Generator passed on is no randomness made
+    assert not randomness_made(ast.parse("import numpy as np\ndef f(rng: np.random.Generator, s):\n"
+                                         "    return isinstance(s, np.random.SeedSequence) and rng.random()\n"))

@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from ..trials.streams import torch_seeded
 from .errors import ModelSpecError, WeightsUnavailableError
 from .weights import file_digest, is_weights_file, load_weights_file, module_digest
 
@@ -325,8 +326,7 @@ class ModelSpec:
 
     def _random(self, make):
         # Random weights must be the same in every worker and every run: a fixed seed, the global RNG untouched.
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(RANDOM_INIT_SEED)
+        with torch_seeded(torch, RANDOM_INIT_SEED):
             return make()
 
     def _build_torchvision(self) -> nn.Module:

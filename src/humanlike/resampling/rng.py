@@ -4,16 +4,17 @@
 stratum (an experiment and condition, a class, an observer group, a block of resamples): its numbers depend
 on the seed and the key only, so a result never changes with chunk size, with which other strata were
 selected, or with the order of the data.
+
+Both are made by :mod:`humanlike.trials.streams`, the one module that makes randomness (every layer may import
+it; this module, the engine's, delegates to it): ``make_rng`` is its :func:`~humanlike.trials.streams.generator`,
+``stream`` its :func:`~humanlike.trials.streams.keyed_stream`.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
-
 import numpy as np
 
-from ..trials.names import stream_label
+from ..trials.streams import entropy_seed, generator, keyed_stream
 
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
@@ -37,9 +38,7 @@ def make_rng(seed: SeedLike = None) -> np.random.Generator:
     >>> bool(make_rng(0).integers(10) == make_rng(0).integers(10))
     True
     """
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(seed)
+    return generator(seed)
 
 
 def normalise_seed(seed: SeedLike) -> int:
@@ -91,47 +90,13 @@ def normalise_seed(seed: SeedLike) -> int:
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 2**63 - 1, dtype=np.int64))
     if seed is None:
-        return _int63(np.random.SeedSequence())
+        return entropy_seed()
     raise ValueError(f"seed must be a non-negative integer, a SeedSequence, a Generator or None, "
                      f"not {type(seed).__name__}")
 
 
 def _int63(sequence: np.random.SeedSequence) -> int:
     return int(sequence.generate_state(1, np.uint64)[0] >> np.uint64(1))
-
-
-def _key_words(key: tuple) -> tuple[int, ...]:
-    """A stable tuple of 32-bit words for a key of strings and integers (independent of ``PYTHONHASHSEED``)."""
-    words: tuple[int, ...] = ()
-    for part in key:
-        try:
-            words += _part_words(part)
-        except TypeError:  # an unhashable part: not cached
-            words += _part_words.__wrapped__(part)
-    return words
-
-
-@functools.lru_cache(maxsize=65536, typed=True)
-def _part_words(part) -> tuple[int, int]:
-    # Cached: a run draws thousands of streams whose keys share their parts (kind, experiment, condition).
-    # typed=True keeps 3 and np.int64(3) apart, as their reprs (and so their words) differ.
-    # A label that spells a number is hashed in its canonical spelling (``0.90``, ``0.9``; ``1``, ``1.0``), here
-    # for every stream, so that no caller keying a stream by a label as read can make numbers depend on how
-    # pandas or a user spelled it.
-    part = stream_label(part)
-    digest = hashlib.blake2b(repr(part).encode("utf-8"), digest_size=8).digest()
-    return int.from_bytes(digest[0:4], "little"), int.from_bytes(digest[4:8], "little")
-
-
-def _root_entropy(seed: int | np.random.SeedSequence) -> int | tuple:
-    """The entropy of a seed: an int seed as is, a SeedSequence's entropy and spawn key."""
-    if isinstance(seed, np.random.SeedSequence):
-        return seed.entropy
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"a stream needs an integer seed or a SeedSequence, not {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"seed must be non-negative, got {seed}")
-    return int(seed)
 
 
 def stream(seed: int | np.random.SeedSequence, *key) -> np.random.Generator:
@@ -161,6 +126,4 @@ def stream(seed: int | np.random.SeedSequence, *key) -> np.random.Generator:
     >>> stream(0, "items", "noise", "0.90").random() == stream(0, "items", "noise", "0.9").random()
     True
     """
-    base_key = seed.spawn_key if isinstance(seed, np.random.SeedSequence) else ()
-    sequence = np.random.SeedSequence(_root_entropy(seed), spawn_key=tuple(base_key) + _key_words(key))
-    return np.random.Generator(np.random.PCG64(sequence))
+    return keyed_stream(seed, *key)

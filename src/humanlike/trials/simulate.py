@@ -9,8 +9,9 @@ Two generators:
 
 Layering: ``data`` imports nothing of ours but ``data``, so the few lines of copy-model algebra needed here
 are repeated (they agree with :mod:`humanlike.measures.ec.copy_model`, which the tests check), and randomness
-comes from ``numpy.random.default_rng(seed)``, which behaves exactly like
-``humanlike.resampling.rng.make_rng`` (an int / SeedSequence seeds a new Generator, a Generator passes through).
+comes from :func:`humanlike.trials.streams.generator` (``numpy.random.default_rng``'s derivation, which
+``humanlike.resampling.rng.make_rng`` is too: an int / SeedSequence seeds a new Generator, a Generator passes
+through).
 """
 
 from __future__ import annotations
@@ -22,12 +23,9 @@ import numpy as np
 import pandas as pd
 
 from humanlike.trials.schema import CLASSES_16, validate_trials
+from humanlike.trials.streams import generator
 
 _TOL = 1e-9
-
-
-def _rng(seed) -> np.random.Generator:
-    return np.random.default_rng(seed)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -165,7 +163,7 @@ def simulate_copy_pair(n_trials: int, kappa: float, a1: float, a2: float, seed=N
     >>> abs(float(x.mean()) - 0.8) < 0.02, abs(float((x == y).mean()) - 0.84) < 0.02
     (True, True)
     """
-    rng = _rng(seed)
+    rng = generator(seed)
     n = int(n_trials)
     if n < 1:
         raise ValueError("n_trials must be at least 1")
@@ -221,7 +219,7 @@ def simulate_copy_counts(n_trials, kappa, a1, a2, size: int, seed=None) -> np.nd
     >>> simulate_copy_counts([50, 200], 0.5, 0.8, 0.8, size=3, seed=0).sum(axis=-1).tolist()
     [[50, 200], [50, 200], [50, 200]]
     """
-    rng = _rng(seed)
+    rng = generator(seed)
     p11, p10, p01, p00 = _copy_cells(kappa, a1, a2)
     n = np.asarray(n_trials, dtype=np.int64)
     if np.any(n < 1):
@@ -371,7 +369,7 @@ def simulate_sdt_observers(
     >>> bool(((model["decision_margin"] > 0) == model["correct"]).all())
     True
     """
-    rng = _rng(seed)
+    rng = generator(seed)
     classes = np.asarray(list(classes), dtype=object)
     k = len(classes)
     if k < 2:
@@ -527,7 +525,7 @@ def simulate_benchmark(
     >>> table.equals(simulate_benchmark(0, **small))
     True
     """
-    rng = _rng(seed)
+    rng = generator(seed)
     models = DEFAULT_MODELS if models is None else tuple(models)
     experiments = DEFAULT_EXPERIMENTS if experiments is None else experiments
     if n_humans < 0:

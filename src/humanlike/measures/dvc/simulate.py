@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...resampling.rng import stream
+from ...trials.streams import generator
 
 
 def _rng(seed: int, tag: int) -> np.random.Generator:
-    # The one seeding of the package (resampling.rng.stream): the seed and a per-simulator tag are the entropy
-    # of the stream, so the simulated numbers are those of before.
-    return stream(np.random.SeedSequence([int(seed), tag]))
+    # The seed and a per-simulator tag are the entropy of the stream (trials.streams.generator of [seed, tag]),
+    # so the simulated numbers are those of before.
+    return generator([int(seed), tag])
 
 
 def planted_representations(rho: float, *, n_classes: int = 4, n_per_class: int = 200, n_units: int = 200,

@@ -18,12 +18,13 @@ energy (a modulus) is taken per level. This is exact and 100x cheaper than filte
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from ...trials.streams import literal_stream
 
 DESIGNS = ("triads", "quads")
 
@@ -178,8 +179,8 @@ def tie_mask(differences, distances, rtol: float = 1e-9) -> np.ndarray:
 def seeded_stream(seed: int, *key) -> np.random.Generator:
     """A Generator determined by ``seed`` and ``key`` alone.
 
-    The same construction as ``humanlike.resampling.rng.stream``, which the data layer may not import: the
-    key parts are hashed (blake2b) into the spawn key of a ``SeedSequence``.
+    :func:`humanlike.trials.streams.literal_stream`: the construction of ``humanlike.resampling.rng.stream``
+    (the key parts hashed, blake2b, into the spawn key of a ``SeedSequence``) with the key hashed as written.
 
     Parameters
     ----------
@@ -201,11 +202,7 @@ def seeded_stream(seed: int, *key) -> np.random.Generator:
     >>> bool((first == seeded_stream(0, "ties", "gabor").random(3)).any())
     False
     """
-    words: list[int] = []
-    for part in key:
-        digest = hashlib.blake2b(repr(part).encode("utf-8"), digest_size=8).digest()
-        words.extend(int.from_bytes(digest[i:i + 4], "little") for i in (0, 4))
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(int(seed), spawn_key=tuple(words))))
+    return literal_stream(seed, *key)
 
 
 def design_for(kind: str, n_levels: int) -> np.ndarray:

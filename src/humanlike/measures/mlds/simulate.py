@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...resampling.rng import stream
 from ...trials.judgements import validate_judgements
+from ...trials.streams import spawned_stream
 from .observers import quad_design, triad_design
 
 DESIGNS = ("quad", "triad")
@@ -24,10 +24,10 @@ _STREAM_CODES = {"mlds-design": 1, "mlds-responses": 2, "quad": 4, "triad": 3}
 
 
 def _stream(seed: int, *key) -> np.random.Generator:
-    # The one seeding of the package (resampling.rng.stream); a fixed integer spawn key per purpose keeps the
-    # design and the responses on independent streams of the one seed, and the simulated numbers those of before.
+    # A fixed integer spawn key per purpose (trials.streams.spawned_stream) keeps the design and the responses on
+    # independent streams of the one seed, and the simulated numbers those of before.
     words = tuple(_STREAM_CODES[k] if k in _STREAM_CODES else int(k) for k in key)
-    return stream(np.random.SeedSequence(int(seed), spawn_key=words))
+    return spawned_stream(seed, *words)
 
 
 def all_quadruples(n_levels: int) -> np.ndarray:

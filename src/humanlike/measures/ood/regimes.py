@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...resampling.rng import SeedLike, make_rng
+from ...trials.streams import generator
 
 REGIME_NAMES = ("reference", "near-OOD", "far-OOD", "extreme-OOD")
 
@@ -501,7 +502,7 @@ def fit_regimes(
     rng = make_rng(seed)
     seeds = rng.integers(0, 2**31 - 1, size=n_init)
     start_seed = int(rng.integers(0, 2**31 - 1))
-    rng_for_starts = lambda m: np.random.default_rng([start_seed, m])  # noqa: E731 - same starts for a given m
+    rng_for_starts = lambda m: generator([start_seed, m])  # noqa: E731 - same starts for a given m
     X = x[:, None]
     spread = float(np.std(x)) if n > 1 else 0.0
     reg_covar = max(float(reg_covar), (min_sd_fraction * spread) ** 2)

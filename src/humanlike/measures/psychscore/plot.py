@@ -11,6 +11,7 @@ import numpy as np  # noqa: E402
 
 from .analysis import PsychScoreResult  # noqa: E402
 from ..sections import figure_axes  # noqa: E402
+from ...trials.streams import generator  # noqa: E402
 
 KIND_COLOUR = {"human": "#d62728", "model": "#1f77b4", "random": "#7f7f7f"}
 
@@ -71,7 +72,7 @@ def psychscore_figure(result: PsychScoreResult, title: str | None = None, ax=Non
             for body in parts["bodies"]:
                 body.set_facecolor(colour)
                 body.set_alpha(0.25)
-        jitter = (np.random.default_rng(0).random(shown.size) - 0.5) * 0.3
+        jitter = (generator(0).random(shown.size) - 0.5) * 0.3
         left.scatter(shown, yi + jitter, s=6, color=colour, alpha=0.7, lw=0)
         clipped = np.sum(np.abs(d) > span)
         if clipped:
