@@ -5,7 +5,8 @@ ones; a measure's folder imports the shared core, its own folder, the shared mea
 measures' modules its registered entry declares (``depends_on`` in ``measures/<name>/measure.py``, read here as
 text); ``app/`` reaches measures only through the registry (it imports no module of a measure's folder); torch and
 Dask only inside ``humanlike.models`` (and, lazily, inside command handlers); no private name crosses a module; no
-import circle among module-level imports; a name is imported from the module that defines it.
+import circle among module-level imports; a name is imported from the module that defines it; random generators
+are made only in the stream module (humanlike.trials.streams).
 """
 
 from __future__ import annotations
@@ -570,9 +571,9 @@ def randomness_outside_the_stream_module(source: Path = SOURCE) -> list[str]:
 def test_randomness_is_made_only_in_the_stream_module():
     # one place derives every seed: a simulator's own default_rng, SeedSequence or hashing of keys would be a
     # second seeding style (issue 32); use humanlike.trials.streams (or resampling.rng.stream, which is it)
-    assert (SOURCE / (STREAM_MODULE.removeprefix("humanlike.").replace(".", "/") + ".py")).exists()
     wrong = randomness_outside_the_stream_module()
-    assert not wrong, "\n".join(wrong)
+    assert not wrong, f"{len(wrong)} random generators or seedings outside {STREAM_MODULE}:\n" + "\n".join(wrong)
+    assert (SOURCE / (STREAM_MODULE.removeprefix("humanlike.").replace(".", "/") + ".py")).exists()
 
 
 @pytest.mark.parametrize("planted, expected", [
