@@ -35,6 +35,21 @@ _width.bad_examples = ["0", "3", "x"]
 
 
 def add_plan_design(plan_sub) -> None:
+    """Register ``humanlike plan design`` on ``plan``'s subcommands.
+
+    Parameters
+    ----------
+    plan_sub : argparse._SubParsersAction
+        The subcommands of ``humanlike plan``.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="plan")
+    >>> add_plan_design(parser.add_subparsers(dest="plan_command"))
+    >>> args = parser.parse_args(["design", "--task", "classify", "--participants", "20,10"])
+    >>> args.participants, args.per_participant
+    ([10, 20], 0)
+    """
     from ..measures.options import add_json_option, add_seed_option, float_in, int_at_least
 
     at_least_one = int_at_least(1)
