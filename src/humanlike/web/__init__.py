@@ -23,4 +23,12 @@ MEASURE_METHODS = {
         "design discriminate: each participant's items drawn with the design file's known probabilities",
     ("humanlike.web.discriminate", "humanlike.measures.compare.discriminating"):
         "serve init --design discriminate: the items' probabilities from the models' outcomes",
+    ("humanlike.web.adaptive", "humanlike.measures.compare.discriminating"):
+        "design discriminate --adaptive: the study's first design, read from its design file",
+    ("humanlike.web.adaptive", "humanlike.measures.compare.design_estimate"):
+        "design discriminate --adaptive: each look's pool-level estimate and participants' jackknife",
+    ("humanlike.web.adaptive", "humanlike.measures.compare.design_adaptive"):
+        "design discriminate --adaptive: the refitted (Neyman) design after each look",
+    ("humanlike.web.adaptive_report", "humanlike.measures.compare.discriminating"):
+        "design discriminate --adaptive: the design file an export's looks are recomputed from",
 }

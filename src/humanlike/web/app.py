@@ -303,7 +303,10 @@ def create_app(study: Study, secret: str) -> Starlette:
         return request.scope.get("root_path", "").rstrip("/")
 
     def start_page(request: Request):
-        return _page(study.config, base_of(request), "start")
+        from .adaptive import is_closed
+
+        # an adaptive study that stopped recruiting says so before consent
+        return _page(study.config, base_of(request), "closed" if is_closed(study) else "start")
 
     def participant_page(request: Request):
         return _page(study.config, base_of(request), "run")
@@ -321,7 +324,10 @@ def create_app(study: Study, secret: str) -> Starlette:
         if not isinstance(params, dict) or not all(isinstance(v, str) and len(v) <= 200 for v in params.values()):
             return _json({"error": "malformed body: 'params' must map parameter names to short strings"}, 400)
         platform = {k: params[k] for k in study.config.platform_params if params.get(k)}
-        token = await run_in_threadpool(start_participant, study, platform)
+        try:
+            token = await run_in_threadpool(start_participant, study, platform)
+        except Rejected as err:          # an adaptive study that stopped recruiting: 410
+            return _rejected(err)
         return _json({"token": token, "url": f"{base_of(request)}/p/{token}"})
 
     async def stimulus(request: Request):

@@ -515,7 +515,7 @@ def run_export(args) -> int:
             out = out / name
     except StudyConfigError as err:
         raise ValueError(str(err)) from None
-    report = table.attrs["study_design"]
+    report, looks = table.attrs["study_design"], table.attrs.get("adaptive")
     if table_format(out) == "csv":
         table = spreadsheet_safe(table)
     written = write_table(table, out)
@@ -528,4 +528,6 @@ def run_export(args) -> int:
     design_file = Path(written).with_name("design.json")
     atomic_write_text(design_file, json.dumps(report, indent=1) + "\n")
     print(f"wrote {design_file}: {describe_design(report)}")
+    if looks is not None:   # an adaptive study's looks (humanlike.web.adaptive_report)
+        atomic_write_text(design_file.with_name("adaptive.json"), json.dumps(looks, indent=1) + "\n")
     return 0

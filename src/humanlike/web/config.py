@@ -53,7 +53,7 @@ class StudyConfig:
     Attributes
     ----------
     title, task, stimuli, stimulus_root, seed, labels, fixation_ms, stimulus_ms, mask_ms, design,
-    trials_per_participant, repeats, design_file, practice_trials, break_every, catch_trials, max_catch_failures,
+    trials_per_participant, repeats, design_file, adaptive, practice_trials, break_every, catch_trials, max_catch_failures,
     consent_text, instructions, completion_url, completion_code, platform_params, resume_param,
     abandon_after_minutes, text_format, min_screen_width, min_screen_height, allow_mobile, fullscreen
         The keys of ``study.toml``, explained in the config reference of docs/run-your-own-experiment.md.
@@ -80,6 +80,7 @@ class StudyConfig:
     trials_per_participant: int = 0                # 0 = every item once (classify) / every judgement (triads, quads)
     repeats: int = 1                               # presentations of each item per participant
     design_file: str = ""                          # design discriminate: the items' probabilities (CSV in the study)
+    adaptive: dict = field(default_factory=dict)   # design discriminate: refit and stop ({} = a fixed design)
     practice_trials: int = 4
     break_every: int = 50
     catch_trials: int = 2                          # attention checks among the main trials
@@ -119,6 +120,10 @@ class StudyConfig:
             raise StudyConfigError("key 'design_file': design 'discriminate' needs the file of the candidate items' "
                                    "inclusion probabilities (`humanlike serve init --design discriminate --models "
                                    "RUNS --compare A B` writes it)")
+        if self.adaptive:   # batch, max_participants, alpha, spending, floor (humanlike.web.adaptive)
+            from .adaptive import check_adaptive
+
+            self.adaptive = check_adaptive(self.adaptive, self.design)
         if self.completion_url and not self.completion_url.startswith(("https://", "http://", "/")):
             raise StudyConfigError(f"key 'completion_url': expected an http(s) URL, got {self.completion_url!r}")
         if self.completion_code != PER_PARTICIPANT and not re.fullmatch(r"[A-Za-z0-9_-]{0,64}", self.completion_code):

@@ -10,7 +10,8 @@ Tables (the data model of docs/run-your-own-experiment.md):
 - ``platform_ids``: the recruiting platform's ids (personal data), apart from everything else, with the one id
   that resumes a session (``participant_key``: the SHA-256 of ``PARAM=value``, unique);
 - ``trials``: each participant's planned trials (the answer included: it never leaves the server);
-- ``responses``: one row per answered trial (unique per trial), committed before the next trial is served.
+- ``responses``: one row per answered trial (unique per trial), committed before the next trial is served;
+- ``adaptive_looks``: an adaptive study's looks (:mod:`humanlike.web.adaptive`), one row each, written once.
 """
 
 from __future__ import annotations
@@ -87,6 +88,17 @@ responses = Table(
     Column("refresh_hz", Float),
     Column("window_w", Integer),
     Column("window_h", Integer),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+adaptive_looks = Table(
+    "adaptive_looks", metadata,
+    Column("look", Integer, primary_key=True),              # 1, 2, ...: a second writer of a look fails here
+    Column("participants", Integer, nullable=False),
+    Column("members", Text, nullable=False),                 # JSON: participant ids counted, in order
+    Column("estimate", Float), Column("se", Float), Column("z", Float), Column("bound", Float),
+    Column("decision", String(16), nullable=False),          # "continue", "resolved" or "maximum"
+    Column("probability", Text, nullable=False),             # JSON: the refitted design ([] once stopped)
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
@@ -490,7 +502,7 @@ def upgrade(engine: Engine) -> None:
     >>> engine = make_engine(sqlite_url(Path(tempfile.mkdtemp()) / "s.sqlite"))
     >>> upgrade(engine)
     >>> sorted(inspect(engine).get_table_names())
-    ['alembic_version', 'participants', 'platform_ids', 'responses', 'stimuli', 'study_meta', 'trials']
+    ['adaptive_looks', 'alembic_version', 'participants', 'platform_ids', 'responses', 'stimuli', 'study_meta', 'trials']
     >>> engine.dispose()
     """
     from alembic import command

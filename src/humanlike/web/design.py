@@ -159,6 +159,9 @@ def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: i
         drawn = systematic_sample(index.probability, index.strata,
                                   stream(config.seed, "discriminating-design", ordinal))[0]
         shown = [index.records[int(i)] for i in np.flatnonzero(drawn)]
+        # each trial keeps the probability it was drawn with (its weight 1 / pi in the pool-level estimate) and,
+        # in an adaptive study, the look whose refit drew it (0: the design file's)
+        drawn_with = {id(index.records[int(i)]): float(index.probability[int(i)]) for i in np.flatnonzero(drawn)}
     else:                                   # a block of items, each in its Latin-square condition
         shown = []
         for position in _block(n_items, wanted, ordinal):
@@ -170,6 +173,10 @@ def classification_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: i
         for repeat in range(config.repeats):
             info = {"experiment": row["experiment"], "item": row["item"], "label": row["label"],
                     "condition": row["condition"], "repeat": repeat}
+            if config.design == "discriminate":
+                info["probability"] = drawn_with[id(row)]
+                if index.look is not None:
+                    info["look"] = index.look
             main.append(PlannedTrial("main", [row["key"]], labels, row["label"], info))
     main = [main[i] for i in stream(config.seed, "order", ordinal).permutation(len(main))]
     rng = stream(config.seed, "practice", ordinal)
@@ -358,6 +365,8 @@ class DiscriminateIndex:
         Each candidate's inclusion probability.
     strata : numpy.ndarray
         Each candidate's ``experiment/condition``.
+    look : int or None
+        An adaptive study's look whose refit gave ``probability`` (0: the design file's); None otherwise.
 
     Examples
     --------
@@ -369,6 +378,7 @@ class DiscriminateIndex:
     records: list
     probability: np.ndarray
     strata: np.ndarray
+    look: int | None = None
 
 
 def discriminate_index(stimuli: pd.DataFrame, config: StudyConfig, folder) -> DiscriminateIndex:
@@ -438,7 +448,8 @@ def discriminate_index(stimuli: pd.DataFrame, config: StudyConfig, folder) -> Di
         raise StudyConfigError(f"key 'trials_per_participant': {config.trials_per_participant} main trials over "
                                f"{len(sums)} condition(s) do not match {path}'s probabilities (each condition's sum "
                                f"is the items per participant and condition: {sorted(set(sums.round(6)))})")
-    return DiscriminateIndex(_classification_groups(stimuli), records, probability, strata)
+    return DiscriminateIndex(_classification_groups(stimuli), records, probability, strata,
+                             0 if config.adaptive else None)
 
 
 def design_index(stimuli: pd.DataFrame, config: StudyConfig, folder=None):

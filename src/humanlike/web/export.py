@@ -191,6 +191,9 @@ def trial_table(engine, config: StudyConfig, *, include_platform_ids: bool = Fal
     })
     if config.repeats > 1:
         table.insert(table.columns.get_loc("trial"), "repeat", [int(i["repeat"]) for i in info])
+    for key in ("probability", "look"):   # design discriminate: each trial's inclusion probability (and look)
+        if info and key in info[0]:
+            table[key] = [i.get(key) for i in info]
     return _with_platform(table, engine, include_platform_ids)
 
 
@@ -383,6 +386,11 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
                 stimuli = pd.DataFrame(json.loads(known[0]), columns=["sequence", "level", "alpha"])
         table = study_table(engine, config, stimuli, include_platform_ids=include_platform_ids,
                             keep_excluded=keep_excluded)
+        adaptive = None
+        if config.adaptive:
+            from .adaptive_report import adaptive_report
+
+            adaptive = adaptive_report(engine, config)
         if table.empty and not keep_excluded and not study_table(engine, config, stimuli, keep_excluded=True).empty:
             # answers exist, but the attention checks excluded everyone who gave them (a dry run's random bots)
             raise ValueError(f"{source}: every participant who answered failed more attention checks than "
@@ -398,5 +406,7 @@ def read_study(source, *, include_platform_ids: bool = False, keep_excluded: boo
 
     # what the analyses read to choose per-participant or pooled fits, and what `export` writes as design.json
     table.attrs["study_design"] = design_report(table, config.design, config.trials_per_participant)
+    if adaptive is not None:
+        table.attrs["adaptive"] = adaptive     # what `export` writes as adaptive.json
     return table
 

@@ -73,6 +73,7 @@ class Analysis:
     sections: list[ReportSection] = field(default_factory=list)
     figures: list[bytes] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    adaptive: dict | None = None     # an adaptive study's looks (humanlike.web.adaptive_report)
 
     @property
     def figure(self) -> bytes | None:
@@ -171,6 +172,9 @@ def analyse(study: Study) -> Analysis:
     catch = catch_failures(study.engine, study.config)
     excluded = set(catch.loc[catch["excluded"], "observer"])
     out = Analysis(_progress(study, excluded), pd.DataFrame(), catch)
+    from .adaptive_report import adaptive_summary
+
+    out.adaptive = adaptive_summary(study)
     table = study_table(study.engine, study.config, study.stimuli)
     if table.empty:
         out.notes.append("No responses to main trials yet.")
@@ -238,4 +242,4 @@ def render_page(study: Study, analysis: Analysis, base: str) -> str:
         catch=Markup(_table(analysis.catch, "catch")), max_catch_failures=study.config.max_catch_failures,
         resamples=LIVE_RESAMPLES,
         pooled_observer=POOLED_OBSERVER if TABLE_KIND[study.config.task] == "judgements" else "",
-        sections=sections, notes=analysis.notes)
+        sections=sections, notes=analysis.notes, adaptive=analysis.adaptive)

@@ -287,11 +287,16 @@ def _new_participant(study: Study, platform: dict[str, str], key: str | None) ->
     now = _now()
 
     def create(conn) -> None:
+        index = study.design
+        if study.config.adaptive:   # the latest look's design; a stopped study refuses (410) before any write
+            from .adaptive import current_design
+
+            index = current_design(study, conn)
         slot = _free_slot(conn, study.config, now)
         pid = conn.execute(insert(db.participants).values(
             token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=now,
             n_trials=0, slot=slot, last_seen_at=now).returning(db.participants.c.id)).scalar_one()
-        planned = plan_trials(study.stimuli, study.config, slot, study.design)
+        planned = plan_trials(study.stimuli, study.config, slot, index)
         conn.execute(update(db.participants).where(db.participants.c.id == pid).values(
             pseudonym=f"P{pid:05d}-{secrets.token_hex(3)}", n_trials=len(planned)))
         if platform:
@@ -549,9 +554,14 @@ def record_response(study: Study, token: str, body, base: str = "") -> dict:
                 "state": _state(study, current, current.answered + 1, following, base, code)}
 
     try:
-        return db.write(study.engine, store)      # returns once committed
+        result = db.write(study.engine, store)      # returns once committed
     except (IntegrityError, study.engine.dialect.loaded_dbapi.IntegrityError):   # the driver's, unwrapped
         raise Rejected(409, f"trial {clean['trial']} was answered already (a replayed response)") from None
+    if study.config.adaptive and result["state"]["done"]:   # a participant finished: a look may be due
+        from .adaptive import take_looks
+
+        take_looks(study)
+    return result
 
 
 def _refusal(conn, participant_id: int, trial_id: int, current_id: int | None) -> Rejected:

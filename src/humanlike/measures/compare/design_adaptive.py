@@ -79,6 +79,45 @@ def neyman_scores(design: ItemDesign, sums) -> np.ndarray:
     return scores
 
 
+def refitted_design(design: ItemDesign, sums) -> ItemDesign:
+    """The design the next batch is drawn from: :func:`neyman_scores` of the sums so far, with ``design``'s pool,
+    items per condition and floor (what the adaptive simulation and ``humanlike serve``'s adaptive studies draw
+    from after every look).
+
+    Parameters
+    ----------
+    design : ItemDesign
+        The study's first design (its ``floor`` must be a number: ``ItemDesign.read`` leaves it NaN).
+    sums : numpy.ndarray
+        Per-participant sums so far (participants, strata, 4, 4), or their total.
+
+    Returns
+    -------
+    ItemDesign
+
+    Raises
+    ------
+    ValueError
+        When the design's floor is not a number above 0.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pool = pd.DataFrame({"experiment": "e", "condition": "c", "item": list("wxyz"),
+    ...                      "correct_a": [1, 1, 0, 0], "correct_b": [1, 0, 1, 0]})
+    >>> d = ItemDesign.from_outcomes(pool, ("A", "B"), "discriminating", per_condition=2)
+    >>> total = np.zeros((1, 4, 4)); total[0, :, 2] = [2, 3, 8, 9]; total[0, :, 3] = 10
+    >>> refitted_design(d, total).pool["probability"].round(3).tolist()
+    [0.148, 0.815, 0.889, 0.148]
+    """
+    if not design.floor > 0:
+        raise ValueError(f"refitting needs the design's floor (a number above 0), got {design.floor}")
+    columns = ["experiment", "condition", "item", "correct_a", "correct_b"]
+    return ItemDesign.from_outcomes(design.pool[columns], design.models, "discriminating",
+                                    per_condition=design.per_condition, floor=design.floor,
+                                    scores=neyman_scores(design, sums))
+
+
 def simulate_adaptive_studies(design: ItemDesign, item_logit, *, participant_sd: float = 0.0, batch: int = 10,
                               looks=(20, 40, 80), n_studies: int = 200, seed: int = 0) -> DesignStudies:
     """Simulate studies of the adaptive design: the first batch from ``design`` (discriminating), every later one
@@ -124,7 +163,6 @@ def simulate_adaptive_studies(design: ItemDesign, item_logit, *, participant_sd:
     _, shares, _ = strata_layout(design)
     truth_sums = expected_sums(design, population_probability(logit, participant_sd))
     truth = {"pool": float(difference_from_sums(truth_sums, shares)), "chosen": float("nan")}
-    columns = ["experiment", "condition", "item", "correct_a", "correct_b"]
     strata = design.pool["stratum"].to_numpy()
     estimate = {e: np.empty((n_studies, looks.size)) for e in truth}
     se = {e: np.empty((n_studies, looks.size)) for e in truth}
@@ -136,9 +174,7 @@ def simulate_adaptive_studies(design: ItemDesign, item_logit, *, participant_sd:
             skill = rng.normal(0.0, participant_sd, batch) if participant_sd > 0 else np.zeros(batch)
             correct = rng.random(shown.shape) < special.expit(logit[None, :] + skill[:, None])
             parts.append(participant_sums(current, shown, correct))
-            current = ItemDesign.from_outcomes(design.pool[columns], design.models, "discriminating",
-                                               per_condition=design.per_condition, floor=design.floor,
-                                               scores=neyman_scores(design, np.concatenate(parts)))
+            current = refitted_design(design, np.concatenate(parts))
         sums = np.concatenate(parts)
         for j, n in enumerate(looks):
             for e in truth:

@@ -400,6 +400,7 @@
       var params = {};
       config.platform_params.forEach(function (name) { if (query.get(name)) { params[name] = query.get(name); } });
       apiRetrying("/api/start", {consent: true, params: params}).then(function (result) {
+        if (result.status === 410) { show("screen-closed"); return; }   // recruiting stopped meanwhile
         if (result.status !== 200) { fail(result.payload.error || "could not start"); return; }
         // the same page goes on at the participant's own address (a reload resumes there); no navigation,
         // so that fullscreen stays on
@@ -414,6 +415,10 @@
   if (missing.length) {
     $("browser-missing").textContent = missing.join(", ");
     show("screen-browser");
+    return;
+  }
+  if (config.mode === "closed") {   // an adaptive study that stopped recruiting: no consent, no session
+    show("screen-closed");
     return;
   }
   whenDeviceFits(config.mode === "start" ? startConsent : startRun);
