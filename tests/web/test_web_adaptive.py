@@ -174,3 +174,32 @@ def test_adaptive_init_refuses_what_it_cannot_build(tmp_path, capsys, extra, mes
                  "--compare", "A", "B", *extra, *([] if "--design" in extra else ["--design", "discriminate"])]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "study" / "study.toml").exists()
+
+
+def test_concurrent_workers_take_each_look_once(tmp_path, client_for, backend):
+    """Looks taken from many threads at once (as several workers would after their participants finished) are
+    written once each, and equal the looks taken one at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sqlalchemy import delete
+
+    from humanlike.web import db
+    from humanlike.web.adaptive import stored_looks, take_looks
+
+    study = make_study(tmp_path, same_models=False)
+    client, prepared = client_for(study, backend())
+    for k in range(2 * BATCH):
+        token = client.post("/api/start", json={"consent": True, "params": {"PROLIFIC_PID": f"sim-{k}"}}).json()
+        answer_all(client, token["token"], follows_a(prepared, k))
+    with prepared.engine.connect() as conn:
+        before = stored_looks(conn)
+    assert [look["participants"] for look in before] == [BATCH, 2 * BATCH]
+    with prepared.engine.begin() as conn:
+        conn.execute(delete(db.adaptive_looks))
+    with ThreadPoolExecutor(8) as pool:
+        taken = list(pool.map(lambda _: take_looks(prepared), range(8)))
+    assert sorted(len(t) for t in taken) == [0] * 7 + [2]            # one worker took both looks, the others none
+    with prepared.engine.connect() as conn:
+        again = stored_looks(conn)
+    strip = [{k: v for k, v in look.items() if k != "created_at"} for look in before]
+    assert [{k: v for k, v in look.items() if k != "created_at"} for look in again] == strip
