@@ -136,7 +136,7 @@ def test_adaptive_study_stops_early_and_its_export_replays(tmp_path, client_for,
     else:
         assert (direct.difference, direct.se) == pytest.approx((served["estimate"], served["se"]), rel=1e-12)
     # the export still analyses as a classification study
-    assert main(["ec", str(study / "trials.csv"), "--resamples", "50", "--json"]) == 0
+    assert main(["ec", str(study if url is None else study / "trials.csv"), "--resamples", "50", "--json"]) == 0
 
 
 def test_identical_models_run_to_the_maximum(tmp_path, client_for, capsys):

@@ -251,7 +251,7 @@ def look_statistics(design: ItemDesign, responses: pd.DataFrame, members: list, 
     for drawn_from in pd.unique(version):
         rows = version.index[version == drawn_from].to_numpy()
         probability = design.pool["probability"].to_numpy().copy()
-        mine = chosen[person_mask(person, rows)]
+        mine = chosen[np.isin(person, rows)]
         probability[index.get_indexer(pd.MultiIndex.from_frame(mine[_KEYS].astype(str)))] = mine["probability"].to_numpy()
         pool = design.pool.assign(probability=probability)
         sums[rows] = participant_sums(replace(design, pool=pool), shown[rows], correct[rows])
@@ -277,29 +277,6 @@ def look_statistics(design: ItemDesign, responses: pd.DataFrame, members: list, 
     return {"look": look, "participants": len(members), "estimate": number(estimate), "se": number(se),
             "ci_low": number(estimate - half), "ci_high": number(estimate + half), "z": number(z),
             "bound": number(bound), "decision": decision, "probability": probability}
-
-
-def person_mask(person: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Which responses belong to the participants ``rows`` (by their index ``person``).
-
-    Parameters
-    ----------
-    person : numpy.ndarray
-        Each response's participant index.
-    rows : numpy.ndarray
-        The participants wanted.
-
-    Returns
-    -------
-    numpy.ndarray
-        Boolean, one per response.
-
-    Examples
-    --------
-    >>> person_mask(np.array([0, 1, 2, 1]), np.array([1])).tolist()
-    [False, True, False, True]
-    """
-    return np.isin(person, rows)
 
 
 # --- the server: the looks in the database ---------------------------------------------------------------------
