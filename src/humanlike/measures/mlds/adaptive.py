@@ -229,17 +229,29 @@ def greedy_batch(rows: np.ndarray, weights: np.ndarray, inverse: np.ndarray, jac
     """
     c = np.array(inverse, float)
     taken = np.zeros(len(rows), bool)
-    for index in chosen:
-        c = add_trial(c, rows[index], weights[index])
+    # per candidate: J C x (m, q) and x' C x (m,), kept current by the rank-one update of C, so a step costs
+    # O(m k) instead of the O(m k^2) of recomputing C x for every candidate (thousands of candidates, k ~ 200)
+    projected = rows @ c @ jacobian.T
+    quadratic = np.einsum("ij,jk,ik->i", rows, c, rows)
+
+    def take(index: int) -> None:
+        nonlocal c, projected, quadratic
+        v = c @ rows[index]
+        scale = weights[index] / (1.0 + weights[index] * rows[index] @ v)
+        along = rows @ v                                    # x_i' C x for every candidate i
+        projected = projected - scale * np.outer(along, jacobian @ v)
+        quadratic = quadratic - scale * along ** 2
+        c = c - scale * np.outer(v, v)
         taken[index] = True
+
+    for index in chosen:
+        take(index)
     added: list[int] = []
     for _ in range(min(n, int((~taken).sum()))):
-        u = rows @ c                                        # (m, k): C x per candidate (C symmetric)
-        gain = weights * np.sum((u @ jacobian.T) ** 2, axis=1) / (1.0 + weights * np.sum(u * rows, axis=1))
+        gain = weights * np.sum(projected ** 2, axis=1) / (1.0 + weights * quadratic)
         gain[taken] = -np.inf
         best = int(np.argmax(gain))
-        c = add_trial(c, rows[best], weights[best])
-        taken[best] = True
+        take(best)
         added.append(best)
     return added
 
