@@ -95,7 +95,8 @@ def main() -> None:
                     out[f"rmse_at_{n}"] = float(np.sqrt(np.nanmean(rmse[:, n // BATCH - 1] ** 2)))
                 covered = np.array([coverage(r, truth, COVERAGE_AT) for r in runs])
                 out["coverage"] = float(np.nanmean(covered))
-                out["coverage_range"] = [float(v) for v in np.nanmean(covered, axis=0)[[0, -1]]]
+                by_level = np.nanmean(covered, axis=0)
+                out["coverage_range"] = [float(by_level.min()), float(by_level.max())]
                 out["undefined_fits_at_coverage"] = float(np.isnan(covered[:, 0]).mean())
                 row[strategy] = out
             results["observers"].append(row)

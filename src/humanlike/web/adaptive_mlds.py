@@ -82,6 +82,23 @@ def pooled_judgements(conn, config: StudyConfig, participant_ids: list[int]) -> 
     -------
     pandas.DataFrame
         ``observer, scale, s1..s4, response`` in physical order (``s4`` missing for triads).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> from humanlike.web.service import record_response, start_participant, state
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> token = start_participant(study, {})
+    >>> while not (now := state(study, token))["done"]:
+    ...     _ = record_response(study, token, {"trial": now["trial"]["id"], "response": "left"})
+    >>> with study.engine.connect() as conn:                 # "left" failed the attention check: left out
+    ...     len(pooled_judgements(conn, study.config, [1])), len(pooled_judgements(conn, study.config.__class__(
+    ...         **{**study.config.__dict__, "max_catch_failures": 1}), [1]))
+    (0, 12)
+    >>> study.engine.dispose()
     """
     rows = conn.execute(
         select(db.participants.c.pseudonym, db.trials.c.kind, db.trials.c.spec, db.responses.c.response,
@@ -121,7 +138,8 @@ def pooled_fit(table: pd.DataFrame, top: dict[str, int]) -> dict:
     -------
     dict
         ``scales`` (sequence -> list, or None where the fit is not ``ok``: not identified, separated, reversed),
-        ``status`` (sequence -> the fit's status) and ``counts`` (sequence -> [[levels..., count], ...]).
+        ``status`` (sequence -> the fit's status), ``reasons`` (why a status is not ``ok``) and ``counts``
+        (sequence -> [[levels..., count], ...]).
 
     Examples
     --------
@@ -131,9 +149,10 @@ def pooled_fit(table: pd.DataFrame, top: dict[str, int]) -> dict:
     >>> fit["status"], len(fit["scales"]["s"]), fit["scales"]["t"], fit["counts"]["s"][0]
     ({'s': 'ok', 't': 'no judgements'}, 5, None, [1, 2, 3, 3])
     """
-    scales, status, counts = {}, {}, {}
+    scales, status, reasons, counts = {}, {}, {}, {}
     for sequence, n_levels in sorted(top.items()):
         rows = table[table["scale"].astype(str) == sequence]
+        reasons[sequence] = ""
         if rows.empty:
             scales[sequence], status[sequence], counts[sequence] = None, "no judgements", []
             continue
@@ -143,10 +162,10 @@ def pooled_fit(table: pd.DataFrame, top: dict[str, int]) -> dict:
         try:
             fit = fit_mlds(rows, n_levels=n_levels)
             scales[sequence] = fit.scale.tolist() if fit.status == "ok" else None
-            status[sequence] = fit.status
+            status[sequence], reasons[sequence] = fit.status, fit.reason
         except ValueError as err:          # a level without judgements yet: not identified
-            scales[sequence], status[sequence] = None, f"not_identified ({err})"
-    return {"scales": scales, "status": status, "counts": counts}
+            scales[sequence], status[sequence], reasons[sequence] = None, "not_identified", str(err)
+    return {"scales": scales, "status": status, "reasons": reasons, "counts": counts}
 
 
 def current_fit(conn, config: StudyConfig, top: dict[str, int]) -> dict | None:
@@ -234,6 +253,26 @@ def stored_fits(engine) -> list[dict]:
     -------
     list of dict
         :func:`current_fit`'s records.
+
+    Examples
+    --------
+    >>> import tempfile, tomllib, tomli_w
+    >>> from pathlib import Path
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> from humanlike.web.service import record_response, start_participant, state
+    >>> folder = make_demo(Path(tempfile.mkdtemp()))["triads"]
+    >>> raw = tomllib.loads((folder / "study.toml").read_text())
+    >>> raw.update(design="adaptive", trials_per_participant=6, refit_every=1, catch_trials=0)
+    >>> _ = (folder / "study.toml").write_text(tomli_w.dumps(raw))
+    >>> study = open_study(folder)
+    >>> for _ in range(2):
+    ...     token = start_participant(study, {})
+    ...     while not (now := state(study, token))["done"]:
+    ...         _ = record_response(study, token, {"trial": now["trial"]["id"], "response": "left"})
+    >>> [(fit["generation"], len(fit["participants"]), sorted(set(fit["status"].values()))) for fit in stored_fits(study.engine)]
+    [(1, 1, ['not_identified'])]
+    >>> study.engine.dispose()
     """
     with engine.connect() as conn:
         rows = conn.execute(select(db.study_meta.c.value)
