@@ -185,6 +185,18 @@ def current_fit(conn, config: StudyConfig, top: dict[str, int]) -> dict | None:
     -------
     dict or None
         :func:`pooled_fit` with ``generation`` and ``participants`` (pseudonyms, in order of finishing).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> with study.engine.begin() as conn:                   # nobody has finished: generation 0, no fit
+    ...     current_fit(conn, study.config, study.design[1]) is None
+    True
+    >>> study.engine.dispose()
     """
     finished = conn.execute(select(func.count()).select_from(db.participants)
                             .where(db.participants.c.status == "finished")).scalar_one()
@@ -227,6 +239,20 @@ def adaptive_trials(conn, stimuli: pd.DataFrame, config: StudyConfig, slot: int,
     -------
     list of humanlike.web.design.PlannedTrial
         As :func:`humanlike.web.design.judgement_trials`, the main judgements chosen from the fit.
+
+    Examples
+    --------
+    >>> import dataclasses, tempfile
+    >>> from pathlib import Path
+    >>> from humanlike.web.app import open_study
+    >>> from humanlike.web.demo import make_demo
+    >>> study = open_study(make_demo(Path(tempfile.mkdtemp()))["triads"])
+    >>> config = dataclasses.replace(study.config, design="adaptive", trials_per_participant=6)
+    >>> with study.engine.begin() as conn:                   # generation 0: the pooled design's block
+    ...     trials = adaptive_trials(conn, study.stimuli, config, 1, study.design)
+    >>> [t.kind for t in trials].count("main")
+    6
+    >>> study.engine.dispose()
     """
     top, units = index[1], index[3]
     fit = current_fit(conn, config, top)
