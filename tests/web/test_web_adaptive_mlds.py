@@ -136,3 +136,23 @@ def test_the_config_and_init_check_the_adaptive_keys(tmp_path, capsys):
     assert main(["serve", "init", str(tmp_path / "s3"), "--stimuli", str(source), "--task", "triads",
                  "--design", "adaptive", "--per-participant", "40"]) == 2
     assert "takes part of the 40 judgements" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("backend_name", ["sqlite", "postgresql"])
+def test_concurrent_starts_fit_a_generation_once(tmp_path, client_for, request, backend_name):
+    """Starts racing for a new generation (threads, as a crowd arriving at once) all succeed, and its fit is
+    computed and stored once: on PostgreSQL the advisory lock makes the others wait and read it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from humanlike.web.service import start_participant, state
+
+    url = None if backend_name == "sqlite" else request.getfixturevalue("postgres_server").database()
+    study = sequence_study(tmp_path / "study", refit_every=2)
+    client, prepared = client_for(study, url)
+    for k in range(2):
+        answer_all(client, start(client, {"PROLIFIC_PID": f"first-{k}"}), judge(prepared, k))
+    with ThreadPoolExecutor(6) as pool:
+        tokens = list(pool.map(lambda k: start_participant(prepared, {"PROLIFIC_PID": f"crowd-{k}"}), range(6)))
+    assert len(set(tokens)) == 6 and all(state(prepared, t)["total"] == PER_PARTICIPANT + 1 for t in tokens)
+    fits = stored_fits(prepared.engine)
+    assert [f["generation"] for f in fits] == [1] and len(fits[0]["participants"]) == 2
