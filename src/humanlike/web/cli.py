@@ -163,7 +163,8 @@ def add_serve_commands(sub, plan_sub=None) -> None:
                       help="image folder, stimulus manifest, evaluation folder or sequence manifest")
     init.add_argument("--task", required=True, choices=("classify", "triads", "quads"), help="the task")
     init.add_argument("--title", help="the study's title (default: the folder's name)")
-    init.add_argument("--design", choices=("everything", "subset", "latin-square", "pooled", "discriminate", "adaptive"),
+    init.add_argument("--design",
+                      choices=("everything", "subset", "latin-square", "pooled", "discriminate", "adaptive"),
                       help="who sees what (default: latin-square for classify, everything for triads/quads; with "
                            "--per-participant: subset); see docs/run-your-own-experiment.md#the-designs")
     init.add_argument("--per-participant", type=_count, default=0, metavar="N",
