@@ -57,7 +57,7 @@ def main() -> None:
     results["cpu_seconds"] = time.process_time() - start
     out = ROOT / "benchmarks" / "results" / "dmc_design.json"
     out.write_text(json.dumps(results, indent=1) + "\n")
-    print(f"| design | estimand | truth | participants | mean | bias (MC se) | sd | mean se | coverage | undefined |")
+    print("| design | estimand | truth | participants | mean | bias (MC se) | sd | mean se | coverage | undefined |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, by_estimand in results["designs"].items():
         for e, rows in by_estimand.items():

@@ -66,6 +66,13 @@ class DmcLayout:
         Each item's inclusion probability ``pi_i``.
     conditions : list of str
         The kept conditions (experiment/condition), in code order.
+
+    Examples
+    --------
+    >>> layout = DmcLayout(np.array([0, 0, 0]), np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]]),
+    ...                    np.array([0.5, 1.0, 0.5]), ["e/c"])
+    >>> layout.item_weight("pool").tolist(), layout.item_weight("chosen").tolist()
+    ([1.0, 1.0, 1.0], [0.5, 1.0, 0.5])
     """
 
     codes: np.ndarray
