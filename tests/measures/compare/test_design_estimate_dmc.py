@@ -185,3 +185,28 @@ def test_the_chosen_items_estimate_answers_another_question(planted_studies):
     assert abs(chosen.mean() - truth["chosen"]) < 3 * mcse + 0.005
     assert abs(chosen.mean() - truth["pool"]) > 0.1
     assert planted_studies.coverage(estimand="chosen")[1] >= 0.93
+
+
+def test_the_plain_item_accuracy_would_be_attenuated_where_pairs_are_not():
+    # why the human variance comes from pairs of people: with ~7 answers per item the items' plain accuracies
+    # carry binomial noise that pulls the correlation towards 0 (random design, so no weights are involved)
+    design, logit = margin_pool(design="random")
+    layout = DmcLayout.from_design(design)
+    truth = dmc_truth(layout, population_probability(logit, 0.0), "pool")
+    rng = np.random.default_rng(5)
+    ours, plain = [], []
+    for _ in range(100):
+        shown = design.sample(int(rng.integers(1 << 30)), 1, 80)
+        correct = (rng.random(shown.shape) < 1 / (1 + np.exp(-logit))) & shown
+        n, h = shown.sum(axis=0), correct.sum(axis=0)
+        ours.append(float(dmc_difference(n, h, layout)))
+        seen = n > 0
+        by_condition = []
+        for code in range(len(layout.conditions)):
+            items = seen & (layout.codes == code)
+            accuracy = h[items] / n[items]
+            by_condition.append(np.corrcoef(layout.margins[items, 0], accuracy)[0, 1]
+                                - np.corrcoef(layout.margins[items, 1], accuracy)[0, 1])
+        plain.append(np.mean(by_condition))
+    assert abs(np.mean(ours) - truth) < 0.03
+    assert np.mean(plain) < truth - 0.05
