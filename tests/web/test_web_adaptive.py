@@ -151,7 +151,8 @@ def test_identical_models_run_to_the_maximum(tmp_path, client_for, capsys):
 
 
 @pytest.mark.parametrize("extra,message", [
-    (["--batch", "5"], "--batch apply with --adaptive only"),
+    (["--batch", "5"], "--batch applies with --design adaptive only (or with --design discriminate --adaptive)"),
+    (["--max-participants", "40"], "--max-participants apply with --adaptive only"),
     (["--adaptive", "--batch", "20", "--max-participants", "10"], "key 'adaptive.batch'"),
     (["--adaptive", "--design", "subset"], "--adaptive applies with --design discriminate only"),
 ])

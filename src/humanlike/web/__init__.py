@@ -23,6 +23,10 @@ MEASURE_METHODS = {
         "design discriminate: each participant's items drawn with the design file's known probabilities",
     ("humanlike.web.discriminate", "humanlike.measures.compare.discriminating"):
         "serve init --design discriminate: the items' probabilities from the models' outcomes",
+    ("humanlike.web.adaptive_mlds", "humanlike.measures.mlds.adaptive"):
+        "design adaptive: each participant's judgements chosen from the current pooled MLDS fit",
+    ("humanlike.web.adaptive_mlds", "humanlike.measures.mlds.fit"):
+        "design adaptive: the pooled MLDS fit of the finished participants' judgements, refitted every batch",
     ("humanlike.web.adaptive", "humanlike.measures.compare.discriminating"):
         "design discriminate --adaptive: the study's first design, read from its design file",
     ("humanlike.web.adaptive", "humanlike.measures.compare.design_estimate"):

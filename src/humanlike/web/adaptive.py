@@ -81,7 +81,9 @@ def check_adaptive(settings: dict, design: str) -> dict:
     if not isinstance(settings, dict):
         raise StudyConfigError(f"key 'adaptive': expected a table of {sorted(DEFAULTS)}, got {settings!r}")
     if design != "discriminate":
-        raise StudyConfigError(f"key 'adaptive': only design 'discriminate' adapts, not {design!r}")
+        raise StudyConfigError(f"key 'adaptive': the adaptive discriminating design's settings apply with design "
+                               f"'discriminate' only, not {design!r} (design 'adaptive', MLDS judgements, refits "
+                               "every 'refit_every' participants)")
     unknown = sorted(set(settings) - set(DEFAULTS))
     if unknown:
         raise StudyConfigError(f"key 'adaptive': unknown key(s) {unknown}; known: {sorted(DEFAULTS)}")
@@ -124,7 +126,8 @@ def planned_counts(settings: dict) -> list[int]:
 
 
 def add_adaptive_options(init: argparse.ArgumentParser) -> None:
-    """Add ``--adaptive``, ``--batch``, ``--max-participants``, ``--alpha`` and ``--spending`` to ``serve init``.
+    """Add ``--adaptive``, ``--max-participants``, ``--alpha`` and ``--spending`` to ``serve init`` (``--batch``,
+    the completed participants between looks, is ``serve init``'s own: design adaptive's refits share it).
 
     Parameters
     ----------
@@ -135,16 +138,14 @@ def add_adaptive_options(init: argparse.ArgumentParser) -> None:
     --------
     >>> parser = argparse.ArgumentParser()
     >>> add_adaptive_options(parser)
-    >>> parser.parse_args(["--adaptive", "--batch", "5"]).batch
-    5
+    >>> parser.parse_args(["--adaptive", "--max-participants", "40"]).max_participants
+    40
     """
     from ..measures.options import float_in, int_at_least
 
     init.add_argument("--adaptive", action="store_true",
                       help="design discriminate: refit the design after every batch of participants and stop "
                            "recruiting when the group-sequential test resolves the comparison")
-    init.add_argument("--batch", type=int_at_least(2), default=None, metavar="N",
-                      help="with --adaptive: completed participants between looks (default 10)")
     init.add_argument("--max-participants", type=int_at_least(2), default=None, metavar="N",
                       help="with --adaptive: the planned maximum; recruiting stops there (default 80)")
     init.add_argument("--alpha", type=float_in(0, 1, open_low=True, open_high=True), default=None,
@@ -183,7 +184,8 @@ def adaptive_study(args, config):
     """
     given = {name: getattr(args, name, None) for name in ("batch", "max_participants", "alpha", "spending")}
     if not getattr(args, "adaptive", False):
-        named = [f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None]
+        # --batch is serve init's own (design adaptive refits with it too): checked there
+        named = [f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None and k != "batch"]
         if named:
             raise ValueError(f"{', '.join(named)} apply with --adaptive only")
         return config

@@ -163,11 +163,15 @@ def add_serve_commands(sub, plan_sub=None) -> None:
                       help="image folder, stimulus manifest, evaluation folder or sequence manifest")
     init.add_argument("--task", required=True, choices=("classify", "triads", "quads"), help="the task")
     init.add_argument("--title", help="the study's title (default: the folder's name)")
-    init.add_argument("--design", choices=("everything", "subset", "latin-square", "pooled", "discriminate"),
+    init.add_argument("--design",
+                      choices=("everything", "subset", "latin-square", "pooled", "discriminate", "adaptive"),
                       help="who sees what (default: latin-square for classify, everything for triads/quads; with "
                            "--per-participant: subset); see docs/run-your-own-experiment.md#the-designs")
     init.add_argument("--per-participant", type=_count, default=0, metavar="N",
-                      help="main trials per participant (designs subset, pooled and discriminate)")
+                      help="main trials per participant (designs subset, pooled, discriminate and adaptive)")
+    init.add_argument("--batch", type=_count, metavar="B", help="design adaptive: refit the pooled MLDS scale after "
+                      "every B completed participants; design discriminate --adaptive: look and refit after every "
+                      "B (at least 2) completed participants (default 10)")
     from .discriminate import add_discriminate_options
 
     add_discriminate_options(init)   # --models, --compare, --floor (design discriminate)
@@ -282,7 +286,10 @@ def _init(args) -> int:
     source = Path(args.stimuli).expanduser().resolve()
     config = StudyConfig(title=args.title or study.resolve().name, task=args.task, stimuli=_relative(source, study),
                          design=args.design or "", trials_per_participant=args.per_participant,
-                         design_file=DESIGN_FILE if args.design == "discriminate" else "")
+                         design_file=DESIGN_FILE if args.design == "discriminate" else "",
+                         refit_every=(args.batch if args.design == "adaptive" else None) or 10)
+    if args.batch and args.design != "adaptive" and not args.adaptive:   # --adaptive: humanlike.web.adaptive
+        raise ValueError("--batch applies with --design adaptive only (or with --design discriminate --adaptive)")
     if args.task == "classify":
         labels = classification_labels(source)
         config.labels = list(CLASSES_16) if set(labels) <= set(CLASSES_16) else labels

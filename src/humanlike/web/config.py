@@ -27,6 +27,7 @@ DESIGNS = {
     "latin-square": ("classify",),                   # every item once, in one condition, rotating (model-vs-human)
     "pooled": ("triads", "quads"),                   # crowd judgements: part of the trials each, scales pooled
     "discriminate": ("classify",),                   # items drawn with known probabilities where two models differ
+    "adaptive": ("triads", "quads"),                 # judgements chosen from the current pooled MLDS fit
 }
 #: ``completion_code`` value: each participant gets their own code when their last trial is stored.
 PER_PARTICIPANT = "per-participant"
@@ -53,8 +54,8 @@ class StudyConfig:
     Attributes
     ----------
     title, task, stimuli, stimulus_root, seed, labels, fixation_ms, stimulus_ms, mask_ms, design,
-    trials_per_participant, repeats, design_file, adaptive, practice_trials, break_every, catch_trials, max_catch_failures,
-    consent_text, instructions, completion_url, completion_code, platform_params, resume_param,
+    trials_per_participant, repeats, design_file, adaptive, refit_every, practice_trials, break_every, catch_trials,
+    max_catch_failures, consent_text, instructions, completion_url, completion_code, platform_params, resume_param,
     abandon_after_minutes, text_format, min_screen_width, min_screen_height, allow_mobile, fullscreen
         The keys of ``study.toml``, explained in the config reference of docs/run-your-own-experiment.md.
 
@@ -81,6 +82,7 @@ class StudyConfig:
     repeats: int = 1                               # presentations of each item per participant
     design_file: str = ""                          # design discriminate: the items' probabilities (CSV in the study)
     adaptive: dict = field(default_factory=dict)   # design discriminate: refit and stop ({} = a fixed design)
+    refit_every: int = 10                          # design adaptive: completed participants between MLDS refits
     practice_trials: int = 4
     break_every: int = 50
     catch_trials: int = 2                          # attention checks among the main trials
@@ -109,8 +111,10 @@ class StudyConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise StudyConfigError(f"key {name!r}: expected a whole number >= 0, got {value!r}")
-        if not isinstance(self.repeats, int) or self.repeats < 1:
-            raise StudyConfigError(f"key 'repeats': expected a whole number >= 1, got {self.repeats!r}")
+        for name in ("repeats", "refit_every"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise StudyConfigError(f"key {name!r}: expected a whole number >= 1, got {value!r}")
         if self.task == "classify" and (len(self.labels) < 2 or len(set(self.labels)) != len(self.labels)):
             raise StudyConfigError(f"key 'labels': expected at least two distinct labels, got {self.labels!r}")
         self._check_device_keys()
@@ -239,7 +243,7 @@ def check_design(design: str, task: str, trials_per_participant: int) -> None:
         others = "'subset'" if task == "classify" else "'subset' or 'pooled'"
         raise StudyConfigError(f"key 'trials_per_participant': design {design!r} shows every item, so it must be "
                                f"0, got {trials_per_participant} (for part of the trials each, use design {others})")
-    if design in ("subset", "pooled", "discriminate") and not trials_per_participant:
+    if design in ("subset", "pooled", "discriminate", "adaptive") and not trials_per_participant:
         raise StudyConfigError(f"key 'trials_per_participant': design {design!r} needs the number of trials each "
                                "participant sees (a whole number >= 1)")
 
@@ -302,7 +306,7 @@ def write_config(config: StudyConfig, study: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {k: v for k, v in asdict(config).items()}
     header = ("# humanlike study configuration: every key is explained in docs/run-your-own-experiment.md\n"
-              "# durations in milliseconds; design: everything | subset | latin-square | pooled | discriminate\n"
+              "# durations in milliseconds; design: everything | subset | latin-square | pooled | discriminate | adaptive\n"
               "# (trials_per_participant = 0 means every item once)\n")
     return atomic_write_text(path, header + tomli_w.dumps(body))
 

@@ -215,7 +215,8 @@ def _judgement_index(stimuli: pd.DataFrame, task: str):
     return by_level, top, classes, _judgement_units(stimuli, task)
 
 
-def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, index=None) -> list[PlannedTrial]:
+def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, index=None,
+                     chosen: list | None = None) -> list[PlannedTrial]:
     """The triad or quadruple trial list of participant ``ordinal`` (1-based), sides balanced.
 
     Parameters
@@ -228,6 +229,9 @@ def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, i
         The participant's number (1, 2, ... in order of arrival).
     index : optional
         :func:`design_index` of the stimuli (built here when not given).
+    chosen : list of (sequence, levels), optional
+        The main judgements, chosen elsewhere (design ``adaptive``: :mod:`humanlike.web.adaptive_mlds`); by
+        default the participant's block of the study order.
 
     Returns
     -------
@@ -248,7 +252,8 @@ def judgement_trials(stimuli: pd.DataFrame, config: StudyConfig, ordinal: int, i
     order = stream(config.seed, "judgement-order").permutation(len(units))
     wanted = config.trials_per_participant or len(units)
     wanted = max(1, min(wanted, len(units)))
-    chosen = [units[int(order[p])] for p in _block(len(units), wanted, ordinal)]
+    if chosen is None:
+        chosen = [units[int(order[p])] for p in _block(len(units), wanted, ordinal)]
     chosen = [chosen[i] for i in stream(config.seed, "order", ordinal).permutation(len(chosen))]
     swaps = np.zeros(len(chosen), bool)
     swaps[: len(chosen) // 2] = True
@@ -340,7 +345,7 @@ def check_design_size(stimuli: pd.DataFrame, config: StudyConfig, index=None) ->
     """
     from .config import StudyConfigError
 
-    if config.design not in ("subset", "pooled"):
+    if config.design not in ("subset", "pooled", "adaptive"):
         return   # discriminate: its design file's probabilities were checked against the stimuli when read
     n_units = design_units(stimuli, config, index)
     wanted = config.trials_per_participant // (config.repeats if config.task == "classify" else 1)

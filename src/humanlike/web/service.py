@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from . import db
+from .adaptive_mlds import adaptive_trials
 from .config import StudyConfig
 from .design import check_design_size, design_index, plan_trials
 
@@ -296,7 +297,10 @@ def _new_participant(study: Study, platform: dict[str, str], key: str | None) ->
         pid = conn.execute(insert(db.participants).values(
             token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=now,
             n_trials=0, slot=slot, last_seen_at=now).returning(db.participants.c.id)).scalar_one()
-        planned = plan_trials(study.stimuli, study.config, slot, index)
+        if study.config.design == "adaptive":     # chosen from the current pooled MLDS fit (read in this transaction)
+            planned = adaptive_trials(conn, study.stimuli, study.config, slot, study.design)
+        else:
+            planned = plan_trials(study.stimuli, study.config, slot, index)
         conn.execute(update(db.participants).where(db.participants.c.id == pid).values(
             pseudonym=f"P{pid:05d}-{secrets.token_hex(3)}", n_trials=len(planned)))
         if platform:

@@ -195,14 +195,40 @@ def jackknife(sums_by_participant, shares, estimand: str = "pool") -> tuple[np.n
     (True, True)
     """
     own = np.asarray(sums_by_participant, dtype=float)
-    n = own.shape[-4]
     total = own.sum(axis=-4)
     estimate = difference_from_sums(total, shares, estimand)
     left_out = difference_from_sums(total[..., None, :, :, :] - own, shares, estimand)
+    return estimate, jackknife_se(left_out)
+
+
+def jackknife_se(left_out) -> np.ndarray:
+    """The jackknife standard error from the leave-one-out estimates along the last axis:
+    ``se^2 = (n - 1) / n sum_j (theta_(j) - theta_(.))^2``; NaN when one of them is.
+
+    Parameters
+    ----------
+    left_out : array_like
+        Shape (..., n): the estimate with each unit (participant) left out in turn.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (...).
+
+    Examples
+    --------
+    The jackknife of a mean is the usual standard error of the mean, ``sd / sqrt(n)``:
+
+    >>> x = np.array([1.0, 2.0, 4.0, 7.0])
+    >>> left_out = (x.sum() - x) / 3
+    >>> bool(np.isclose(jackknife_se(left_out), x.std(ddof=1) / 2))
+    True
+    """
+    left_out = np.asarray(left_out, dtype=float)
+    n = left_out.shape[-1]
     with np.errstate(invalid="ignore"):
         centred = left_out - left_out.mean(axis=-1, keepdims=True)
-        se = np.sqrt((n - 1) / n * (centred ** 2).sum(axis=-1))
-    return estimate, se
+        return np.sqrt((n - 1) / n * (centred ** 2).sum(axis=-1))
 
 
 def expected_sums(design, human_probability) -> np.ndarray:
@@ -243,7 +269,8 @@ def expected_sums(design, human_probability) -> np.ndarray:
 
 @dataclass(frozen=True)
 class DesignEstimate:
-    """One estimand's difference ``EC_A - EC_B`` with its jackknife interval.
+    """One estimand's difference of the two models (``EC_A - EC_B`` or ``DMC_A - DMC_B``) with its jackknife
+    interval.
 
     Attributes
     ----------
@@ -257,6 +284,9 @@ class DesignEstimate:
         Participants used.
     conditions : list of str
         The conditions averaged over.
+    measure : str
+        ``"ec"`` (the difference is ``EC_A - EC_B``) or ``"dmc"`` (``DMC_A - DMC_B``,
+        :mod:`humanlike.measures.compare.design_estimate_dmc`).
 
     Examples
     --------
@@ -273,6 +303,42 @@ class DesignEstimate:
     z: float
     n_participants: int
     conditions: list
+    measure: str = "ec"
+
+    @classmethod
+    def from_jackknife(cls, estimand: str, estimate, se, n_participants: int, conditions, level: float = 0.95,
+                       measure: str = "ec") -> "DesignEstimate":
+        """The normal interval ``estimate +- z se`` and ``Z = estimate / se`` of a jackknife estimate.
+
+        Parameters
+        ----------
+        estimand : str
+            ``"pool"`` or ``"chosen"``.
+        estimate, se : float
+            The estimate and its jackknife standard error.
+        n_participants : int
+            Participants used.
+        conditions : list of str
+            The conditions averaged over.
+        level : float
+            Interval level.
+        measure : str
+            ``"ec"`` or ``"dmc"``.
+
+        Returns
+        -------
+        DesignEstimate
+
+        Examples
+        --------
+        >>> e = DesignEstimate.from_jackknife("pool", 0.1, 0.05, 30, ["e/c"])
+        >>> round(e.ci_low, 4), round(e.z, 2)
+        (0.002, 2.0)
+        """
+        z = float(stats.norm.ppf(0.5 + level / 2))
+        estimate, se = float(estimate), float(se)
+        return cls(estimand, estimate, se, estimate - z * se, estimate + z * se,
+                   estimate / se if se > 0 else float("nan"), int(n_participants), list(conditions), measure)
 
     def to_dict(self) -> dict:
         """The estimate as a JSON-ready dict.
@@ -321,6 +387,44 @@ def estimate_difference(design, responses: pd.DataFrame, *, estimand: str = "poo
     >>> e.estimand, round(e.difference, 3), e.n_participants   # by hand: kappa 2/3 for A, 0 for B
     ('pool', 0.667, 3)
     """
+    people, shown, correct = response_matrices(design, responses)
+    _, shares, names = strata_layout(design)
+    estimate, se = jackknife(participant_sums(design, shown, correct), shares, estimand)
+    return DesignEstimate.from_jackknife(estimand, estimate, se, people.size, names, level)
+
+
+def response_matrices(design, responses: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Human trials as (participants, pool items) matrices: trials answered and correct answers.
+
+    Parameters
+    ----------
+    design : ItemDesign
+        The design the trials were drawn from.
+    responses : pandas.DataFrame
+        ``observer``, ``experiment``, ``condition``, ``item``, ``correct``.
+
+    Returns
+    -------
+    (people, shown, correct)
+        The participants' names (sorted), and counts of shape (participants, pool items).
+
+    Raises
+    ------
+    ValueError
+        For a missing column, a response to an item outside the pool, or fewer than two participants.
+
+    Examples
+    --------
+    >>> from humanlike.measures.compare.discriminating import ItemDesign
+    >>> pool = pd.DataFrame({"experiment": "e", "condition": "c", "item": list("wxyz"),
+    ...                      "correct_a": [1, 1, 0, 0], "correct_b": [1, 0, 1, 0]})
+    >>> d = ItemDesign.from_outcomes(pool, ("A", "B"), "random", per_condition=2)
+    >>> r = pd.DataFrame({"observer": ["p2", "p2", "p1", "p1"], "experiment": "e", "condition": "c",
+    ...                   "item": ["x", "z", "w", "x"], "correct": [1, 0, 1, 1]})
+    >>> people, shown, correct = response_matrices(d, r)
+    >>> people.tolist(), shown.tolist(), correct.tolist()
+    (['p1', 'p2'], [[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]], [[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+    """
     keys = ["experiment", "condition", "item"]
     missing = [c for c in ("observer", *keys, "correct") if c not in responses.columns]
     if missing:
@@ -338,9 +442,4 @@ def estimate_difference(design, responses: pd.DataFrame, *, estimand: str = "poo
     correct = np.zeros_like(shown)
     np.add.at(shown, (person, where), 1.0)
     np.add.at(correct, (person, where), responses["correct"].astype(float).to_numpy())
-    _, shares, names = strata_layout(design)
-    estimate, se = jackknife(participant_sums(design, shown, correct), shares, estimand)
-    z = stats.norm.ppf(0.5 + level / 2)
-    estimate, se = float(estimate), float(se)
-    return DesignEstimate(estimand, estimate, se, estimate - z * se, estimate + z * se,
-                          estimate / se if se > 0 else float("nan"), int(people.size), names)
+    return people, shown, correct

@@ -1,5 +1,6 @@
-"""Simulated studies of a design: power, level, coverage and early stopping of the EC comparison
-(docs/designs-that-decide.md; the benchmark is benchmarks/adaptive_design.py).
+"""Simulated studies of a design: power, level, coverage and early stopping of the EC comparison, and of the DMC
+comparison (:func:`simulate_dmc_studies`) (docs/designs-that-decide.md; the benchmarks are
+benchmarks/adaptive_design.py and benchmarks/dmc_design.py).
 
 Simulated participants answer the items the design draws for them. Participant ``j`` is right on pool item ``i``
 with probability ``expit(logit_i + zeta_j)``, ``zeta_j ~ N(0, participant_sd)`` (people differ in skill); the
@@ -23,7 +24,8 @@ import pandas as pd
 from scipy import special, stats
 
 from .design_estimate import difference_from_sums, expected_sums, jackknife, participant_sums, strata_layout
-from .discriminating import ItemDesign, systematic_sample
+from .design_estimate_dmc import DmcLayout, dmc_jackknife, dmc_truth
+from .discriminating import ItemDesign, margin_scores, systematic_sample
 from ...resampling.rng import stream
 from ...stats.sequential import group_sequential_bounds
 
@@ -230,6 +232,118 @@ def simulate_design_studies(design: ItemDesign, item_logit, *, participant_sd: f
             for e in truth:
                 estimate[e][k, j], se[e][k, j] = jackknife(sums[:n], shares, e)
     return DesignStudies(looks, estimate, se, truth, design.design)
+
+
+def simulate_dmc_studies(design: ItemDesign, item_logit, *, participant_sd: float = 0.0,
+                         looks=(10, 20, 40, 80), n_studies: int = 200, seed: int = 0) -> DesignStudies:
+    """Simulate ``n_studies`` studies of a DMC design, each estimated after every look: the DMC difference
+    (:mod:`humanlike.measures.compare.design_estimate_dmc`), pool-level and on the chosen items.
+
+    Parameters
+    ----------
+    design : ItemDesign
+        The design, with both models' margins in its pool.
+    item_logit : array_like
+        Per pool item, the logit of a typical participant's chance of being right.
+    participant_sd : float
+        Spread of the participants' skill on the logit scale.
+    looks : sequence of int
+        Participants at which each study is estimated (increasing, at least 2).
+    n_studies : int
+        Simulated studies.
+    seed : int
+        Seed (stream ``"dmc-design-simulation"``, study ``k``).
+
+    Returns
+    -------
+    DesignStudies
+        ``truth`` is :func:`~humanlike.measures.compare.design_estimate_dmc.dmc_truth` of the population's
+        chances of being right.
+
+    Examples
+    --------
+    >>> design, logit = margin_pool(n_items=60, conditions=("c",), per_condition=10)
+    >>> sims = simulate_dmc_studies(design, logit, looks=(20, 80), n_studies=20)
+    >>> bool(sims.truth["pool"] != sims.truth["chosen"]), sims.power().tolist()[1] > 0.5
+    (True, True)
+    """
+    looks = np.asarray(looks, dtype=int)
+    if looks.size == 0 or looks[0] < 2 or np.any(np.diff(looks) <= 0):
+        raise ValueError(f"looks must increase from at least 2 participants, got {looks.tolist()}")
+    logit = np.asarray(item_logit, dtype=float)
+    if logit.shape != (len(design.pool),):
+        raise ValueError(f"item_logit needs one value per pool item ({len(design.pool)}), got {logit.shape}")
+    layout = DmcLayout.from_design(design)
+    human = population_probability(logit, participant_sd)
+    truth = {e: dmc_truth(layout, human, e) for e in ("pool", "chosen")}
+    n_max = int(looks[-1])
+    prob, strata = design.pool["probability"].to_numpy(), design.pool["stratum"].to_numpy()
+    estimate = {e: np.empty((n_studies, looks.size)) for e in truth}
+    se = {e: np.empty((n_studies, looks.size)) for e in truth}
+    for k in range(n_studies):
+        rng = stream(seed, "dmc-design-simulation", k)
+        shown = systematic_sample(prob, strata, rng, n_max)
+        skill = rng.normal(0.0, participant_sd, n_max) if participant_sd > 0 else np.zeros(n_max)
+        correct = rng.random(shown.shape) < special.expit(logit[None, :] + skill[:, None])
+        for j, n in enumerate(looks):
+            for e in truth:
+                estimate[e][k, j], se[e][k, j] = dmc_jackknife(shown[:n], correct[:n], layout, e)
+    return DesignStudies(looks, estimate, se, truth, design.design)
+
+
+def margin_pool(n_items: int = 120, conditions=("c1", "c2"), *, design: str = "discriminating",
+                per_condition: int = 10, floor: float = 0.2, weight_a: float = 0.9, weight_b: float = 0.2,
+                item_sd: float = 0.5, seed: int = 0) -> tuple[ItemDesign, np.ndarray]:
+    """A planted DMC pool: per condition ``n_items`` items with model A's margin ``m_A ~ N(0, 1)``, model B's
+    ``m_B = 0.5 m_A + N(0, 0.9)`` (correlated, as two networks' margins are), each model right where its margin is
+    above 0, and a typical person's logit ``0.4 + weight_a m_A + weight_b m_B + N(0, item_sd)``: people follow A's
+    margins more than B's, so ``DMC_A - DMC_B > 0`` on the pool. The design scores the margins' disagreement
+    (:func:`~humanlike.measures.compare.discriminating.margin_scores`).
+
+    Parameters
+    ----------
+    n_items : int
+        Items per condition.
+    conditions : sequence of str
+        Condition names (experiment ``"planted"``).
+    design : {"random", "discriminating"}
+        The design.
+    per_condition : int
+        Items per participant and condition.
+    floor : float
+        The design's floor.
+    weight_a, weight_b : float
+        How much people's logits follow each model's margin.
+    item_sd : float
+        The items' idiosyncrasy on the logit scale.
+    seed : int
+        Seed (stream ``"margin-pool"``).
+
+    Returns
+    -------
+    (design, logit)
+        The design (margins in its pool) and each pool item's logit.
+
+    Examples
+    --------
+    >>> design, logit = margin_pool(n_items=30, conditions=("c",), per_condition=5)
+    >>> len(design.pool), sorted(design.pool.columns)[:3], logit.shape
+    (30, ['condition', 'correct_a', 'correct_b'], (30,))
+    """
+    rng = stream(seed, "margin-pool")
+    frames, logits = [], []
+    for condition in conditions:
+        a = rng.normal(size=n_items)
+        b = 0.5 * a + rng.normal(scale=0.9, size=n_items)
+        logits.append(0.4 + weight_a * a + weight_b * b + rng.normal(scale=item_sd, size=n_items))
+        frames.append(pd.DataFrame({"experiment": "planted", "condition": condition,
+                                    "item": [f"{condition}-{k:04d}" for k in range(n_items)],
+                                    "correct_a": a > 0, "correct_b": b > 0, "margin_a": a, "margin_b": b}))
+    pool = pd.concat(frames, ignore_index=True)
+    scores = margin_scores(pool["margin_a"], pool["margin_b"], pool["experiment"] + "/" + pool["condition"])
+    design = ItemDesign.from_outcomes(pool, ("A", "B"), design, per_condition=per_condition, floor=floor,
+                                      scores=scores)
+    return design, np.concatenate(logits)
 
 
 def copy_model_pool(delta: float, *, kappa_b: float = 0.2, a_human: float = 0.8, a_model: float = 0.8,

@@ -147,7 +147,8 @@ class ItemDesign:
     ----------
     pool : pandas.DataFrame
         One row per candidate item: ``experiment``, ``condition``, ``item``, ``stratum`` (experiment/condition),
-        ``correct_a``, ``correct_b``, ``type`` (:data:`TYPES` index), ``score``, ``probability``.
+        ``correct_a``, ``correct_b``, ``type`` (:data:`TYPES` index), ``score``, ``probability``; for a DMC
+        design (``design_from_trials(..., measure="dmc")``) also the models' margins ``margin_a``, ``margin_b``.
     models : tuple of str
         Models A and B.
     design : str
@@ -218,7 +219,7 @@ class ItemDesign:
         ----------
         path : path-like
             The CSV: ``experiment``, ``condition``, ``item``, ``correct_a``, ``correct_b``, ``probability`` (and
-            ``score``).
+            ``score``, ``margin_a``, ``margin_b`` where written).
         models : (str, str)
             Names for models A and B.
 
@@ -247,7 +248,8 @@ class ItemDesign:
         missing = [c for c in (*keys, "correct_a", "correct_b", "probability") if c not in pool.columns]
         if missing:
             raise ValueError(f"{path}: the design file lacks column(s) {', '.join(missing)}")
-        pool = pool[[*keys, "correct_a", "correct_b", *(["score"] if "score" in pool else []), "probability"]].copy()
+        optional = [c for c in ("score", "margin_a", "margin_b") if c in pool]
+        pool = pool[[*keys, "correct_a", "correct_b", *optional, "probability"]].copy()
         pool["correct_a"] = pool["correct_a"].astype(bool)
         pool["correct_b"] = pool["correct_b"].astype(bool)
         pool["stratum"] = pool["experiment"] + "/" + pool["condition"]
@@ -417,5 +419,9 @@ def design_from_trials(trials: pd.DataFrame, model_a: str, model_b: str, *, desi
     if measure == "dmc" and design == "discriminating":
         strata = joined["experiment"] + "/" + joined["condition"]
         scores = margin_scores(joined["decision_margin_a"], joined["decision_margin_b"], strata)
-    return ItemDesign.from_outcomes(joined[[*keys, "correct_a", "correct_b"]], (model_a, model_b), design,
-                                    per_condition=per_condition, floor=floor, scores=scores)
+    pool = joined[[*keys, "correct_a", "correct_b"]]
+    if measure == "dmc":   # kept in the pool: the pool-level DMC estimate needs them (design_estimate_dmc)
+        pool = pool.assign(margin_a=joined["decision_margin_a"].astype(float),
+                           margin_b=joined["decision_margin_b"].astype(float))
+    return ItemDesign.from_outcomes(pool, (model_a, model_b), design, per_condition=per_condition, floor=floor,
+                                    scores=scores)

@@ -124,7 +124,8 @@ def run_mlds(args) -> int:
 
 
 def study_pooling(pool: str, designs: dict) -> str:
-    """The pooling asked for, made ``always`` under ``auto`` when a study's design is ``pooled``.
+    """The pooling asked for, made ``always`` under ``auto`` when a study's design is ``pooled`` or ``adaptive``
+    (crowd designs: each participant answers part of the judgements, chosen for the pooled scale).
 
     Parameters
     ----------
@@ -142,7 +143,7 @@ def study_pooling(pool: str, designs: dict) -> str:
     >>> study_pooling("auto", {"my-study": {"design": "pooled"}}), study_pooling("never", {"s": {"design": "pooled"}})
     ('always', 'never')
     """
-    if pool == "auto" and any(report.get("design") == "pooled" for report in designs.values()):
+    if pool == "auto" and any(report.get("design") in ("pooled", "adaptive") for report in designs.values()):
         return "always"
     return pool
 
