@@ -39,7 +39,7 @@ def b_right(item: str) -> bool:
     return int(item[-2:]) % 2 == 0
 
 
-def make_study(folder, same_models: bool) -> object:
+def make_study(folder, same_models: bool, batch: int = BATCH, maximum: int = MAXIMUM) -> object:
     from PIL import Image
 
     rows, models = [], []
@@ -59,8 +59,8 @@ def make_study(folder, same_models: bool) -> object:
     pd.DataFrame(models).to_csv(folder / "models.csv", index=False)
     assert main(["serve", "init", str(folder / "study"), "--stimuli", str(folder / "stimuli" / "manifest.csv"),
                  "--task", "classify", "--models", str(folder / "models.csv"), "--design", "discriminate",
-                 "--per-participant", "8", "--compare", "A", "B", "--adaptive", "--batch", str(BATCH),
-                 "--max-participants", str(MAXIMUM)]) == 0
+                 "--per-participant", "8", "--compare", "A", "B", "--adaptive", "--batch", str(batch),
+                 "--max-participants", str(maximum)]) == 0
     return folder / "study"
 
 
@@ -204,3 +204,53 @@ def test_concurrent_workers_take_each_look_once(tmp_path, client_for, backend):
         again = stored_looks(conn)
     strip = [{k: v for k, v in look.items() if k != "created_at"} for look in before]
     assert [{k: v for k, v in look.items() if k != "created_at"} for look in again] == strip
+
+
+def test_the_page_says_the_study_is_closed_before_consent(tmp_path):
+    """In a real browser: a consent given after recruiting stopped, and a later visit, show the closed screen."""
+    import time
+
+    import httpx
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    from browser import require_browser
+    from humanlike.web.app import open_study
+    from web_helpers import ServerProcess
+
+    binary, driver_path = require_browser()
+    study = make_study(tmp_path, same_models=True, batch=2, maximum=2)
+    prepared = open_study(study)
+    server = ServerProcess(study)
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    chrome = webdriver.Chrome(service=Service(driver_path), options=options)
+
+    def visible(screen):
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if chrome.execute_script(f"return !document.getElementById('{screen}').hidden;"):
+                return True
+            time.sleep(0.05)
+        return False
+
+    try:
+        chrome.get(server.url + "/?PROLIFIC_PID=late")
+        assert visible("screen-consent")
+        with httpx.Client(base_url=server.url) as client:   # meanwhile two others take part: the maximum
+            for k in range(2):
+                token = client.post("/api/start", json={"consent": True, "params": {"PROLIFIC_PID": f"p{k}"}})
+                answer_all(client, token.json()["token"], follows_a(prepared, k))
+            assert client.post("/api/start", json={"consent": True}).status_code == 410
+        chrome.find_element("id", "consent-agree").click()
+        assert visible("screen-closed") and not chrome.execute_script(
+            "return !document.getElementById('screen-error').hidden;")
+        chrome.get(server.url + "/")
+        assert visible("screen-closed")
+        assert chrome.execute_script("return document.getElementById('screen-consent').hidden;")
+    finally:
+        chrome.quit()
+        server.kill()
+        prepared.engine.dispose()
