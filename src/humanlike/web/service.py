@@ -288,12 +288,12 @@ def _new_participant(study: Study, platform: dict[str, str], key: str | None) ->
     now = _now()
 
     def create(conn) -> None:
+        slot = _free_slot(conn, study.config, now)      # stale sessions marked abandoned first: they hold no place
         index = study.design
-        if study.config.adaptive:   # the latest look's design; a stopped study refuses (410) before any write
+        if study.config.adaptive:   # the latest look's design; a stopped study refuses (410), nothing is written
             from .adaptive import current_design
 
             index = current_design(study, conn)
-        slot = _free_slot(conn, study.config, now)
         pid = conn.execute(insert(db.participants).values(
             token=token, pseudonym="pending-" + secrets.token_hex(8), status="active", created_at=now,
             n_trials=0, slot=slot, last_seen_at=now).returning(db.participants.c.id)).scalar_one()
