@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..measures.compare.discriminating import ItemDesign
-from .adaptive import REPORT_NAME, closed_reason, look_statistics, planned_counts, stored_looks
+from .adaptive import REPORT_NAME, closed_reason, look_statistics, stored_looks
+from .adaptive_settings import planned_counts
 
 #: A look's numbers as the export and the page show them.
 LOOK_FIELDS = ("look", "participants", "estimate", "se", "ci_low", "ci_high", "z", "bound", "decision")

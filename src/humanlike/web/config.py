@@ -125,7 +125,7 @@ class StudyConfig:
                                    "inclusion probabilities (`humanlike serve init --design discriminate --models "
                                    "RUNS --compare A B` writes it)")
         if self.adaptive:   # batch, max_participants, alpha, spending, floor (humanlike.web.adaptive)
-            from .adaptive import check_adaptive
+            from .adaptive_settings import check_adaptive
 
             self.adaptive = check_adaptive(self.adaptive, self.design)
         if self.completion_url and not self.completion_url.startswith(("https://", "http://", "/")):

@@ -55,7 +55,7 @@ positive_floor.bad_examples = ("x", "nan", "inf", "0", "-1")
 
 def add_discriminate_options(init: argparse.ArgumentParser) -> None:
     """Add ``--models``, ``--compare`` and ``--floor`` to ``serve init`` (and the adaptive design's options,
-    :func:`humanlike.web.adaptive.add_adaptive_options`).
+    :func:`humanlike.web.adaptive_settings.add_adaptive_options`).
 
     Parameters
     ----------
@@ -77,7 +77,7 @@ def add_discriminate_options(init: argparse.ArgumentParser) -> None:
     init.add_argument("--floor", type=positive_floor, default=None,
                       help="design discriminate: added to every item's score (0 or 1) before drawing, > 0 so that "
                            "every item keeps a probability above 0 (default 0.2)")
-    from .adaptive import add_adaptive_options
+    from .adaptive_settings import add_adaptive_options
 
     add_adaptive_options(init)   # --adaptive, --batch, --max-participants, --alpha, --spending
 
@@ -115,7 +115,7 @@ def discriminating_study(args, config, study: Path):
     """
     given = [name for name, value in (("--models", args.models), ("--compare", args.compare),
                                       ("--floor", args.floor)) if value is not None]
-    from .adaptive import adaptive_study
+    from .adaptive_settings import adaptive_study
 
     config = adaptive_study(args, config)   # --adaptive and its settings (refused without design discriminate)
     if config.design != "discriminate":
