@@ -141,3 +141,131 @@ def test_discriminate_init_refuses_what_it_cannot_build(tmp_path, capsys, extra,
     assert init(tmp_path, *extra) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "study" / "study.toml").exists()
+
+
+# --- --measure dmc: the items where the models' margins disagree, and the pool-level DMC estimate ---------------
+
+def margin_of(model: str, condition: str, item: str) -> float:
+    """Planted margins: A's rise with the item's number; B's follow A on half the items and oppose it on the rest."""
+    i = int(item[-2:]) + (0.5 if condition == "blurred" else 0.0)
+    a = (i - 11.5) / 6.0
+    return a if model == "A" else (a if int(item[-2:]) % 2 == 0 else -a) + 0.1
+
+
+def human_chance(condition: str, item: str) -> float:
+    """The population's chance of being right: logistic in A's margin (so DMC_A > DMC_B)."""
+    return float(1.0 / (1.0 + np.exp(-(0.3 + 1.5 * margin_of("A", condition, item)))))
+
+
+def make_margin_models(folder):
+    models = pd.read_csv(folder / "models.csv", dtype={"item": str, "condition": str})
+    models["decision_margin"] = [margin_of(o, c, i) for o, c, i in zip(models["observer"], models["condition"],
+                                                                         models["item"])]
+    models["correct"] = models["decision_margin"] > 0       # as `humanlike evaluate` writes them
+    wrong = [LABELS[(LABELS.index(label) + 1) % 4] for label in models["label"]]
+    models["response"] = np.where(models["correct"], models["label"], wrong)
+    models.to_csv(folder / "models.csv", index=False)
+
+
+def follows_chance(study, seed):
+    rng = np.random.default_rng(seed)
+
+    def choose(trial):
+        if trial["kind"] == "catch":
+            return trial["prompt"].split("\u201c")[1].split("\u201d")[0]
+        row = stimulus_rows(study, trial)[0]
+        right = rng.random() < human_chance(row["condition"], row["item"])
+        return row["label"] if right else LABELS[(LABELS.index(row["label"]) + 1) % 4]
+
+    return choose
+
+
+def dmc_by_hand(pool, table, estimand):
+    """The DMC difference's estimator written out per item (docs/designs-that-decide.md): trial weight
+    t = lambda / pi, pair weight t / pi over the pairs of different people; Hajek means; the correlations."""
+    differences = []
+    for condition, items in pool.groupby("condition"):
+        counts = table[table["condition"] == condition].groupby("item")["correct"].agg(["size", "sum"])
+        sums = dict.fromkeys(["n", "m", "mm", "mp", "p", "pairs", "pp"], 0.0)
+        moments = {"correct_a": dict(sums), "correct_b": dict(sums)}
+        for row in items.itertuples():
+            n, h = (float(counts.loc[row.item, "size"]), float(counts.loc[row.item, "sum"])) \
+                if row.item in counts.index else (0.0, 0.0)
+            t = (1.0 if estimand == "pool" else row.probability) / row.probability
+            for name, m in (("correct_a", row.margin_a), ("correct_b", row.margin_b)):
+                s = moments[name]
+                s["n"] += n * t
+                s["m"] += n * t * m
+                s["mm"] += n * t * m * m
+                s["mp"] += h * t * m
+                s["p"] += h * t
+                s["pairs"] += (n * n - n) * t / row.probability
+                s["pp"] += (h * h - h) * t / row.probability
+        r = {}
+        for name, s in moments.items():
+            mean_m, mean_p = s["m"] / s["n"], s["p"] / s["n"]
+            cov = s["mp"] / s["n"] - mean_m * mean_p
+            r[name] = cov / np.sqrt((s["mm"] / s["n"] - mean_m ** 2) * (s["pp"] / s["pairs"] - mean_p ** 2))
+        differences.append(r["correct_a"] - r["correct_b"])
+    return float(np.mean(differences))
+
+
+@pytest.mark.filterwarnings("ignore:experiment .e.. 24 items filed under 2 conditions")
+def test_dmc_discriminate_study_from_init_to_the_pool_estimate(tmp_path, client_for, capsys):
+    from humanlike.measures.compare.design_estimate_dmc import DmcLayout, dmc_truth, estimate_dmc_difference
+    from humanlike.measures.compare.discriminating import design_from_trials
+
+    make_inputs(tmp_path)
+    make_margin_models(tmp_path)
+    assert main(["serve", "init", str(tmp_path / "study"), "--stimuli", str(tmp_path / "stimuli" / "manifest.csv"),
+                 "--task", "classify", "--models", str(tmp_path / "models.csv"), "--design", "discriminate",
+                 "--measure", "dmc", "--per-participant", "12", "--compare", "A", "B"]) == 0
+    study = tmp_path / "study"
+    config = load_config(study)
+    keys = {"condition": str, "item": str, "experiment": str}
+    written = pd.read_csv(study / "discriminate.csv", dtype=keys)
+    models = pd.read_csv(tmp_path / "models.csv", dtype=keys)
+    offline = design_from_trials(models, "A", "B", measure="dmc", per_condition=6)
+    # the written design is the DMC design: margins kept, probabilities from the margins' disagreement
+    assert np.allclose(written["probability"], offline.pool["probability"])
+    assert np.array_equal(written[["margin_a", "margin_b"]].to_numpy(), offline.pool[["margin_a", "margin_b"]]
+                          .to_numpy())
+    ec_design = design_from_trials(models, "A", "B", per_condition=6)
+    assert not np.allclose(written["probability"], ec_design.pool["probability"])   # --measure changed the design
+    served = ItemDesign.read(study / "discriminate.csv")
+
+    n = 40
+    client, prepared = client_for(study)
+    for k in range(n):
+        answer_all(client, start(client, {"PROLIFIC_PID": f"sim-{k}"}), follows_chance(prepared, k))
+    assert main(["export", str(study)]) == 0
+    capsys.readouterr()
+    table = pd.read_csv(study / "trials.csv", dtype=keys)
+    table = table[table["item"].notna()]
+    drawn = sorted(sorted(zip(served.pool.loc[served.sample(config.seed, slot)[0], "condition"],
+                              served.pool.loc[served.sample(config.seed, slot)[0], "item"]))
+                   for slot in range(1, n + 1))
+    assert sorted(sorted(zip(g["condition"], g["item"])) for _, g in table.groupby("observer")) == drawn
+    truth = dmc_truth(DmcLayout.from_design(served), [human_chance(c, i) for c, i in
+                                                      zip(served.pool["condition"], served.pool["item"])])
+    assert truth > 0.3
+    for estimand in ("pool", "chosen"):
+        estimate = estimate_dmc_difference(served, table, estimand=estimand)
+        assert estimate.n_participants == n
+        assert estimate.difference == pytest.approx(dmc_by_hand(written, table, estimand), abs=1e-10)
+    pool = estimate_dmc_difference(served, table)
+    assert pool.ci_low < truth < pool.ci_high
+
+
+@pytest.mark.filterwarnings("ignore:experiment .e.. 24 items filed under 2 conditions")
+@pytest.mark.parametrize("extra,message", [
+    (["--design", "discriminate", "--measure", "dmc", "--per-participant", "8", "--compare", "A", "B"],
+     "needs the models' decision margins"),
+    (["--design", "discriminate", "--measure", "dmc", "--adaptive", "--per-participant", "8", "--compare", "A", "B"],
+     "--adaptive refits and tests the EC difference"),
+    (["--design", "subset", "--measure", "dmc", "--per-participant", "8"], "--measure apply with --design discriminate"),
+])
+def test_dmc_discriminate_init_refuses_what_it_cannot_build(tmp_path, capsys, extra, message):
+    assert init(tmp_path, *extra) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "study" / "study.toml").exists()
