@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..measures.compare.discriminating import SCORED_MEASURES, design_from_trials, margin_columns
+
 DESIGN_FILE = "discriminate.csv"
-#: What a discriminating design scores: the models' outcomes (EC) or their decision margins (DMC).
-MEASURES = ("ec", "dmc")
 
 
 def positive_floor(text: str) -> float:
@@ -78,7 +78,7 @@ def add_discriminate_options(init: argparse.ArgumentParser) -> None:
                            "raw-data folders or trial files)")
     init.add_argument("--compare", nargs=2, metavar=("A", "B"),
                       help="design discriminate: the two models whose differing outcomes choose the items")
-    init.add_argument("--measure", choices=MEASURES, default=None,
+    init.add_argument("--measure", choices=SCORED_MEASURES, default=None,
                       help="design discriminate: the disagreement that chooses the items: 'ec' (default; where one "
                            "model errs and the other does not) or 'dmc' (where the models' decision margins, "
                            "standardised within each condition, differ most; needs the models' decision_margin)")
@@ -131,8 +131,9 @@ def discriminating_study(args, config, study: Path):
         if given:
             raise ValueError(f"{', '.join(given)} apply with --design discriminate only")
         return config
-    measure = measure or "ec"
-    if measure == "dmc" and config.adaptive:
+    measure = measure or SCORED_MEASURES[0]   # the default: EC
+    margins = margin_columns(measure)          # DMC: the design file keeps both models' margins
+    if margins and config.adaptive:
         raise ValueError("--adaptive refits and tests the EC difference; with --measure dmc serve the fixed design "
                          "(without --adaptive) and estimate the DMC difference from the export "
                          "(docs/designs-that-decide.md)")
@@ -140,14 +141,13 @@ def discriminating_study(args, config, study: Path):
         raise ValueError("--design discriminate needs --models RUNS (the models' trials on the stimuli) and "
                          "--compare A B")
     from ..files import atomic_write_text
-    from ..measures.compare.discriminating import design_from_trials
     from ..measures.options import load_data
     from .stimuli import read_stimuli
 
     keys = ["experiment", "condition", "item"]
     stimuli = read_stimuli(config, study)[keys].astype(str).drop_duplicates()
     trials = load_data(list(args.models))
-    if measure == "dmc" and "decision_margin" not in trials.columns:
+    if margins and "decision_margin" not in trials.columns:
         raise ValueError(f"--measure dmc needs the models' decision margins (column decision_margin, as `humanlike "
                          f"evaluate` writes it); the trials in {', '.join(str(p) for p in args.models)} have none")
     trials = trials.astype({k: str for k in keys}).merge(stimuli, on=keys, how="inner")
@@ -162,7 +162,6 @@ def discriminating_study(args, config, study: Path):
     design = design_from_trials(trials, *args.compare, design="discriminating", per_condition=per // conditions,
                                 floor=0.2 if args.floor is None else args.floor, measure=measure)
     study.mkdir(parents=True, exist_ok=True)
-    margins = ["margin_a", "margin_b"] if measure == "dmc" else []   # the DMC estimate needs them (ItemDesign.read)
     columns = [*keys, "correct_a", "correct_b", *margins, "score", "probability"]
     atomic_write_text(study / DESIGN_FILE, design.pool[columns].to_csv(index=False))
     config.design_file = DESIGN_FILE

@@ -28,6 +28,8 @@ import pandas as pd
 from ...resampling.rng import stream
 
 DESIGNS = ("random", "discriminating")
+#: What a discriminating design scores: the models' outcomes (EC, the default) or their decision margins (DMC).
+SCORED_MEASURES = ("ec", "dmc")
 #: Model outcome types of an item, ``2 * correct_A + correct_B``: both wrong, only B right, only A right, both right.
 TYPES = ("both wrong", "only B correct", "only A correct", "both correct")
 
@@ -325,6 +327,29 @@ class ItemDesign:
         return pd.concat(frames, ignore_index=True)[columns]
 
 
+def margin_columns(measure: str) -> list[str]:
+    """The pool's columns of the models' margins that a design scored by ``measure`` keeps (and its design file).
+
+    Parameters
+    ----------
+    measure : {"ec", "dmc"}
+        What the design scores.
+
+    Returns
+    -------
+    list of str
+        ``["margin_a", "margin_b"]`` for DMC (its pool-level estimate needs them), none for EC.
+
+    Examples
+    --------
+    >>> margin_columns("dmc"), margin_columns("ec")
+    (['margin_a', 'margin_b'], [])
+    """
+    if measure not in SCORED_MEASURES:
+        raise ValueError(f"unknown measure {measure!r}: a discriminating design scores {' or '.join(SCORED_MEASURES)}")
+    return ["margin_a", "margin_b"] if measure == "dmc" else []
+
+
 def margin_scores(margin_a, margin_b, strata) -> np.ndarray:
     """DMC discrimination scores: ``|z_A - z_B|`` of the two models' margins standardised within each condition,
     divided by its largest value in the pool (so in [0, 1]).
@@ -391,8 +416,7 @@ def design_from_trials(trials: pd.DataFrame, model_a: str, model_b: str, *, desi
     >>> design_from_trials(t, "A", "B", per_condition=2, floor=0.25).pool["score"].tolist()
     [0.0, 1.0, 1.0, 0.0]
     """
-    if measure not in ("ec", "dmc"):
-        raise ValueError(f"unknown measure {measure!r}: a discriminating design scores 'ec' or 'dmc'")
+    margin_columns(measure)   # refuses an unknown measure
     keys = ["experiment", "condition", "item"]
     columns = ["correct"] + (["decision_margin"] if measure == "dmc" else [])
     missing = [c for c in ("observer", *keys, *columns) if c not in trials.columns]
