@@ -244,11 +244,32 @@ def test_plan_compare_design_options_change_what_they_claim():
     assert small["settings"]["pool_size"] == 100 and powers(small) != powers(random)
 
 
+def test_plan_compare_design_for_dmc_plans_participants_on_the_margin_model():
+    random = plan("--design", "random", "--measure", "dmc", "--delta", "0.3", "--pool", "300")
+    assert random["measure"] == "decision_margin_consistency" and random["settings"]["unit"] == "participants"
+    # the pool's DMC difference is the planted difference of the margin-truth correlations
+    assert random["true_difference"] == pytest.approx(0.3, abs=1e-9)
+    assert (random["settings"]["rho_a"], random["settings"]["rho_b"]) == (pytest.approx(0.7), 0.4)
+    assert powers(random)[1] > powers(random)[0]                      # more participants, more power
+    lower = plan("--design", "random", "--measure", "dmc", "--delta", "0.3", "--pool", "300", "--rho", "0.1")
+    assert lower["settings"]["rho_b"] == 0.1 and powers(lower) != powers(random)
+    fewer = plan("--design", "random", "--measure", "dmc", "--delta", "0.3", "--pool", "300", "--per-participant", "10")
+    assert sum(powers(fewer)) < sum(powers(random))                   # fewer trials per participant, less power
+    discriminating = plan("--design", "discriminating", "--measure", "dmc", "--delta", "0.3", "--pool", "300")
+    assert discriminating["settings"]["floor"] == 0.2 and random["settings"]["floor"] is None
+    # the design shows the items where the margins disagree (the random design: as often as the pool has them)
+    assert random["settings"]["margin_gap_shown"] == pytest.approx(random["settings"]["margin_gap_pool"])
+    assert discriminating["settings"]["margin_gap_shown"] > 1.2 * random["settings"]["margin_gap_shown"]
+    assert discriminating["true_difference"] == pytest.approx(random["true_difference"], abs=1e-12)   # one pool
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--participants", "20"], "--participants applies with --design"),
     (["--design", "random", "--trials", "100"], "--trials does not apply with --design"),
     (["--design", "random", "--floor", "0.3"], "--floor applies to --design discriminating only"),
-    (["--design", "random", "--measure", "dmc"], "--design plans an EC comparison"),
+    (["--design", "random", "--measure", "dmc", "--items", "100"], "--items does not apply with --design"),
+    (["--design", "random", "--measure", "dmc", "--observers", "4"], "--observers does not apply with --design"),
+    (["--observers", "4"], "--observers is for --measure dmc"),
     (["--design", "random", "--per-participant", "900"], "--per-participant 900 must be below --pool 800"),
 ])
 def test_plan_compare_design_refuses_options_that_do_not_apply(argv, message):

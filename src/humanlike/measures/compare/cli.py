@@ -98,20 +98,21 @@ def register(sub, plan_sub, name: str) -> None:
                            "default 1): a model's score is its mean EC over the humans")
     plan.add_argument("--rho", type=float_in(-1, 1), default=0.4,
                       help="model B's margin-truth correlation (dmc; default 0.4)")
-    plan.add_argument("--observers", type=int_at_least(1), default=8, help="human observers (dmc; default 8)")
-    plan.add_argument("--items", type=int_at_least(3), nargs="+", default=[50, 100, 200, 400, 800],
-                      help="numbers of items to simulate (dmc)")
+    plan.add_argument("--observers", type=int_at_least(1), default=None,
+                      help="human observers, each answering every item (dmc; default 8)")
+    plan.add_argument("--items", type=int_at_least(3), nargs="+", default=None,
+                      help="numbers of items to simulate (dmc; default 50 100 200 400 800)")
     plan.add_argument("--design", choices=DESIGNS, default=None,
-                      help="plan participants of a study whose items are drawn from a candidate pool (ec): 'random' "
+                      help="plan participants of a study whose items are drawn from a candidate pool: 'random' "
                            "(every item of the pool equally likely) or 'discriminating' (items where the models' "
-                           "outcomes differ more likely, with known probabilities; the pool-level estimate is "
-                           "inverse-probability weighted). docs/designs-that-decide.md")
+                           "outcomes (ec) or margins (dmc) differ more likely, with known probabilities; the "
+                           "pool-level estimate is inverse-probability weighted). docs/designs-that-decide.md")
     plan.add_argument("--participants", type=int_at_least(2), nargs="+", metavar="N",
                       help="numbers of participants to simulate (with --design; default 10 20 40 80 160 320)")
     plan.add_argument("--per-participant", type=int_at_least(1), default=None, metavar="TRIALS",
                       help="trials each participant sees (with --design; default 40)")
     plan.add_argument("--floor", type=float_in(0, 10), default=None,
-                      help="added to every item's discrimination score (0 or 1) before drawing, > 0 so that every "
+                      help="added to every item's discrimination score (in [0, 1]) before drawing, > 0 so that every "
                            "item keeps a probability above 0 (with --design discriminating; default 0.2)")
     plan.add_argument("--pool", type=int_at_least(10), default=None, metavar="ITEMS",
                       help="candidate items in the pool (with --design; default 800)")
@@ -325,14 +326,16 @@ def format_comparison(comparison) -> str:
     return "\n".join(lines)
 
 
-#: ``plan compare``'s trials (EC, one table per human) and, with ``--design``, its participants, trials per
-#: participant, floor and pool size when not given.
+#: ``plan compare``'s trials (EC, one table per human), items and observers (DMC) and, with ``--design``, its
+#: participants, trials per participant, floor and pool size when not given.
 DEFAULT_TRIALS = (100, 200, 400, 800, 1600, 3200)
+DEFAULT_ITEMS, DEFAULT_OBSERVERS = (50, 100, 200, 400, 800), 8
 DESIGN_DEFAULTS = {"participants": (10, 20, 40, 80, 160, 320), "per_participant": 40, "floor": 0.2, "pool": 800}
 
 
 def check_design_options(args) -> None:
-    """Refuse ``--design`` options that do not apply: a design plan is of EC participants, a table plan of trials.
+    """Refuse ``--design`` options that do not apply: a design plan is of participants, a table plan of trials
+    (EC) or items (DMC).
 
     Parameters
     ----------
@@ -362,9 +365,8 @@ def check_design_options(args) -> None:
                 raise ValueError(f"{name} applies with --design random|discriminating only (a plan of participants "
                                  "drawing items from a pool)")
         return
-    if args.measure != "ec":
-        raise ValueError("--design plans an EC comparison: use it with --measure ec")
-    for name, value in (("--trials", args.trials), ("--humans", args.humans)):
+    for name, value in (("--trials", args.trials), ("--humans", args.humans), ("--items", args.items),
+                        ("--observers", args.observers)):
         if value is not None:
             raise ValueError(f"{name} does not apply with --design (the plan is of participants: use --participants "
                              "and --per-participant)")
@@ -464,6 +466,9 @@ def run_plan_compare(args) -> int:
     if args.design is not None:
         return run_plan_design_compare(args)
     if args.measure == "ec":
+        for name, value in (("--items", args.items), ("--observers", args.observers)):
+            if value is not None:
+                raise ValueError(f"{name} is for --measure dmc; an EC plan takes --trials and --humans")
         a_human, a_model = args.accuracy
         plan = plan_ec_comparison(args.delta, kappa_b=args.kappa, a_human=a_human, a_model=a_model,
                                   trials=sorted(set(args.trials or DEFAULT_TRIALS)), target=args.power, alpha=args.alpha,
@@ -472,8 +477,9 @@ def run_plan_compare(args) -> int:
     else:
         if args.humans is not None:
             raise ValueError("--humans is for --measure ec; a DMC plan takes --observers")
-        plan = plan_dmc_comparison(args.delta, rho_b=args.rho, n_observers=args.observers,
-                                   items=sorted(set(args.items)), target=args.power, alpha=args.alpha,
+        plan = plan_dmc_comparison(args.delta, rho_b=args.rho, n_observers=args.observers or DEFAULT_OBSERVERS,
+                                   items=sorted(set(args.items or DEFAULT_ITEMS)), target=args.power,
+                                   alpha=args.alpha,
                                    n_sets=args.sets, n_resamples=args.resamples, seed=args.seed)
     doc = {"measure": plan.measure, "true_difference": plan.true_difference, "target_power": plan.target,
            "alpha": plan.alpha, "design": plan.design, "humans": list(plan.humans),
@@ -488,7 +494,8 @@ def run_plan_compare(args) -> int:
 
 
 def run_plan_design_compare(args) -> int:
-    """``plan compare --design``: participants needed under a random or a discriminating design.
+    """``plan compare --design``: participants needed under a random or a discriminating design (EC from the copy
+    model, DMC from the margin model).
 
     Parameters
     ----------
@@ -507,15 +514,18 @@ def run_plan_design_compare(args) -> int:
     >>> args.design, args.handler is run_plan_compare   # run_plan_compare hands a --design plan to this function
     ('random', True)
     """
-    from .design_simulation import plan_design_comparison
+    from .design_simulation import plan_design_comparison, plan_dmc_design_comparison
 
-    a_human, a_model = args.accuracy
-    plan = plan_design_comparison(args.delta, args.design, kappa_b=args.kappa, a_human=a_human, a_model=a_model,
-                                  participants=args.participants or DESIGN_DEFAULTS["participants"],
-                                  per_participant=args.per_participant or DESIGN_DEFAULTS["per_participant"],
-                                  floor=args.floor or DESIGN_DEFAULTS["floor"],
-                                  pool_size=args.pool or DESIGN_DEFAULTS["pool"], target=args.power,
-                                  alpha=args.alpha, n_sets=args.sets, seed=args.seed)
+    shared = dict(participants=args.participants or DESIGN_DEFAULTS["participants"],
+                  per_participant=args.per_participant or DESIGN_DEFAULTS["per_participant"],
+                  floor=args.floor or DESIGN_DEFAULTS["floor"], pool_size=args.pool or DESIGN_DEFAULTS["pool"],
+                  target=args.power, alpha=args.alpha, n_sets=args.sets, seed=args.seed)
+    if args.measure == "dmc":
+        plan = plan_dmc_design_comparison(args.delta, args.design, rho_b=args.rho, **shared)
+    else:
+        a_human, a_model = args.accuracy
+        plan = plan_design_comparison(args.delta, args.design, kappa_b=args.kappa, a_human=a_human, a_model=a_model,
+                                      **shared)
     doc = {"measure": plan.measure, "design": args.design, "true_difference": plan.true_difference,
            "target_power": plan.target, "alpha": plan.alpha, "settings": plan.design,
            "needed": [{"test": test, "participants": size} for test, by in plan.needed.items() for size in by.values()],

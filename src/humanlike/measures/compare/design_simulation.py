@@ -10,9 +10,11 @@ population's chance of being right on item ``i`` (what the estimands are defined
 ``n`` of the study of ``n_max``: the fixed-sample power at every size and the sequential test that looks after
 every batch come from the same studies.
 
-:func:`plan_design_comparison` is what ``humanlike plan compare --design`` runs: a pool built from the copy
+:func:`plan_design_comparison` is what ``humanlike plan compare --design`` runs: for EC a pool built from the copy
 model's joint cells (:func:`humanlike.measures.compare.planning_ec.joint_cell_probabilities`), so that the pool's
-EC difference is the planted one.
+EC difference is the planted one; for DMC (:func:`accuracy_margin_pool`) the margin model of
+:mod:`humanlike.measures.compare.planning_dmc` on the pool, so that each model's margin-truth correlation is the
+planted one.
 """
 
 from __future__ import annotations
@@ -389,6 +391,144 @@ def copy_model_pool(delta: float, *, kappa_b: float = 0.2, a_human: float = 0.8,
     with np.errstate(divide="ignore"):
         logit = special.logit(np.clip(right[types], 1e-9, 1 - 1e-9))
     return pool, logit
+
+
+def accuracy_margin_pool(rho_a: float, rho_b: float, *, design: str = "discriminating", per_condition: int = 40,
+                         floor: float = 0.2, pool_size: int = 800, accuracy_range=(0.2, 0.95),
+                         seed: int = 0) -> tuple[ItemDesign, np.ndarray]:
+    """A DMC pool of one condition under the margin model of ``plan compare --measure dmc``: the population's
+    chance of being right ``p_i ~ Uniform(lo, hi)``, model ``X``'s margin ``rho_X z_i + sqrt(1 - rho_X^2) e_Xi``
+    with ``z`` the standardised ``p`` and its own standard-normal noise, made uncorrelated with ``z`` on the pool, so
+    that its correlation with the population's accuracy on the pool is ``rho_X`` exactly and the pool's DMC
+    difference is ``rho_A - rho_B``; each model right where its margin is above 0.
+    The discriminating design scores the margins' disagreement (:func:`~.discriminating.margin_scores`).
+
+    Parameters
+    ----------
+    rho_a, rho_b : float
+        The models' margin-truth correlations, in [-1, 1].
+    design : {"random", "discriminating"}
+        The design.
+    per_condition : int
+        Items per participant.
+    floor : float
+        The design's floor.
+    pool_size : int
+        Candidate items.
+    accuracy_range : (float, float)
+        The items' accuracies, Uniform(lo, hi).
+    seed : int
+        Seed (stream ``"accuracy-margin-pool"``).
+
+    Returns
+    -------
+    (design, logit)
+        The design (margins in its pool) and each item's logit (``logit p_i``: every participant alike).
+
+    Examples
+    --------
+    >>> design, logit = accuracy_margin_pool(0.6, 0.2, pool_size=400)
+    >>> layout = DmcLayout.from_design(design)
+    >>> round(dmc_truth(layout, special.expit(logit)), 6)   # 0.6 - 0.2
+    0.4
+    """
+    for name, rho in (("rho_a", rho_a), ("rho_b", rho_b)):
+        if not -1 <= rho <= 1:
+            raise ValueError(f"{name} {rho:g} must lie in [-1, 1]")
+    low, high = accuracy_range
+    if not 0 < low < high < 1:
+        raise ValueError(f"accuracy_range must satisfy 0 < lo < hi < 1, got {accuracy_range}")
+    rng = stream(seed, "accuracy-margin-pool")
+    p = rng.uniform(low, high, pool_size)
+    z = (p - p.mean()) / p.std()
+
+    def noise():   # standard normal, made exactly uncorrelated with z on the pool (the correlation is rho exactly)
+        e = rng.standard_normal(pool_size)
+        e = e - e.mean() - (e @ z) / pool_size * z
+        return e / e.std()
+
+    margins = {name: rho * z + np.sqrt(1.0 - rho * rho) * noise() for name, rho in (("a", rho_a), ("b", rho_b))}
+    pool = pd.DataFrame({"experiment": "planned", "condition": "all",
+                         "item": [f"item{k:05d}" for k in range(pool_size)],
+                         "correct_a": margins["a"] > 0, "correct_b": margins["b"] > 0,
+                         "margin_a": margins["a"], "margin_b": margins["b"]})
+    scores = margin_scores(pool["margin_a"], pool["margin_b"], pool["condition"])
+    items = ItemDesign.from_outcomes(pool, ("A", "B"), design, per_condition=per_condition, floor=floor,
+                                     scores=scores)
+    return items, special.logit(p)
+
+
+def plan_dmc_design_comparison(delta: float, design: str, *, rho_b: float = 0.4, participants=(10, 20, 40, 80, 160),
+                               per_participant: int = 40, floor: float = 0.2, pool_size: int = 800,
+                               accuracy_range=(0.2, 0.95), target: float = 0.8, alpha: float = 0.05,
+                               n_sets: int = 200, seed: int = 0):
+    """Participants needed to resolve two models' DMC on a pool whose margin-truth correlations differ by
+    ``delta``, under the random or the discriminating design, by simulation (:func:`accuracy_margin_pool`; the
+    pool-level estimate of :mod:`~humanlike.measures.compare.design_estimate_dmc`, participants' jackknife,
+    two-sided normal test).
+
+    Parameters
+    ----------
+    delta : float
+        Model A's margin-truth correlation is ``rho_b + delta``.
+    design : {"random", "discriminating"}
+        The design.
+    rho_b : float
+        Model B's margin-truth correlation.
+    participants : sequence of int
+        Numbers of participants simulated.
+    per_participant : int
+        Trials per participant.
+    floor : float
+        The discriminating design's floor.
+    pool_size : int
+        Candidate items.
+    accuracy_range : (float, float)
+        The items' accuracies, Uniform(lo, hi).
+    target, alpha : float
+        Power to reach; level.
+    n_sets : int
+        Simulated studies.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    ComparisonPlan
+        ``true_difference`` is the pool's DMC difference (the noise-free correlations on the pool's items:
+        ``delta``); ``sizes`` are participants.
+
+    Examples
+    --------
+    >>> plan = plan_dmc_design_comparison(0.4, "random", participants=(5, 60), pool_size=200, n_sets=30)
+    >>> bool(plan.power["pool"][0, 1] > plan.power["pool"][0, 0]), plan.measure
+    (True, 'decision_margin_consistency')
+    """
+    from .planning import ComparisonPlan, smallest_reaching
+
+    items, logit = accuracy_margin_pool(rho_b + delta, rho_b, design=design, per_condition=per_participant,
+                                        floor=floor, pool_size=pool_size, accuracy_range=accuracy_range, seed=seed)
+    sizes = np.asarray(sorted(set(int(n) for n in participants)), dtype=int)
+    sims = simulate_dmc_studies(items, logit, looks=sizes, n_studies=n_sets, seed=seed)
+    power = {"pool": sims.power(alpha)[None, :]}
+    needed = {"pool": {1: smallest_reaching(sizes, power["pool"][0], target)}}
+    undefined = float(np.isnan(sims.estimate["pool"][:, 0]).mean())
+    # how far apart the two models' standardised margins are on a shown trial, against a pool item (in [0, 1])
+    gap = margin_scores(items.pool["margin_a"], items.pool["margin_b"], items.pool["stratum"])
+    gap_shown = float((items.pool["probability"] * gap).sum() / per_participant)
+    kind = f"discriminating (floor {floor:g})" if design == "discriminating" else "random"
+    notes = [f"design {kind}: {per_participant} trials per participant from a pool of {pool_size} items whose "
+             f"accuracies are Uniform{tuple(accuracy_range)}; margin-truth correlations {rho_b + delta:g} (A) and "
+             f"{rho_b:g} (B); the test is of the pool-level (inverse-probability weighted) DMC difference, "
+             "participants' jackknife, normal; an undefined estimate (too few pairs of answers) counts as not "
+             f"resolved ({undefined:.0%} at {sizes[0]} participants)"]
+    return ComparisonPlan("decision_margin_consistency", sizes, power, needed, target, alpha, sims.truth["pool"],
+                          dict(notes=notes, design=design, per_participant=per_participant,
+                               floor=floor if design == "discriminating" else None, pool_size=pool_size,
+                               rho_a=rho_b + delta, rho_b=rho_b, accuracy_range=list(accuracy_range),
+                               n_sets=n_sets, seed=seed, unit="participants", margin_gap_pool=float(gap.mean()),
+                               margin_gap_shown=gap_shown, test="pool-level, participants' jackknife, normal"),
+                          (1,))
 
 
 def plan_design_comparison(delta: float, design: str, *, kappa_b: float = 0.2, a_human: float = 0.8,
