@@ -20,7 +20,7 @@ from humanlike.measures.compare.design_estimate import estimate_difference
 from humanlike.measures.compare.discriminating import ItemDesign
 from humanlike.web.adaptive_report import replay_adaptive_study
 from humanlike.web.config import load_config
-from web_bots import answer_all, stimulus_rows
+from web_bots import answer_all, item_classifier
 from web_helpers import SECRET
 
 LABELS = ["cat", "dog", "car", "cup"]
@@ -66,16 +66,7 @@ def make_study(folder, same_models: bool, batch: int = BATCH, maximum: int = MAX
 
 def follows_a(study, seed):
     """Right with 0.9 where model A is right and 0.15 where it errs; passes the attention checks."""
-    rng = np.random.default_rng(seed)
-
-    def choose(trial):
-        if trial["kind"] == "catch":
-            return trial["prompt"].split("\u201c")[1].split("\u201d")[0]
-        row = stimulus_rows(study, trial)[0]
-        right = rng.random() < (0.9 if a_right(row["item"]) else 0.15)
-        return row["label"] if right else LABELS[(LABELS.index(row["label"]) + 1) % 4]
-
-    return choose
+    return item_classifier(study, lambda row: 0.9 if a_right(row["item"]) else 0.15, seed)
 
 
 def run_until_closed(client, prepared, limit):

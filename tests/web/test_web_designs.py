@@ -23,7 +23,7 @@ from scipy.stats import norm
 
 from humanlike.app.cli import main
 from humanlike.web.config import StudyConfig, write_config
-from web_bots import answer_all, scale_judge, start, stimulus_rows
+from web_bots import answer_all, item_classifier, scale_judge, start, stimulus_rows
 
 LABELS = ["cat", "dog", "car", "cup"]
 N_ITEMS, CONDITIONS = 24, ("clear", "blurred")
@@ -81,16 +81,7 @@ def classifier_with_hard_items(study, seed):
     """Right with P_EASY on items 0, 1, 4, 5, ... and P_HARD on items 2, 3, 6, 7, ... (not by parity: the
     Latin square of two conditions puts the even items of the study order in one condition); passes the
     attention checks."""
-    rng = np.random.default_rng(seed)
-
-    def choose(trial):
-        if trial["kind"] == "catch":
-            return trial["prompt"].split("\u201c")[1].split("\u201d")[0]
-        row = stimulus_rows(study, trial)[0]
-        p = P_EASY if int(row["item"][-2:]) % 4 < 2 else P_HARD
-        return row["label"] if rng.random() < p else LABELS[(LABELS.index(row["label"]) + 1) % 4]
-
-    return choose
+    return item_classifier(study, lambda row: P_EASY if int(row["item"][-2:]) % 4 < 2 else P_HARD, seed)
 
 
 def run_participants(client_for, study, n, make_choose):

@@ -17,7 +17,7 @@ from humanlike.measures.compare.design_estimate import estimate_difference
 from humanlike.measures.compare.discriminating import ItemDesign
 from humanlike.measures.pairs.metric import kappa
 from humanlike.web.config import load_config
-from web_bots import answer_all, start, stimulus_rows
+from web_bots import answer_all, item_classifier, start
 
 LABELS = ["cat", "dog", "car", "cup"]
 N_ITEMS, CONDITIONS = 24, ("clear", "blurred")
@@ -58,16 +58,7 @@ def init(folder, *extra) -> int:
 
 def follows_a(study, seed):
     """Right with 0.85 where model A is right and 0.25 where it errs; passes the attention checks."""
-    rng = np.random.default_rng(seed)
-
-    def choose(trial):
-        if trial["kind"] == "catch":
-            return trial["prompt"].split("\u201c")[1].split("\u201d")[0]
-        row = stimulus_rows(study, trial)[0]
-        right = rng.random() < (0.85 if a_right(row["item"]) else 0.25)
-        return row["label"] if right else LABELS[(LABELS.index(row["label"]) + 1) % 4]
-
-    return choose
+    return item_classifier(study, lambda row: 0.85 if a_right(row["item"]) else 0.25, seed)
 
 
 def by_hand(pool, table):
@@ -168,16 +159,7 @@ def make_margin_models(folder):
 
 
 def follows_chance(study, seed):
-    rng = np.random.default_rng(seed)
-
-    def choose(trial):
-        if trial["kind"] == "catch":
-            return trial["prompt"].split("\u201c")[1].split("\u201d")[0]
-        row = stimulus_rows(study, trial)[0]
-        right = rng.random() < human_chance(row["condition"], row["item"])
-        return row["label"] if right else LABELS[(LABELS.index(row["label"]) + 1) % 4]
-
-    return choose
+    return item_classifier(study, lambda row: human_chance(row["condition"], row["item"]), seed)
 
 
 def dmc_by_hand(pool, table, estimand):

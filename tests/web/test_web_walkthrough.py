@@ -26,7 +26,7 @@ import tomli_w
 from humanlike.app.cli import main
 from humanlike.web.app import open_study
 from test_web_designs import hand_pooled_ec
-from web_bots import stimulus_rows
+from web_bots import catch_answer, stimulus_rows
 from web_helpers import ServerProcess
 
 CLASSES = ("airplane", "bear", "bicycle", "bird", "boat", "bottle", "car", "cat", "chair", "clock", "dog",
@@ -76,10 +76,6 @@ def take_part(url, pid, choose):
             state = reply.json()["state"]
             states.append(state)
         return token, states
-
-
-def catch_answer(trial):
-    return trial["prompt"].split("\u201c")[1].split("\u201d")[0]
 
 
 def test_a_classification_study_from_real_stimuli_to_the_report(tmp_path, stimuli_dir, capsys):

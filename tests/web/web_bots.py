@@ -35,6 +35,11 @@ def answer_all(client, token, choose, limit=None) -> list[dict]:
     return answered
 
 
+def catch_answer(trial) -> str:
+    """The label an attention check asks for (quoted in its prompt)."""
+    return trial["prompt"].split("\u201c")[1].split("\u201d")[0]
+
+
 def classifier(study, accuracy_seed: int = 0, p_correct: float = 0.7):
     """A participant who is right with probability ``p_correct`` and passes every attention check."""
     rng = np.random.default_rng(accuracy_seed)
@@ -42,9 +47,25 @@ def classifier(study, accuracy_seed: int = 0, p_correct: float = 0.7):
 
     def choose(trial):
         if trial["kind"] == "catch":
-            return trial["prompt"].split("\u201c")[1].split("\u201d")[0]
+            return catch_answer(trial)
         label = stimulus_rows(study, trial)[0]["label"]
         return label if rng.random() < p_correct else rng.choice([x for x in labels if x != label])
+
+    return choose
+
+
+def item_classifier(study, chance, seed: int = 0):
+    """A participant right on a trial with probability ``chance(row)`` (``row``: the stimulus's row, with its
+    item, condition and label), else answering the next label of the study's; passes every attention check."""
+    rng = np.random.default_rng(seed)
+    labels = list(study.config.labels)
+
+    def choose(trial):
+        if trial["kind"] == "catch":
+            return catch_answer(trial)
+        row = stimulus_rows(study, trial)[0]
+        right = rng.random() < chance(row)
+        return row["label"] if right else labels[(labels.index(row["label"]) + 1) % len(labels)]
 
     return choose
 
