@@ -210,3 +210,25 @@ def test_the_plain_item_accuracy_would_be_attenuated_where_pairs_are_not():
         plain.append(np.mean(by_condition))
     assert abs(np.mean(ours) - truth) < 0.03
     assert np.mean(plain) < truth - 0.05
+
+
+def test_a_dmc_design_on_real_margins_is_drawn_and_estimated(dmc_dir):
+    """The smoke test of benchmarks/dmc_design_real.py: the decision-margin set's uniform-noise margins make a DMC
+    design whose draws weight the margins' disagreement, and a short simulated study estimates near the truth."""
+    from humanlike.trials.loaders import load_trials
+    from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS
+    from scipy import special
+
+    models = load_trials(dmc_dir / "uniform-noise")
+    models = models[~models["condition"].isin(MODELVSHUMAN_EXCLUSIONS["uniform-noise"])]
+    design = design_from_trials(models, "resnet50", "vit-b-16", design="discriminating", per_condition=8,
+                                measure="dmc")
+    pool = design.pool
+    assert len(pool) == 800 and pool.groupby("stratum")["probability"].sum().round(9).unique().tolist() == [8.0]
+    # the most discriminating items are drawn about (1 + 0.2) / 0.2 times as often as the least
+    assert pool["probability"].max() / pool["probability"].min() == pytest.approx(6.0, rel=0.01)
+    z = pool.groupby("stratum")[["margin_a", "margin_b"]].transform(lambda v: (v - v.mean()) / v.std(ddof=0))
+    logit = 0.5 + 1.2 * z["margin_a"].to_numpy()        # people follow resnet50's margins only
+    studies = simulate_dmc_studies(design, logit, looks=(240,), n_studies=4, seed=0)
+    assert studies.truth["pool"] > 0.2
+    assert np.all(np.abs(studies.estimate["pool"][:, 0] - studies.truth["pool"]) < 4 * studies.se["pool"][:, 0])
