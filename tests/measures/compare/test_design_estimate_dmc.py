@@ -232,3 +232,25 @@ def test_a_dmc_design_on_real_margins_is_drawn_and_estimated(dmc_dir):
     studies = simulate_dmc_studies(design, logit, looks=(240,), n_studies=4, seed=0)
     assert studies.truth["pool"] > 0.2
     assert np.all(np.abs(studies.estimate["pool"][:, 0] - studies.truth["pool"]) < 4 * studies.se["pool"][:, 0])
+
+
+def test_few_answers_per_item_warn_that_the_interval_runs_narrow():
+    import warnings
+
+    from humanlike.measures.compare.design_estimate_dmc import FEW_ANSWERS_PER_ITEM, estimate_dmc_difference
+
+    pool = pd.DataFrame({"experiment": "e", "condition": "c", "item": list("wxyz"), "correct_a": 1,
+                         "correct_b": 1, "margin_a": [0.0, 1, 2, 3], "margin_b": [3.0, 2, 1, 0]})
+    design = ItemDesign.from_outcomes(pool, ("A", "B"), "random", per_condition=4)
+    rng = np.random.default_rng(1)
+
+    def answers(people):
+        return pd.DataFrame({"observer": np.repeat([f"p{k}" for k in range(people)], 4), "experiment": "e",
+                             "condition": "c", "item": list("wxyz") * people,
+                             "correct": (rng.random(4 * people) < np.tile([0.2, 0.4, 0.6, 0.8], people)).astype(int)})
+
+    with pytest.warns(RuntimeWarning, match=r"rests on 4\.0 answers per pool item"):
+        estimate_dmc_difference(design, answers(4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        estimate_dmc_difference(design, answers(FEW_ANSWERS_PER_ITEM))   # every item answered 10 times: no warning
