@@ -36,6 +36,8 @@ from humanlike.resampling.rng import stream
 from humanlike.trials.loaders import load_trials
 from humanlike.trials.selection import MODELVSHUMAN_EXCLUSIONS
 
+from adaptive_design import needed   # participants reaching a power, interpolated (the EC benchmark's rule)
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("HUMANLIKE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 EXPERIMENT = "uniform-noise"
@@ -45,18 +47,6 @@ ITEM_SD = PARTICIPANT_SD = 0.5
 PER_CONDITION = 8
 SIZES = (20, 40, 60, 80, 120, 160, 240, 320)
 DESIGNS = (("random", 0.2), ("discriminating", 0.2), ("discriminating", 0.1))
-
-
-def needed(sizes, power, target=0.8):
-    """Participants reaching ``target``, interpolated linearly in power between simulated sizes (None if never)."""
-    above = np.flatnonzero(power >= target)
-    if above.size == 0:
-        return None
-    k = int(above[0])
-    if k == 0:
-        return float(sizes[0])
-    x0, x1, y0, y1 = sizes[k - 1], sizes[k], power[k - 1], power[k]
-    return float(x0 + (target - y0) * (x1 - x0) / (y1 - y0))
 
 
 def main() -> None:
