@@ -1,6 +1,6 @@
 """Simulated studies of a design: power, level, coverage and early stopping of the EC comparison, and of the DMC
 comparison (:func:`simulate_dmc_studies`) (docs/designs-that-decide.md; the benchmarks are
-benchmarks/adaptive_design.py and benchmarks/dmc_design.py).
+benchmarks/adaptive_design.py, benchmarks/dmc_design.py and benchmarks/dmc_design_real.py).
 
 Simulated participants answer the items the design draws for them. Participant ``j`` is right on pool item ``i``
 with probability ``expit(logit_i + zeta_j)``, ``zeta_j ~ N(0, participant_sd)`` (people differ in skill); the
