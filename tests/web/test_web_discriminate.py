@@ -245,7 +245,8 @@ def test_dmc_discriminate_study_from_init_to_the_pool_estimate(tmp_path, client_
      "needs the models' decision margins"),
     (["--design", "discriminate", "--measure", "dmc", "--adaptive", "--per-participant", "8", "--compare", "A", "B"],
      "--adaptive refits and tests the EC difference"),
-    (["--design", "subset", "--measure", "dmc", "--per-participant", "8"], "--measure apply with --design discriminate"),
+    (["--design", "subset", "--measure", "dmc", "--per-participant", "8"],
+     "--measure apply with --design discriminate"),
 ])
 def test_dmc_discriminate_init_refuses_what_it_cannot_build(tmp_path, capsys, extra, message):
     assert init(tmp_path, *extra) == 2

@@ -57,7 +57,7 @@ def spent_alpha(fraction, alpha: float = 0.05, spending: str = "obrien-fleming")
     >>> round(float(spent_alpha(0.25)), 7)   # 2 (2 - 2 Phi(2.241403 / 0.5))
     1.47e-05
     """
-    from scipy import stats   # here: importing scipy.stats costs ~1 s (see group_sequential_bounds)
+    from scipy import stats   # here, not at the top: the command line reads SPENDING at start-up
     t = np.asarray(fraction, dtype=float)
     if np.any(~np.isfinite(t)) or np.any(t <= 0) or np.any(t > 1):
         raise ValueError(f"information fractions must lie in (0, 1], got {np.atleast_1d(t).tolist()}")
@@ -107,8 +107,7 @@ def group_sequential_bounds(fractions, alpha: float = 0.05, spending: str = "obr
     >>> group_sequential_bounds([0.2, 0.4, 0.6, 0.8, 1.0], spending="pocock").round(3).tolist()
     [2.438, 2.427, 2.41, 2.397, 2.386]
     """
-    from scipy import optimize, stats   # here: importing scipy.stats costs ~1 s, and the command line
-                                        # lists --spending from SPENDING
+    from scipy import optimize, stats   # here, not at the top: the command line reads SPENDING at start-up
     t = np.asarray(fractions, dtype=float)
     if t.ndim != 1 or t.size == 0 or np.any(np.diff(t) <= 0) or not np.isclose(t[-1], 1.0) or t[0] <= 0:
         raise ValueError(f"the looks' information fractions must increase from above 0 to 1, got {t.tolist()}")

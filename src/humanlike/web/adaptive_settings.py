@@ -13,6 +13,7 @@ from ..stats.sequential import SPENDING
 #: The settings of an adaptive study (config key ``adaptive``) and their defaults.
 DEFAULTS = {"batch": 10, "max_participants": 80, "alpha": 0.05, "spending": "obrien-fleming", "floor": 0.2}
 
+
 def check_adaptive(settings: dict, design: str) -> dict:
     """The config key ``adaptive`` checked, defaults filled in.
 

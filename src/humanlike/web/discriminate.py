@@ -9,8 +9,8 @@ The server then draws each participant's main trials from that file, ``trials_pe
 the ``C`` conditions, from the stream ``stream(seed, "discriminating-design", slot)``: the same draw as
 ``ItemDesign.sample(seed, slot)``, so the export analyses offline with
 :func:`humanlike.measures.compare.design_estimate.estimate_difference` (EC) or
-:func:`humanlike.measures.compare.design_estimate_dmc.estimate_dmc_difference` (DMC). Stimuli without both models' outputs are
-not candidates (never shown as main trials).
+:func:`humanlike.measures.compare.design_estimate_dmc.estimate_dmc_difference` (DMC). Stimuli without both models'
+outputs are not candidates (never shown as main trials).
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ positive_floor.bad_examples = ("x", "nan", "inf", "0", "-1")
 
 
 def add_discriminate_options(init: argparse.ArgumentParser) -> None:
-    """Add ``--models``, ``--compare``, ``--measure`` and ``--floor`` to ``serve init`` (and the adaptive design's options,
-    :func:`humanlike.web.adaptive_settings.add_adaptive_options`).
+    """Add ``--models``, ``--compare``, ``--measure`` and ``--floor`` to ``serve init`` (and the adaptive design's
+    options, :func:`humanlike.web.adaptive_settings.add_adaptive_options`).
 
     Parameters
     ----------

@@ -424,6 +424,9 @@ def check_plan_compare_options(args) -> None:
                              f"correlation at {args.rho + args.delta:g} (--rho + --delta), outside [-1, 1]; lower "
                              "--rho or --delta")
         return
+    for name, value in (("--items", args.items), ("--observers", args.observers)):
+        if value is not None:
+            raise ValueError(f"{name} is for --measure dmc; an EC plan takes --trials and --humans")
     a_human, a_model = args.accuracy
     for name, kappa in (("--kappa", args.kappa), ("--kappa + --delta", args.kappa + args.delta)):
         try:
@@ -466,9 +469,6 @@ def run_plan_compare(args) -> int:
     if args.design is not None:
         return run_plan_design_compare(args)
     if args.measure == "ec":
-        for name, value in (("--items", args.items), ("--observers", args.observers)):
-            if value is not None:
-                raise ValueError(f"{name} is for --measure dmc; an EC plan takes --trials and --humans")
         a_human, a_model = args.accuracy
         plan = plan_ec_comparison(args.delta, kappa_b=args.kappa, a_human=a_human, a_model=a_model,
                                   trials=sorted(set(args.trials or DEFAULT_TRIALS)), target=args.power, alpha=args.alpha,

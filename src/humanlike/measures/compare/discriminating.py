@@ -416,9 +416,9 @@ def design_from_trials(trials: pd.DataFrame, model_a: str, model_b: str, *, desi
     >>> design_from_trials(t, "A", "B", per_condition=2, floor=0.25).pool["score"].tolist()
     [0.0, 1.0, 1.0, 0.0]
     """
-    margin_columns(measure)   # refuses an unknown measure
+    margins = margin_columns(measure)   # refuses an unknown measure
     keys = ["experiment", "condition", "item"]
-    columns = ["correct"] + (["decision_margin"] if measure == "dmc" else [])
+    columns = ["correct"] + (["decision_margin"] if margins else [])
     missing = [c for c in ("observer", *keys, *columns) if c not in trials.columns]
     if missing:
         raise ValueError(f"the models' trial table lacks column(s) {', '.join(missing)}")
@@ -444,7 +444,7 @@ def design_from_trials(trials: pd.DataFrame, model_a: str, model_b: str, *, desi
         strata = joined["experiment"] + "/" + joined["condition"]
         scores = margin_scores(joined["decision_margin_a"], joined["decision_margin_b"], strata)
     pool = joined[[*keys, "correct_a", "correct_b"]]
-    if measure == "dmc":   # kept in the pool: the pool-level DMC estimate needs them (design_estimate_dmc)
+    if margins:   # kept in the pool: the pool-level DMC estimate needs them (design_estimate_dmc)
         pool = pool.assign(margin_a=joined["decision_margin_a"].astype(float),
                            margin_b=joined["decision_margin_b"].astype(float))
     return ItemDesign.from_outcomes(pool, (model_a, model_b), design, per_condition=per_condition, floor=floor,
