@@ -16,11 +16,13 @@ from web_helpers import ServerProcess, make_study
 
 
 def keep_answering(base_url, token, choose, acknowledged, stop):
-    """Answer until the server dies; record each trial id whose response the server acknowledged (200)."""
+    """Answer until the server dies; record each trial id whose response the server acknowledged (200). The last
+    trial is left unanswered, so that every participant has a next trial to resume at after the restart (a fast
+    participant could otherwise finish between the count the test waits for and the kill)."""
     with httpx.Client(base_url=base_url, timeout=10) as client:
         try:
             state = client.get(f"/api/p/{token}/state").json()
-            while not state["done"] and not stop.is_set():
+            while state["answered"] < state["total"] - 1 and not stop.is_set():
                 trial = state["trial"]
                 reply = client.post(f"/api/p/{token}/response", json={"trial": trial["id"], "response": choose(trial)})
                 if reply.status_code != 200:
